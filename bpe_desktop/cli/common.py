@@ -1,0 +1,64 @@
+"""Options shared by the sub-commands that train (``train``, ``stats``): parse them into a config.
+
+Only argument plumbing lives here; the work is in :mod:`bpe_desktop.core`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+
+from ..core.config import MODES, TIE_BREAKS, TrainConfig
+from ..core.corpus import ENCODING_ERRORS, CorpusSource
+from ..core.pretokenize import NAMED_PATTERNS
+
+
+def add_training_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="text files (or word-count tables with --word-counts)")
+    p.add_argument("--mode", choices=MODES, default="chars", help="chars (with end-of-word marker) or bytes")
+    p.add_argument(
+        "--pretokenizer", default=None, metavar="NAME|REGEX",
+        help=f"one of {', '.join(NAMED_PATTERNS)} or a regular expression "
+        "(default: whitespace in chars mode, gpt2 in bytes mode)",
+    )
+    stop = p.add_argument_group("when to stop (the first reached)")
+    stop.add_argument("--merges", type=int, default=None, metavar="N", help="number of merges")
+    stop.add_argument("--vocab-size", type=int, default=None, metavar="V", help="target vocabulary size")
+    stop.add_argument("--min-frequency", type=int, default=1, metavar="F", help="stop below this pair count")
+    p.add_argument("--tie-break", choices=list(TIE_BREAKS), default="lexical",
+                   help="; ".join(f"{k}: {v}" for k, v in TIE_BREAKS.items()))
+    p.add_argument("--word-counts", action="store_true", help="inputs are 'word count' tables, as in the seeds")
+    p.add_argument("--end-of-word", default="</w>", metavar="MARKER", help="chars mode marker ('' for none)")
+    p.add_argument("--glue-marker", action="store_true",
+                   help="glue the marker to the last character (subword-nmt 0.2 / HF end_of_word_suffix)")
+    p.add_argument("--special", nargs="*", default=[], metavar="TOKEN", help="special tokens (never merged)")
+    p.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict",
+                   help="what to do with invalid UTF-8 in chars mode")
+    p.add_argument("--progress", choices=["none", "jsonl"], default="none",
+                   help="jsonl: one JSON object per progress update on stderr")
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    pre = args.pretokenizer or ("gpt2" if args.mode == "bytes" else "whitespace")
+    return TrainConfig(
+        mode=args.mode, pretokenizer=pre, end_of_word=args.end_of_word, glue_marker=args.glue_marker,
+        tie_break=args.tie_break, merges=args.merges, vocab_size=args.vocab_size,
+        min_frequency=args.min_frequency, specials=tuple(args.special),
+    )
+
+
+def source_from_args(args: argparse.Namespace) -> CorpusSource:
+    return CorpusSource.from_files(args.inputs, word_counts=args.word_counts, errors=args.encoding_errors)
+
+
+def progress_printer(args: argparse.Namespace) -> Callable[[str, int, int], None] | None:
+    if args.progress != "jsonl":
+        return None
+
+    def emit(stage: str, done: int, total: int) -> None:
+        sys.stderr.write(json.dumps({"stage": stage, "done": done, "total": total}) + "\n")
+        sys.stderr.flush()
+
+    return emit

@@ -1,0 +1,61 @@
+"""``bpe-desktop train``: learn merges from files and write the tokenizer (and optionally the steps CSV)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import time
+
+from ..core.atomic import atomic_write
+from ..core.corpus import count_source
+from ..core.formats import WRITE_FORMATS, save_model
+from ..core.records import STEP_COLUMNS, MergeRecord
+from ..core.trainer import Trainer
+from .common import add_training_options, config_from_args, progress_printer, source_from_args
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("train", help="learn a BPE merge list from text files")
+    add_training_options(p)
+    p.add_argument("--out", required=True, metavar="FILE", help="where to write the tokenizer")
+    p.add_argument("--format", default="native", help=f"output format: {', '.join(WRITE_FORMATS)}")
+    p.add_argument("--steps", metavar="FILE.csv", help="also write one CSV row per merge")
+    p.set_defaults(run=run)
+
+
+def steps_csv(records: list[MergeRecord]) -> str:
+    """The ``--steps`` CSV text: header :data:`STEP_COLUMNS`, one row per merge."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(STEP_COLUMNS)
+    for r in records:
+        w.writerow(r.row())
+    return buf.getvalue()
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    progress = progress_printer(args)
+    words = count_source(source_from_args(args), config, progress=progress)
+    trainer = Trainer(words, config)
+    records = []
+    t0 = time.monotonic()
+    last = t0
+    for rec in trainer:
+        records.append(rec)
+        now = time.monotonic()
+        if progress and now - last > 0.1:
+            progress("merging", rec.rank, config.merges or 0)
+            last = now
+    if progress:
+        progress("merging", len(records), len(records))
+    save_model(trainer.model, args.out, args.format, records)
+    if args.steps:
+        with atomic_write(args.steps) as f:
+            f.write(steps_csv(records))
+    print(
+        f"{len(records)} merges ({trainer.stop_reason}); vocabulary {trainer.vocab_size}; "
+        f"symbols {trainer.initial_symbols} -> {trainer.total_symbols}; wrote {args.out}"
+    )
+    return 0

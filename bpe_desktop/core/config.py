@@ -1,0 +1,69 @@
+"""Training settings: one frozen, picklable value object shared by the CLI, the worker process and the GUI.
+
+It validates combinations of options and says how to fix a bad one; it does not read files or train.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from .errors import ConfigError
+from .pretokenize import Pretokenizer
+
+Mode = Literal["chars", "bytes"]
+TieBreak = Literal["lexical", "first-seen", "hf"]
+
+MODES: tuple[str, ...] = ("chars", "bytes")
+TIE_BREAKS: dict[str, str] = {
+    "lexical": "highest count, then the smallest pair in string order (seed 000)",
+    "first-seen": "highest count, then the pair that occurs first in the corpus (seeds 001/002)",
+    "hf": "highest count, then the smallest pair of symbol ids (HF tokenizers' BpeTrainer)",
+}
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that decides which merges are learned.
+
+    ``end_of_word`` is appended to every word in ``chars`` mode ("" for none); with ``glue_marker`` it is
+    glued to the last character (``w</w>``) as subword-nmt 0.2 and HF ``end_of_word_suffix`` do, otherwise
+    it is a symbol of its own (``w </w>``) as in the seeds.  Stop conditions combine: training ends at the
+    first one reached (``merges``, ``vocab_size``, a best count below ``min_frequency``, or no pair left).
+    """
+
+    mode: Mode = "chars"
+    pretokenizer: str = "whitespace"  # a name of NAMED_PATTERNS or a custom regex
+    end_of_word: str = "</w>"
+    glue_marker: bool = False
+    tie_break: TieBreak = "lexical"
+    merges: int | None = None
+    vocab_size: int | None = None
+    min_frequency: int = 1
+    specials: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ConfigError(f"unknown mode {self.mode!r} -- use 'chars' or 'bytes'")
+        if self.tie_break not in TIE_BREAKS:
+            raise ConfigError(
+                f"unknown tie-break rule {self.tie_break!r} -- use one of {', '.join(TIE_BREAKS)}"
+            )
+        if self.merges is not None and self.merges < 0:
+            raise ConfigError(f"--merges must be 0 or more, not {self.merges}")
+        if self.vocab_size is not None and self.vocab_size < 1:
+            raise ConfigError(f"--vocab-size must be positive, not {self.vocab_size}")
+        if self.min_frequency < 1:
+            raise ConfigError(f"--min-frequency must be 1 or more, not {self.min_frequency}")
+        if len(set(self.specials)) != len(self.specials) or any(not s for s in self.specials):
+            raise ConfigError("special tokens must be distinct and non-empty -- remove the duplicate")
+        Pretokenizer.from_spec(self.pretokenizer)  # raises PatternError with the position
+
+    @property
+    def marker(self) -> str:
+        """The end-of-word marker actually used: always empty in bytes mode."""
+        return self.end_of_word if self.mode == "chars" else ""
+
+    def with_(self, **changes: object) -> TrainConfig:
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,284 @@
+"""Corpus input: turn files or text into a word-count table (distinct piece -> count, first-seen order).
+
+Two kinds of input:
+
+* raw text (files or a string): read in chunks of whole lines, split on special tokens, pre-tokenized
+  line by line (a line keeps its ``\\n``, as HF tokenizers does when it trains on files) and counted;
+* word-count tables as in the seeds: one ``word count`` or ``word<TAB>count`` per line.
+
+Files are streamed: only one chunk of text and the distinct pieces are ever held, never one Python object
+per running token.  Progress is reported as ``progress(stage, done, total)`` with ``done``/``total`` in
+bytes, and ``cancel()`` is polled between chunks (it raises :class:`Cancelled` when true).
+
+Text files must be UTF-8 in ``chars`` mode (an ``errors=`` policy can relax that); ``bytes`` mode takes any
+bytes, carried through ``str`` with ``surrogateescape`` so that they come back unchanged.
+
+This module does not know about merges; it stops at the table the trainer starts from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import regex
+
+from .config import TrainConfig
+from .errors import Cancelled, CorpusError
+from .pretokenize import Pretokenizer
+
+ProgressFn = Callable[[str, int, int], None]
+CancelFn = Callable[[], bool]
+
+CHUNK_BYTES = 1 << 20
+ENCODING_ERRORS = ("strict", "replace", "ignore")
+
+
+@dataclass
+class WordCounts:
+    """Distinct pieces with their counts, in the order they first appear in the corpus."""
+
+    counts: dict[str, int]
+    bytes_read: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+
+def parse_word_counts(text: str, source: str = "<text>") -> WordCounts:
+    """Parse a word-count table: ``word count`` or ``word<TAB>count`` per line, blank lines ignored.
+
+    A word listed twice has its counts added.
+
+    >>> parse_word_counts("low 5\\nlower\\t2\\n").counts
+    {'low': 5, 'lower': 2}
+    """
+    counts: dict[str, int] = {}
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        if "\t" in line:
+            word, _, num = line.rpartition("\t")
+        else:
+            parts = line.rsplit(None, 1)
+            if len(parts) != 2:
+                raise CorpusError(
+                    f"{source}, line {lineno}: expected 'word count' (or word<TAB>count), got {line!r} "
+                    "-- add the count after the word, or load the file as plain text instead of a table"
+                )
+            word, num = parts
+        word = word.strip(" ") if "\t" not in line else word
+        try:
+            n = int(num)
+        except ValueError:
+            raise CorpusError(
+                f"{source}, line {lineno}: the count {num.strip()!r} is not a whole number "
+                "-- write the count as digits, or load the file as plain text instead of a table"
+            ) from None
+        if n < 0 or not word:
+            raise CorpusError(
+                f"{source}, line {lineno}: {'negative count' if n < 0 else 'empty word'} in {line!r} "
+                "-- each line needs a word and a count of 0 or more"
+            )
+        counts[word] = counts.get(word, 0) + n
+    return WordCounts(counts, len(text.encode("utf-8", "surrogateescape")))
+
+
+class PieceCounter:
+    """Accumulates pre-tokenized piece counts line by line; shared by text and file input."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        self.pretokenizer = Pretokenizer.from_spec(config.pretokenizer)
+        self.counter: Counter[str] = Counter()
+        specials = sorted(config.specials, key=len, reverse=True)
+        self._special_re = regex.compile("|".join(regex.escape(s) for s in specials)) if specials else None
+
+    def add_text(self, text: str) -> None:
+        """Count the pieces of *text* (whole lines; a trailing partial line is treated as a line)."""
+        split = self.pretokenizer.split
+        pieces: list[str] = []
+        for line in _lines(text):
+            if self._special_re is not None:
+                for segment in self._special_re.split(line):
+                    pieces.extend(split(segment))
+            else:
+                pieces.extend(split(line))
+        self.counter.update(pieces)
+
+    def result(self, bytes_read: int) -> WordCounts:
+        return WordCounts(dict(self.counter), bytes_read)
+
+
+def _lines(text: str) -> Iterable[str]:
+    parts = text.split("\n")
+    last = parts.pop()
+    for p in parts:
+        yield p + "\n"
+    if last:
+        yield last
+
+
+def count_text(text: str, config: TrainConfig) -> WordCounts:
+    """Count the pieces of an in-memory text.
+
+    >>> count_text("low low lower", TrainConfig()).counts
+    {'low': 2, 'lower': 1}
+    """
+    pc = PieceCounter(config)
+    pc.add_text(text)
+    return pc.result(len(text.encode("utf-8", "surrogateescape")))
+
+
+def _decode(data: bytes, path: str, offset: int, mode: str, errors: str) -> str:
+    if mode == "bytes":
+        return data.decode("utf-8", "surrogateescape")
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as e:
+        raise CorpusError(
+            f"{path}: not valid UTF-8 at byte offset {offset + e.start} ({e.reason}) -- convert the file "
+            "to UTF-8, pass --encoding-errors replace (or ignore), or train in bytes mode, which takes "
+            "any bytes"
+        ) from e
+
+
+def iter_file_chunks(
+    path: str, *, chunk_bytes: int = CHUNK_BYTES
+) -> Iterable[tuple[int, bytes]]:
+    """Yield ``(offset, data)`` blocks of whole lines (the last block may lack a final newline)."""
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed below, streaming
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: no such file -- check the path") from None
+    except IsADirectoryError:
+        raise CorpusError(f"{path}: is a folder -- name the text files inside it") from None
+    except PermissionError:
+        raise CorpusError(f"{path}: permission denied -- make the file readable") from None
+    with f:
+        carry = b""
+        offset = 0
+        while True:
+            block = f.read(chunk_bytes)
+            if not block:
+                break
+            data = carry + block
+            cut = data.rfind(b"\n") + 1
+            if cut == 0 and len(data) < 16 * chunk_bytes:
+                carry = data
+                continue
+            if cut == 0:  # a huge line: cut at a UTF-8 character boundary
+                cut = len(data)
+                while cut > 0 and (data[cut - 1] & 0xC0) == 0x80:
+                    cut -= 1
+                cut = max(cut - 1, 1) if data[cut - 1] >= 0xC0 else cut
+            yield offset, data[:cut]
+            offset += cut
+            carry = data[cut:]
+        if carry:
+            yield offset, carry
+
+
+def count_files(
+    paths: Sequence[str | os.PathLike[str]],
+    config: TrainConfig,
+    *,
+    word_counts: bool = False,
+    errors: str = "strict",
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> WordCounts:
+    """Read and count one or many files (streamed), or parse them as word-count tables."""
+    if errors not in ENCODING_ERRORS:
+        raise CorpusError(f"unknown encoding error policy {errors!r} -- use strict, replace or ignore")
+    if not paths:
+        raise CorpusError("no input file given -- name at least one text file")
+    names = [os.fspath(p) for p in paths]
+    sizes = []
+    for name in names:
+        try:
+            sizes.append(os.path.getsize(name))
+        except OSError:
+            raise CorpusError(f"{name}: no such file -- check the path") from None
+    total = sum(sizes)
+    done = 0
+    if word_counts:
+        merged: dict[str, int] = {}
+        for name in names:
+            chunks = []
+            for off, data in iter_file_chunks(name):
+                chunks.append(_decode(data, name, off, config.mode, errors))
+            for w, c in parse_word_counts("".join(chunks), name).counts.items():
+                merged[w] = merged.get(w, 0) + c
+        if progress:
+            progress("reading", total, total)
+        return WordCounts(merged, total)
+    pc = PieceCounter(config)
+    for name in names:
+        for off, data in iter_file_chunks(name):
+            if cancel is not None and cancel():
+                raise Cancelled()
+            pc.add_text(_decode(data, name, off, config.mode, errors))
+            done += len(data)
+            if progress:
+                progress("counting", done, total)
+    return pc.result(total)
+
+
+def count_source(
+    source: CorpusSource,
+    config: TrainConfig,
+    *,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> WordCounts:
+    """Count whichever input a :class:`CorpusSource` names."""
+    if source.paths:
+        return count_files(
+            source.paths, config, word_counts=source.word_counts, errors=source.errors,
+            progress=progress, cancel=cancel,
+        )
+    text = source.text or ""
+    if source.word_counts:
+        return parse_word_counts(text, source.name)
+    return count_text(text, config)
+
+
+@dataclass(frozen=True)
+class CorpusSource:
+    """Where a corpus comes from: files on disk, or text held in memory (the editor). Picklable."""
+
+    paths: tuple[str, ...] = ()
+    text: str | None = None
+    word_counts: bool = False
+    errors: str = "strict"
+    name: str = "<editor>"
+
+    @classmethod
+    def from_text(cls, text: str, *, word_counts: bool = False, name: str = "<editor>") -> CorpusSource:
+        return cls(text=text, word_counts=word_counts, name=name)
+
+    @classmethod
+    def from_files(
+        cls, paths: Sequence[str | os.PathLike[str]], *, word_counts: bool = False, errors: str = "strict"
+    ) -> CorpusSource:
+        names = tuple(os.fspath(p) for p in paths)
+        return cls(paths=names, word_counts=word_counts, errors=errors, name=", ".join(names))
+
+
+def looks_like_word_counts(text: str) -> bool:
+    """Heuristic for the GUI: every non-blank line of the first 50 is ``word count``."""
+    lines = [ln for ln in text.split("\n")[:50] if ln.strip()]
+    if not lines:
+        return False
+    for ln in lines:
+        parts = ln.rsplit(None, 1)
+        if len(parts) != 2 or not parts[1].isdigit() or len(parts[0].split()) != 1:
+            return False
+    return True

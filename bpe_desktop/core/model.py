@@ -1,0 +1,196 @@
+"""The BPE model: base symbols plus the ordered merge list, and everything derived from them.
+
+The ordered merge list is the single source of truth.  Token ids are derived from it: the base symbols
+first (in ``bytes`` mode the 256 bytes in GPT-2's order, in ``chars`` mode the alphabet by code point, then
+the end-of-word symbols), then each merge's new token in creation order (a merge that recreates an
+existing token string reuses its id), then the special tokens.  The state at timeline step ``k`` is simply
+"the first k merges"; nothing else is stored.
+
+This module does not encode text (see :mod:`.tokenizer`) nor read or write files (see :mod:`.formats`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .byte_level import GPT2_BYTE_ORDER, bytes_to_text
+from .config import TrainConfig
+from .errors import FormatError
+
+Token = str | bytes  # chars-mode tokens are str, bytes-mode tokens are bytes
+
+BYTE_BASE: tuple[bytes, ...] = tuple(bytes([b]) for b in GPT2_BYTE_ORDER)
+
+
+def chars_base(chars: Iterable[str], end_of_word: str, glue_marker: bool) -> list[str]:
+    """The chars-mode base symbols for an alphabet: chars by code point, then the marker symbol(s)."""
+    alphabet = sorted(set(chars))
+    if not end_of_word:
+        return alphabet
+    if glue_marker:
+        return alphabet + [c + end_of_word for c in alphabet]
+    return [*alphabet, end_of_word]
+
+
+def token_text(token: Token) -> str:
+    """How a token is written in text files and shown: bytes through GPT-2's mapping."""
+    return bytes_to_text(token) if isinstance(token, bytes) else token
+
+
+@dataclass
+class BPEModel:
+    """Settings, base symbols and ordered merges (pairs of token ids)."""
+
+    mode: str  # "chars" | "bytes"
+    base: list[Token]  # base symbols in id order
+    merges: list[tuple[int, int]] = field(default_factory=list)  # (left id, right id), in learned order
+    pretokenizer: str = "whitespace"  # spec of Pretokenizer
+    end_of_word: str = ""  # chars mode only
+    glue_marker: bool = False
+    specials: tuple[str, ...] = ()
+    tie_break: str | None = None  # how it was trained, informational
+
+    def __post_init__(self) -> None:
+        if self.mode == "bytes":
+            self.end_of_word = ""
+
+    # -- construction -----------------------------------------------------------------------------
+    @classmethod
+    def empty(cls, config: TrainConfig, alphabet: Iterable[str] = ()) -> BPEModel:
+        base: list[Token] = (
+            list(BYTE_BASE)
+            if config.mode == "bytes"
+            else list(chars_base(alphabet, config.end_of_word, config.glue_marker))
+        )
+        return cls(
+            mode=config.mode, base=base, pretokenizer=config.pretokenizer, end_of_word=config.marker,
+            glue_marker=config.glue_marker, specials=tuple(config.specials), tie_break=config.tie_break,
+        )
+
+    @classmethod
+    def from_token_pairs(
+        cls, mode: str, base: Sequence[Token], pairs: Iterable[tuple[Token, Token]], **settings: object
+    ) -> BPEModel:
+        """Build from merges given as token pairs (as files store them); unknown tokens are an error."""
+        model = cls(mode=mode, base=list(base), **settings)  # type: ignore[arg-type]
+        ids = {t: i for i, t in enumerate(model.base)}
+        n = len(model.base)
+        merges = []
+        for k, (a, b) in enumerate(pairs, 1):
+            try:
+                pair = (ids[a], ids[b])
+            except KeyError as e:
+                raise FormatError(
+                    f"merge {k} ({token_text(a)} {token_text(b)}) uses the token {token_text(e.args[0])!r}, "
+                    "which is neither a base symbol nor made by an earlier merge -- the merge list is "
+                    "out of order or belongs to another alphabet"
+                ) from None
+            merges.append(pair)
+            new = a + b  # type: ignore[operator]
+            if new not in ids:
+                ids[new] = n
+                n += 1
+        model.merges = merges
+        return model
+
+    # -- derived ----------------------------------------------------------------------------------
+    @cached_property
+    def _derived(self) -> tuple[list[Token], dict[Token, int], list[int]]:
+        tokens: list[Token] = list(self.base)
+        ids = {t: i for i, t in enumerate(tokens)}
+        merge_ids: list[int] = []  # id of the token each merge produces
+        for a, b in self.merges:
+            new = tokens[a] + tokens[b]  # type: ignore[operator]
+            i = ids.get(new)
+            if i is None:
+                i = ids[new] = len(tokens)
+                tokens.append(new)
+            merge_ids.append(i)
+        return tokens, ids, merge_ids
+
+    def invalidate(self) -> None:
+        """Call after changing ``merges`` in place."""
+        self.__dict__.pop("_derived", None)
+
+    @property
+    def tokens(self) -> list[Token]:
+        """Every non-special token, indexed by id."""
+        return self._derived[0]
+
+    @property
+    def token_ids(self) -> dict[Token, int]:
+        return self._derived[1]
+
+    @property
+    def merge_token_ids(self) -> list[int]:
+        """``merge_token_ids[r]`` is the id of the token made by merge ``r`` (0-based)."""
+        return self._derived[2]
+
+    @property
+    def n_base(self) -> int:
+        return len(self.base)
+
+    @property
+    def special_ids(self) -> dict[str, int]:
+        n = len(self.tokens)
+        return {s: n + i for i, s in enumerate(self.specials)}
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.tokens) + len(self.specials)
+
+    def vocab_size_at(self, step: int) -> int:
+        """Vocabulary size with only the first *step* merges (specials included)."""
+        if step <= 0:
+            return self.n_base + len(self.specials)
+        step = min(step, len(self.merges))
+        return max(self.merge_token_ids[:step], default=self.n_base - 1) + 1 + len(self.specials)
+
+    def token_str(self, i: int) -> str:
+        """Display text of any id, specials included."""
+        tokens = self.tokens
+        if i < len(tokens):
+            return token_text(tokens[i])
+        return self.specials[i - len(tokens)]
+
+    def merge_rank_of(self, token_id: int) -> int | None:
+        """0-based rank of the merge that first made *token_id*, ``None`` for base symbols/specials."""
+        k = token_id - self.n_base
+        if k < 0 or token_id >= len(self.tokens):
+            return None
+        return self._creation_rank[k]
+
+    @cached_property
+    def _creation_rank(self) -> list[int]:
+        first: dict[int, int] = {}
+        for r, t in enumerate(self.merge_token_ids):
+            first.setdefault(t, r)
+        return [first[i] for i in range(self.n_base, len(self.tokens))]
+
+    def truncated(self, k: int) -> BPEModel:
+        """The model at timeline step *k* (first *k* merges)."""
+        return BPEModel(
+            mode=self.mode, base=list(self.base), merges=list(self.merges[:k]),
+            pretokenizer=self.pretokenizer, end_of_word=self.end_of_word, glue_marker=self.glue_marker,
+            specials=self.specials, tie_break=self.tie_break,
+        )
+
+    def merge_pairs_text(self) -> list[tuple[str, str]]:
+        """The merges as display-text pairs."""
+        t = self.tokens
+        return [(token_text(t[a]), token_text(t[b])) for a, b in self.merges]
+
+    def derivation(self, token_id: int) -> tuple[int, ...] | None:
+        """The pair of ids whose merge first made *token_id* (``None`` for base symbols)."""
+        r = self.merge_rank_of(token_id)
+        return None if r is None else self.merges[r]
+
+    def same_as(self, other: BPEModel) -> bool:
+        """Equal merges, base and settings that change encoding (``tie_break`` is ignored)."""
+        return (
+            self.mode == other.mode and self.base == other.base and self.merges == other.merges
+            and self.pretokenizer == other.pretokenizer and self.end_of_word == other.end_of_word
+            and self.glue_marker == other.glue_marker and self.specials == other.specials
+        )

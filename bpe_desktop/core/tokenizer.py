@@ -1,0 +1,346 @@
+"""Encoding and decoding text with a trained merge list, at any timeline step.
+
+``Tokenizer(model).encode(text, upto=k)`` uses only the first ``k`` merges: the tokenizer as it was at
+step ``k`` of training.  Within each pre-tokenized piece the merges are replayed in learned order: the
+lowest-ranked pair present is merged everywhere (left to right, no overlaps), then the next rank above it,
+and so on.  This is exactly "replay the merge list in order" (the seeds' definition) and equals how the
+trainer left its own words.  Results are cached per piece and per step.
+
+Special tokens follow tiktoken: :meth:`Tokenizer.encode_ordinary` treats them as text; :meth:`encode`
+refuses text that contains one unless the caller allows it.
+
+This module does not read tokenizer files (:mod:`.formats`) and does not train.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import regex
+
+from .errors import ConfigError, SpecialTokenError
+from .model import BPEModel, Token
+from .pretokenize import Pretokenizer
+
+#: id given to a character the chars-mode alphabet lacks (only with ``unknown="keep"``)
+UNKNOWN_ID = -1
+_CACHE_LIMIT = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class TokenSpan:
+    """One token of an encoded text: its id and its byte span in the UTF-8 encoding of the text."""
+
+    id: int
+    start: int
+    end: int
+
+
+class Tokenizer:
+    """Encoder/decoder for a :class:`BPEModel`.
+
+    >>> from bpe_desktop.core import TrainConfig, train
+    >>> model, _ = train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=7))
+    >>> tok = Tokenizer(model)
+    >>> [tok.token_str(i) for i in tok.encode("lowest")]
+    ['low', 'est</w>']
+    >>> [tok.token_str(i) for i in tok.encode("lowest", upto=3)]
+    ['l', 'o', 'w', 'est</w>']
+    >>> tok.decode(tok.encode("newest low"))
+    'newest low'
+    """
+
+    def __init__(self, model: BPEModel, *, unknown: Literal["error", "keep"] = "error") -> None:
+        self.model = model
+        self.mode = model.mode
+        self.pretokenizer = Pretokenizer.from_spec(model.pretokenizer)
+        self.unknown = unknown
+        tokens = model.tokens
+        self._tokens = tokens
+        self._n_tokens = len(tokens)
+        self._ranks: dict[tuple[int, int], tuple[int, int]] = {}  # (left id, right id) -> (rank, new id)
+        for r, (pair, new) in enumerate(zip(model.merges, model.merge_token_ids, strict=True)):
+            self._ranks.setdefault(pair, (r, new))
+        self._base_ids = {t: i for i, t in enumerate(model.base)}
+        self._byte_ids = [self._base_ids[bytes([b])] for b in range(256)] if self.mode == "bytes" else []
+        self._specials = dict(model.special_ids)
+        self._special_by_id = {i: s for s, i in self._specials.items()}
+        self._caches: dict[int, dict[str, list[int]]] = {}
+        self._marker = model.end_of_word
+        self._glue = model.glue_marker
+
+    # -- vocabulary ---------------------------------------------------------------------------------
+    @property
+    def n_vocab(self) -> int:
+        return self._n_tokens + len(self._specials)
+
+    @property
+    def n_merges(self) -> int:
+        return len(self.model.merges)
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return dict(self._specials)
+
+    def token_str(self, i: int) -> str:
+        """Display text of a token id (bytes shown through GPT-2's mapping)."""
+        if i == UNKNOWN_ID:
+            return "<unk>"
+        return self.model.token_str(i)
+
+    def token_bytes(self, i: int) -> bytes:
+        """The bytes a token stands for in the text (chars mode: UTF-8, end-of-word marker removed)."""
+        if i in self._special_by_id:
+            return self._special_by_id[i].encode("utf-8")
+        if i == UNKNOWN_ID or not 0 <= i < self._n_tokens:
+            return "\ufffd".encode()
+        t = self._tokens[i]
+        if isinstance(t, bytes):
+            return t
+        if self._marker and t.endswith(self._marker):
+            t = t[: -len(self._marker)] + (" " if self.pretokenizer.drops_whitespace else "")
+        return t.encode("utf-8", "surrogateescape")
+
+    # -- encoding -----------------------------------------------------------------------------------
+    def _limit(self, upto: int | None) -> int:
+        n = len(self.model.merges)
+        if upto is None:
+            return n
+        if upto < 0:
+            raise ConfigError(f"upto must be 0 or more, not {upto}")
+        return min(upto, n)
+
+    def _symbols(self, piece: str) -> list[int]:
+        if self.mode == "bytes":
+            table = self._byte_ids
+            return [table[b] for b in piece.encode("utf-8", "surrogateescape")]
+        ids = self._base_ids
+        syms: list[Token] = list(piece)
+        if self._marker:
+            if self._glue:
+                syms[-1] = syms[-1] + self._marker  # type: ignore[operator]
+            else:
+                syms.append(self._marker)
+        out = []
+        for s in syms:
+            i = ids.get(s)
+            if i is None:
+                if self.unknown == "keep":
+                    i = UNKNOWN_ID
+                else:
+                    raise ConfigError(
+                        f"the character {s!r} is not in this chars-mode tokenizer's alphabet -- train on "
+                        "text that contains it, or use bytes mode, which can encode any text"
+                    )
+            out.append(i)
+        return out
+
+    def encode_piece(self, piece: str, upto: int | None = None) -> list[int]:
+        """Encode one pre-tokenized piece, replaying the first *upto* merges in order (no cache)."""
+        return self._bpe(self._symbols(piece), self._limit(upto))
+
+    def _bpe(self, ids: list[int], limit: int) -> list[int]:
+        ranks = self._ranks
+        last = -1
+        while len(ids) > 1:
+            best_r = limit
+            best = None
+            for pair in zip(ids, ids[1:]):
+                v = ranks.get(pair)
+                if v is not None and last < v[0] < best_r:
+                    best_r = v[0]
+                    best = pair
+            if best is None:
+                break
+            a, b = best
+            new = ranks[best][1]
+            out: list[int] = []
+            i, n = 0, len(ids)
+            while i < n:
+                if i + 1 < n and ids[i] == a and ids[i + 1] == b:
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(ids[i])
+                    i += 1
+            ids = out
+            last = best_r
+        return ids
+
+    def _cache(self, limit: int) -> dict[str, list[int]]:
+        cache = self._caches.get(limit)
+        if cache is None:
+            if len(self._caches) > 8:
+                self._caches.clear()
+            cache = self._caches[limit] = {}
+        elif len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        return cache
+
+    def encode_ordinary(self, text: str, upto: int | None = None) -> list[int]:
+        """Encode *text*, treating special-token strings as ordinary text.
+
+        >>> from bpe_desktop.core.model import BPEModel, BYTE_BASE
+        >>> Tokenizer(BPEModel("bytes", list(BYTE_BASE), pretokenizer="gpt2")).encode_ordinary("hi")[:2]
+        [71, 72]
+        """
+        limit = self._limit(upto)
+        cache = self._cache(limit)
+        out: list[int] = []
+        extend = out.extend
+        for piece in self.pretokenizer.split(text):
+            ids = cache.get(piece)
+            if ids is None:
+                ids = cache[piece] = self._bpe(self._symbols(piece), limit)
+            extend(ids)
+        return out
+
+    def _special_split(
+        self,
+        text: str,
+        allowed_special: Literal["all"] | Collection[str],
+        disallowed_special: Literal["all"] | Collection[str],
+    ) -> list[tuple[str, int | None]]:
+        """Split *text* into (segment, None) ordinary parts and (special, id) parts."""
+        allowed = set(self._specials) if allowed_special == "all" else set(allowed_special)
+        unknown = allowed - set(self._specials)
+        if unknown:
+            raise SpecialTokenError(
+                f"{sorted(unknown)} are not special tokens of this tokenizer -- it has "
+                f"{sorted(self._specials) or 'none'}"
+            )
+        disallowed = (
+            set(self._specials) - allowed if disallowed_special == "all" else set(disallowed_special)
+        )
+        if disallowed:
+            m = regex.search("|".join(regex.escape(s) for s in sorted(disallowed, key=len, reverse=True)), text)
+            if m:
+                raise SpecialTokenError(
+                    f"the text contains the special token {m.group()!r} at character {m.start()} -- pass "
+                    f"allowed_special={{{m.group()!r}}} (CLI: --allow-special) to encode it as a special "
+                    "token, or disallowed_special=() to encode it as ordinary text"
+                )
+        if not allowed:
+            return [(text, None)]
+        pat = regex.compile("|".join(regex.escape(s) for s in sorted(allowed, key=len, reverse=True)))
+        parts: list[tuple[str, int | None]] = []
+        pos = 0
+        for m in pat.finditer(text):
+            if m.start() > pos:
+                parts.append((text[pos : m.start()], None))
+            parts.append((m.group(), self._specials[m.group()]))
+            pos = m.end()
+        if pos < len(text):
+            parts.append((text[pos:], None))
+        return parts
+
+    def encode(
+        self,
+        text: str,
+        *,
+        upto: int | None = None,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Encode *text*; special tokens in it are refused unless allowed (tiktoken's rule)."""
+        if not self._specials:
+            return self.encode_ordinary(text, upto)
+        out: list[int] = []
+        for segment, sid in self._special_split(text, allowed_special, disallowed_special):
+            if sid is None:
+                out.extend(self.encode_ordinary(segment, upto))
+            else:
+                out.append(sid)
+        return out
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        upto: int | None = None,
+        allowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[TokenSpan]:
+        """Encode and give each token's byte span in ``text.encode()`` (for visualisation).
+
+        Spaces dropped by the ``whitespace`` pre-tokenizer belong to no token.
+        """
+        spans: list[TokenSpan] = []
+        limit = self._limit(upto)
+        cache = self._cache(limit)
+        byte_pos = 0
+        parts = self._special_split(text, allowed_special, ()) if self._specials else [(text, None)]
+        for segment, sid in parts:
+            seg_bytes = len(segment.encode("utf-8", "surrogateescape"))
+            if sid is not None:
+                spans.append(TokenSpan(sid, byte_pos, byte_pos + seg_bytes))
+                byte_pos += seg_bytes
+                continue
+            if segment.isascii():
+                def byte_of(c: int, base: int = byte_pos) -> int:
+                    return base + c
+            else:
+                prefix = [0]
+                for ch in segment:
+                    prefix.append(prefix[-1] + len(ch.encode("utf-8", "surrogateescape")))
+
+                def byte_of(c: int, base: int = byte_pos, prefix: list[int] = prefix) -> int:
+                    return base + prefix[c]
+            for start_char, piece in self._piece_starts(segment):
+                ids = cache.get(piece)
+                if ids is None:
+                    ids = cache[piece] = self._bpe(self._symbols(piece), limit)
+                if self.mode == "bytes":
+                    b = byte_of(start_char)
+                    for i in ids:
+                        n = len(self._tokens[i])
+                        spans.append(TokenSpan(i, b, b + n))
+                        b += n
+                else:
+                    c = start_char
+                    for i in ids:
+                        n = 1 if i == UNKNOWN_ID else self._char_len(i)
+                        spans.append(TokenSpan(i, byte_of(c), byte_of(c + n)))
+                        c += n
+            byte_pos += seg_bytes
+        return spans
+
+    def _char_len(self, i: int) -> int:
+        """How many characters of the text a chars-mode token covers (its marker covers none)."""
+        t = self._tokens[i]
+        n = len(t)
+        if self._marker and t.endswith(self._marker):  # type: ignore[arg-type]
+            n -= len(self._marker)
+        return n
+
+    def _piece_starts(self, text: str) -> Iterable[tuple[int, str]]:
+        pre = self.pretokenizer
+        if pre.pattern is None:
+            pos = 0
+            for line in pre.split(text):
+                yield pos, line
+                pos += len(line)
+            return
+        compiled = regex.compile(pre.pattern)
+        for m in compiled.finditer(text):
+            if m.group():
+                yield m.start(), m.group()
+
+    # -- decoding -----------------------------------------------------------------------------------
+    def decode_bytes(self, ids: Sequence[int]) -> bytes:
+        """The bytes of a token sequence."""
+        data = b"".join(self.token_bytes(i) for i in ids)
+        if self.mode == "chars" and self._marker and self.pretokenizer.drops_whitespace and data.endswith(b" "):
+            data = data[:-1]
+        return data
+
+    def decode(self, ids: Sequence[int], errors: str = "replace") -> str:
+        """Decode ids to text (bytes mode: invalid UTF-8 becomes U+FFFD unless *errors* says otherwise).
+
+        ``decode(encode(s)) == s`` for any text in bytes mode.
+        """
+        data = self.decode_bytes(ids)
+        if self.mode == "bytes" and errors == "replace":
+            return data.decode("utf-8", "replace")
+        return data.decode("utf-8", "surrogateescape" if self.mode == "chars" else errors)

@@ -1,0 +1,110 @@
+"""The GUI-side state every pane observes: corpus, settings, the growing merge list and the current step.
+
+One :class:`Session` per window.  Panes never talk to each other; they read the session and react to its
+signals.  The merge list (``session.model.merges``) is the single source of truth: the step ``k`` means
+"the first k merges", so scrubbing the timeline only changes :attr:`Session.step`.
+
+It does not train (that is :mod:`.controller` with its worker process) and draws nothing.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore
+
+from ..core.config import TrainConfig
+from ..core.corpus import CorpusSource, WordCounts
+from ..core.model import BPEModel
+from ..core.records import MergeRecord
+from ..core.tokenizer import Tokenizer
+
+
+class Session(QtCore.QObject):
+    """Observable state. Signals:
+
+    * ``corpusChanged()``            -- new corpus source / word counts (model and records cleared);
+    * ``modelReset()``               -- the model was replaced (new training run, file opened);
+    * ``recordsAppended(int, int)``  -- ranks first..last (1-based, inclusive) were appended;
+    * ``trainingStateChanged(str)``  -- "idle" | "counting" | "training" | "paused" | "finished" | "error";
+    * ``stepChanged(int)``           -- the timeline moved to step k (0 <= k <= len(records)).
+    """
+
+    corpusChanged = QtCore.Signal()
+    modelReset = QtCore.Signal()
+    recordsAppended = QtCore.Signal(int, int)
+    trainingStateChanged = QtCore.Signal(str)
+    stepChanged = QtCore.Signal(int)
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.config = TrainConfig()
+        self.source = CorpusSource.from_text("", word_counts=True)
+        self.word_counts: WordCounts | None = None  # counted corpus (set by the controller after counting)
+        self.model = BPEModel.empty(self.config)
+        self.records: list[MergeRecord] = []
+        self.initial_symbols = 0
+        self.state = "idle"
+        self._step = 0
+        self._tokenizer: Tokenizer | None = None
+
+    # -- corpus and model ---------------------------------------------------------------------------
+    def set_corpus(self, source: CorpusSource, config: TrainConfig | None = None) -> None:
+        self.source = source
+        if config is not None:
+            self.config = config
+        self.word_counts = None
+        self.reset_model(BPEModel.empty(self.config))
+        self.corpusChanged.emit()
+
+    def reset_model(self, model: BPEModel, records: list[MergeRecord] | None = None) -> None:
+        self.model = model
+        self.records = list(records or [])
+        self._tokenizer = None
+        self._step = len(self.records)
+        self.modelReset.emit()
+        self.stepChanged.emit(self._step)
+
+    def append_records(self, records: list[MergeRecord]) -> None:
+        """Add streamed records (ranks must continue the list); keeps ``model.merges`` in step."""
+        if not records:
+            return
+        first = records[0].rank
+        if first != len(self.records) + 1:
+            raise ValueError(f"record rank {first} does not follow {len(self.records)}")
+        self.records.extend(records)
+        self.model.merges.extend((r.left_id, r.right_id) for r in records)
+        self.model.invalidate()
+        self._tokenizer = None
+        self.recordsAppended.emit(first, records[-1].rank)
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """A tokenizer over the whole current merge list; use ``upto=session.step`` for the timeline."""
+        if self._tokenizer is None:
+            self._tokenizer = Tokenizer(self.model, unknown="keep")
+        return self._tokenizer
+
+    def set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.trainingStateChanged.emit(state)
+
+    # -- timeline -----------------------------------------------------------------------------------
+    @property
+    def step(self) -> int:
+        return self._step
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.records)
+
+    def set_step(self, k: int) -> None:
+        k = max(0, min(int(k), len(self.records)))
+        if k != self._step:
+            self._step = k
+            self.stepChanged.emit(k)
+
+    def symbols_at(self, k: int) -> int:
+        """Total symbols in the corpus after the first k merges."""
+        if k <= 0 or not self.records:
+            return self.initial_symbols
+        return self.records[min(k, len(self.records)) - 1].symbols_after

@@ -1,0 +1,29 @@
+"""Shared fixtures: the seeds' corpora and real text every machine has (Python's own docs)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+SEED_000 = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+# Seed 001's corpus in first-appearance order (its own listing is cut short; this is its full table).
+SEED_001 = {"low": 4, "new": 4, "lower": 2, "lowest": 1, "newest": 2, "newer": 1, "the": 1}
+
+
+@pytest.fixture(scope="session")
+def topics_text() -> str:
+    """≈750 KB of English: the text of Python's pydoc topics."""
+    import pydoc_data.topics as t
+
+    return "\n\n".join(t.topics.values())
+
+
+@pytest.fixture(scope="session")
+def topics_file(tmp_path_factory: pytest.TempPathFactory, topics_text: str) -> Path:
+    p = tmp_path_factory.mktemp("corpus") / "topics.txt"
+    p.write_text(topics_text, encoding="utf-8")
+    return p
