@@ -150,11 +150,12 @@ def _decode(data: bytes, path: str, offset: int, mode: str, errors: str) -> str:
 
 
 def iter_file_chunks(
-    path: str, *, chunk_bytes: int = CHUNK_BYTES
+    path: str, *, chunk_bytes: int | None = None
 ) -> Iterable[tuple[int, bytes]]:
     """Yield ``(offset, data)`` blocks of whole lines (the last block may lack a final newline)."""
+    chunk_bytes = chunk_bytes or CHUNK_BYTES
     try:
-        f = open(path, "rb")  # noqa: SIM115 - closed below, streaming
+        f = open(path, "rb")
     except FileNotFoundError:
         raise CorpusError(f"{path}: no such file -- check the path") from None
     except IsADirectoryError:

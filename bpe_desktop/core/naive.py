@@ -7,6 +7,7 @@ and reports no statistics beyond the merge list.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 
 from .config import TrainConfig
@@ -42,7 +43,7 @@ def naive_train(word_counts: Mapping[str, int], config: TrainConfig) -> list[tup
             break
         pairs: dict[tuple[Token, Token], int] = {}
         for seq, c in words:
-            for pair in zip(seq, seq[1:]):
+            for pair in itertools.pairwise(seq):
                 pairs[pair] = pairs.get(pair, 0) + c
         if not pairs:
             break

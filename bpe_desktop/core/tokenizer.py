@@ -14,6 +14,7 @@ This module does not read tokenizer files (:mod:`.formats`) and does not train.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -147,7 +148,7 @@ class Tokenizer:
         while len(ids) > 1:
             best_r = limit
             best = None
-            for pair in zip(ids, ids[1:]):
+            for pair in itertools.pairwise(ids):
                 v = ranks.get(pair)
                 if v is not None and last < v[0] < best_r:
                     best_r = v[0]

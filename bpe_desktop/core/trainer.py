@@ -22,6 +22,7 @@ merges from any process.  It does not read files (:mod:`.corpus`) or encode text
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -82,7 +83,7 @@ class Trainer:
         pair_counts: dict[tuple[int, int], int] = {}
         where: dict[tuple[int, int], set[int]] = {}
         for wi, (w, c) in enumerate(zip(self.words, self.wcounts, strict=True)):
-            for pair in zip(w, w[1:]):
+            for pair in itertools.pairwise(w):
                 pair_counts[pair] = pair_counts.get(pair, 0) + c
                 s = where.get(pair)
                 if s is None:

@@ -93,7 +93,7 @@ def _text_to_token(mode: str, source: str):  # type: ignore[no-untyped-def]
     def conv(t: str) -> bytes:
         try:
             return text_to_bytes(t)
-        except KeyError as e:
+        except KeyError:
             raise FormatError(f"{source}: token {t!r} is not in GPT-2's byte alphabet") from None
 
     return conv

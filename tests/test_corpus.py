@@ -1,0 +1,106 @@
+"""Corpus input: word-count tables, streamed files, UTF-8 errors, progress, cancel; pre-tokenizers."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpe_desktop.core import TrainConfig, count_text, parse_word_counts
+from bpe_desktop.core.corpus import count_files, iter_file_chunks, looks_like_word_counts
+from bpe_desktop.core.errors import Cancelled, CorpusError, PatternError
+from bpe_desktop.core.pretokenize import Pretokenizer, validate_pattern
+
+
+def test_word_count_tables_space_or_tab_and_duplicates_add() -> None:
+    wc = parse_word_counts("low 5\nlower\t2\n\nnewest 6\nlow 1\n")
+    assert wc.counts == {"low": 6, "lower": 2, "newest": 6}
+    assert looks_like_word_counts("low 5\nlower 2") and not looks_like_word_counts("hello world\n")
+
+
+@pytest.mark.parametrize(("text", "msg"), [
+    ("low five", "line 1: the count 'five' is not a whole number"),
+    ("low 5\nlonely", "line 2: expected 'word count'"),
+    ("low -3", "negative count"),
+])
+def test_word_count_table_errors_name_the_line(text: str, msg: str) -> None:
+    with pytest.raises(CorpusError, match=msg):
+        parse_word_counts(text, "t.txt")
+
+
+def test_invalid_utf8_names_file_and_byte_offset(tmp_path) -> None:
+    p = tmp_path / "bad.txt"
+    p.write_bytes(b"good line\nbad \xff byte\n")
+    with pytest.raises(CorpusError, match=r"bad.txt: not valid UTF-8 at byte offset 14 .*--encoding-errors"):
+        count_files([p], TrainConfig())
+    assert count_files([p], TrainConfig(), errors="replace").counts["\ufffd"] == 1
+    # bytes mode takes any bytes and gives them back unchanged
+    wc = count_files([p], TrainConfig(mode="bytes", pretokenizer="whitespace"))
+    assert "\udcff".encode("utf-8", "surrogateescape") == b"\xff" and "\udcff" in wc.counts
+
+
+def test_missing_file_and_folder(tmp_path) -> None:
+    with pytest.raises(CorpusError, match="no such file"):
+        count_files([tmp_path / "nope.txt"], TrainConfig())
+
+
+def test_streaming_in_small_chunks_counts_the_same_as_whole_text(tmp_path, topics_text, monkeypatch) -> None:
+    text = topics_text[:120_000] + "\nno newline at the end ✓"
+    p = tmp_path / "t.txt"
+    p.write_text(text, encoding="utf-8")
+    import bpe_desktop.core.corpus as corpus
+
+    chunks = list(iter_file_chunks(str(p), chunk_bytes=4096))
+    assert b"".join(c for _, c in chunks) == p.read_bytes()
+    assert all(c.endswith(b"\n") for _, c in chunks[:-1])
+    monkeypatch.setattr(corpus, "CHUNK_BYTES", 4096)
+    for pre in ("gpt2", "whitespace", "cl100k"):
+        cfg = TrainConfig(mode="bytes", pretokenizer=pre)
+        seen: list[tuple[str, int, int]] = []
+        wc = count_files([p], cfg, progress=lambda s, d, t, seen=seen: seen.append((s, d, t)))
+        assert wc.counts == count_text(text, cfg).counts
+        assert len(seen) > 10 and seen[-1][1] == seen[-1][2] == p.stat().st_size
+        assert {s for s, _, _ in seen} == {"counting"}
+
+
+def test_cancel_stops_between_chunks(tmp_path, topics_text, monkeypatch) -> None:
+    import bpe_desktop.core.corpus as corpus
+
+    monkeypatch.setattr(corpus, "CHUNK_BYTES", 4096)
+    p = tmp_path / "t.txt"
+    p.write_text(topics_text[:100_000], encoding="utf-8")
+    calls = []
+    with pytest.raises(Cancelled):
+        count_files([p], TrainConfig(), cancel=lambda: calls.append(1) or len(calls) > 3)
+    assert len(calls) == 4
+
+
+def test_specials_are_cut_out_of_training_text() -> None:
+    wc = count_text("hello<|endoftext|>world", TrainConfig(mode="bytes", pretokenizer="gpt2",
+                                                           specials=("<|endoftext|>",)))
+    assert wc.counts == {"hello": 1, "world": 1}
+
+
+def test_named_pretokenizers() -> None:
+    assert Pretokenizer.from_spec("gpt2").split("I'm  here 123!") == ["I", "'m", " ", " here", " 123", "!"]
+    assert Pretokenizer.from_spec("cl100k").split("I'm 12345") == ["I", "'m", " ", "123", "45"]
+    assert Pretokenizer.from_spec("whitespace").split(" a  b\n") == ["a", "b"]
+    assert Pretokenizer.from_spec("none").split("a b\nc") == ["a b\n", "c"]
+    assert Pretokenizer.from_spec("o200k").split("HelloWorld") == ["Hello", "World"]
+
+
+def test_custom_pattern_errors_give_the_position() -> None:
+    assert validate_pattern(r"\p{L}+") is None
+    msg = validate_pattern("a(b")
+    assert msg is not None and "position 3" in msg
+    with pytest.raises(PatternError, match="position"):
+        TrainConfig(pretokenizer="[a-")
+    with pytest.raises(PatternError, match="capturing groups"):
+        Pretokenizer.from_spec("(a)(b)").split("ab")
+
+
+def test_catastrophic_custom_pattern_times_out(monkeypatch) -> None:
+    import bpe_desktop.core.pretokenize as pt
+
+    monkeypatch.setattr(pt, "CUSTOM_TIMEOUT_S", 0.05)
+    pre = Pretokenizer.from_spec(r"(?:\w|\w\w)*\d")
+    with pytest.raises(PatternError, match="catastrophic"):
+        pre.split("a" * 60)
