@@ -278,16 +278,15 @@ class Tokenizer:
                 spans.append(TokenSpan(sid, byte_pos, byte_pos + seg_bytes))
                 byte_pos += seg_bytes
                 continue
-            if segment.isascii():
-                def byte_of(c: int, base: int = byte_pos) -> int:
-                    return base + c
-            else:
+            prefix: list[int] | None = None  # char index -> byte offset, only for non-ASCII text
+            if not segment.isascii():
                 prefix = [0]
                 for ch in segment:
                     prefix.append(prefix[-1] + len(ch.encode("utf-8", "surrogateescape")))
 
-                def byte_of(c: int, base: int = byte_pos, prefix: list[int] = prefix) -> int:
-                    return base + prefix[c]
+            def byte_of(c: int, base: int = byte_pos, prefix: list[int] | None = prefix) -> int:
+                return base + (c if prefix is None else prefix[c])
+
             for start_char, piece in self._piece_starts(segment):
                 ids = cache.get(piece)
                 if ids is None:

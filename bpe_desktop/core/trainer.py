@@ -28,7 +28,6 @@ from typing import Any
 
 from .config import TrainConfig
 from .corpus import WordCounts
-from .errors import ConfigError
 from .model import BPEModel, Token, token_text
 from .records import CONTENDERS, MergeRecord
 
@@ -268,13 +267,13 @@ class Trainer:
                 touched += 1
         counts.pop(pair, None)
         heap = self._heap
-        for p in grown:
-            n_p = counts.get(p, 0)
-            if n_p > 0:
-                heapq.heappush(heap, self._entry(p, n_p))
+        for gp in grown:
+            n_gp = counts.get(gp, 0)
+            if n_gp > 0:
+                heapq.heappush(heap, self._entry(gp, n_gp))
         self.total_symbols -= merged
         if merged == 0:  # cannot happen with consistent counts; guard against silent corruption
-            raise ConfigError(f"internal error: pair {pair} had count {count} but no occurrence")
+            raise RuntimeError(f"internal error: pair {pair} had count {count} but no occurrence")
         t = self.tokens
         return MergeRecord(
             rank=self.n_merges, left=token_text(t[a]), right=token_text(t[b]), token=token_text(new_tok),
