@@ -25,7 +25,12 @@ class Session(QtCore.QObject):
     * ``modelReset()``               -- the model was replaced (new training run, file opened);
     * ``recordsAppended(int, int)``  -- ranks first..last (1-based, inclusive) were appended;
     * ``trainingStateChanged(str)``  -- "idle" | "counting" | "training" | "paused" | "finished" | "error";
-    * ``stepChanged(int)``           -- the timeline moved to step k (0 <= k <= len(records)).
+    * ``stepChanged(int)``           -- the timeline moved to step k (0 <= k <= len(records));
+    * ``progressChanged(str, int, int)`` -- stage ("counting", "merging"), done, total (0 = unknown), plus
+      :attr:`merges_per_s`; set by the controller, shown by the status bar.
+
+    Fields added for the trainer: ``progress`` (stage, done, total), ``merges_per_s``, ``stop_reason`` (why
+    the last run ended) and ``error`` (the last worker error text, "" if none).
     """
 
     corpusChanged = QtCore.Signal()
@@ -33,6 +38,7 @@ class Session(QtCore.QObject):
     recordsAppended = QtCore.Signal(int, int)
     trainingStateChanged = QtCore.Signal(str)
     stepChanged = QtCore.Signal(int)
+    progressChanged = QtCore.Signal(str, int, int)
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -45,6 +51,10 @@ class Session(QtCore.QObject):
         self.state = "idle"
         self._step = 0
         self._tokenizer: Tokenizer | None = None
+        self.progress: tuple[str, int, int] = ("", 0, 0)
+        self.merges_per_s = 0.0
+        self.stop_reason = ""
+        self.error = ""
 
     # -- corpus and model ---------------------------------------------------------------------------
     def set_corpus(self, source: CorpusSource, config: TrainConfig | None = None) -> None:
@@ -87,6 +97,24 @@ class Session(QtCore.QObject):
         if state != self.state:
             self.state = state
             self.trainingStateChanged.emit(state)
+
+    def set_progress(self, stage: str, done: int, total: int, merges_per_s: float | None = None) -> None:
+        """Report training progress (``total`` 0 when unknown)."""
+        self.progress = (stage, int(done), int(total))
+        if merges_per_s is not None:
+            self.merges_per_s = merges_per_s
+        self.progressChanged.emit(stage, int(done), int(total))
+
+    @property
+    def target_merges(self) -> int | None:
+        """How many merges the current settings ask for, if known (for progress and ETA)."""
+        cfg = self.config
+        goals = []
+        if cfg.merges is not None:
+            goals.append(cfg.merges)
+        if cfg.vocab_size is not None and self.model.base:
+            goals.append(max(0, cfg.vocab_size - self.model.vocab_size_at(0)))
+        return min(goals) if goals else None
 
     # -- timeline -----------------------------------------------------------------------------------
     @property

@@ -1,0 +1,279 @@
+"""The GUI side of training: starts the worker process, sends it commands, feeds its records to the session.
+
+Training runs in a ``multiprocessing`` *spawn* child (:mod:`.worker`, Qt-free), never in a thread: a
+pure-Python trainer in a QThread holds the GIL and stalls painting for seconds.  Messages arrive on a pipe
+whose file descriptor is watched by a :class:`QSocketNotifier`; each wake-up drains for at most
+``DRAIN_BUDGET_S`` and appends the records in one batch, so the GUI thread never does long work.
+
+States published on the session: ``counting`` -> ``training`` <-> ``paused`` -> ``finished`` (or
+``error``).  A worker that dies without saying goodbye is reported through :attr:`failed`.  Closing the
+window calls :meth:`shutdown`, which stops, joins and if need be kills the child: no process is left.
+
+It does not draw anything and does not decide settings; the main window asks it to start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import sys
+import time
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+
+from PySide6 import QtCore
+
+from ..core.config import TrainConfig
+from ..core.corpus import CorpusSource
+from ..core.records import MergeRecord
+from . import worker
+from .session import Session
+
+DRAIN_BUDGET_S = 0.008  # longest the GUI thread spends reading the pipe per wake-up
+STOP_GRACE_MS = 2000  # after "stop", how long the worker may take before it is terminated
+RATE_WINDOW_S = 1.0
+
+
+@contextlib.contextmanager
+def _main_module_hidden() -> Iterator[None]:
+    """Keep the spawn child from re-running the parent's ``__main__`` script.
+
+    ``spawn`` normally re-imports the main script in the child (as ``__mp_main__``); a script that imports
+    Qt at the top would load Qt into the worker.  The worker's entry point lives in this package, so the
+    child never needs ``__main__``: hide its file and spec while the process is launched (the launch data
+    is computed inside ``start()``), exactly as multiprocessing already does for ``python -m pkg``.
+    """
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    missing = object()
+    saved_file = main.__dict__.get("__file__", missing)
+    saved_spec = main.__dict__.get("__spec__", missing)
+    main.__dict__.pop("__file__", None)
+    main.__spec__ = None
+    try:
+        yield
+    finally:
+        if saved_file is not missing:
+            main.__file__ = saved_file  # type: ignore[assignment]
+        if saved_spec is not missing:
+            main.__spec__ = saved_spec  # type: ignore[assignment]
+
+
+class TrainingController(QtCore.QObject):
+    """Owns at most one worker process.  Signals: ``failed(title, message)``, ``finished(reason)``."""
+
+    failed = QtCore.Signal(str, str)
+    finished = QtCore.Signal(str)
+
+    def __init__(self, session: Session, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.follow = True  # keep the timeline at the newest merge while it was there
+        self.worker_qt_loaded: bool | None = None  # reported by the worker (for the tests)
+        self._proc: BaseProcess | None = None
+        self._conn: Connection | None = None
+        self._notifier: QtCore.QSocketNotifier | None = None
+        self._done = False  # the worker sent its last message
+        self._rate: list[tuple[float, int]] = []
+
+    # -- public -------------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self._conn is not None and not self._done
+
+    @property
+    def process(self) -> BaseProcess | None:
+        return self._proc
+
+    def start(self, source: CorpusSource, config: TrainConfig, *, paused: bool = False) -> None:
+        """Stop any run, reset the session to *source*/*config* and start a worker."""
+        self.shutdown()
+        s = self.session
+        s.set_corpus(source, config)
+        s.error = ""
+        s.stop_reason = ""
+        self._rate = []
+        self._done = False
+        ctx = mp.get_context("spawn")
+        parent_conn, child_conn = ctx.Pipe(duplex=True)
+        proc = ctx.Process(target=worker.run, args=(child_conn, source, config, paused), daemon=True,
+                           name="bpe-desktop-trainer")
+        with _main_module_hidden():
+            proc.start()
+        child_conn.close()  # only the child holds its end now: its death closes the pipe
+        self._proc, self._conn = proc, parent_conn
+        self._notifier = QtCore.QSocketNotifier(parent_conn.fileno(), QtCore.QSocketNotifier.Type.Read, self)
+        self._notifier.activated.connect(self._drain)
+        s.set_progress("starting", 0, 0, 0.0)
+        s.set_state("counting")
+
+    def pause(self) -> None:
+        self._command("pause")
+
+    def resume(self) -> None:
+        self._command("resume")
+
+    def step(self) -> None:
+        """One merge (the worker pauses after it)."""
+        self._command("pause")
+        self._command("step")
+
+    def stop(self) -> None:
+        """Ask the worker to finish after the current merge; kill it if it does not within a grace time."""
+        if self.running:
+            self._command("stop")
+            proc = self._proc
+            QtCore.QTimer.singleShot(STOP_GRACE_MS, self, lambda: self._force_stop(proc))
+
+    def shutdown(self, timeout: float = 2.0) -> None:
+        """Stop the worker now (window closing, new run): join it, terminate or kill if it lingers."""
+        proc, conn = self._proc, self._conn
+        self._teardown()
+        if conn is not None:
+            try:
+                conn.send("stop")
+            except (OSError, EOFError):
+                pass
+            conn.close()
+        if proc is not None:
+            proc.join(timeout)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(1.0)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(1.0)
+            proc.close()
+        if self.session.state in ("counting", "training", "paused"):
+            self.session.stop_reason = "stopped"
+            self.session.set_state("finished")
+
+    # -- internals ----------------------------------------------------------------------------------
+    def _command(self, cmd: str) -> None:
+        if self._conn is None or self._done:
+            return
+        try:
+            self._conn.send(cmd)
+        except (OSError, EOFError):
+            pass  # the notifier will see the closed pipe and report it
+
+    def _force_stop(self, proc: BaseProcess | None) -> None:
+        if proc is not None and proc is self._proc and self.running:
+            self.shutdown(timeout=0.1)
+
+    def _teardown(self) -> None:
+        if self._notifier is not None:
+            self._notifier.setEnabled(False)
+            self._notifier.activated.disconnect(self._drain)
+            self._notifier.deleteLater()
+            self._notifier = None
+        self._conn = None
+        self._proc = None
+
+    def _drain(self) -> None:
+        conn = self._conn
+        if conn is None:
+            return
+        deadline = time.monotonic() + DRAIN_BUDGET_S
+        records: list[MergeRecord] = []
+        try:
+            while conn.poll(0):
+                msg = conn.recv()
+                if msg[0] == "records":
+                    records.extend(msg[1])
+                else:
+                    self._flush(records)
+                    records = []
+                    self._handle(msg)
+                if time.monotonic() > deadline or self._conn is not conn:
+                    break
+        except (EOFError, OSError):
+            self._flush(records)
+            self._closed()
+            return
+        self._flush(records)
+
+    def _flush(self, records: list[MergeRecord]) -> None:
+        if not records:
+            return
+        s = self.session
+        at_end = s.step == s.n_steps
+        s.append_records(records)
+        now = time.monotonic()
+        self._rate.append((now, len(s.records)))
+        while len(self._rate) > 2 and now - self._rate[0][0] > RATE_WINDOW_S:
+            self._rate.pop(0)
+        t0, n0 = self._rate[0]
+        rate = (len(s.records) - n0) / (now - t0) if now > t0 else s.merges_per_s
+        s.set_progress("merging", len(s.records), s.target_merges or 0, rate)
+        if self.follow and at_end:
+            s.set_step(s.n_steps)
+
+    def _handle(self, msg: tuple[object, ...]) -> None:
+        s = self.session
+        kind = msg[0]
+        if kind == "progress":
+            _, stage, done, total = msg
+            s.set_progress(str(stage), int(done), int(total))  # type: ignore[call-overload]
+        elif kind == "started":
+            _, model, initial, words, qt_loaded = msg
+            self.worker_qt_loaded = bool(qt_loaded)
+            s.word_counts = words  # type: ignore[assignment]
+            s.initial_symbols = int(initial)  # type: ignore[call-overload]
+            s.reset_model(model)  # type: ignore[arg-type]
+            self._rate = [(time.monotonic(), 0)]
+            s.set_progress("merging", 0, s.target_merges or 0, 0.0)
+        elif kind == "state":
+            s.set_state(str(msg[1]))
+        elif kind == "finished":
+            self._done = True
+            s.stop_reason = str(msg[1])
+            s.set_progress("done", len(s.records), len(s.records))
+            s.set_state("finished")
+            self.finished.emit(s.stop_reason)
+        elif kind == "error":
+            self._done = True
+            s.error = str(msg[1])
+            s.set_state("error")
+            self.failed.emit("Training failed", s.error)
+
+    def _closed(self) -> None:
+        """The pipe closed: normal after the last message, otherwise the worker died."""
+        proc, conn = self._proc, self._conn
+        done = self._done
+        self._teardown()
+        if conn is not None:
+            conn.close()
+        code = None
+        if proc is not None:
+            if done:
+                self._reap(proc, 100)  # it is exiting on its own: do not block the GUI thread on it
+            else:
+                proc.join(0.5)  # it is dead already; this only collects the exit code
+                code = proc.exitcode
+                self._reap(proc, 0)
+        if not done:
+            how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+            s = self.session
+            s.error = (f"The training process stopped unexpectedly ({how}) after {s.n_steps} merges. "
+                       "The merges received so far are kept; press Train to start again.")
+            s.stop_reason = "worker died"
+            s.set_state("error")
+            self.failed.emit("Training process died", s.error)
+
+    def _reap(self, proc: BaseProcess, tries: int) -> None:
+        """Join *proc* without blocking: poll every 20 ms, kill it after *tries* polls."""
+        if proc.is_alive() and tries > 0:
+            QtCore.QTimer.singleShot(20, self, lambda: self._reap(proc, tries - 1))
+            return
+        if proc.is_alive():
+            proc.kill()
+            proc.join(1.0)
+        proc.join(0)
+        try:
+            proc.close()
+        except ValueError:
+            pass

@@ -1,0 +1,27 @@
+"""Where the bundled files live (sample corpora, icon, stylesheet) and small helpers to read them.
+
+It only locates and reads package data; it does not decide what to do with it (see :mod:`.presets`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+
+SEED_TABLE = RESOURCES / "seed_000.txt"  # low 5, lower 2, newest 6, widest 3
+ROBOT_LOGS = RESOURCES / "robotlogs_sample.txt"  # ~200 KB cut from the shared robot-log corpus
+ICON = RESOURCES / "icon.svg"
+STYLESHEET = RESOURCES / "style.qss"
+
+
+def read_text(path: Path) -> str:
+    """The text of a bundled file (UTF-8)."""
+    return path.read_text(encoding="utf-8")
+
+
+def python_docs_text() -> str:
+    """Python's own documentation text (``pydoc_data.topics``), present wherever Python is."""
+    import pydoc_data.topics as topics
+
+    return "\n\n".join(topics.topics.values())
