@@ -1,0 +1,440 @@
+"""Statistics of a merge list over a corpus: pair frequencies at any step, compression, vocabulary trade-off.
+
+The heart is :class:`SegmentationHistory`: for every distinct word of the corpus it keeps the segmentation
+after each merge that changed it (a word of *n* symbols changes at most *n - 1* times), plus an index from
+each pair to the words whose latest segmentation contains it.  New merges are applied like the trainer does
+(only the indexed words are rewritten, left to right, without overlaps), so it follows a growing merge list
+cheaply while training runs.  Then, for any step ``k``:
+
+* :meth:`SegmentationHistory.pair_counts` -- the weighted count of every adjacent pair in the corpus
+  segmented by the first ``k`` merges (overlaps counted, the seeds' formula) -- exactly what counting pairs
+  from scratch gives.  It is rebuilt from the per-word snapshots, or updated from a nearby cached step
+  using the "words changed by merge r" lists when that touches fewer words;
+* :meth:`SegmentationHistory.zipf` -- those pairs by rank, highest count first, ties broken by the
+  smallest ``(left, right)`` in token order (string order in chars mode, bytes order in bytes mode: the
+  ``lexical`` rule's order), with a fitted log-log slope (:func:`fit_zipf`);
+* :meth:`SegmentationHistory.compression` and :meth:`SegmentationHistory.tradeoff` -- total symbols and
+  occurrences merged per step, and vocabulary size vs tokens per word and bytes per token.
+  :func:`compression_from_records` gives the same curve from the trainer's records alone.
+
+CSV text for all of these comes from :func:`csv_text` and the ``*_rows`` helpers (shared by the CLI and the
+window's export).
+
+This module does not train, draw or read files; it is pure Python and never imports Qt.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import io
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from .config import TrainConfig
+from .corpus import WordCounts
+from .model import BPEModel, Token, token_text
+from .records import MergeRecord
+from .trainer import word_symbols
+
+Pair = tuple[int, int]
+
+ZIPF_COLUMNS = ("rank", "left", "right", "count")
+CURVE_COLUMNS = ("step", "symbols", "merged")
+TRADEOFF_COLUMNS = ("step", "vocab_size", "tokens_per_word", "bytes_per_token")
+
+
+# -- plain results ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ZipfData:
+    """Every adjacent pair at one step, highest count first.
+
+    ``pairs[i]`` is ``(left id, right id)`` of rank ``i + 1``, ``counts[i]`` its count and ``labels[i]``
+    its display text ``(left, right)``.  ``slope``/``intercept`` fit ``log10 count = intercept + slope *
+    log10 rank`` (see :func:`fit_zipf`); both are ``nan`` with fewer than two distinct ranks.
+    """
+
+    step: int
+    pairs: list[Pair]
+    counts: list[int]
+    labels: list[tuple[str, str]]
+    slope: float
+    intercept: float
+
+    @property
+    def ranks(self) -> list[int]:
+        return list(range(1, len(self.counts) + 1))
+
+    def rank_of(self, pair: Pair) -> int | None:
+        """1-based rank of *pair*, or ``None`` if it does not occur at this step."""
+        try:
+            return self.pairs.index(pair) + 1
+        except ValueError:
+            return None
+
+    def rows(self) -> list[tuple[int, str, str, int]]:
+        """Rows of :data:`ZIPF_COLUMNS`."""
+        return [(i, a, b, c) for i, ((a, b), c) in enumerate(zip(self.labels, self.counts, strict=True), 1)]
+
+
+@dataclass(frozen=True)
+class CompressionCurve:
+    """``symbols[k]`` = total symbols after the first ``k`` merges (``steps = 0..K``); ``merged[k]`` =
+    occurrences replaced by merge ``k`` (``merged[0] == 0``), so ``symbols[k] = symbols[k-1] - merged[k]``.
+    """
+
+    steps: list[int]
+    symbols: list[int]
+    merged: list[int]
+
+    def rows(self) -> list[tuple[int, int, int]]:
+        """Rows of :data:`CURVE_COLUMNS`."""
+        return list(zip(self.steps, self.symbols, self.merged, strict=True))
+
+
+@dataclass(frozen=True)
+class TradeOff:
+    """Per step: vocabulary size, average tokens per word, average bytes (of the pieces) per token."""
+
+    steps: list[int]
+    vocab_sizes: list[int]
+    tokens_per_word: list[float]
+    bytes_per_token: list[float]
+
+    def rows(self) -> list[tuple[int, int, float, float]]:
+        """Rows of :data:`TRADEOFF_COLUMNS`."""
+        return list(zip(self.steps, self.vocab_sizes, self.tokens_per_word, self.bytes_per_token, strict=True))
+
+
+# -- pure helpers -----------------------------------------------------------------------------------------
+def fit_zipf(counts: Sequence[int], samples: int = 60) -> tuple[float, float]:
+    """Least-squares line through ``(log10 rank, log10 count)`` for counts sorted highest first.
+
+    The points are taken at up to *samples* log-spaced ranks, so each decade of ranks weighs the same (a
+    plain fit over every rank is dominated by the long tail of pairs seen once).  Returns
+    ``(slope, intercept)``; ``(nan, nan)`` with fewer than two distinct sampled ranks.
+
+    >>> s, b = fit_zipf([round(10**6 / r) for r in range(1, 1001)])
+    >>> round(s, 2), round(b, 2)
+    (-1.0, 6.0)
+    >>> fit_zipf([5])
+    (nan, nan)
+    """
+    n = len(counts)
+    if n < 2:
+        return math.nan, math.nan
+    ranks = sorted({round(n ** (i / (samples - 1))) for i in range(samples)} | {1, n})
+    pts = [(math.log10(r), math.log10(counts[r - 1])) for r in ranks if counts[r - 1] > 0]
+    if len(pts) < 2:
+        return math.nan, math.nan
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    if sxx == 0:
+        return math.nan, math.nan
+    slope = sum((x - mx) * (y - my) for x, y in pts) / sxx
+    return slope, my - slope * mx
+
+
+def compression_from_records(initial_symbols: int, records: Sequence[MergeRecord]) -> CompressionCurve:
+    """The compression curve from the trainer's records (steps ``0..len(records)``).
+
+    >>> from bpe_desktop.core.trainer import Trainer
+    >>> t = Trainer({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=3))
+    >>> compression_from_records(t.initial_symbols, t.run()).symbols
+    [95, 86, 77, 68]
+    """
+    symbols = [initial_symbols] + [r.symbols_after for r in records]
+    merged = [0] + [r.merged for r in records]
+    return CompressionCurve(list(range(len(symbols))), symbols, merged)
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """CSV text (``\\n`` line ends, quoted where needed; floats with 6 significant digits).
+
+    >>> csv_text(("a", "b"), [(1, 0.5), ("x,y", 2.0)])
+    'a,b\\n1,0.5\\n"x,y",2\\n'
+    """
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for row in rows:
+        w.writerow([f"{v:.6g}" if isinstance(v, float) else v for v in row])
+    return buf.getvalue()
+
+
+def symbol_config(model: BPEModel) -> TrainConfig:
+    """The settings :func:`~.trainer.word_symbols` needs to split words the way *model* was trained."""
+    return TrainConfig(mode=model.mode, end_of_word=model.end_of_word or "", glue_marker=model.glue_marker)  # type: ignore[arg-type]
+
+
+# -- the segmentation history -----------------------------------------------------------------------------
+class SegmentationHistory:
+    """Every distinct word's segmentation after each merge of a (growing) merge list.
+
+    >>> from bpe_desktop.core.trainer import train
+    >>> model, recs = train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=3))
+    >>> h = SegmentationHistory({"low": 5, "lower": 2, "newest": 6, "widest": 3}, model)
+    >>> z = h.zipf(0)
+    >>> z.rows()[:3]
+    [(1, 'e', 's', 9), (2, 's', 't', 9), (3, 't', '</w>', 9)]
+    >>> h.zipf(3).rows()[:2]
+    [(1, 'l', 'o', 7), (2, 'o', 'w', 7)]
+    >>> h.compression().symbols
+    [95, 86, 77, 68]
+    """
+
+    _CACHE = 6  # pair-count tables kept (steps recently asked for)
+
+    def __init__(self, word_counts: WordCounts | Mapping[str, int], model: BPEModel) -> None:
+        counts = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
+        self.model = model
+        cfg = symbol_config(model)
+        self.tokens: list[Token] = list(model.base)  # id -> token (grows with the merges)
+        ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}
+        self._unknown: dict[int, str] = {}  # negative ids for chars the model's alphabet lacks
+        self.wcounts: list[int] = []
+        self.n_bytes = 0  # bytes of all pieces (what is tokenized), counted with multiplicity
+        self._ranks: list[list[int]] = []  # per word: steps at which its segmentation changed (first 0)
+        self._segs: list[list[tuple[int, ...]]] = []  # per word: the segmentation from each of those steps
+        for w, c in counts.items():
+            if c <= 0 or not w:
+                continue
+            seg = []
+            for s in word_symbols(w, cfg):
+                i = ids.get(s)
+                if i is None:
+                    i = ids[s] = -1 - len(self._unknown)
+                    self._unknown[i] = token_text(s)
+                seg.append(i)
+            self.wcounts.append(c)
+            self.n_bytes += len(w.encode("utf-8", "surrogateescape")) * c
+            self._ranks.append([0])
+            self._segs.append([tuple(seg)])
+        self.n_words = sum(self.wcounts)
+        self.initial_symbols = sum(len(s[0]) * c for s, c in zip(self._segs, self.wcounts, strict=True))
+        self._ids = ids
+        self._where: dict[Pair, set[int]] = {}  # pair -> words whose latest segmentation has it
+        for wi, segs in enumerate(self._segs):
+            for p in itertools.pairwise(segs[0]):
+                ws = self._where.get(p)
+                if ws is None:
+                    self._where[p] = {wi}
+                else:
+                    ws.add(wi)
+        self._changed: list[list[int]] = []  # _changed[r-1]: words rewritten by merge r
+        self._merged: list[int] = []  # _merged[r-1]: occurrences replaced by merge r
+        self._new_ids: list[int] = []  # _new_ids[r-1]: id made by merge r
+        self._cache: dict[int, dict[Pair, int]] = {}
+        self.extend()
+
+    # -- following the merge list -------------------------------------------------------------------
+    @property
+    def n_merges(self) -> int:
+        return len(self._changed)
+
+    def extend(self, model: BPEModel | None = None) -> int:
+        """Apply the merges of *model* (default: the one given at construction) not applied yet.
+
+        Returns how many were applied.  The merge list may only grow; call with a new history otherwise.
+        """
+        if model is not None:
+            self.model = model
+        merges = self.model.merges
+        start = self.n_merges
+        for r in range(start, len(merges)):
+            self._apply(merges[r], r + 1)
+        return len(merges) - start
+
+    def _apply(self, pair: Pair, rank: int) -> None:
+        a, b = pair
+        ta, tb = self._token(a), self._token(b)
+        new_tok = ta + tb  # type: ignore[operator]
+        c = self._ids.get(new_tok)
+        if c is None:
+            c = self._ids[new_tok] = len(self.tokens)
+            self.tokens.append(new_tok)
+        where = self._where
+        changed: list[int] = []
+        merged = 0
+        for wi in sorted(where.pop(pair, ())):
+            seg = self._segs[wi][-1]
+            out: list[int] = []
+            i, n, hits = 0, len(seg), 0
+            while i < n:
+                if i + 1 < n and seg[i] == a and seg[i + 1] == b:
+                    out.append(c)
+                    hits += 1
+                    i += 2
+                else:
+                    out.append(seg[i])
+                    i += 1
+            if not hits:
+                continue
+            old_pairs = set(itertools.pairwise(seg))
+            old_pairs.discard(pair)
+            new_pairs = set(itertools.pairwise(out))
+            for p in old_pairs - new_pairs:
+                s = where.get(p)
+                if s is not None:
+                    s.discard(wi)
+                    if not s:
+                        del where[p]
+            for p in new_pairs - old_pairs:
+                s = where.get(p)
+                if s is None:
+                    where[p] = {wi}
+                else:
+                    s.add(wi)
+            self._ranks[wi].append(rank)
+            self._segs[wi].append(tuple(out))
+            changed.append(wi)
+            merged += hits * self.wcounts[wi]
+        self._changed.append(changed)
+        self._merged.append(merged)
+        self._new_ids.append(c)
+
+    def _token(self, i: int) -> Token:
+        if i < 0:
+            return self._unknown[i]
+        return self.tokens[i]
+
+    def token_text(self, i: int) -> str:
+        """Display text of an id (bytes through GPT-2's mapping; a char the alphabet lacks as itself)."""
+        if i < 0:
+            return self._unknown[i]
+        return token_text(self.tokens[i])
+
+    def _clamp(self, k: int) -> int:
+        return max(0, min(int(k), self.n_merges))
+
+    # -- per-step views -----------------------------------------------------------------------------
+    def segmentation(self, k: int) -> list[tuple[tuple[int, ...], int]]:
+        """Every distinct word as ids after the first *k* merges, with its count (first-seen order)."""
+        k = self._clamp(k)
+        return [
+            (segs[bisect.bisect_right(ranks, k) - 1], c)
+            for ranks, segs, c in zip(self._ranks, self._segs, self.wcounts, strict=True)
+        ]
+
+    def pair_counts(self, k: int) -> dict[Pair, int]:
+        """Weighted count of every adjacent pair after the first *k* merges (a fresh dict; counts > 0)."""
+        k = self._clamp(k)
+        cached = self._cache.get(k)
+        if cached is None:
+            cached = self._from_nearby(k)
+            if cached is None:
+                cached = self._count(k)
+            if len(self._cache) >= self._CACHE:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[k] = cached
+        return dict(cached)
+
+    def _count(self, k: int) -> dict[Pair, int]:
+        counts: dict[Pair, int] = {}
+        get = counts.get
+        right = bisect.bisect_right
+        for ranks, segs, c in zip(self._ranks, self._segs, self.wcounts, strict=True):
+            seg = segs[-1] if ranks[-1] <= k else segs[right(ranks, k) - 1]
+            for p in itertools.pairwise(seg):
+                counts[p] = get(p, 0) + c
+        return counts
+
+    def _from_nearby(self, k: int) -> dict[Pair, int] | None:
+        """Update the cached table of the nearest step by the words merges between them changed."""
+        if not self._cache:
+            return None
+        k0 = min(self._cache, key=lambda s: abs(s - k))
+        lo, hi = min(k0, k), max(k0, k)
+        work = sum(len(self._changed[r]) for r in range(lo, hi))
+        if work * 3 > len(self.wcounts):
+            return None
+        counts = dict(self._cache[k0])
+        words = {wi for r in range(lo, hi) for wi in self._changed[r]}
+        right = bisect.bisect_right
+        for wi in words:
+            ranks, segs, c = self._ranks[wi], self._segs[wi], self.wcounts[wi]
+            old = segs[right(ranks, k0) - 1]
+            new = segs[right(ranks, k) - 1]
+            for p in itertools.pairwise(old):
+                n = counts[p] - c
+                if n:
+                    counts[p] = n
+                else:
+                    del counts[p]
+            for p in itertools.pairwise(new):
+                counts[p] = counts.get(p, 0) + c
+        return counts
+
+    def sort_key(self, pair: Pair, count: int) -> tuple[int, Token, Token]:
+        """Zipf order: highest count first, then the smallest (left, right) in token order."""
+        return (-count, self._token(pair[0]), self._token(pair[1]))
+
+    def zipf(self, k: int) -> ZipfData:
+        """The pairs at step *k* by rank (see :class:`ZipfData`)."""
+        k = self._clamp(k)
+        counts = self.pair_counts(k)
+        key = self.sort_key
+        ordered = sorted(counts.items(), key=lambda pc: key(pc[0], pc[1]))
+        pairs = [p for p, _ in ordered]
+        values = [c for _, c in ordered]
+        text = self.token_text
+        labels = [(text(a), text(b)) for a, b in pairs]
+        slope, intercept = fit_zipf(values)
+        return ZipfData(k, pairs, values, labels, slope, intercept)
+
+    def next_pair(self, k: int) -> Pair | None:
+        """The pair merge ``k + 1`` merges (the one "about to be merged" at step *k*), if any."""
+        merges = self.model.merges
+        return merges[k] if 0 <= k < min(len(merges), self.n_merges) else None
+
+    def symbols_at(self, k: int) -> int:
+        """Total symbols in the corpus after the first *k* merges."""
+        return self.initial_symbols - sum(self._merged[: self._clamp(k)])
+
+    def compression(self, upto: int | None = None) -> CompressionCurve:
+        """Total symbols and occurrences merged for steps ``0..upto`` (default: every merge applied)."""
+        n = self.n_merges if upto is None else self._clamp(upto)
+        symbols = [self.initial_symbols]
+        for m in self._merged[:n]:
+            symbols.append(symbols[-1] - m)
+        return CompressionCurve(list(range(n + 1)), symbols, [0, *self._merged[:n]])
+
+    def vocab_sizes(self, upto: int | None = None) -> list[int]:
+        """Vocabulary size (specials included) after each of the first ``0..upto`` merges."""
+        n = self.n_merges if upto is None else self._clamp(upto)
+        base = len(self.model.base)
+        extra = len(self.model.specials)
+        top = base - 1
+        out = [base + extra]
+        for new in self._new_ids[:n]:
+            top = max(top, new)
+            out.append(top + 1 + extra)
+        return out
+
+    def tradeoff(self, upto: int | None = None) -> TradeOff:
+        """Vocabulary size vs average tokens per word and bytes per token, for steps ``0..upto``.
+
+        Words are the corpus's pieces counted with multiplicity; bytes are those of the pieces (an
+        end-of-word marker adds a token but no byte).  Empty corpus: zeros.
+        """
+        curve = self.compression(upto)
+        vocab = self.vocab_sizes(upto)
+        tpw = [s / self.n_words if self.n_words else 0.0 for s in curve.symbols]
+        bpt = [self.n_bytes / s if s else 0.0 for s in curve.symbols]
+        return TradeOff(curve.steps, vocab, tpw, bpt)
+
+
+def recount_pairs(segmentation: Iterable[tuple[Sequence[Token], int]]) -> dict[tuple[Token, Token], int]:
+    """Count adjacent pairs of an explicit segmentation from scratch (the definition; for checks).
+
+    >>> recount_pairs([(("a", "b", "a", "b"), 2)])
+    {('a', 'b'): 4, ('b', 'a'): 2}
+    """
+    counts: dict[tuple[Token, Token], int] = {}
+    for seg, c in segmentation:
+        for p in itertools.pairwise(seg):
+            counts[p] = counts.get(p, 0) + c  # type: ignore[index]
+    return counts

@@ -1,0 +1,196 @@
+"""core.stats: pair counts at any step equal a from-scratch recount; compression and trade-off numbers."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from conftest import SEED_000, SEED_001
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bpe_desktop.core import TrainConfig, Trainer, count_text, train
+from bpe_desktop.core.naive import merge_word
+from bpe_desktop.core.stats import (
+    SegmentationHistory,
+    compression_from_records,
+    csv_text,
+    fit_zipf,
+    recount_pairs,
+    symbol_config,
+)
+from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.trainer import word_symbols
+
+
+def naive_pairs(word_counts: dict[str, int], model, k: int) -> dict:
+    """Segment every word by replaying the first k merges (token pairs, textbook loop); count pairs."""
+    cfg = symbol_config(model)
+    toks = model.tokens
+    merges = [(toks[a], toks[b]) for a, b in model.merges[:k]]
+    seg = []
+    for w, c in word_counts.items():
+        s = tuple(word_symbols(w, cfg))
+        for m in merges:
+            s = merge_word(s, m)
+        seg.append((s, c))
+    return recount_pairs(seg)
+
+
+def tokenizer_pairs(word_counts: dict[str, int], model, k: int) -> dict:
+    """Segment every distinct piece with Tokenizer.encode_piece(upto=k); count pairs as token values."""
+    tok = Tokenizer(model)
+    toks = model.tokens
+    return recount_pairs(([toks[i] for i in tok.encode_piece(w, upto=k)], c) for w, c in word_counts.items())
+
+
+def as_tokens(h: SegmentationHistory, counts: dict) -> dict:
+    return {(h.tokens[a], h.tokens[b]): c for (a, b), c in counts.items()}
+
+
+@pytest.mark.parametrize("tie_break", ["lexical", "first-seen", "hf"])
+@pytest.mark.parametrize("corpus", [SEED_000, SEED_001])
+def test_seed_pair_counts_equal_naive_replay_at_every_step(corpus, tie_break) -> None:
+    model, recs = train(corpus, TrainConfig(tie_break=tie_break))
+    h = SegmentationHistory(corpus, model)
+    assert h.n_merges == len(recs) > 5
+    for k in range(len(recs) + 1):
+        assert as_tokens(h, h.pair_counts(k)) == naive_pairs(corpus, model, k), k
+
+
+def test_seed_000_zipf_at_step_0_and_compression() -> None:
+    model, recs = train(SEED_000, TrainConfig(merges=7))
+    h = SegmentationHistory(SEED_000, model)
+    z = h.zipf(0)
+    # three pairs tie at 9 and come in token order, as the seed lists them
+    assert z.rows()[:4] == [(1, "e", "s", 9), (2, "s", "t", 9), (3, "t", "</w>", 9), (4, "w", "e", 8)]
+    assert sum(z.counts) == sum((len(w) + 1 - 1) * c for w, c in SEED_000.items())
+    assert h.compression().symbols == [95, 86, 77, 68, 61, 54, 48, 42]
+    assert h.compression() == compression_from_records(95, recs)
+    assert h.next_pair(0) == model.merges[0] and h.next_pair(7) is None
+
+
+def test_pair_counts_equal_the_trainers_live_counts_at_every_step() -> None:
+    wc = count_text("the cat sat on the mat; the cats sat on the mats, that is that " * 3, TrainConfig())
+    t = Trainer(wc, TrainConfig(tie_break="first-seen"))
+    h = SegmentationHistory(wc, t.model)
+    while True:
+        h.extend()
+        assert h.pair_counts(h.n_merges) == {p: c for p, c in t.pair_counts.items() if c > 0}
+        if t.step() is None:
+            break
+    assert h.n_merges == t.n_merges > 10
+
+
+@pytest.fixture(scope="module")
+def topics_chars(topics_text):
+    cfg = TrainConfig(merges=300)
+    wc = count_text(topics_text, cfg)
+    model, recs = train(wc, cfg)
+    return wc.counts, model, recs
+
+
+@pytest.fixture(scope="module")
+def topics_bytes(topics_text):
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=300)
+    wc = count_text(topics_text, cfg)
+    model, recs = train(wc, cfg)
+    return wc.counts, model, recs
+
+
+@pytest.mark.parametrize("which", ["topics_chars", "topics_bytes"])
+def test_real_text_pair_counts_equal_tokenizer_recount(which, request) -> None:
+    counts, model, recs = request.getfixturevalue(which)
+    h = SegmentationHistory(counts, model)
+    for k in (0, 1, 37, 150, 299, 300):
+        assert as_tokens(h, h.pair_counts(k)) == tokenizer_pairs(counts, model, k), k
+    assert h.compression() == compression_from_records(recs[0].symbols_before, recs)
+
+
+def test_nearby_steps_are_updated_incrementally_and_still_exact(topics_chars) -> None:
+    counts, model, _ = topics_chars
+    h = SegmentationHistory(counts, model)
+    h.pair_counts(150)
+    for k in (151, 149, 152, 140):
+        near = h._from_nearby(k)
+        assert near is not None  # a few merges away: the delta path is taken
+        assert near == h._count(k)
+        assert h.pair_counts(k) == h._count(k)
+
+
+def test_lexical_zipf_rank_one_is_the_next_merge(topics_chars) -> None:
+    counts, model, _ = topics_chars
+    h = SegmentationHistory(counts, model)
+    for k in range(0, 300, 23):
+        z = h.zipf(k)
+        assert z.pairs[0] == model.merges[k] == h.next_pair(k)
+        assert z.counts == sorted(z.counts, reverse=True)
+        assert z.rank_of(model.merges[k]) == 1
+
+
+def test_growing_merge_list_matches_a_history_built_at_once(topics_bytes) -> None:
+    counts, model, _ = topics_bytes
+    grow = model.truncated(0)
+    h = SegmentationHistory(counts, grow)
+    for n in (5, 6, 120, 300):
+        grow.merges[:] = model.merges[:n]
+        grow.invalidate()
+        h.extend()
+        assert h.n_merges == n
+    full = SegmentationHistory(counts, model)
+    for k in (0, 5, 77, 300):
+        assert h.pair_counts(k) == full.pair_counts(k)
+    assert h.segmentation(300) == full.segmentation(300)
+
+
+def test_tradeoff_numbers(topics_chars) -> None:
+    counts, model, recs = topics_chars
+    h = SegmentationHistory(counts, model)
+    tr = h.tradeoff()
+    assert tr.vocab_sizes[0] == model.vocab_size_at(0)
+    assert tr.vocab_sizes[1:] == [r.vocab_size for r in recs]
+    n_words = sum(counts.values())
+    n_bytes = sum(len(w.encode()) * c for w, c in counts.items())
+    for k in (0, 100, 300):
+        symbols = recs[k - 1].symbols_after if k else recs[0].symbols_before
+        assert tr.tokens_per_word[k] == pytest.approx(symbols / n_words)
+        assert tr.bytes_per_token[k] == pytest.approx(n_bytes / symbols)
+    assert tr.tokens_per_word == sorted(tr.tokens_per_word, reverse=True)
+
+
+def test_chars_missing_from_the_alphabet_still_count() -> None:
+    model, _ = train({"ab": 3}, TrainConfig(merges=1))
+    h = SegmentationHistory({"abz": 2, "ab": 1}, model)
+    z = h.zipf(1)
+    assert set(z.rows()) == {(1, "ab", "z", 2), (2, "z", "</w>", 2), (3, "ab", "</w>", 1)}
+
+
+def test_fit_zipf_recovers_a_power_law() -> None:
+    counts = [round(1e7 * r**-1.5) for r in range(1, 2001)]
+    slope, intercept = fit_zipf(counts)
+    assert slope == pytest.approx(-1.5, abs=0.01)
+    assert intercept == pytest.approx(7, abs=0.05)
+    assert all(math.isnan(v) for v in fit_zipf([3, 3][:1]))
+
+
+def test_csv_text_quotes_tokens() -> None:
+    text = csv_text(("rank", "left", "right", "count"), [(1, 'a,"', "\n", 2)])
+    assert text == 'rank,left,right,count\n1,"a,""","\n",2\n'
+
+
+words = st.text(alphabet="abcde", min_size=1, max_size=7)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    corpus=st.dictionaries(words, st.integers(1, 5), min_size=1, max_size=12),
+    mode=st.sampled_from(["chars", "bytes"]),
+    tie=st.sampled_from(["lexical", "first-seen", "hf"]),
+    data=st.data(),
+)
+def test_property_pair_counts_at_random_step_equal_recount(corpus, mode, tie, data) -> None:
+    model, _ = train(corpus, TrainConfig(mode=mode, tie_break=tie, pretokenizer="none"))
+    h = SegmentationHistory(corpus, model)
+    ks = data.draw(st.lists(st.integers(0, len(model.merges)), min_size=1, max_size=4))
+    for k in ks:  # several in a row, so the cached/incremental paths are exercised too
+        assert as_tokens(h, h.pair_counts(k)) == naive_pairs(corpus, model, k)
