@@ -196,12 +196,16 @@ class Trainer:
         return pair, popped
 
     def _first_occurrence(self, pair: tuple[int, int]) -> tuple[int, int]:
+        """(word index, position) of the pair's first occurrence; drops stale words from the index."""
         a, b = pair
-        for wi in sorted(self.where.get(pair, ())):
+        s = self.where.get(pair)
+        while s:
+            wi = min(s)
             w = self.words[wi]
             for i in range(len(w) - 1):
                 if w[i] == a and w[i + 1] == b:
                     return (wi, i)
+            s.discard(wi)  # the pair left this word for good: a merge only ever removes it
         return (1 << 62, 0)
 
     def _merge(
