@@ -72,6 +72,7 @@ class Trainer:
         self.model = BPEModel.empty(config, alphabet)
         self.tokens: list[Token] = list(self.model.base)
         self.ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}
+        self.texts: list[str] = [token_text(t) for t in self.tokens]  # display text, by id
         ids = self.ids
         self.words: list[list[int]] = [[ids[s] for s in syms] for syms, _ in words_syms]
         self.wcounts: list[int] = [c for _, c in words_syms]
@@ -135,10 +136,8 @@ class Trainer:
         pair, popped = self._choose(pair, count)
         for p, c in popped:
             heapq.heappush(self._heap, self._entry(p, c))
-        contenders = tuple(
-            (token_text(self.tokens[p[0]]), token_text(self.tokens[p[1]]), c)
-            for p, c in popped[:CONTENDERS]
-        )
+        texts = self.texts
+        contenders = tuple((texts[p[0]], texts[p[1]], c) for p, c in popped[:CONTENDERS])
         return self._merge(pair, count, contenders)
 
     def set_limits(self, *, merges: int | None = None, vocab_size: int | None = None) -> None:
@@ -217,6 +216,7 @@ class Trainer:
         if c is None:
             c = self.ids[new_tok] = len(self.tokens)
             self.tokens.append(new_tok)
+            self.texts.append(self.texts[a] + self.texts[b])
         self.model.merges.append(pair)
         self.model.invalidate()
 
@@ -278,9 +278,9 @@ class Trainer:
         self.total_symbols -= merged
         if merged == 0:  # cannot happen with consistent counts; guard against silent corruption
             raise RuntimeError(f"internal error: pair {pair} had count {count} but no occurrence")
-        t = self.tokens
+        texts = self.texts
         return MergeRecord(
-            rank=self.n_merges, left=token_text(t[a]), right=token_text(t[b]), token=token_text(new_tok),
+            rank=self.n_merges, left=texts[a], right=texts[b], token=texts[c],
             left_id=a, right_id=b, token_id=c, count=count, merged=merged,
             symbols_after=self.total_symbols, vocab_size=self.vocab_size, words_touched=touched,
             contenders=contenders,
