@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..core.errors import BpeError, Cancelled
-from . import encode, train
+from . import encode, stats, train
 
-SUBCOMMAND_MODULES = [train, encode]
+SUBCOMMAND_MODULES = [train, encode, stats]
 SUBCOMMANDS = ("train", "encode", "convert", "stats")
 
 
