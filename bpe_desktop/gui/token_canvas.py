@@ -1,0 +1,643 @@
+"""The drawing surface of the token-stream view: a virtualized, animated canvas of token boxes.
+
+:class:`TokenCanvas` is a :class:`QAbstractScrollArea` whose vertical scroll bar counts *rows* (text lines,
+or the distinct words of a word-count table).  A paint encodes and lays out only the rows that are on
+screen (``Tokenizer.encode_with_offsets(line, upto=k)``; the segments are cached per ``(row, step)`` and
+the layouts per ``(row, step, width)``), so a multi-megabyte corpus scrolls smoothly and a jump between
+any two steps costs one screenful of encoding.
+
+Stepping ``k -> k+1`` animates the merge ``k+1``: every visible occurrence of the pair glows, the two boxes
+slide together and fuse into the new token; ``k+1 -> k`` plays the same animation backwards (a split).
+The progress is a value 0..1 from a :class:`QVariantAnimation`; a paint interpolates the two layouts.
+Jumps (more than one step) are not animated, and when steps arrive faster than the animation lasts the
+duration shrinks to fit (below :data:`MIN_ANIMATION_MS` the animation is skipped), so the view never lags.
+
+It does not own the find box, the header or the derivation tree (see :mod:`.token_view`), and it never
+changes the session.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..core.corpus import parse_word_counts
+from ..core.errors import BpeError
+from ..core.segmentation import (
+    Segment,
+    read_display_text,
+    segment_line,
+    segment_word,
+    split_lines,
+    token_hue,
+    visible_text,
+)
+from ..core.tokenizer import UNKNOWN_ID
+from .session import Session
+
+#: animations shorter than this are skipped (the step is simply redrawn)
+MIN_ANIMATION_MS = 60
+#: default duration of one merge animation
+DEFAULT_ANIMATION_MS = 450
+_CACHE_ROWS = 20_000
+
+PAD_X = 4  # horizontal padding inside a box
+GAP_X = 3  # space between boxes
+GAP_Y = 4  # space between wrapped lines of one row
+ROW_GAP = 7  # space between rows
+MARGIN = 8
+
+
+@dataclass(slots=True)
+class Box:
+    """One laid-out segment, relative to its row's top-left corner."""
+
+    x: float
+    y: float
+    w: float
+    seg: Segment
+
+
+@dataclass(slots=True)
+class RowLayout:
+    boxes: list[Box]
+    height: float
+
+
+@dataclass(slots=True)
+class VisibleRow:
+    """A row as last painted: index, top in viewport pixels, layout (at the shown step)."""
+
+    row: int
+    top: float
+    layout: RowLayout
+
+
+def _ease(t: float) -> float:
+    t = min(1.0, max(0.0, t))
+    return t * t * (3 - 2 * t)
+
+
+def _lerp(a: float, b: float, t: float) -> float:
+    return a + (b - a) * t
+
+
+def _mix(
+    x0: float, y0: float, w0: float, x1: float, y1: float, w1: float, t: float, top: float, h: float
+) -> QtCore.QRectF:
+    """The rectangle between (x0, y0, w0) and (x1, y1, w1) at t in 0..1, shifted down by *top*."""
+    return QtCore.QRectF(x0 + (x1 - x0) * t, top + y0 + (y1 - y0) * t, w0 + (w1 - w0) * t, h)
+
+
+class TokenCanvas(QtWidgets.QAbstractScrollArea):
+    """Rows of token boxes at the session's step. Signals: ``tokenClicked(int id)``, ``rowsChanged()``."""
+
+    tokenClicked = QtCore.Signal(int)
+    rowsChanged = QtCore.Signal()
+
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.viewport().setMouseTracking(True)
+        self.verticalScrollBar().setSingleStep(1)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
+        # rows
+        self.kind = "text"  # "text" | "words"
+        self._lines: list[str] = []
+        self._words: list[tuple[str, int]] = []
+        self.note = ""  # e.g. "showing the first 4 MB"
+        # caches
+        self._segs: OrderedDict[tuple[int, int], list[Segment]] = OrderedDict()
+        self._layouts: dict[tuple[int, int, int], RowLayout] = {}
+        self._labels: dict[int, str] = {}
+        self._widths: dict[str, float] = {}
+        self._colors: dict[int, QtGui.QColor] = {}
+        self.rows_encoded = 0  # how many (row, step) encodings were computed (tests, benchmarks)
+        # state
+        self.selected: int | None = None
+        self._shown_step = session.step
+        self._visible: list[VisibleRow] = []
+        self._prefix_w = 0.0
+        # animation
+        self.animations_enabled = True
+        self._duration_ms = DEFAULT_ANIMATION_MS
+        self._last_change = 0.0
+        self._anim_lo = 0
+        self._progress = 1.0
+        self._anim = QtCore.QVariantAnimation(self)
+        self._anim.setEasingCurve(QtCore.QEasingCurve.Type.Linear)
+        self._anim.valueChanged.connect(self._on_anim_value)
+        self._anim.finished.connect(self.viewport().update)
+        self.animations_started = 0
+        self.animations_skipped = 0
+        self._setup_metrics()
+        session.corpusChanged.connect(self.reload)
+        session.modelReset.connect(self._on_model_reset)
+        session.recordsAppended.connect(self._on_records_appended)
+        session.stepChanged.connect(self._on_step_changed)
+        self.reload()
+
+    # -- public API ---------------------------------------------------------------------------------
+    @property
+    def animating(self) -> bool:
+        return self._anim.state() == QtCore.QAbstractAnimation.State.Running
+
+    @property
+    def shown_step(self) -> int:
+        return self._shown_step
+
+    @property
+    def n_rows(self) -> int:
+        return len(self._words) if self.kind == "words" else len(self._lines)
+
+    def set_animation_duration(self, ms: int) -> None:
+        """Duration of one merge animation (0 disables animations)."""
+        self._duration_ms = max(0, int(ms))
+
+    def animation_duration(self) -> int:
+        return self._duration_ms
+
+    def set_play_speed(self, steps_per_second: float) -> None:
+        """Fit the animation to a playback speed: it lasts 80% of one step (at most 600 ms)."""
+        if steps_per_second <= 0:
+            self._duration_ms = DEFAULT_ANIMATION_MS
+        else:
+            self._duration_ms = int(min(600.0, 800.0 / steps_per_second))
+
+    def finish_animation(self) -> None:
+        if self.animating:
+            self._anim.stop()
+        self._progress = 1.0
+        self.viewport().update()
+
+    def row_text(self, row: int) -> str:
+        return self._words[row][0] if self.kind == "words" else self._lines[row]
+
+    def row_segments(self, row: int, step: int | None = None) -> list[Segment]:
+        """The segments of *row* at *step* (default: the shown step), cached."""
+        step = self._shown_step if step is None else step
+        key = (row, step)
+        segs = self._segs.get(key)
+        if segs is not None:
+            return segs
+        tok = self.session.tokenizer
+        if self.kind == "words":
+            segs = segment_word(tok, self._words[row][0], step, self._labels)
+        else:
+            segs = segment_line(tok, self._lines[row], step, self._labels)
+        self.rows_encoded += 1
+        self._segs[key] = segs
+        if len(self._segs) > _CACHE_ROWS:
+            for _ in range(_CACHE_ROWS // 4):
+                self._segs.popitem(last=False)
+            self._layouts.clear()
+        return segs
+
+    def first_row(self) -> int:
+        return self.verticalScrollBar().value()
+
+    def scroll_to_row(self, row: int) -> None:
+        self.verticalScrollBar().setValue(max(0, min(row, self.n_rows - 1)))
+        self.viewport().update()
+
+    def visible_rows(self) -> list[VisibleRow]:
+        """Rows on screen as laid out by the last paint (paints now if nothing was painted yet)."""
+        if not self._visible:
+            self._compute_visible()
+        return self._visible
+
+    def visible_tokens(self) -> list[list[str]]:
+        """Token labels per visible row at the shown step (gaps between tokens left out)."""
+        return [[b.seg.label for b in vr.layout.boxes if b.seg.id is not None] for vr in self.visible_rows()]
+
+    def visible_ids(self) -> list[list[int]]:
+        return [[b.seg.id for b in vr.layout.boxes if b.seg.id is not None] for vr in self.visible_rows()]
+
+    def token_at(self, pos: QtCore.QPointF | QtCore.QPoint) -> tuple[int, Segment] | None:
+        """(row, segment) of the token box under a viewport position, or None."""
+        x, y = float(pos.x()), float(pos.y())
+        h = self._box_h
+        for vr in self.visible_rows():
+            if not vr.top <= y <= vr.top + vr.layout.height:
+                continue
+            for b in vr.layout.boxes:
+                if b.seg.id is not None and b.x <= x <= b.x + b.w and vr.top + b.y <= y <= vr.top + b.y + h:
+                    return vr.row, b.seg
+            return None
+        return None
+
+    def box_center(self, row: int, seg_index: int) -> QtCore.QPoint:
+        """Viewport position of the centre of token number *seg_index* (gaps not counted) of a visible row."""
+        for vr in self.visible_rows():
+            if vr.row == row:
+                boxes = [b for b in vr.layout.boxes if b.seg.id is not None]
+                b = boxes[seg_index]
+                return QtCore.QPoint(int(b.x + b.w / 2), int(vr.top + b.y + self._box_h / 2))
+        raise IndexError(f"row {row} is not visible")
+
+    def tooltip_text(self, seg: Segment) -> str:
+        """What hovering a token says: text, id, merge rank, count when it was created."""
+        i = seg.id
+        if i is None:
+            return ""
+        if i == UNKNOWN_ID:
+            return f"{seg.label}\nnot in this chars-mode alphabet (unknown)"
+        model = self.session.model
+        lines = [f"{seg.label}", f"id {i}"]
+        if model.mode == "bytes" and i < len(model.tokens):
+            lines[0] += "   bytes " + " ".join(f"{b:02x}" for b in model.tokens[i])  # type: ignore[union-attr]
+        r = model.merge_rank_of(i)
+        if r is None:
+            lines.append("special token" if i >= len(model.tokens) else "base symbol")
+        else:
+            a, b = model.merges[r]
+            lines.append(f"made by merge {r + 1}: {self._label(a)} + {self._label(b)}")
+            if r < len(self.session.records):
+                lines.append(f"count when created: {self.session.records[r].count:,}")
+        return "\n".join(lines)
+
+    def select(self, token_id: int | None) -> None:
+        self.selected = token_id
+        self.viewport().update()
+
+    # -- session reactions --------------------------------------------------------------------------
+    def reload(self) -> None:
+        """Re-read the corpus rows from the session's source."""
+        src = self.session.source
+        self.note = ""
+        self._lines, self._words = [], []
+        if src.word_counts:
+            self.kind = "words"
+            counts: dict[str, int] = {}
+            if self.session.word_counts is not None:
+                counts = self.session.word_counts.counts
+            else:
+                text = src.text
+                if text is None and src.paths:
+                    text, cut = read_display_text(src.paths, self.session.config.mode)
+                    if cut:
+                        self.note = "showing the words in the first 4 MB of the table"
+                try:
+                    counts = parse_word_counts(text or "", src.name).counts
+                except BpeError as e:
+                    self.note = str(e)
+            self._words = list(counts.items())
+        else:
+            self.kind = "text"
+            text = src.text
+            if text is None and src.paths:
+                text, cut = read_display_text(src.paths, self.session.config.mode)
+                if cut:
+                    self.note = "showing the first 4 MB of the corpus files"
+            self._lines = split_lines(text or "")
+        self._clear_caches()
+        self._shown_step = self.session.step
+        self._setup_prefix()
+        sb = self.verticalScrollBar()
+        sb.setRange(0, max(0, self.n_rows - 1))
+        sb.setValue(0)
+        self.rowsChanged.emit()
+        self.viewport().update()
+
+    def _clear_caches(self) -> None:
+        self._segs.clear()
+        self._layouts.clear()
+        self._labels.clear()
+        self._colors.clear()
+        self._visible = []
+        self._anim.stop()
+        self._progress = 1.0
+
+    def _on_model_reset(self) -> None:
+        words_now = self.session.word_counts
+        if self.kind == "words" and words_now is not None and len(words_now.counts) != len(self._words):
+            self.reload()
+        self._clear_caches()
+        self.selected = None
+        self._shown_step = self.session.step
+        self.viewport().update()
+
+    def _on_records_appended(self, first: int, last: int) -> None:
+        # ids are stable and earlier steps unchanged: cached rows stay valid; labels of new ids are added lazily
+        self.viewport().update()
+
+    def _on_step_changed(self, k: int) -> None:
+        prev = self._shown_step
+        if k == prev:
+            return
+        now = time.monotonic()
+        interval_ms = (now - self._last_change) * 1000.0
+        self._last_change = now
+        if self.animating:
+            self._anim.stop()
+        self._shown_step = k
+        self._visible = []
+        duration = self._duration_ms
+        if interval_ms < duration * 1.25:  # steps come faster than the animation: shrink it to fit
+            duration = int(interval_ms * 0.8)
+        if abs(k - prev) == 1 and self.animations_enabled and duration >= MIN_ANIMATION_MS and self.isVisible():
+            self._anim_lo = min(k, prev)
+            forward = k > prev
+            self._anim.setStartValue(0.0 if forward else 1.0)
+            self._anim.setEndValue(1.0 if forward else 0.0)
+            self._anim.setDuration(duration)
+            self._progress = 0.0 if forward else 1.0
+            self.animations_started += 1
+            self._anim.start()
+        else:
+            if abs(k - prev) == 1:
+                self.animations_skipped += 1
+            self._progress = 1.0
+        self.viewport().update()
+
+    def _on_anim_value(self, value: object) -> None:
+        self._progress = float(value)  # type: ignore[arg-type]
+        self.viewport().update()
+
+    # -- metrics and colours --------------------------------------------------------------------------
+    def _setup_metrics(self) -> None:
+        fm = QtGui.QFontMetricsF(self.font())
+        self._fm = fm
+        self._box_h = math.ceil(fm.height()) + 6
+        self._ascent = fm.ascent()
+        self._widths.clear()
+        pal = self.palette()
+        self._dark = pal.color(QtGui.QPalette.ColorRole.Base).lightness() < 128
+
+    def changeEvent(self, e: QtCore.QEvent) -> None:
+        if e.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.PaletteChange):
+            self._setup_metrics()
+            self._layouts.clear()
+            self._colors.clear()
+            self._setup_prefix()
+        super().changeEvent(e)
+
+    def _width(self, label: str) -> float:
+        w = self._widths.get(label)
+        if w is None:
+            w = self._widths[label] = self._fm.horizontalAdvance(label)
+        return w
+
+    def _label(self, token_id: int) -> str:
+        from ..core.segmentation import id_label
+
+        lab = self._labels.get(token_id)
+        if lab is None:
+            lab = self._labels[token_id] = id_label(self.session.model, token_id)
+        return lab
+
+    def color(self, token_id: int) -> QtGui.QColor:
+        """Fill colour of a token: neutral for base symbols, a stable hue per merged token."""
+        c = self._colors.get(token_id)
+        if c is None:
+            model = self.session.model
+            if token_id == UNKNOWN_ID:
+                c = QtGui.QColor("#5a2a2a" if self._dark else "#ffd6d6")
+            elif token_id < model.n_base:
+                c = QtGui.QColor("#3b3f45" if self._dark else "#eceef1")
+            elif token_id >= len(model.tokens):
+                c = QtGui.QColor("#555555" if self._dark else "#d9d9d9")
+            else:
+                h = token_hue(token_id)
+                c = QtGui.QColor.fromHslF(h, 0.55, 0.32) if self._dark else QtGui.QColor.fromHslF(h, 0.80, 0.84)
+            self._colors[token_id] = c
+        return c
+
+    def _setup_prefix(self) -> None:
+        """Width of the left column: line numbers (text) or word and count (word table)."""
+        fm = self._fm
+        if self.kind == "words":
+            sample = self._words[:2000]
+            ww = max((fm.horizontalAdvance(visible_text(w)) for w, _ in sample), default=0)
+            cw = max((fm.horizontalAdvance(f"{c:,}") for _, c in sample), default=0)
+            self._word_w, self._count_w = ww, cw
+            self._prefix_w = MARGIN + ww + 12 + cw + 16
+        else:
+            digits = len(str(max(1, self.n_rows)))
+            self._prefix_w = MARGIN + fm.horizontalAdvance("9" * digits) + 12
+
+    # -- layout ---------------------------------------------------------------------------------------
+    def _layout(self, row: int, step: int, width: int) -> RowLayout:
+        key = (row, step, width)
+        lay = self._layouts.get(key)
+        if lay is not None:
+            return lay
+        segs = self.row_segments(row, step)
+        x0 = self._prefix_w
+        right = max(width - MARGIN, x0 + 40)
+        x, y = x0, 0.0
+        h = self._box_h
+        boxes: list[Box] = []
+        for s in segs:
+            w = self._width(s.label) + (2 * PAD_X if s.id is not None else 0)
+            if x + w > right and x > x0:
+                x = x0
+                y += h + GAP_Y
+            boxes.append(Box(x, y, w, s))
+            x += w + GAP_X
+        lay = RowLayout(boxes, y + h)
+        if len(self._layouts) > _CACHE_ROWS:
+            self._layouts.clear()
+        self._layouts[key] = lay
+        return lay
+
+    def _compute_visible(self) -> list[tuple[VisibleRow, RowLayout | None, float]]:
+        """Lay out the rows on screen; during an animation also the other step's layout and the row height."""
+        width = self.viewport().width()
+        height = self.viewport().height()
+        anim = self.animating or 0.0 < self._progress < 1.0
+        lo = self._anim_lo
+        p = _ease(self._progress)
+        out: list[tuple[VisibleRow, RowLayout | None, float]] = []
+        top = float(MARGIN)
+        row = self.first_row()
+        n = self.n_rows
+        while row < n and top < height:
+            if anim:
+                lay_lo = self._layout(row, lo, width)
+                lay_hi = self._layout(row, lo + 1, width)
+                shown = lay_hi if self._shown_step == lo + 1 else lay_lo
+                other = lay_lo if shown is lay_hi else lay_hi
+                h = _lerp(lay_lo.height, lay_hi.height, p)
+            else:
+                shown = self._layout(row, self._shown_step, width)
+                other = None
+                h = shown.height
+            out.append((VisibleRow(row, top, shown), other, h))
+            top += h + ROW_GAP
+            row += 1
+        self._visible = [v for v, _, _ in out]
+        fits = sum(1 for v, _, h in out if v.top + h <= height)
+        sb = self.verticalScrollBar()
+        sb.setPageStep(max(1, fits - 1))
+        if row >= n and top <= height:  # the last row is on screen: no need to scroll further
+            sb.setMaximum(min(sb.maximum(), self.first_row()))
+        else:
+            sb.setMaximum(max(sb.maximum(), self.first_row() + 1, n - max(1, fits)))
+        return out
+
+    # -- painting -------------------------------------------------------------------------------------
+    def paintEvent(self, event: QtGui.QPaintEvent) -> None:
+        painter = QtGui.QPainter(self.viewport())
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        painter.setFont(self.font())
+        pal = self.palette()
+        painter.fillRect(self.viewport().rect(), pal.color(QtGui.QPalette.ColorRole.Base))
+        rows = self._compute_visible()
+        if not rows:
+            painter.setPen(pal.color(QtGui.QPalette.ColorRole.PlaceholderText))
+            msg = self.note or "no corpus text to show -- type or open a corpus"
+            painter.drawText(self.viewport().rect(), QtCore.Qt.AlignmentFlag.AlignCenter, msg)
+            return
+        latest = self._latest_token()
+        text_col = pal.color(QtGui.QPalette.ColorRole.Text)
+        dim = QtGui.QColor(text_col)
+        dim.setAlphaF(0.45)
+        for vr, other, _h in rows:
+            self._paint_prefix(painter, vr, dim, text_col)
+            if other is None:
+                self._paint_boxes(painter, vr.top, vr.layout.boxes, latest, dim, text_col)
+            else:
+                lay_lo, lay_hi = (other, vr.layout) if self._shown_step == self._anim_lo + 1 else (vr.layout, other)
+                self._paint_animated(painter, vr.top, lay_lo, lay_hi, latest, dim, text_col)
+        painter.end()
+
+    def _latest_token(self) -> int | None:
+        k = self._shown_step
+        ids = self.session.model.merge_token_ids
+        return ids[k - 1] if 0 < k <= len(ids) else None
+
+    def _paint_prefix(self, painter: QtGui.QPainter, vr: VisibleRow, dim: QtGui.QColor, text: QtGui.QColor) -> None:
+        y = vr.top + (self._box_h + self._ascent - self._fm.descent()) / 2
+        if self.kind == "words":
+            word, count = self._words[vr.row]
+            painter.setPen(text)
+            painter.drawText(QtCore.QPointF(MARGIN, y), visible_text(word))
+            painter.setPen(dim)
+            c = f"{count:,}"
+            x = MARGIN + self._word_w + 12 + self._count_w - self._fm.horizontalAdvance(c)
+            painter.drawText(QtCore.QPointF(x, y), c)
+        else:
+            painter.setPen(dim)
+            num = str(vr.row + 1)
+            x = self._prefix_w - 12 - self._fm.horizontalAdvance(num)
+            painter.drawText(QtCore.QPointF(x, y), num)
+
+    def _draw_box(
+        self, painter: QtGui.QPainter, rect: QtCore.QRectF, seg: Segment, latest: int | None,
+        text: QtGui.QColor, opacity: float = 1.0,
+    ) -> None:
+        if opacity <= 0.01:
+            return
+        painter.setOpacity(opacity)
+        i = seg.id
+        assert i is not None
+        fill = self.color(i)
+        if i == self.selected:
+            pen = QtGui.QPen(QtGui.QColor("#ffb000" if self._dark else "#1f5fd6"), 2.2)
+        elif i == latest:
+            pen = QtGui.QPen(QtGui.QColor("#f0f0f0" if self._dark else "#303030"), 1.6)
+        elif i == UNKNOWN_ID:
+            pen = QtGui.QPen(QtGui.QColor("#c03030"), 1.0, QtCore.Qt.PenStyle.DashLine)
+        else:
+            pen = QtGui.QPen(fill.darker(135 if not self._dark else 70), 1.0)
+        painter.setPen(pen)
+        painter.setBrush(fill)
+        painter.drawRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+        painter.setPen(text)
+        painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, seg.label)
+        painter.setOpacity(1.0)
+
+    def _paint_boxes(
+        self, painter: QtGui.QPainter, top: float, boxes: list[Box], latest: int | None,
+        dim: QtGui.QColor, text: QtGui.QColor,
+    ) -> None:
+        h = self._box_h
+        for b in boxes:
+            rect = QtCore.QRectF(b.x, top + b.y, b.w, h)
+            if b.seg.id is None:
+                painter.setPen(dim)
+                painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, b.seg.label)
+            else:
+                self._draw_box(painter, rect, b.seg, latest, text)
+
+    def _paint_animated(
+        self, painter: QtGui.QPainter, top: float, lay_lo: RowLayout, lay_hi: RowLayout, latest: int | None,
+        dim: QtGui.QColor, text: QtGui.QColor,
+    ) -> None:
+        """Interpolate a row between step lo (progress 0) and lo+1 (progress 1)."""
+        p = self._progress
+        h = self._box_h
+        if len(lay_lo.boxes) == len(lay_hi.boxes):  # the merge does not occur in this row
+            self._paint_boxes(painter, top, lay_hi.boxes, latest, dim, text)
+            return
+        slide = _ease(p / 0.6)
+        fuse = _ease((p - 0.55) / 0.45)
+        glow = math.sin(math.pi * min(1.0, p / 0.9)) if p < 0.9 else 0.0
+        by_start = {b.seg.start: b for b in lay_lo.boxes}
+        glow_col = QtGui.QColor(255, 190, 0)
+        for hb in lay_hi.boxes:
+            lb = by_start.get(hb.seg.start)
+            if lb is None:
+                continue
+            if lb.seg.end == hb.seg.end:  # unchanged: just move
+                rect = _mix(lb.x, lb.y, lb.w, hb.x, hb.y, hb.w, slide, top, h)
+                if hb.seg.id is None:
+                    painter.setPen(dim)
+                    painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, hb.seg.label)
+                else:
+                    self._draw_box(painter, rect, hb.seg, latest, text)
+                continue
+            rb = by_start.get(lb.seg.end)
+            if rb is None:
+                continue
+            wl = lb.w / (lb.w + rb.w)
+            tl = QtCore.QRectF(hb.x, hb.y, hb.w * wl, h)
+            tr = QtCore.QRectF(hb.x + hb.w * wl, hb.y, hb.w * (1 - wl), h)
+            left = _mix(lb.x, lb.y, lb.w, tl.x(), tl.y(), tl.width(), slide, top, h)
+            right = _mix(rb.x, rb.y, rb.w, tr.x(), tr.y(), tr.width(), slide, top, h)
+            if glow > 0.01:
+                g = QtGui.QColor(glow_col)
+                g.setAlphaF(0.75 * glow)
+                painter.setPen(QtCore.Qt.PenStyle.NoPen)
+                painter.setBrush(g)
+                for r in (left, right) if abs(left.y() - right.y()) > 1 else (left.united(right),):
+                    painter.drawRoundedRect(r.adjusted(-4, -4, 4, 4), 7, 7)
+            self._draw_box(painter, left, lb.seg, latest, text, 1.0 - fuse)
+            self._draw_box(painter, right, rb.seg, latest, text, 1.0 - fuse)
+            self._draw_box(painter, QtCore.QRectF(hb.x, top + hb.y, hb.w, h), hb.seg, latest, text, fuse)
+
+    # -- interaction ----------------------------------------------------------------------------------
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        self._visible = []
+        self.viewport().update()
+
+    def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
+        self._visible = []
+        super().resizeEvent(e)
+
+    def viewportEvent(self, e: QtCore.QEvent) -> bool:
+        if e.type() == QtCore.QEvent.Type.ToolTip:
+            he = e  # QHelpEvent
+            hit = self.token_at(he.pos())  # type: ignore[attr-defined]
+            if hit is None:
+                QtWidgets.QToolTip.hideText()
+            else:
+                QtWidgets.QToolTip.showText(he.globalPos(), self.tooltip_text(hit[1]), self.viewport())  # type: ignore[attr-defined]
+            return True
+        return super().viewportEvent(e)
+
+    def mousePressEvent(self, e: QtGui.QMouseEvent) -> None:
+        if e.button() == QtCore.Qt.MouseButton.LeftButton:
+            hit = self.token_at(e.position())
+            self.select(None if hit is None else hit[1].id)
+            if hit is not None and hit[1].id is not None:
+                self.tokenClicked.emit(hit[1].id)
+            e.accept()
+            return
+        super().mousePressEvent(e)
