@@ -151,6 +151,20 @@ def compression_from_records(initial_symbols: int, records: Sequence[MergeRecord
     return CompressionCurve(list(range(len(symbols))), symbols, merged)
 
 
+def tradeoff_from(curve: CompressionCurve, vocab_sizes: Sequence[int], n_words: int, n_bytes: int) -> TradeOff:
+    """The trade-off from a compression curve, the vocabulary size at each of its steps and corpus totals.
+
+    >>> t = tradeoff_from(CompressionCurve([0, 1], [8, 6], [0, 2]), [4, 5], n_words=2, n_bytes=6)
+    >>> t.tokens_per_word, t.bytes_per_token
+    ([4.0, 3.0], [0.75, 1.0])
+    """
+    n = min(len(curve.steps), len(vocab_sizes))
+    symbols = curve.symbols[:n]
+    tpw = [s / n_words if n_words else 0.0 for s in symbols]
+    bpt = [n_bytes / s if s else 0.0 for s in symbols]
+    return TradeOff(curve.steps[:n], list(vocab_sizes[:n]), tpw, bpt)
+
+
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     """CSV text (``\\n`` line ends, quoted where needed; floats with 6 significant digits).
 
@@ -235,18 +249,25 @@ class SegmentationHistory:
     def n_merges(self) -> int:
         return len(self._changed)
 
-    def extend(self, model: BPEModel | None = None) -> int:
+    def extend(self, model: BPEModel | None = None, limit: int | None = None) -> int:
         """Apply the merges of *model* (default: the one given at construction) not applied yet.
 
-        Returns how many were applied.  The merge list may only grow; call with a new history otherwise.
+        At most *limit* of them if given (so a GUI can spread the work over several event-loop turns).
+        Returns how many were applied.  The merge list may only grow; build a new history otherwise.
         """
         if model is not None:
             self.model = model
         merges = self.model.merges
         start = self.n_merges
-        for r in range(start, len(merges)):
+        end = len(merges) if limit is None else min(len(merges), start + max(0, limit))
+        for r in range(start, end):
             self._apply(merges[r], r + 1)
-        return len(merges) - start
+        return end - start
+
+    @property
+    def pending(self) -> int:
+        """Merges of the model not applied yet."""
+        return len(self.model.merges) - self.n_merges
 
     def _apply(self, pair: Pair, rank: int) -> None:
         a, b = pair
@@ -420,11 +441,7 @@ class SegmentationHistory:
         Words are the corpus's pieces counted with multiplicity; bytes are those of the pieces (an
         end-of-word marker adds a token but no byte).  Empty corpus: zeros.
         """
-        curve = self.compression(upto)
-        vocab = self.vocab_sizes(upto)
-        tpw = [s / self.n_words if self.n_words else 0.0 for s in curve.symbols]
-        bpt = [self.n_bytes / s if s else 0.0 for s in curve.symbols]
-        return TradeOff(curve.steps, vocab, tpw, bpt)
+        return tradeoff_from(self.compression(upto), self.vocab_sizes(upto), self.n_words, self.n_bytes)
 
 
 def recount_pairs(segmentation: Iterable[tuple[Sequence[Token], int]]) -> dict[tuple[Token, Token], int]:
