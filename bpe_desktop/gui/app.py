@@ -1,0 +1,107 @@
+"""Start the window: ``bpe-desktop`` with no sub-command, or ``bpe-desktop --screenshot FILE``.
+
+Without options it opens the main window on the bundled default corpus (the seeds' word counts: low 5,
+lower 2, newest 6, widest 3; chars mode, lexical ties, 7 merges).  ``--screenshot FILE`` trains (through
+the same worker process as the window), renders the window offscreen and saves a PNG, showing nothing
+interactive.  It does not parse training options beyond these few; the CLI sub-commands do that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="bpe-desktop", description="Watch byte-pair encoding learn a tokenizer. "
+                                "Sub-commands (train, encode, ...) run without a window.")
+    p.add_argument("--corpus", metavar="FILE", help="open this corpus instead of the seeds' word counts")
+    p.add_argument("--merges", type=int, metavar="N", help="number of merges to train")
+    p.add_argument("--step", type=int, metavar="K", help="(with --screenshot) show the timeline at step K")
+    p.add_argument("--screenshot", metavar="FILE.png", help="train, render the window offscreen, save a PNG, exit")
+    p.add_argument("--size", default="1440x900", metavar="WxH", help="window size for --screenshot")
+    return p
+
+
+def make_app(argv: Sequence[str] = ()) -> object:
+    """The QApplication with the app's style, icon and names (created once)."""
+    from PySide6 import QtGui, QtWidgets
+
+    from . import resources
+
+    app = QtWidgets.QApplication.instance()
+    if app is None:
+        app = QtWidgets.QApplication(["bpe-desktop", *argv])
+        app.setApplicationName("bpe-desktop")
+        app.setOrganizationName("bpe-desktop")
+        app.setStyle("Fusion")
+        app.setWindowIcon(QtGui.QIcon(str(resources.ICON)))
+        app.setStyleSheet(resources.read_text(resources.STYLESHEET))
+    return app
+
+
+def make_window(corpus: str | None = None, merges: int | None = None) -> object:
+    """A main window loaded with *corpus* (or the default seed table) and the seed settings."""
+    from . import resources
+    from .main_window import MainWindow
+
+    w = MainWindow()
+    if corpus:
+        w.open_corpus(corpus)
+    else:
+        w.corpus.set_text(resources.read_text(resources.SEED_TABLE), name="seed word counts", word_counts=True)
+    if merges is not None:
+        w.settings.merges.setValue(merges)
+    return w
+
+
+def wait_for_training(window: object, timeout_s: float = 600.0) -> bool:
+    """Process events until the window's training run ends; True if it finished."""
+    from PySide6 import QtCore, QtWidgets
+
+    session = window.session  # type: ignore[attr-defined]
+    deadline = time.monotonic() + timeout_s
+    while session.state in ("counting", "training", "paused") and time.monotonic() < deadline:
+        QtWidgets.QApplication.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        time.sleep(0.005)
+    return session.state == "finished"
+
+
+def screenshot(args: argparse.Namespace) -> int:
+    from PySide6 import QtWidgets
+
+    make_app()
+    w = make_window(args.corpus, args.merges)
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    w.resize(width, height)  # type: ignore[attr-defined]
+    w.show()  # type: ignore[attr-defined]
+    ok = w.train() and wait_for_training(w)  # type: ignore[attr-defined]
+    if args.step is not None:
+        w.session.set_step(args.step)  # type: ignore[attr-defined]
+    for _ in range(5):
+        QtWidgets.QApplication.processEvents()
+        time.sleep(0.02)
+    saved = w.grab().save(args.screenshot)  # type: ignore[attr-defined]
+    w.close()  # type: ignore[attr-defined]
+    if not saved:
+        sys.stderr.write(f"bpe-desktop: error: could not write {args.screenshot}\n")
+        return 2
+    if not ok:
+        sys.stderr.write(f"bpe-desktop: training did not finish: {w.session.error}\n")  # type: ignore[attr-defined]
+        return 1
+    print(f"wrote {args.screenshot}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.screenshot:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        return screenshot(args)
+    app = make_app()
+    w = make_window(args.corpus, args.merges)
+    w.show()  # type: ignore[attr-defined]
+    return int(app.exec())  # type: ignore[attr-defined]

@@ -1,0 +1,211 @@
+"""The main window: assembles the panes into docks, the training toolbar, the menus and the status bar.
+
+It holds no state of its own beyond the widgets: the session is the state, the controller runs training,
+each pane observes the session.  Menus call :mod:`.file_actions`; training actions call the controller.
+It does not draw tokens or plots (:mod:`.token_view`, :mod:`.plots`) or train (:mod:`.controller`).
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..core.errors import BpeError
+from . import file_actions, resources
+from .controller import TrainingController
+from .corpus_editor import CorpusEditor
+from .merge_list import MergeListPane
+from .plots import PlotsPanel
+from .presets import SAMPLES
+from .session import Session
+from .settings_panel import SettingsPanel
+from .status_bar import StatusBar
+from .timeline import TimelinePane
+from .token_view import TokenStreamView
+from .why_panel import WhyPanel
+
+RUNNING = ("counting", "training", "paused")
+
+
+class MainWindow(QtWidgets.QMainWindow):
+    def __init__(self, session: Session | None = None, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session or Session(self)
+        self.controller = TrainingController(self.session, self)
+        self.setWindowTitle("bpe-desktop — watch BPE learn a tokenizer")
+        self.setWindowIcon(QtGui.QIcon(str(resources.ICON)))
+        self.setDockNestingEnabled(True)
+        self.setDocumentMode(True)
+        s = self.session
+        self.corpus = CorpusEditor(s)
+        self.settings = SettingsPanel(s)
+        self.merges = MergeListPane(s)
+        self.timeline = TimelinePane(s)
+        self.why = WhyPanel(s)
+        self.token_view = TokenStreamView(s)
+        self.plots = PlotsPanel(s)
+        self.docks: dict[str, QtWidgets.QDockWidget] = {}
+        self._build_docks()
+        self._build_actions()
+        self.setStatusBar(StatusBar(s, self))
+        self._shortcuts = self.timeline.shortcuts(self)
+
+        self.controller.failed.connect(lambda title, msg: file_actions.show_error(self, title, msg))
+        self.corpus.openFailed.connect(lambda msg: file_actions.show_error(self, "Cannot open corpus", msg))
+        self.settings.retrainRequested.connect(self.train)
+        s.trainingStateChanged.connect(self._update_actions)
+        s.modelReset.connect(self._update_actions)
+        self._update_actions()
+        self.resize(1440, 900)
+
+    # -- layout -------------------------------------------------------------------------------------
+    def _dock(self, key: str, title: str, widget: QtWidgets.QWidget, area: QtCore.Qt.DockWidgetArea
+              ) -> QtWidgets.QDockWidget:
+        d = QtWidgets.QDockWidget(title, self)
+        d.setObjectName(f"dock_{key}")
+        d.setWidget(widget)
+        d.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                      | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable
+                      | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(area, d)
+        self.docks[key] = d
+        return d
+
+    def _build_docks(self) -> None:
+        A = QtCore.Qt.DockWidgetArea
+        self.setCentralWidget(QtWidgets.QWidget(self))
+        self.centralWidget().setMaximumSize(0, 0)  # all content lives in docks, which fill the window
+        corpus = self._dock("corpus", "Corpus", self.corpus, A.LeftDockWidgetArea)
+        settings = self._dock("settings", "Settings", self.settings, A.LeftDockWidgetArea)
+        tokens = self._dock("tokens", "Token stream", self.token_view, A.RightDockWidgetArea)
+        merges = self._dock("merges", "Merges", self.merges, A.RightDockWidgetArea)
+        why = self._dock("why", "Why this merge", self.why, A.RightDockWidgetArea)
+        plots = self._dock("plots", "Plots", self.plots, A.RightDockWidgetArea)
+        timeline = self._dock("timeline", "Timeline", self.timeline, A.BottomDockWidgetArea)
+        self.splitDockWidget(corpus, settings, QtCore.Qt.Orientation.Vertical)
+        self.splitDockWidget(tokens, merges, QtCore.Qt.Orientation.Horizontal)
+        self.splitDockWidget(tokens, why, QtCore.Qt.Orientation.Vertical)
+        self.splitDockWidget(merges, plots, QtCore.Qt.Orientation.Vertical)
+        self.resizeDocks([corpus, tokens, merges], [360, 640, 440], QtCore.Qt.Orientation.Horizontal)
+        self.resizeDocks([corpus, settings], [420, 380], QtCore.Qt.Orientation.Vertical)
+        self.resizeDocks([tokens, why], [520, 260], QtCore.Qt.Orientation.Vertical)
+        self.resizeDocks([merges, plots], [440, 340], QtCore.Qt.Orientation.Vertical)
+        del timeline
+
+    def _build_actions(self) -> None:
+        st = self.style()
+        sp = QtWidgets.QStyle.StandardPixmap
+
+        def act(text: str, slot: object, key: str | None = None, icon: object = None) -> QtGui.QAction:
+            a = QtGui.QAction(text, self)
+            if icon is not None:
+                a.setIcon(st.standardIcon(icon))  # type: ignore[arg-type]
+            if key:
+                a.setShortcut(QtGui.QKeySequence(key))
+            a.triggered.connect(slot)
+            return a
+
+        self.train_action = act("Train", self.train, "F5", sp.SP_MediaPlay)
+        self.pause_action = act("Pause", self.controller.pause, "F6", sp.SP_MediaPause)
+        self.resume_action = act("Resume", self.controller.resume, "F7", sp.SP_MediaSeekForward)
+        self.step_action = act("Step", self.step_once, "F8", sp.SP_ArrowRight)
+        self.stop_action = act("Stop", self.controller.stop, "Shift+F5", sp.SP_MediaStop)
+        tb = self.addToolBar("Training")
+        tb.setObjectName("training_toolbar")
+        tb.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        tb.setMovable(False)
+        training = (self.train_action, self.pause_action, self.resume_action, self.step_action, self.stop_action)
+        for a in training:
+            tb.addAction(a)
+        tb.widgetForAction(self.train_action).setObjectName("trainButton")
+
+        mb = self.menuBar()
+        fm = mb.addMenu("&File")
+        fm.addAction(act("Open corpus…", self.open_corpus, "Ctrl+O", sp.SP_DialogOpenButton))
+        samples = fm.addMenu("Open sample corpus")
+        for name in SAMPLES:
+            samples.addAction(act(name, lambda _=False, n=name: self.load_sample(n)))
+        fm.addSeparator()
+        fm.addAction(act("Open tokenizer…", self.open_tokenizer, "Ctrl+Shift+O"))
+        fm.addAction(act("Save tokenizer…", lambda: file_actions.save_tokenizer(self, self.session), "Ctrl+S",
+                         sp.SP_DialogSaveButton))
+        fm.addAction(act("Export merges as CSV…", lambda: file_actions.export_merges_csv(self, self.session)))
+        fm.addSeparator()
+        fm.addAction(act("Quit", self.close, "Ctrl+Q"))
+        tm = mb.addMenu("&Training")
+        for a in training:
+            tm.addAction(a)
+        vm = mb.addMenu("&View")
+        for d in self.docks.values():
+            vm.addAction(d.toggleViewAction())
+        hm = mb.addMenu("&Help")
+        hm.addAction(act("About bpe-desktop", self._about))
+
+    # -- actions ------------------------------------------------------------------------------------
+    def train(self, *, paused: bool = False) -> bool:
+        """Start training the editor's corpus with the panel's settings (refuses with a dialog if invalid)."""
+        try:
+            config = self.settings.config()
+            source = self.corpus.source()
+            if source.text is not None and not source.text.strip():
+                raise BpeError("the corpus is empty -- type or paste some text, or open a file")
+        except BpeError as e:
+            file_actions.show_error(self, "Cannot train", str(e))
+            return False
+        self.controller.start(source, config, paused=paused)
+        return True
+
+    def step_once(self) -> None:
+        """One merge: starts a paused run when idle."""
+        if self.controller.running:
+            self.controller.step()
+        elif self.train(paused=True):
+            self.controller.step()
+
+    def open_corpus(self, path: str | None = None) -> None:
+        if not path:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open corpus", "",
+                                                            "Text files (*.txt *.log *.md *.csv);;All files (*)")
+            if not path:
+                return
+        try:
+            self.corpus.open_file(path)
+        except BpeError as e:
+            file_actions.show_error(self, "Cannot open corpus", str(e))
+
+    def load_sample(self, name: str) -> None:
+        loader, table = SAMPLES[name]
+        self.corpus.set_text(loader(), name=name, word_counts=table)
+
+    def open_tokenizer(self, path: str | None = None) -> None:
+        if self.controller.running:
+            self.controller.shutdown()
+        model = file_actions.open_tokenizer(self, self.session, path or None)
+        if model is not None:
+            try:
+                self.settings.set_config(self.settings.config().with_(
+                    mode=model.mode, pretokenizer=model.pretokenizer, end_of_word=model.end_of_word,
+                    glue_marker=model.glue_marker, specials=model.specials,
+                    tie_break=model.tie_break or "lexical", merges=len(model.merges), vocab_size=None))
+                self.session.config = self.settings.config()
+            except BpeError:
+                pass
+
+    def _about(self) -> None:
+        QtWidgets.QMessageBox.about(
+            self, "About bpe-desktop",
+            "<b>bpe-desktop</b><br>Watch byte-pair encoding learn a tokenizer, merge by merge.")
+
+    def _update_actions(self, *_: object) -> None:
+        state = self.session.state
+        running = self.controller.running and state in RUNNING
+        self.train_action.setEnabled(True)
+        self.train_action.setText("Retrain" if self.session.records and not running else "Train")
+        self.pause_action.setEnabled(running and state != "paused")
+        self.resume_action.setEnabled(running and state == "paused")
+        self.step_action.setEnabled(not running or state == "paused")
+        self.stop_action.setEnabled(running)
+
+    def closeEvent(self, e: QtGui.QCloseEvent) -> None:
+        self.timeline.set_playing(False)
+        self.controller.shutdown()
+        super().closeEvent(e)

@@ -1,0 +1,95 @@
+"""The status bar: training state, step, vocabulary size, total tokens, compression, merges/s, progress + ETA.
+
+It only observes the session (its ``progress`` fields are filled by the controller); it owns no state
+except the start time of the current stage, used for the ETA.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6 import QtWidgets
+
+from .session import Session
+
+STATE_TEXT = {
+    "idle": "Ready", "counting": "Counting…", "training": "Training…", "paused": "Paused",
+    "finished": "Finished", "error": "Error",
+}
+
+
+def eta_text(seconds: float) -> str:
+    """'ETA 42 s', 'ETA 3 min 5 s'."""
+    if seconds < 60:
+        return f"ETA {max(0, round(seconds))} s"
+    m, s = divmod(round(seconds), 60)
+    return f"ETA {m} min {s} s"
+
+
+class StatusBar(QtWidgets.QStatusBar):
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.state_label = QtWidgets.QLabel(self)
+        self.step_label = QtWidgets.QLabel(self)
+        self.vocab_label = QtWidgets.QLabel(self)
+        self.tokens_label = QtWidgets.QLabel(self)
+        self.ratio_label = QtWidgets.QLabel(self)
+        self.rate_label = QtWidgets.QLabel(self)
+        self.progress = QtWidgets.QProgressBar(self)
+        self.progress.setFixedWidth(260)
+        self.progress.setVisible(False)
+        self.addWidget(self.state_label)
+        for w in (self.step_label, self.vocab_label, self.tokens_label, self.ratio_label, self.rate_label):
+            self.addPermanentWidget(w)
+        self.addPermanentWidget(self.progress)
+        self._stage = ("", 0.0, 0)  # stage, start time, done at start
+        session.stepChanged.connect(self.refresh)
+        session.modelReset.connect(self.refresh)
+        session.recordsAppended.connect(self.refresh)
+        session.trainingStateChanged.connect(self.refresh)
+        session.progressChanged.connect(self._progress)
+        self.refresh()
+
+    def refresh(self, *_: object) -> None:
+        s = self.session
+        k = s.step
+        state = STATE_TEXT.get(s.state, s.state)
+        if s.state == "finished" and s.stop_reason:
+            state = f"Finished: {s.stop_reason}"
+        elif s.state == "error":
+            state = "Error: " + (s.error.splitlines()[0] if s.error else "training failed")
+        self.state_label.setText(state)
+        self.step_label.setText(f"step {k:,}/{s.n_steps:,}")
+        self.vocab_label.setText(f"vocab {s.model.vocab_size_at(k):,}" if s.model.base else "vocab –")
+        tokens = s.symbols_at(k)
+        self.tokens_label.setText(f"tokens {tokens:,}" if s.initial_symbols else "tokens –")
+        ratio = s.initial_symbols / tokens if tokens else 0.0
+        self.ratio_label.setText(f"compression {ratio:.2f}×" if ratio else "compression –")
+        self.ratio_label.setToolTip("symbols at step 0 / tokens at this step")
+        self.rate_label.setText(f"{s.merges_per_s:,.0f} merges/s" if s.state in ("training", "paused") else "")
+        if s.state not in ("counting", "training", "paused"):
+            self.progress.setVisible(False)
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        if self.session.state not in ("counting", "training", "paused") or stage == "done":
+            self.progress.setVisible(False)
+            return
+        now = time.monotonic()
+        if stage != self._stage[0]:
+            self._stage = (stage, now, done)
+        self.progress.setVisible(True)
+        if total <= 0:
+            self.progress.setRange(0, 0)  # busy indicator
+            self.progress.setFormat(stage)
+            self.rate_label.setText(f"{self.session.merges_per_s:,.0f} merges/s" if stage == "merging" else "")
+            return
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(int(1000 * min(done, total) / total))
+        _, t0, d0 = self._stage
+        eta = ""
+        if done > d0 and now - t0 > 0.5:
+            eta = " · " + eta_text((total - done) * (now - t0) / (done - d0))
+        self.progress.setFormat(f"{stage} {100 * done / total:.0f}%{eta}")
+        if stage == "merging":
+            self.rate_label.setText(f"{self.session.merges_per_s:,.0f} merges/s")

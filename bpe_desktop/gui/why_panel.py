@@ -1,0 +1,87 @@
+"""The "why this merge" pane: for the current step, the sentence that explains the choice and the runner-ups.
+
+Step k shows merge k (the last one applied), explained by :func:`bpe_desktop.core.records.explain` with the
+tie-break rule of the current settings, then a small table of the pairs that competed with it.  Step 0
+describes the starting alphabet.  It does not compute anything itself: the trainer recorded it all.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6 import QtCore, QtWidgets
+
+from ..core.records import explain
+from .merge_list import shown
+from .session import Session
+
+
+class WhyPanel(QtWidgets.QWidget):
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.title = QtWidgets.QLabel(self)
+        self.title.setObjectName("stepLabel")
+        self.sentence = QtWidgets.QLabel(self)
+        self.sentence.setObjectName("why")
+        self.sentence.setWordWrap(True)
+        self.sentence.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.detail = QtWidgets.QLabel(self)
+        self.detail.setWordWrap(True)
+        self.detail.setStyleSheet("color: #4b5563;")
+        self.table = QtWidgets.QTableWidget(0, 3, self)
+        self.table.setHorizontalHeaderLabels(["runner-up left", "right", "count"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setShowGrid(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().setDefaultSectionSize(20)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(8, 6, 8, 6)
+        lay.addWidget(self.title)
+        lay.addWidget(self.sentence)
+        lay.addWidget(self.detail)
+        lay.addWidget(self.table, 1)
+        session.stepChanged.connect(self.refresh)
+        session.modelReset.connect(self.refresh)
+        self.refresh()
+
+    def text(self) -> str:
+        """The explanation currently shown (plain text)."""
+        return self.sentence.text()
+
+    def refresh(self, *_: object) -> None:
+        s = self.session
+        k = s.step
+        if k <= 0 or k > len(s.records):
+            n = len(s.model.base)
+            self.title.setText("Step 0 · the starting alphabet")
+            if n:
+                self.sentence.setText(
+                    f"{n} base symbols, {s.initial_symbols:,} symbols in the corpus. "
+                    "Step forward to see the first merge.")
+            else:
+                self.sentence.setText("Press Train to learn merges from the corpus.")
+            self.detail.setText("")
+            self.table.setRowCount(0)
+            return
+        r = s.records[k - 1]
+        rule = s.model.tie_break or s.config.tie_break
+        self.title.setText(f"Merge {r.rank}: {shown(r.left)} + {shown(r.right)} → {shown(r.token)}")
+        self.sentence.setText(explain(r, rule))
+        before = r.symbols_before
+        self.detail.setText(
+            f"<span>Replaced {r.merged:,} occurrences in {r.words_touched:,} distinct words: "
+            f"{before:,} → {r.symbols_after:,} symbols ({100.0 * r.merged / before if before else 0:.2f}% fewer); "
+            f"vocabulary {r.vocab_size:,}. Tie-break rule: <i>{escape(rule)}</i>.</span>")
+        self.table.setRowCount(len(r.contenders))
+        for row, (a, b, c) in enumerate(r.contenders):
+            for col, val in enumerate((shown(a), shown(b), f"{c:,}")):
+                item = QtWidgets.QTableWidgetItem(val)
+                if c == r.count:
+                    item.setToolTip("tied with the winner")
+                    f = item.font()
+                    f.setBold(True)
+                    item.setFont(f)
+                self.table.setItem(row, col, item)
