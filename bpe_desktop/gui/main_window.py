@@ -72,8 +72,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _build_docks(self) -> None:
         A = QtCore.Qt.DockWidgetArea
-        self.setCentralWidget(QtWidgets.QWidget(self))
-        self.centralWidget().setMaximumSize(0, 0)  # all content lives in docks, which fill the window
+        # no central widget: all content lives in docks, which then share the whole window
         corpus = self._dock("corpus", "Corpus", self.corpus, A.LeftDockWidgetArea)
         settings = self._dock("settings", "Settings", self.settings, A.LeftDockWidgetArea)
         tokens = self._dock("tokens", "Token stream", self.token_view, A.RightDockWidgetArea)
@@ -86,7 +85,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.splitDockWidget(tokens, why, QtCore.Qt.Orientation.Vertical)
         self.splitDockWidget(merges, plots, QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([corpus, tokens, merges], [360, 640, 440], QtCore.Qt.Orientation.Horizontal)
-        self.resizeDocks([corpus, settings], [420, 380], QtCore.Qt.Orientation.Vertical)
+        self.resizeDocks([corpus, settings], [360, 400], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([tokens, why], [520, 260], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([merges, plots], [440, 340], QtCore.Qt.Orientation.Vertical)
         del timeline

@@ -16,7 +16,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from .session import Session
 
-COLUMNS = ("#", "left", "right", "new token", "count", "symbols removed")
+COLUMNS = ("#", "left", "right", "new token", "count", "removed")
+HEADER_TIPS = ("rank (1 = first merge)", "left symbol", "right symbol", "the token the merge makes",
+               "pair count when chosen (overlaps counted)", "symbols removed from the corpus by the merge")
 _Idx = QtCore.QModelIndex | QtCore.QPersistentModelIndex
 
 
@@ -47,6 +49,8 @@ class MergeTableModel(QtCore.QAbstractTableModel):
     def headerData(self, section: int, orientation: QtCore.Qt.Orientation, role: int = 0) -> Any:
         if orientation == QtCore.Qt.Orientation.Horizontal and role == QtCore.Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
+        if orientation == QtCore.Qt.Orientation.Horizontal and role == QtCore.Qt.ItemDataRole.ToolTipRole:
+            return HEADER_TIPS[section]
         return None
 
     def data(self, index: _Idx, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
@@ -64,6 +68,8 @@ class MergeTableModel(QtCore.QAbstractTableModel):
             return self._mono
         if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and col in (0, 4, 5):
             return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole and col == 5:
+            return f"symbols removed from the corpus by merge {r.rank}: {r.merged:,}"
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
             return f"merge {r.rank}: {r.left} + {r.right} → {r.token} (count {r.count}, vocabulary {r.vocab_size})"
         return None
@@ -120,9 +126,10 @@ class MergeListPane(QtWidgets.QWidget):
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        for col, width in enumerate((52, 80, 80, 110, 64)):
+        header.setMinimumSectionSize(36)
+        for col, width in enumerate((56, 64, 64, 96, 60, 72)):
+            header.setSectionResizeMode(col, QtWidgets.QHeaderView.ResizeMode.Stretch if col == 3
+                                        else QtWidgets.QHeaderView.ResizeMode.Interactive)
             self.view.setColumnWidth(col, width)
         self.view.selectionModel().currentRowChanged.connect(self._row_selected)
 

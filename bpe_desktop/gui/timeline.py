@@ -65,6 +65,7 @@ class TimelinePane(QtWidgets.QWidget):
         lay.addWidget(self.speed)
         lay.addWidget(self.jump)
 
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Fixed)
         self._timer = QtCore.QTimer(self)
         self._timer.timeout.connect(self._tick)
         self.first_btn.clicked.connect(lambda: session.set_step(0))

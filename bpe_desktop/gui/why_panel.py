@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.records import explain
 from .merge_list import shown
@@ -29,20 +29,28 @@ class WhyPanel(QtWidgets.QWidget):
         self.detail = QtWidgets.QLabel(self)
         self.detail.setWordWrap(True)
         self.detail.setStyleSheet("color: #4b5563;")
+        self.runners = QtWidgets.QLabel("Runner-up pairs (best first; bold = tied with the winner)", self)
+        self.runners.setStyleSheet("color: #4b5563; margin-top: 4px;")
         self.table = QtWidgets.QTableWidget(0, 3, self)
-        self.table.setHorizontalHeaderLabels(["runner-up left", "right", "count"])
+        self.table.setHorizontalHeaderLabels(["left", "right", "count"])
+        self.table.setAlternatingRowColors(True)
+        for col in (0, 1):
+            self.table.horizontalHeader().setSectionResizeMode(col, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(2, QtWidgets.QHeaderView.ResizeMode.Fixed)
+        self.table.setColumnWidth(2, 90)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
         self.table.setShowGrid(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().setDefaultSectionSize(20)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 6)
         lay.addWidget(self.title)
         lay.addWidget(self.sentence)
         lay.addWidget(self.detail)
+        lay.addWidget(self.runners)
         lay.addWidget(self.table, 1)
+        self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         session.stepChanged.connect(self.refresh)
         session.modelReset.connect(self.refresh)
         self.refresh()
@@ -65,6 +73,7 @@ class WhyPanel(QtWidgets.QWidget):
                 self.sentence.setText("Press Train to learn merges from the corpus.")
             self.detail.setText("")
             self.table.setRowCount(0)
+            self.runners.hide()
             return
         r = s.records[k - 1]
         rule = s.model.tie_break or s.config.tie_break
@@ -75,10 +84,15 @@ class WhyPanel(QtWidgets.QWidget):
             f"<span>Replaced {r.merged:,} occurrences in {r.words_touched:,} distinct words: "
             f"{before:,} → {r.symbols_after:,} symbols ({100.0 * r.merged / before if before else 0:.2f}% fewer); "
             f"vocabulary {r.vocab_size:,}. Tie-break rule: <i>{escape(rule)}</i>.</span>")
+        self.runners.setVisible(bool(r.contenders))
         self.table.setRowCount(len(r.contenders))
         for row, (a, b, c) in enumerate(r.contenders):
             for col, val in enumerate((shown(a), shown(b), f"{c:,}")):
                 item = QtWidgets.QTableWidgetItem(val)
+                if col == 2:
+                    item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+                else:
+                    item.setFont(self._mono)
                 if c == r.count:
                     item.setToolTip("tied with the winner")
                     f = item.font()
