@@ -113,6 +113,7 @@ class BPEModel:
     def invalidate(self) -> None:
         """Call after changing ``merges`` in place."""
         self.__dict__.pop("_derived", None)
+        self.__dict__.pop("_creation_rank", None)  # derived from _derived: stale too
 
     @property
     def tokens(self) -> list[Token]:

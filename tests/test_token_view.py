@@ -1,0 +1,312 @@
+"""The token-stream view with real widgets (offscreen): what is drawn at given steps, animation, hover, click."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from bpe_desktop.core import CorpusSource, TrainConfig, Trainer
+from bpe_desktop.core.corpus import count_source, count_text
+from bpe_desktop.core.segmentation import split_lines
+from bpe_desktop.core.tokenizer import UNKNOWN_ID
+from bpe_desktop.gui.session import Session
+from bpe_desktop.gui.token_view import TokenStreamView
+
+SEED_TABLE = "low 5\nlower 2\nnewest 6\nwidest 3"
+
+
+def seeded_session(merges: int = 7) -> tuple[Session, Trainer, list]:
+    """A session on the seeds' table, plus a trainer that ran to the end and its records."""
+    s = Session()
+    cfg = TrainConfig(merges=merges)
+    s.set_corpus(CorpusSource.from_text(SEED_TABLE, word_counts=True), cfg)
+    t = Trainer(count_source(s.source, cfg), cfg)
+    recs = t.run()
+    return s, t, recs
+
+
+@pytest.fixture
+def seed_view(qtbot):
+    s, t, recs = seeded_session()
+    view = TokenStreamView(s)
+    qtbot.addWidget(view)
+    view.resize(900, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    s.reset_model(copy.deepcopy(t.model), recs)
+    return s, view
+
+
+def go(session: Session, view: TokenStreamView, k: int) -> None:
+    session.set_step(k)
+    view.canvas.finish_animation()
+
+
+def row_of(view: TokenStreamView, word: str) -> list[str]:
+    words = [view.canvas.row_text(vr.row) for vr in view.canvas.visible_rows()]
+    return view.visible_tokens()[words.index(word)]
+
+
+def test_word_table_shows_each_word_once_with_its_segmentation(seed_view) -> None:
+    s, view = seed_view
+    assert view.canvas.kind == "words"
+    go(s, view, 0)
+    assert len(view.visible_tokens()) == 4
+    assert row_of(view, "newest") == ["n", "e", "w", "e", "s", "t", "</w>"]
+    go(s, view, 3)
+    assert " ".join(row_of(view, "newest")) == "n e w est</w>"
+    assert " ".join(row_of(view, "widest")) == "w i d est</w>"
+    go(s, view, 5)
+    assert row_of(view, "lower") == ["low", "e", "r", "</w>"]
+    go(s, view, 7)
+    assert row_of(view, "newest") == ["n", "ewest</w>"]
+    go(s, view, 1)  # backwards too
+    assert row_of(view, "newest") == ["n", "e", "w", "es", "t", "</w>"]
+
+
+def test_header_names_the_current_merge(seed_view) -> None:
+    s, view = seed_view
+    go(s, view, 3)
+    text = view.header.text()
+    assert "step 3</b> of 7" in text and "est</w>" not in text  # HTML-escaped
+    assert "est&lt;/w&gt;" in text and "count 9" in text
+
+
+def test_single_step_animates_and_finishes(seed_view, qtbot) -> None:
+    s, view = seed_view
+    view.set_animation_duration(150)
+    go(s, view, 2)
+    view.canvas._last_change = 0.0  # as if the user paused before stepping
+    s.set_step(3)
+    assert view.animating
+    seen = []
+    view.canvas._anim.valueChanged.connect(lambda v: seen.append(v))
+    qtbot.waitUntil(lambda: not view.animating, timeout=3000)
+    assert seen and 0.0 < min(seen) and max(seen) <= 1.0
+    assert " ".join(row_of(view, "newest")) == "n e w est</w>"
+    # and stepping back splits again (progress runs 1 -> 0)
+    view.canvas._last_change = 0.0
+    s.set_step(2)
+    assert view.animating
+    qtbot.waitUntil(lambda: not view.animating, timeout=3000)
+    assert row_of(view, "newest") == ["n", "e", "w", "est", "</w>"]
+
+
+def test_animation_frames_draw_both_halves_and_glow(seed_view, qtbot) -> None:
+    s, view = seed_view
+    view.set_animation_duration(10_000)
+    go(s, view, 2)
+    view.canvas._last_change = 0.0
+    s.set_step(3)  # est + </w>
+    canvas = view.canvas
+    canvas._anim.pause()
+    canvas._progress = 0.3
+    img = canvas.viewport().grab().toImage()
+    # the glow colour (amber) is somewhere on screen mid-animation, and not after it finished
+    def has_glow(image: QtGui.QImage) -> bool:
+        for y in range(0, image.height(), 2):
+            for x in range(0, image.width(), 2):
+                c = image.pixelColor(x, y)
+                if c.red() > 230 and 150 < c.green() < 225 and c.blue() < 120:
+                    return True
+        return False
+
+    assert has_glow(img)
+    canvas.finish_animation()
+    assert not view.animating
+    assert not has_glow(canvas.viewport().grab().toImage())
+
+
+def test_jumps_and_fast_play_never_fall_behind(seed_view, qtbot) -> None:
+    s, view = seed_view
+    view.set_animation_duration(400)
+    go(s, view, 0)
+    s.set_step(7)  # a jump is drawn at once
+    assert not view.animating
+    assert row_of(view, "newest") == ["n", "ewest</w>"]
+    go(s, view, 0)
+    view.canvas._last_change = 0.0
+    skipped = view.canvas.animations_skipped
+    for k in range(1, 8):  # steps every ~10 ms: much faster than a 400 ms animation
+        s.set_step(k)
+        qtbot.wait(10)
+    assert view.canvas.animations_skipped > skipped
+    qtbot.waitUntil(lambda: not view.animating, timeout=2000)
+    assert view.canvas.shown_step == 7
+    assert row_of(view, "newest") == ["n", "ewest</w>"]
+
+
+def test_play_speed_sets_duration(seed_view) -> None:
+    _, view = seed_view
+    view.set_play_speed(2)
+    assert view.canvas.animation_duration() == 400
+    view.set_play_speed(100)
+    assert view.canvas.animation_duration() == 8
+
+
+def test_hover_tooltip_tells_text_id_rank_and_count(seed_view, qtbot) -> None:
+    s, view = seed_view
+    go(s, view, 7)
+    canvas = view.canvas
+    rows = [canvas.row_text(vr.row) for vr in canvas.visible_rows()]
+    r = canvas.visible_rows()[rows.index("widest")].row
+    pos = canvas.box_center(r, 3)  # est</w>
+    hit = canvas.token_at(pos)
+    assert hit is not None and hit[1].label == "est</w>"
+    tip = canvas.tooltip_text(hit[1])
+    assert "est</w>" in tip and f"id {s.model.token_ids['est</w>']}" in tip
+    assert "merge 3: est + </w>" in tip and "count when created: 9" in tip
+    # the real event path shows it
+    ev = QtGui.QHelpEvent(QtCore.QEvent.Type.ToolTip, pos, canvas.viewport().mapToGlobal(pos))
+    canvas.viewportEvent(ev)
+    assert "count when created: 9" in QtWidgets.QToolTip.text()
+    base = canvas.token_at(canvas.box_center(r, 0))
+    assert base is not None and "base symbol" in canvas.tooltip_text(base[1])
+
+
+def test_click_shows_derivation_tree_and_highlights_occurrences(seed_view, qtbot) -> None:
+    s, view = seed_view
+    go(s, view, 7)
+    canvas = view.canvas
+    rows = [canvas.row_text(vr.row) for vr in canvas.visible_rows()]
+    r = canvas.visible_rows()[rows.index("newest")].row
+    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=canvas.box_center(r, 1))
+    assert canvas.selected == s.model.token_ids["ewest</w>"]
+    assert view.derivation_items() == [
+        (0, "ewest</w>"), (1, "ew"), (2, "e"), (2, "w"), (1, "est</w>"), (2, "est"), (3, "es"), (4, "e"),
+        (4, "s"), (3, "t"), (2, "</w>"),
+    ]
+    assert "5 merges from 6 base symbols" in view.tree_title.text()  # ranks 1, 2, 3, 6, 7
+    # est</w> occurs twice on screen at step 3 (newest, widest)
+    go(s, view, 3)
+    r2 = canvas.visible_rows()[rows.index("widest")].row
+    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=canvas.box_center(r2, 3))
+    assert view.find_status.text() == "2 on screen"
+    # clicking empty space clears the selection
+    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=QtCore.QPoint(850, 280))
+    assert canvas.selected is None
+
+
+def test_find_box_selects_token_and_scrolls_to_it(qtbot, topics_text) -> None:
+    s = Session()
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=200)
+    text = topics_text[:40_000]
+    s.set_corpus(CorpusSource.from_text(text), cfg)
+    t = Trainer(count_text(text, cfg), cfg)
+    recs = t.run()
+    view = TokenStreamView(s)
+    qtbot.addWidget(view)
+    view.resize(800, 300)
+    view.show()
+    s.reset_model(copy.deepcopy(t.model), recs)
+    qtbot.keyClicks(view.find_box, "·the")
+    qtbot.keyClick(view.find_box, QtCore.Qt.Key.Key_Return)
+    tid = s.model.token_ids[b" the"]
+    assert view.canvas.selected == tid
+    row = view.canvas.first_row()
+    assert any(seg.id == tid for seg in view.canvas.row_segments(row))
+    view.find_box.setText("zzzz-not-a-token")
+    assert view.find_next() is None and "no token" in view.find_status.text()
+
+
+def test_large_text_encodes_only_visible_rows(qtbot, topics_text) -> None:
+    small = topics_text[:30_000]
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=150)
+    t = Trainer(count_text(small, cfg), cfg)
+    recs = t.run()
+    big = topics_text * 5  # ≈ 3.7 MB
+    s = Session()
+    s.set_corpus(CorpusSource.from_text(big), cfg)
+    view = TokenStreamView(s)
+    qtbot.addWidget(view)
+    view.resize(900, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    s.reset_model(copy.deepcopy(t.model), recs)
+    canvas = view.canvas
+    lines = split_lines(big)
+    assert canvas.n_rows == len(lines) > 50_000
+    canvas.viewport().repaint()
+    on_screen = len(canvas.visible_rows())
+    assert 3 <= on_screen < 40
+    assert canvas.rows_encoded <= on_screen
+    before = canvas.rows_encoded
+    s.set_step(40)  # a jump: one screenful more
+    canvas.viewport().repaint()
+    assert canvas.rows_encoded - before <= on_screen + 2
+    # scroll to the middle: what is drawn is that part of the text, tokenized at step 40
+    mid = len(lines) // 2
+    canvas.scroll_to_row(mid)
+    canvas.viewport().repaint()
+    vis = canvas.visible_rows()
+    assert vis[0].row == mid
+    tok = s.tokenizer
+    for vr in vis:
+        ids = [b.seg.id for b in vr.layout.boxes]
+        assert ids == tok.encode(lines[vr.row], upto=40)
+        assert tok.decode(ids) == lines[vr.row]
+    assert canvas.rows_encoded < 4 * on_screen + 10
+
+
+def test_bytes_mode_shows_partial_utf8_as_hex(qtbot) -> None:
+    s = Session()
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=3)
+    text = "€ a€b\n"
+    s.set_corpus(CorpusSource.from_text(text), cfg)
+    t = Trainer(count_text(text, cfg), cfg)
+    recs = t.run()
+    view = TokenStreamView(s)
+    qtbot.addWidget(view)
+    view.show()
+    s.reset_model(copy.deepcopy(t.model), recs)
+    go(s, view, 0)
+    assert view.visible_tokens()[0][:3] == ["⟨e2⟩", "⟨82⟩", "⟨ac⟩"]
+    assert all("\ufffd" not in label for row in view.visible_tokens() for label in row)
+    go(s, view, s.n_steps)
+    # whatever the merges made, the boxes still spell the line
+    assert s.tokenizer.decode(view.canvas.visible_ids()[0]) == text
+
+
+def test_chars_mode_unknown_characters_are_shown(qtbot) -> None:
+    s, t, recs = seeded_session()
+    s.set_corpus(CorpusSource.from_text("lowest zoo\n"), TrainConfig(merges=7))
+    view = TokenStreamView(s)
+    qtbot.addWidget(view)
+    view.show()
+    s.reset_model(copy.deepcopy(t.model), recs)
+    ids = view.canvas.visible_ids()[0]
+    assert view.visible_tokens()[0] == ["low", "est</w>", "z", "o", "o", "</w>"]
+    assert ids[2] == UNKNOWN_ID
+    hit = view.canvas.token_at(view.canvas.box_center(0, 2))
+    assert hit is not None and "unknown" in view.canvas.tooltip_text(hit[1])
+
+
+def test_streamed_records_and_corpus_change(qtbot) -> None:
+    s, t, recs = seeded_session()
+    view = TokenStreamView(s)
+    qtbot.addWidget(view)
+    view.show()
+    model = copy.deepcopy(t.model)
+    model.merges = model.merges[:3]
+    model.invalidate()
+    s.reset_model(model, recs[:3])
+    assert " ".join(row_of(view, "newest")) == "n e w est</w>"
+    s.append_records(recs[3:])  # training goes on; the step stays where it was
+    assert " ".join(row_of(view, "newest")) == "n e w est</w>"
+    go(s, view, 7)
+    assert row_of(view, "newest") == ["n", "ewest</w>"]
+    s.set_corpus(CorpusSource.from_text("a b\n"), TrainConfig())
+    assert view.canvas.kind == "text" and view.canvas.n_rows == 1
+
+
+def test_file_corpus_without_editor_text_is_read_for_display(qtbot, topics_file) -> None:
+    s = Session()
+    s.set_corpus(CorpusSource.from_files([topics_file]), TrainConfig(mode="bytes", pretokenizer="gpt2"))
+    view = TokenStreamView(s)
+    qtbot.addWidget(view)
+    view.show()
+    assert view.canvas.n_rows == len(split_lines(topics_file.read_text(encoding="utf-8")))
+    assert view.canvas.note == ""  # < 4 MB: all of it
+    assert view.visible_tokens()[0]  # byte tokens at step 0
