@@ -1,37 +1,177 @@
-"""Tokenizer files: one module per format, and the functions that pick the right one.
+"""Tokenizer files: one module per format, format detection, presets, and the functions that pick them.
 
-So far: ``native`` (the app's own versioned JSON).  Every writer is atomic; every reader raises
-:class:`~bpe_desktop.core.errors.FormatError` naming the file and what was expected.
+| format        | read | write | module            |
+|---------------|------|-------|-------------------|
+| native        | yes  | yes   | :mod:`.native`    |
+| hf            | yes  | yes   | :mod:`.hf_json` (``tokenizer.json``) |
+| gpt2          | yes  | yes   | :mod:`.gpt2` (``encoder.json`` + ``vocab.bpe``) |
+| vocab-merges  | yes  | yes   | :mod:`.gpt2` (``vocab.json`` + ``merges.txt``) |
+| subword-nmt   | yes  | yes   | :mod:`.subword_nmt` (codes) |
+| tiktoken      | yes  | yes   | :mod:`.tiktoken_file` (``.tiktoken`` ranks) |
+| csv           | no   | yes   | :mod:`.csv_stats` (per-merge stats) |
+
+A tokenizer is named by a path (format detected from content, :mod:`.detect`) or ``PRESET:PATH`` with a
+preset of :mod:`.presets` (``cl100k:cl100k_base.tiktoken``, ``gpt2:folder``).  Rank files give a
+:class:`~bpe_desktop.core.ranks.RankTokenizer` (tiktoken's algorithm, merges recovered only on demand);
+every other format gives a :class:`~bpe_desktop.core.tokenizer.Tokenizer` replaying the merge list.
+Every writer is atomic; every reader raises :class:`~bpe_desktop.core.errors.FormatError` naming the file
+and what was expected.  Nothing here downloads anything.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import FormatError
 from ..model import BPEModel
+from ..ranks import RankTokenizer
 from ..records import MergeRecord
 from ..tokenizer import Tokenizer
-from . import native
+from . import csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
+from .detect import detect
+from .presets import CL100K_SHA256, PRESETS, Preset, split_spec
 
-WRITE_FORMATS = ("native",)
+WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
+READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken")
+
+AnyTokenizer = Tokenizer | RankTokenizer
 
 
 def save_model(
-    model: BPEModel, path: str | os.PathLike[str], fmt: str = "native", records: list[MergeRecord] | None = None
+    model: BPEModel,
+    path: str | os.PathLike[str],
+    fmt: str = "native",
+    records: Sequence[MergeRecord] | Sequence[dict[str, Any]] | None = None,
+    *,
+    special_ids: dict[str, int] | None = None,
 ) -> None:
-    """Write *model* to *path* in format *fmt*."""
+    """Write *model* to *path* in format *fmt* (one of :data:`WRITE_FORMATS`).
+
+    *special_ids* overrides the ids written for special tokens (hf, gpt2, vocab-merges), e.g. cl100k's.
+    ``gpt2``/``vocab-merges`` write two files into the folder *path*.
+
+    >>> import tempfile, os
+    >>> from bpe_desktop.core import TrainConfig, train
+    >>> model, _ = train({"low": 5, "lower": 2}, TrainConfig(merges=2, glue_marker=True))
+    >>> p = os.path.join(tempfile.mkdtemp(), "codes.txt")
+    >>> save_model(model, p, "subword-nmt")
+    >>> open(p).read()
+    '#version: 0.2\\nl o\\nlo w</w>\\n'
+    >>> load_model(p).merge_pairs_text() == model.merge_pairs_text()
+    True
+    """
     if fmt == "native":
-        native.save(path, model, records)
-        return
-    raise FormatError(f"unknown output format {fmt!r} -- use one of {', '.join(WRITE_FORMATS)}")
+        stats = records if records and isinstance(records[0], MergeRecord) else None
+        native.save(path, model, stats)  # type: ignore[arg-type]
+    elif fmt == "hf":
+        hf_json.save(path, model, special_ids)
+    elif fmt in ("gpt2", "vocab-merges"):
+        gpt2.save(path, model, fmt, special_ids)
+    elif fmt == "subword-nmt":
+        subword_nmt.save(path, model)
+    elif fmt == "tiktoken":
+        tiktoken_file.save(path, model)
+    elif fmt == "csv":
+        csv_stats.save(path, model, records)
+    else:
+        raise FormatError(f"unknown output format {fmt!r} -- use one of {', '.join(WRITE_FORMATS)}")
 
 
-def load_model(spec: str) -> BPEModel:
-    """Read a tokenizer file, detecting its format from its content."""
-    return native.load(spec)[0]
+@dataclass
+class Loaded:
+    """What a tokenizer spec resolved to: the format, the tokenizer, and native stats if any."""
+
+    fmt: str
+    tokenizer: AnyTokenizer
+    stats: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def model(self) -> BPEModel:
+        """The merge-list model (recovered from ranks on first use for rank files)."""
+        return self.tokenizer.model
+
+    @property
+    def special_ids(self) -> dict[str, int]:
+        return self.tokenizer.special_tokens
 
 
-def load_tokenizer(spec: str) -> Tokenizer:
-    """A ready tokenizer from a file (any readable format)."""
-    return Tokenizer(load_model(spec))
+def _check_exists(path: str) -> None:
+    if not os.path.exists(path):
+        raise FormatError(f"{path}: no such file or folder -- check the path")
+
+
+def _rank_tokenizer(ranks: dict[bytes, int], preset: Preset | None, pretokenizer: str | None,
+                    specials: Sequence[str] | None, path: str) -> RankTokenizer:
+    if preset is None and pretokenizer is None and len(ranks) == PRESETS["cl100k"].n_ranks:
+        with open(path, "rb") as f:
+            if hashlib.sha256(f.read()).hexdigest() == CL100K_SHA256:
+                preset = PRESETS["cl100k"]
+    pre = pretokenizer or (preset.pretokenizer if preset else "gpt2")
+    n = len(ranks)
+    special_ids: dict[str, int] = {}
+    if preset is not None:
+        if preset.n_ranks == n:
+            special_ids.update(preset.specials)
+        else:
+            special_ids.update({s: n + k for k, s in enumerate(preset.specials)})
+    for s in specials or ():
+        special_ids.setdefault(s, max([n - 1, *special_ids.values()]) + 1)
+    return RankTokenizer(ranks, pre, special_ids, name=preset.name if preset else os.path.basename(path))
+
+
+def load(spec: str, *, pretokenizer: str | None = None, specials: Sequence[str] | None = None) -> Loaded:
+    """Resolve a tokenizer spec: a path in any readable format, or ``PRESET:PATH``.
+
+    *pretokenizer* and *specials* override or complete what the file (or preset) says; a ``.tiktoken``
+    file without a preset uses the GPT-2 pattern unless it is the official cl100k_base file.
+    """
+    preset, path = split_spec(os.fspath(spec))
+    _check_exists(path)
+    fmt = detect(path)
+    if fmt == "csv":
+        raise FormatError(f"{path}: a per-merge statistics CSV is a report, not a tokenizer -- open the "
+                          "tokenizer file that was saved with it")
+    if fmt == "tiktoken":
+        ranks = tiktoken_file.load(path)
+        return Loaded(fmt, _rank_tokenizer(ranks, preset, pretokenizer, specials, path))
+    stats: list[dict[str, Any]] = []
+    if fmt == "native":
+        model, stats = native.load(path)
+    elif fmt == "hf":
+        model = hf_json.load(path)
+    elif fmt == "gpt2":
+        model = gpt2.load(path)
+    else:
+        model = subword_nmt.load(path)
+    if preset is not None and model.mode != "bytes":
+        raise FormatError(f"{path}: the {preset.name} preset needs a byte-level file, this one is chars-mode "
+                          "-- drop the preset prefix")
+    if preset is not None:
+        model.pretokenizer = preset.pretokenizer
+        extra = tuple(s for s in preset.specials if s not in model.specials)
+        model.specials = model.specials + extra
+    if pretokenizer is not None:
+        model.pretokenizer = pretokenizer
+    if specials:
+        model.specials = model.specials + tuple(s for s in specials if s not in model.specials)
+    return Loaded(fmt, Tokenizer(model), stats)
+
+
+def load_model(spec: str, **kwargs: Any) -> BPEModel:
+    """Read a tokenizer file (any readable format, or ``PRESET:PATH``) as a merge-list model."""
+    return load(spec, **kwargs).model
+
+
+def load_tokenizer(spec: str, **kwargs: Any) -> AnyTokenizer:
+    """A ready tokenizer from a file (any readable format, or ``PRESET:PATH``)."""
+    return load(spec, **kwargs).tokenizer
+
+
+__all__ = [
+    "READ_FORMATS", "WRITE_FORMATS", "AnyTokenizer", "Loaded", "detect", "load", "load_model",
+    "load_tokenizer", "save_model",
+]

@@ -1,0 +1,51 @@
+"""The per-merge statistics as CSV: the columns of ``train --steps`` (write only: it is a report, not a
+tokenizer).  Rows come from training records, or from the stats a native file stores."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from ..atomic import atomic_write
+from ..errors import FormatError
+from ..model import BPEModel
+from ..records import STEP_COLUMNS, MergeRecord
+
+
+def rows_from_stats(model: BPEModel, stats: Sequence[dict[str, Any]]) -> list[tuple[object, ...]]:
+    """Rows of :data:`STEP_COLUMNS` from a native file's stored stats and its model's merge texts."""
+    texts = model.merge_pairs_text()
+    rows = []
+    for k, s in enumerate(stats):
+        if k >= len(texts):
+            break
+        left, right = texts[k]
+        token = model.token_str(model.merge_token_ids[k])
+        full = {**s, "left": left, "right": right, "token": token}
+        rows.append(tuple(full.get(c, "") for c in STEP_COLUMNS))
+    return rows
+
+
+def dumps(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, Any]] | None) -> str:
+    if not records:
+        raise FormatError("the CSV format holds per-merge training statistics and this tokenizer has none "
+                          "-- write it from 'train' or from a native file saved after training")
+    rows = (
+        [r.row() for r in records] if isinstance(records[0], MergeRecord)  # type: ignore[union-attr]
+        else rows_from_stats(model, records)  # type: ignore[arg-type]
+    )
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(STEP_COLUMNS)
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def save(path: str | os.PathLike[str], model: BPEModel,
+         records: Sequence[MergeRecord] | Sequence[dict[str, Any]] | None) -> None:
+    text = dumps(model, records)
+    with atomic_write(path) as f:
+        f.write(text)

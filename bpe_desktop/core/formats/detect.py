@@ -1,0 +1,46 @@
+"""Which format a tokenizer file is in, decided from its content (and, for GPT-2 pairs, its partner file).
+
+Only the first 64 KB are looked at.  It does not parse the file (the format modules do).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..errors import FormatError
+from . import gpt2
+
+_TIKTOKEN_LINE = re.compile(rb"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)? \d+$")
+
+
+def detect(path: str) -> str:
+    """One of ``native``, ``hf``, ``gpt2``, ``subword-nmt``, ``tiktoken``, ``csv``."""
+    if os.path.isdir(path):
+        return "gpt2"
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65536)
+    except OSError as e:
+        raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"{"):
+        if re.search(rb'"format"\s*:\s*"bpe-desktop"', head):
+            return "native"
+        if re.search(rb'"(model|added_tokens|pre_tokenizer|truncation)"\s*:', head) and re.search(
+            rb'"(version|model)"\s*:', head
+        ):
+            return "hf"
+        if gpt2.has_partner(path):
+            return "gpt2"
+        return "hf"  # its reader says what is missing
+    lines = [ln for ln in text.split(b"\n")[:50] if ln.strip()]
+    if lines and len(lines) < 50 and not head.endswith(b"\n") and len(head) == 65536:
+        lines = lines[:-1]  # the last line may be cut
+    if lines and all(_TIKTOKEN_LINE.match(ln.rstrip(b"\r")) for ln in lines):
+        return "tiktoken"
+    if text.startswith(b"rank,left,right"):
+        return "csv"
+    if os.path.basename(path) in ("vocab.bpe", "merges.txt") and gpt2.has_partner(path):
+        return "gpt2"
+    return "subword-nmt"

@@ -1,0 +1,154 @@
+"""GPT-2's file pair: ``encoder.json`` + ``vocab.bpe`` (OpenAI), or ``vocab.json`` + ``merges.txt`` (HF).
+
+The vocabulary maps each token, written through GPT-2's byte-to-unicode mapping, to its id; the merges
+file has a ``#version: 0.2`` header and one ``A B`` pair per line.  Specials (GPT-2's ``<|endoftext|>``)
+are vocabulary entries that no merge makes.  Byte-level only: chars-mode models are refused.  The files
+hold no pattern; they are read with GPT-2's (``gpt2``).  This module does not guess which file is which
+from content (see :mod:`.detect`); it finds the partner file by name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ..atomic import atomic_write
+from ..byte_level import text_to_bytes
+from ..errors import FormatError
+from ..model import BPEModel, token_text
+from .vocab_merges import model_from_vocab
+
+PAIRS = (("encoder.json", "vocab.bpe"), ("vocab.json", "merges.txt"))
+
+
+def find_pair(path: str) -> tuple[str, str]:
+    """The (vocabulary, merges) files for a folder or either file of a pair."""
+    if os.path.isdir(path):
+        for v, m in PAIRS:
+            if os.path.isfile(os.path.join(path, v)) and os.path.isfile(os.path.join(path, m)):
+                return os.path.join(path, v), os.path.join(path, m)
+        raise FormatError(f"{path}: the folder holds neither encoder.json + vocab.bpe nor vocab.json + merges.txt")
+    folder, name = os.path.split(path)
+    for v, m in PAIRS:
+        if name in (v, m):
+            pair = os.path.join(folder, v), os.path.join(folder, m)
+            break
+    else:
+        if name.endswith(".json"):
+            cands = [os.path.join(folder, m) for _, m in PAIRS]
+            pair = path, next((c for c in cands if os.path.isfile(c)), cands[0])
+        else:
+            cands = [os.path.join(folder, v) for v, _ in PAIRS]
+            pair = next((c for c in cands if os.path.isfile(c)), cands[0]), path
+    for p in pair:
+        if not os.path.isfile(p):
+            raise FormatError(f"{p}: missing -- GPT-2 tokenizers need both {os.path.basename(pair[0])} and "
+                              f"{os.path.basename(pair[1])} in the same folder")
+    return pair
+
+
+def has_partner(path: str) -> bool:
+    """True if *path* is one file of a GPT-2 pair whose partner exists."""
+    try:
+        find_pair(path)
+    except FormatError:
+        return False
+    return True
+
+
+def parse_merges(text: str, source: str) -> list[tuple[str, str]]:
+    """``A B`` lines after an optional ``#version`` header; blank lines are skipped."""
+    out = []
+    for n, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line or (n == 1 and line.startswith("#version")):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise FormatError(f"{source}: line {n}: expected two tokens separated by one space, got {line[:60]!r}")
+        out.append((parts[0], parts[1]))
+    return out
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
+    except UnicodeDecodeError as e:
+        raise FormatError(f"{path}: not UTF-8 text at byte {e.start}") from None
+
+
+def _bytes(t: str, source: str) -> bytes:
+    try:
+        return text_to_bytes(t)
+    except KeyError:
+        raise FormatError(f"{source}: token {t!r} is not written in GPT-2's byte alphabet") from None
+
+
+def loads(vocab_text: str, merges_text: str, vocab_src: str, merges_src: str) -> BPEModel:
+    """Parse the two files' texts."""
+    try:
+        raw = json.loads(vocab_text)
+    except json.JSONDecodeError as e:
+        raise FormatError(f"{vocab_src}: line {e.lineno}: not valid JSON ({e.msg})") from e
+    if not isinstance(raw, dict) or not all(isinstance(k, str) and type(v) is int for k, v in raw.items()):
+        raise FormatError(f"{vocab_src}: expected a JSON object mapping each token to an integer id")
+    pairs = [(_bytes(a, merges_src), _bytes(b, merges_src)) for a, b in parse_merges(merges_text, merges_src)]
+    made = {a + b for a, b in pairs}
+    vocab: dict[bytes | str, int] = {}
+    specials = []
+    for t, i in raw.items():
+        try:
+            b = text_to_bytes(t)
+        except KeyError:
+            specials.append(t)
+            vocab[t] = i
+            continue
+        if len(b) != 1 and b not in made:
+            specials.append(t)  # e.g. <|endoftext|>: written in the alphabet, but no merge makes it
+            vocab[t] = i
+        else:
+            vocab[b] = i
+    return model_from_vocab("bytes", vocab, pairs, f"{vocab_src}", specials, pretokenizer="gpt2")
+
+
+def load(path: str | os.PathLike[str]) -> BPEModel:
+    """Read a pair given its folder or either file."""
+    v, m = find_pair(os.fspath(path))
+    return loads(_read_text(v), _read_text(m), v, m)
+
+
+def dumps(model: BPEModel, special_ids: dict[str, int] | None = None) -> tuple[str, str]:
+    """(vocabulary JSON, merges text) of a bytes-mode model."""
+    if model.mode != "bytes":
+        raise FormatError(
+            "GPT-2 vocab/merges files are byte-level: this is a chars-mode tokenizer -- write it as "
+            "native, hf (tokenizer.json) or subword-nmt"
+        )
+    vocab = {token_text(t): i for i, t in enumerate(model.tokens)}
+    vocab.update(special_ids if special_ids is not None else model.special_ids)
+    merges = "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in model.merge_pairs_text())
+    return json.dumps(vocab, ensure_ascii=False), merges
+
+
+def save(path: str | os.PathLike[str], model: BPEModel, flavor: str = "gpt2",
+         special_ids: dict[str, int] | None = None) -> tuple[str, str]:
+    """Write into folder *path* (created if needed): ``encoder.json`` + ``vocab.bpe`` (flavor ``gpt2``)
+    or ``vocab.json`` + ``merges.txt`` (flavor ``vocab-merges``).  A path ending in ``.json`` names the
+    vocabulary file itself.  Returns the two paths written."""
+    path = os.fspath(path)
+    names = PAIRS[0] if flavor == "gpt2" else PAIRS[1]
+    if path.endswith(".json"):
+        folder = os.path.dirname(path) or "."
+        vpath, mpath = path, os.path.join(folder, names[1])
+    else:
+        os.makedirs(path, exist_ok=True)
+        vpath, mpath = os.path.join(path, names[0]), os.path.join(path, names[1])
+    vtext, mtext = dumps(model, special_ids)
+    with atomic_write(vpath) as f:
+        f.write(vtext)
+    with atomic_write(mpath) as f:
+        f.write(mtext)
+    return vpath, mpath

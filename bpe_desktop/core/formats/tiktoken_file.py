@@ -1,0 +1,84 @@
+"""tiktoken's ``.tiktoken`` rank files: one ``base64(token bytes) rank`` line per token, nothing else.
+
+A rank file holds neither the pre-tokenization pattern nor the special tokens: the caller (or a preset,
+see :mod:`.presets`) supplies them.  Reading is fast (one ``split`` and a C-level base64 decode per token);
+the merge list is not recovered here (see :func:`bpe_desktop.core.ranks.recover_merges`).  Writing takes a
+bytes-mode model and writes its tokens in id order, so ranks equal our ids.  Chars-mode models cannot be
+written: tiktoken is byte-level only.
+"""
+
+from __future__ import annotations
+
+import binascii
+import os
+from base64 import b64encode
+
+from ..atomic import atomic_write
+from ..errors import FormatError
+from ..model import BPEModel
+
+
+def parse(data: bytes, source: str = "<bytes>") -> dict[bytes, int]:
+    """Parse rank-file bytes into ``{token bytes: rank}``.
+
+    >>> parse(b"YQ== 0\\nYg== 1\\n")
+    {b'a': 0, b'b': 1}
+    """
+    fields = data.split()
+    try:
+        if len(fields) % 2:
+            raise ValueError("odd number of fields")
+        ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
+    except (ValueError, binascii.Error):
+        _raise_bad_line(data, source)
+    if len(ranks) * 2 != len(fields):
+        raise FormatError(f"{source}: a token appears twice -- a .tiktoken file lists each token once")
+    if ranks and (min(ranks.values()) < 0 or len(set(ranks.values())) != len(ranks)):
+        raise FormatError(f"{source}: ranks must be distinct and not negative -- is this a .tiktoken file?")
+    return ranks
+
+
+def _raise_bad_line(data: bytes, source: str) -> None:
+    for n, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        try:
+            if len(parts) != 2:
+                raise ValueError(f"{len(parts)} fields")
+            binascii.a2b_base64(parts[0], strict_mode=True)
+            int(parts[1])
+        except (ValueError, binascii.Error) as e:
+            raise FormatError(
+                f"{source}: line {n}: expected 'BASE64TOKEN RANK' (a .tiktoken rank file), got "
+                f"{line[:60]!r} ({e})"
+            ) from e
+    raise FormatError(f"{source}: not a .tiktoken rank file (expected 'BASE64TOKEN RANK' lines)")
+
+
+def load(path: str | os.PathLike[str]) -> dict[bytes, int]:
+    """Read a ``.tiktoken`` file."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
+    return parse(data, path)
+
+
+def dumps(model: BPEModel) -> bytes:
+    """The rank file of a bytes-mode model (tokens in id order; specials are not stored)."""
+    if model.mode != "bytes":
+        raise FormatError(
+            "tiktoken rank files are byte-level: this is a chars-mode tokenizer -- write it as native, "
+            "hf (tokenizer.json) or subword-nmt, or train in bytes mode"
+        )
+    return b"".join(b64encode(t) + b" %d\n" % i for i, t in enumerate(model.tokens))  # type: ignore[arg-type]
+
+
+def save(path: str | os.PathLike[str], model: BPEModel) -> None:
+    """Write atomically."""
+    data = dumps(model)
+    with atomic_write(path, "wb") as f:
+        f.write(data)
