@@ -1,0 +1,230 @@
+"""The main window driven like a person would: real widgets, a real worker process, offscreen."""
+
+from __future__ import annotations
+
+import csv
+import multiprocessing
+from pathlib import Path
+
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from bpe_desktop.core.formats import load_model
+from bpe_desktop.gui import app as gui_app
+from bpe_desktop.gui import file_actions
+from bpe_desktop.gui.settings_panel import CUSTOM
+
+SEED_MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w"), ("e", "w"), ("ew", "est</w>")]
+START_S = 30_000  # ms: spawned processes take about a second to start on a busy machine
+
+
+@pytest.fixture
+def dialogs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Record error dialogs instead of blocking on them."""
+    shown: list[tuple[str, str]] = []
+
+    def critical(parent: object, title: str, text: str, *a: object, **k: object) -> int:
+        shown.append((title, text))
+        return 0
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", staticmethod(critical))
+    return shown
+
+
+@pytest.fixture
+def window(qtbot, dialogs):  # type: ignore[no-untyped-def]
+    gui_app.make_app()
+    w = gui_app.make_window()
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.close()
+
+
+def click_train(qtbot, w) -> None:  # type: ignore[no-untyped-def]
+    button = w.findChild(QtWidgets.QToolBar).widgetForAction(w.train_action)
+    qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
+
+
+def wait_finished(qtbot, w) -> None:  # type: ignore[no-untyped-def]
+    qtbot.waitUntil(lambda: w.session.state in ("finished", "error") and not w.controller.running,
+                    timeout=START_S)
+    assert w.session.state == "finished", w.session.error
+
+
+def table_pairs(w) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    m = w.merges.proxy
+    return [(m.index(r, 1).data(QtCore.Qt.ItemDataRole.UserRole), m.index(r, 2).data(QtCore.Qt.ItemDataRole.UserRole))
+            for r in range(m.rowCount())]
+
+
+def test_train_default_corpus_shows_the_seed_merges(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    assert table_pairs(window) == SEED_MERGES
+    assert window.session.step == 7
+    assert window.timeline.slider.maximum() == 7
+    assert window.controller.worker_qt_loaded is False  # the worker never imported Qt
+    assert "7 merges" in window.statusBar().state_label.text()
+    assert window.why.text() == "ew+est</w> and n+ew tie at 6; the lexical rule takes ew+est</w>."
+    window.session.set_step(1)  # the seed's round 1, explained the way the seed does
+    assert window.why.text() == "e+s, s+t and t+</w> tie at 9; the lexical rule takes e+s."
+
+
+def test_step_back_and_forward_moves_session_and_timeline(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    tl = window.timeline
+    qtbot.mouseClick(tl.back_btn, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(tl.back_btn, QtCore.Qt.MouseButton.LeftButton)
+    assert window.session.step == 5 and tl.slider.value() == 5 and tl.jump.value() == 5
+    assert "lo+w" in window.why.text()
+    qtbot.mouseClick(tl.fwd_btn, QtCore.Qt.MouseButton.LeftButton)
+    assert window.session.step == 6 and tl.slider.value() == 6
+    tl.step_back()
+    assert window.session.step == 5
+    tl.slider.setValue(1)
+    assert window.session.step == 1
+    assert "vocabulary" in tl.label.text()
+    # selecting a merge in the list moves the timeline
+    window.merges.view.selectRow(3)
+    assert window.session.step == 4 and tl.slider.value() == 4
+    window.session.set_step(0)
+    assert "Step 0" in window.why.title.text()
+
+
+def test_filter_narrows_the_merge_list(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    window.merges.filter_edit.setText("est")
+    want = [(r.left, r.right) for r in window.session.records if "est" in r.token]
+    assert table_pairs(window) == want and 0 < len(want) < 7
+    window.merges.view.selectRow(0)  # first visible row is merge 2 (es+t -> est)
+    assert window.session.step == window.session.records.index(
+        next(r for r in window.session.records if "est" in r.token)) + 1
+    window.merges.filter_edit.clear()
+    assert len(table_pairs(window)) == 7
+
+
+def test_step_button_trains_one_merge_at_a_time(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.step_action.trigger()
+    qtbot.waitUntil(lambda: len(window.session.records) == 1 and window.session.state == "paused",
+                    timeout=START_S)
+    window.step_action.trigger()
+    qtbot.waitUntil(lambda: len(window.session.records) == 2, timeout=START_S)
+    assert table_pairs(window) == SEED_MERGES[:2]
+    window.resume_action.trigger()
+    wait_finished(qtbot, window)
+    assert table_pairs(window) == SEED_MERGES
+
+
+def test_pause_resume_and_stop(qtbot, window, topics_text) -> None:  # type: ignore[no-untyped-def]
+    window.corpus.set_text(topics_text, name="topics")
+    window.settings.merges.setValue(0)  # no limit: runs long enough to pause
+    window.settings.mode.setCurrentText("bytes")
+    window.settings.pretok.setCurrentText("gpt2")
+    click_train(qtbot, window)
+    s = window.session
+    qtbot.waitUntil(lambda: len(s.records) > 20, timeout=START_S)
+    window.pause_action.trigger()
+    qtbot.waitUntil(lambda: s.state == "paused", timeout=START_S)
+    n = len(s.records)
+    qtbot.wait(300)
+    assert len(s.records) == n  # nothing arrives while paused
+    assert window.resume_action.isEnabled() and not window.pause_action.isEnabled()
+    window.resume_action.trigger()
+    qtbot.waitUntil(lambda: len(s.records) > n + 5, timeout=START_S)
+    window.stop_action.trigger()
+    wait_finished(qtbot, window)
+    assert s.stop_reason == "stopped"
+    assert [r.rank for r in s.records] == list(range(1, len(s.records) + 1))
+    qtbot.waitUntil(lambda: not multiprocessing.active_children(), timeout=START_S)
+
+
+def test_close_while_training_leaves_no_process(qtbot, dialogs, topics_text) -> None:  # type: ignore[no-untyped-def]
+    gui_app.make_app()
+    w = gui_app.make_window()
+    qtbot.addWidget(w)
+    w.show()
+    w.corpus.set_text(topics_text, name="topics")
+    w.settings.merges.setValue(0)
+    w.train()
+    qtbot.waitUntil(lambda: len(w.session.records) > 5, timeout=START_S)
+    proc = w.controller.process
+    assert proc is not None and proc.is_alive()
+    w.close()
+    assert multiprocessing.active_children() == []
+    assert not dialogs
+
+
+def test_a_worker_that_dies_is_reported(qtbot, window, dialogs, topics_text) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import signal
+
+    window.corpus.set_text(topics_text, name="topics")
+    window.settings.merges.setValue(0)
+    window.train()
+    qtbot.waitUntil(lambda: len(window.session.records) > 5, timeout=START_S)
+    os.kill(window.controller.process.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: window.session.state == "error", timeout=START_S)
+    assert dialogs and dialogs[-1][0] == "Training process died"
+    assert "signal 9" in dialogs[-1][1]
+    assert window.statusBar().state_label.text().startswith("Error")
+    assert len(window.session.records) > 5  # what arrived is kept
+    qtbot.waitUntil(lambda: not multiprocessing.active_children(), timeout=START_S)
+
+
+def test_bad_regex_is_shown_inline_and_train_refuses(qtbot, window, dialogs) -> None:  # type: ignore[no-untyped-def]
+    st = window.settings
+    st.pretok.setCurrentText(CUSTOM)
+    st.regex.setText("(ab")
+    assert st.regex_error.isVisible() and "missing )" in st.regex_error.text()
+    click_train(qtbot, window)
+    assert dialogs and dialogs[-1][0] == "Cannot train" and "missing )" in dialogs[-1][1]
+    assert window.controller.process is None and window.session.state == "idle"
+    st.regex.setText(r"\w+")
+    assert not st.regex_error.isVisible()
+
+
+def test_worker_error_is_a_dialog(qtbot, window, dialogs) -> None:  # type: ignore[no-untyped-def]
+    window.corpus.set_text("low five\n", word_counts=True)  # not a number: the worker's parser refuses
+    window.train()
+    qtbot.waitUntil(lambda: window.session.state == "error", timeout=START_S)
+    assert dialogs[-1][0] == "Training failed" and "whole number" in dialogs[-1][1]
+
+
+def test_changed_settings_offer_retrain(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    assert not window.settings.retrain_btn.isVisible()
+    window.settings.merges.setValue(4)
+    assert window.settings.retrain_btn.isVisible()
+    qtbot.mouseClick(window.settings.retrain_btn, QtCore.Qt.MouseButton.LeftButton)
+    wait_finished(qtbot, window)
+    assert table_pairs(window) == SEED_MERGES[:4]
+    assert not window.settings.retrain_btn.isVisible()
+
+
+def test_save_open_and_export(qtbot, window, dialogs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    tok, steps = tmp_path / "tok.json", tmp_path / "steps.csv"
+    assert file_actions.save_tokenizer(window, window.session, str(tok))
+    assert load_model(str(tok)).merge_pairs_text() == SEED_MERGES
+    assert file_actions.export_merges_csv(window, window.session, str(steps))
+    rows = list(csv.DictReader(steps.open()))
+    assert [(r["left"], r["right"]) for r in rows] == SEED_MERGES
+    window.session.reset_model(window.session.model.truncated(0))
+    window.open_tokenizer(str(tok))
+    assert table_pairs(window) == SEED_MERGES and window.session.step == 7
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json")
+    window.open_tokenizer(str(bad))
+    assert dialogs and dialogs[-1][0] == "Cannot open tokenizer"
+
+
+def test_screenshot_option_writes_a_png(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "shot.png"
+    assert gui_app.main(["--screenshot", str(out), "--merges", "5", "--step", "3"]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert multiprocessing.active_children() == []
