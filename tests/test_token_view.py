@@ -141,9 +141,11 @@ def test_jumps_and_fast_play_never_fall_behind(seed_view, qtbot) -> None:
 def test_play_speed_sets_duration(seed_view) -> None:
     _, view = seed_view
     view.set_play_speed(2)
-    assert view.canvas.animation_duration() == 400
+    assert view.canvas.animation_duration() == 425
+    view.set_play_speed(0.5)
+    assert view.canvas.animation_duration() == 600  # capped
     view.set_play_speed(100)
-    assert view.canvas.animation_duration() == 8
+    assert view.canvas.animation_duration() < 50  # too fast to animate: steps are just redrawn
 
 
 def test_hover_tooltip_tells_text_id_rank_and_count(seed_view, qtbot) -> None:

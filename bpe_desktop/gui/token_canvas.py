@@ -40,7 +40,7 @@ from ..core.tokenizer import UNKNOWN_ID
 from .session import Session
 
 #: animations shorter than this are skipped (the step is simply redrawn)
-MIN_ANIMATION_MS = 60
+MIN_ANIMATION_MS = 50
 #: default duration of one merge animation
 DEFAULT_ANIMATION_MS = 450
 _CACHE_ROWS = 20_000
@@ -163,11 +163,11 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         return self._duration_ms
 
     def set_play_speed(self, steps_per_second: float) -> None:
-        """Fit the animation to a playback speed: it lasts 80% of one step (at most 600 ms)."""
+        """Fit the animation to a playback speed: it lasts 85% of one step (at most 600 ms)."""
         if steps_per_second <= 0:
             self._duration_ms = DEFAULT_ANIMATION_MS
         else:
-            self._duration_ms = int(min(600.0, 800.0 / steps_per_second))
+            self._duration_ms = int(min(600.0, 850.0 / steps_per_second))
 
     def finish_animation(self) -> None:
         if self.animating:
@@ -339,7 +339,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._visible = []
         duration = self._duration_ms
         if interval_ms < duration * 1.25:  # steps come faster than the animation: shrink it to fit
-            duration = int(interval_ms * 0.8)
+            duration = int(interval_ms * 0.85)
         if abs(k - prev) == 1 and self.animations_enabled and duration >= MIN_ANIMATION_MS and self.isVisible():
             self._anim_lo = min(k, prev)
             forward = k > prev
