@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..core.errors import BpeError, Cancelled
-from . import encode, stats, train
+from . import convert, encode, stats, train
 
-SUBCOMMAND_MODULES = [train, encode, stats]
+SUBCOMMAND_MODULES = [train, encode, stats, convert]
 SUBCOMMANDS = ("train", "encode", "convert", "stats")
 
 

@@ -1,4 +1,9 @@
-"""``bpe-desktop encode``: tokenize text with a tokenizer file, at any step of its merge list."""
+"""``bpe-desktop encode``: tokenize text with a tokenizer file (any readable format or ``PRESET:PATH``),
+at any step of its merge list.
+
+Kept light on purpose: it imports no Qt, numpy or tiktoken, and a ``.tiktoken`` file is encoded from its
+ranks directly (the merge list is never rebuilt here).
+"""
 
 from __future__ import annotations
 
@@ -11,10 +16,14 @@ from ..core.formats import load_tokenizer
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("encode", help="tokenize text with a tokenizer file")
-    p.add_argument("--tokenizer", required=True, metavar="FILE", help="tokenizer file (any readable format)")
+    p.add_argument("--tokenizer", required=True, metavar="SPEC",
+                   help="tokenizer file or folder in any readable format, or cl100k:PATH / gpt2:PATH")
     p.add_argument("--upto", type=int, default=None, metavar="K", help="use only the first K merges")
     p.add_argument("--ids", action="store_true", help="print ids separated by spaces instead of tokens")
     p.add_argument("--allow-special", action="store_true", help="encode special-token text as specials")
+    p.add_argument("--pretokenizer", default=None, metavar="NAME|REGEX",
+                   help="pattern for files that hold none (.tiktoken); overrides the file's")
+    p.add_argument("--special", nargs="*", default=[], metavar="TOKEN", help="add special tokens")
     p.add_argument("text", nargs="?", help="text to encode (or use --file)")
     p.add_argument("--file", metavar="F", help="read the text from a file")
     p.set_defaults(run=run)
@@ -33,13 +42,15 @@ def run(args: argparse.Namespace) -> int:
             raise CorpusError(f"{args.file}: not valid UTF-8 at byte offset {e.start} -- convert it to UTF-8") from None
     else:
         text = args.text
-    tok = load_tokenizer(args.tokenizer)
-    ids = tok.encode(text, upto=args.upto, allowed_special="all" if args.allow_special else frozenset())
-    out = sys.stdout
+    tok = load_tokenizer(args.tokenizer, pretokenizer=args.pretokenizer, specials=args.special)
+    allowed = "all" if args.allow_special else frozenset()
+    fast = getattr(tok, "encode_ids_text", None)
+    if args.ids and fast is not None:
+        sys.stdout.write(fast(text, upto=args.upto, allowed_special=allowed) + "\n")
+        return 0
+    ids = tok.encode(text, upto=args.upto, allowed_special=allowed)
     if args.ids:
-        out.write(" ".join(map(str, ids)))
-        out.write("\n")
+        sys.stdout.write(" ".join(map(str, ids)) + "\n")
     else:
-        out.write(" ".join(tok.token_str(i) for i in ids))
-        out.write("\n")
+        sys.stdout.write(" ".join(map(tok.token_str, ids)) + "\n")
     return 0

@@ -19,7 +19,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("train", help="learn a BPE merge list from text files")
     add_training_options(p)
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the tokenizer")
-    p.add_argument("--format", default="native", help=f"output format: {', '.join(WRITE_FORMATS)}")
+    p.add_argument("--format", default="native", choices=WRITE_FORMATS,
+                   help="output format (gpt2 and vocab-merges write two files into the folder --out)")
     p.add_argument("--steps", metavar="FILE.csv", help="also write one CSV row per merge")
     p.set_defaults(run=run)
 

@@ -45,20 +45,23 @@ def byte_pair_ranks(ranks: Mapping[bytes, int], piece: bytes, max_rank: int) -> 
     """
     parts = [piece[i : i + 1] for i in range(len(piece))]
     get = ranks.get
-    while len(parts) > 1:
-        best = max_rank
-        at = -1
-        prev = parts[0]
-        for i in range(1, len(parts)):
-            cur = parts[i]
-            r = get(prev + cur)
-            if r is not None and r < best:
-                best = r
-                at = i - 1
-            prev = cur
-        if at < 0:
+    pair_ranks = []  # pair_ranks[i]: rank of parts[i] + parts[i + 1], or max_rank if not mergeable
+    for i in range(len(parts) - 1):
+        r = get(parts[i] + parts[i + 1])
+        pair_ranks.append(max_rank if r is None or r > max_rank else r)
+    while pair_ranks:
+        best = min(pair_ranks)
+        if best >= max_rank:
             break
-        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+        i = pair_ranks.index(best)  # the leftmost lowest rank, as tiktoken
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        del pair_ranks[i]
+        if i < len(pair_ranks):
+            r = get(parts[i] + parts[i + 1])
+            pair_ranks[i] = max_rank if r is None or r > max_rank else r
+        if i > 0:
+            r = get(parts[i - 1] + parts[i])
+            pair_ranks[i - 1] = max_rank if r is None or r > max_rank else r
     return parts
 
 
@@ -106,7 +109,7 @@ def split_specials(
             f"{sorted(unknown)} are not special tokens of this tokenizer -- it has {sorted(specials) or 'none'}"
         )
     disallowed = set(specials) - allowed if disallowed_special == "all" else set(disallowed_special)
-    if disallowed:
+    if disallowed and any(s in text for s in disallowed):  # str.find first: far faster than a regex
         m = regex.search("|".join(regex.escape(s) for s in sorted(disallowed, key=len, reverse=True)), text)
         if m:
             raise SpecialTokenError(
@@ -114,7 +117,7 @@ def split_specials(
                 f"allowed_special={{{m.group()!r}}} (CLI: --allow-special) to encode it as a special "
                 "token, or disallowed_special=() to encode it as ordinary text"
             )
-    if not allowed:
+    if not allowed or not any(s in text for s in allowed):
         return [(text, None)]
     pat = regex.compile("|".join(regex.escape(s) for s in sorted(allowed, key=len, reverse=True)))
     parts: list[tuple[str, int | None]] = []
@@ -127,6 +130,18 @@ def split_specials(
     if pos < len(text):
         parts.append((text[pos:], None))
     return parts
+
+
+def _bounded(caches: dict[int, dict], key: int) -> dict:  # type: ignore[type-arg]
+    """The cache for *key*, emptied when it grows past the limit (few keys kept)."""
+    cache = caches.get(key)
+    if cache is None:
+        if len(caches) > 8:
+            caches.clear()
+        cache = caches[key] = {}
+    elif len(cache) > _CACHE_LIMIT:
+        cache.clear()
+    return cache
 
 
 def _piece_starts(pre: Pretokenizer, text: str) -> Iterable[tuple[int, str]]:
@@ -170,7 +185,8 @@ class RankTokenizer:
         self.name = name
         self._by_rank: list[bytes] | None = None
         self._model: BPEModel | None = None
-        self._caches: dict[int, dict[str, list[int]]] = {}
+        self._caches: dict[int, dict[str, list[int]]] = {}  # max rank -> piece -> ids
+        self._text_caches: dict[int, dict[str, str]] = {}  # max rank -> piece -> "id id ..."
 
     # -- vocabulary ---------------------------------------------------------------------------------
     @property
@@ -242,14 +258,7 @@ class RankTokenizer:
         return min(256 + upto, len(self._rank_of))
 
     def _cache(self, max_rank: int) -> dict[str, list[int]]:
-        cache = self._caches.get(max_rank)
-        if cache is None:
-            if len(self._caches) > 8:
-                self._caches.clear()
-            cache = self._caches[max_rank] = {}
-        elif len(cache) > _CACHE_LIMIT:
-            cache.clear()
-        return cache
+        return _bounded(self._caches, max_rank)
 
     def _encode_bytes(self, data: bytes, max_rank: int) -> list[int]:
         ranks = self._rank_of
@@ -295,6 +304,45 @@ class RankTokenizer:
             else:
                 out.append(sid)
         return out
+
+    def encode_ids_text(
+        self,
+        text: str,
+        *,
+        upto: int | None = None,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> str:
+        """``" ".join(map(str, encode(text)))``, built from per-piece cached strings (what ``encode --ids``
+        prints; about twice as fast as formatting a million ints).
+
+        >>> RankTokenizer({bytes([b]): b for b in range(256)}, "gpt2").encode_ids_text("hi you")
+        '104 105 32 121 111 117'
+        """
+        parts = (
+            split_specials(text, self._specials, allowed_special, disallowed_special)
+            if self._specials else [(text, None)]
+        )
+        max_rank = self._max_rank(upto)
+        out = [str(sid) if sid is not None else self._ids_text_ordinary(seg, max_rank) for seg, sid in parts]
+        return " ".join(o for o in out if o)
+
+    def _ids_text_ordinary(self, text: str, max_rank: int) -> str:
+        scache = _bounded(self._text_caches, max_rank)
+        pieces = self.pretokenizer.split(text)
+        lookup = scache.__getitem__
+        try:
+            return " ".join(map(lookup, pieces))
+        except KeyError:
+            pass
+        cache = self._cache(max_rank)
+        enc = self._encode_bytes
+        for p in set(pieces).difference(scache):
+            ids = cache.get(p)
+            if ids is None:
+                ids = cache[p] = enc(p.encode("utf-8", "surrogateescape"), max_rank)
+            scache[p] = " ".join(map(str, ids))
+        return " ".join(map(lookup, pieces))
 
     def encode_with_offsets(
         self,

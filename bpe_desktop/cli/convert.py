@@ -1,0 +1,40 @@
+"""``bpe-desktop convert IN OUT --to FORMAT``: read a tokenizer in any readable format, write it in another.
+
+The same readers and writers as the window and ``train --format``; the input may be ``PRESET:PATH``
+(``cl100k:cl100k_base.tiktoken``).  It does not change the merges: a format that cannot express the
+tokenizer refuses it with the format that can.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..core.formats import WRITE_FORMATS, load, save_model
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("convert", help="convert a tokenizer file to another format")
+    p.add_argument("input", metavar="IN", help="tokenizer file or folder (any readable format), or PRESET:PATH "
+                   "with PRESET cl100k or gpt2")
+    p.add_argument("output", metavar="OUT", help="where to write (a folder for gpt2 / vocab-merges)")
+    p.add_argument("--to", required=True, choices=WRITE_FORMATS, help="output format")
+    p.add_argument("--pretokenizer", default=None, metavar="NAME|REGEX",
+                   help="pattern for inputs that hold none (.tiktoken); overrides the file's")
+    p.add_argument("--special", nargs="*", default=[], metavar="TOKEN", help="add special tokens")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    loaded = load(args.input, pretokenizer=args.pretokenizer, specials=args.special)
+    model = loaded.model
+    save_model(model, args.output, args.to, loaded.stats, special_ids=loaded.special_ids)
+    print(f"read {args.input} ({loaded.fmt}, {len(model.merges)} merges, vocabulary {loaded.tokenizer.n_vocab}); "
+          f"wrote {args.output} ({args.to})")
+    if args.to == "tiktoken":
+        sys.stderr.write(
+            f"note: a .tiktoken file holds neither the pattern ({model.pretokenizer}) nor the special tokens "
+            f"-- read it back with --pretokenizer {model.pretokenizer!r}"
+            + (f" --special {' '.join(model.specials)}" if model.specials else "") + "\n"
+        )
+    return 0
