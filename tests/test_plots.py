@@ -1,0 +1,225 @@
+"""The plots pane with real widgets: plotted data equals the core's numbers; live updates are throttled;
+exports produce valid PNG, SVG and CSV files."""
+
+from __future__ import annotations
+
+import csv
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from PySide6 import QtGui, QtWidgets
+
+from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
+from bpe_desktop.core.errors import BpeError
+from bpe_desktop.core.stats import SegmentationHistory, compression_from_records, csv_text, recount_pairs
+from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.gui.plots import PlotsPanel
+from bpe_desktop.gui.session import Session
+
+MERGES = 200
+
+
+@pytest.fixture(scope="module")
+def trained(topics_text):
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=MERGES)
+    wc = count_text(topics_text, cfg)
+    t = Trainer(wc, cfg)
+    recs = t.run()
+    return cfg, wc, t, recs
+
+
+def make_session(trained, *, records=True, word_counts=True) -> Session:
+    cfg, wc, t, recs = trained
+    s = Session()
+    s.config = cfg
+    s.word_counts = wc if word_counts else None
+    s.initial_symbols = t.initial_symbols
+    if records:
+        s.reset_model(t.model.truncated(0))
+        s.append_records(recs)
+        s.set_step(s.n_steps)  # the controller follows the end while training
+    else:  # a model opened from a file: merges but no records
+        s.reset_model(t.model.truncated(MERGES))
+    return s
+
+
+def panel_for(qtbot, session: Session) -> PlotsPanel:
+    p = PlotsPanel(session)
+    qtbot.addWidget(p)
+    p.resize(900, 600)
+    p.show()
+    return p
+
+
+def orig(item) -> tuple[np.ndarray, np.ndarray]:
+    ds = item.getOriginalDataset()
+    return np.asarray(ds[0]), np.asarray(ds[1])
+
+
+def wait_zipf_at(qtbot, panel: PlotsPanel, step: int) -> None:
+    qtbot.waitUntil(lambda: panel.zipf.data is not None and panel.zipf.data.step == step, timeout=10_000)
+
+
+def test_zipf_plot_shows_the_true_pair_counts_at_the_current_step(qtbot, trained) -> None:
+    _cfg, wc, t, _ = trained
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    wait_zipf_at(qtbot, panel, MERGES)
+    s.set_step(37)
+    wait_zipf_at(qtbot, panel, 37)
+    x, y = orig(panel.zipf.curve)
+    # the counts plotted == a from-scratch count over the Tokenizer's segmentation at step 37
+    tok = Tokenizer(t.model)
+    toks = t.model.tokens
+    scratch = recount_pairs(([toks[i] for i in tok.encode_piece(w, upto=37)], c) for w, c in wc.counts.items())
+    assert sorted(y.astype(int).tolist(), reverse=True) == y.astype(int).tolist()
+    assert sorted(y.astype(int).tolist()) == sorted(scratch.values())
+    assert x.tolist() == list(range(1, len(scratch) + 1))
+    # the displayed (log-mode) data is the log10 of those numbers
+    _dx, dy = panel.zipf.curve.getData()
+    assert np.allclose(dy[:5], np.log10(y[:5]))
+    # the pair about to be merged is ringed at its rank and count
+    z = panel.zipf.data
+    nxt = t.model.merges[37]
+    r = z.rank_of(nxt)
+    assert r is not None
+    nx, ny = orig(panel.zipf.next)
+    assert (nx.tolist(), ny.tolist()) == ([r], [scratch[(toks[nxt[0]], toks[nxt[1]])]])
+    # the fitted line has the slope shown in the title
+    fx, fy = orig(panel.zipf.fit)
+    slope = (np.log10(fy[1]) - np.log10(fy[0])) / (np.log10(fx[1]) - np.log10(fx[0]))
+    assert slope == pytest.approx(z.slope)
+    assert f"{z.slope:.2f}" in panel.zipf.plot.titleLabel.text
+    # top pairs labelled, in rank order
+    box = panel.zipf.top_box.textItem.toPlainText()
+    a, b = z.labels[0]
+    assert f"{a} + {b}" in box
+
+
+def test_compression_and_tradeoff_plots_equal_the_records(qtbot, trained) -> None:
+    _cfg, wc, t, recs = trained
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    qtbot.waitUntil(lambda: panel.tradeoff.data is not None, timeout=10_000)
+    x, y = orig(panel.compression.symbols)
+    assert x.tolist() == list(range(MERGES + 1))
+    assert y.astype(int).tolist() == [t.initial_symbols] + [r.symbols_after for r in recs]
+    mx, my = orig(panel.compression.merged)
+    assert mx.tolist() == list(range(1, MERGES + 1))
+    assert my.astype(int).tolist() == [r.merged for r in recs]
+    hist = SegmentationHistory(wc, t.model)
+    tr = hist.tradeoff()
+    vx, vy = orig(panel.tradeoff.tpw)
+    assert vx.astype(int).tolist() == tr.vocab_sizes
+    assert np.allclose(vy, tr.tokens_per_word)
+    assert np.allclose(orig(panel.tradeoff.bpt)[1], tr.bytes_per_token)
+    # the current step is marked on every plot and follows scrubbing
+    s.set_step(120)
+    assert panel.compression.step_line.value() == 120
+    assert panel.compression.step_line_bottom.value() == 120
+    assert orig(panel.compression.here)[1].tolist() == [recs[119].symbols_after]
+    assert panel.tradeoff.lines[0].value() == recs[119].vocab_size
+
+
+def test_model_without_records_gets_its_curves_from_the_history(qtbot, trained) -> None:
+    _, wc, t, recs = trained
+    s = make_session(trained, records=False)
+    panel = panel_for(qtbot, s)
+    qtbot.waitUntil(lambda: panel.compression.data is not None and len(panel.compression.data.steps) == MERGES + 1,
+                    timeout=10_000)
+    assert panel.compression.data == compression_from_records(t.initial_symbols, recs)
+    assert s.step == 0  # reset_model without records puts the timeline at step 0
+    wait_zipf_at(qtbot, panel, 0)
+    assert panel.zipf.data.counts == SegmentationHistory(wc, t.model).zipf(0).counts
+
+
+def test_live_training_bursts_are_coalesced(qtbot, trained) -> None:
+    _, _wc, t, recs = trained
+    s = make_session(trained, records=False)
+    s.reset_model(t.model.truncated(0))
+    s.set_state("training")
+    panel = panel_for(qtbot, s)
+    qtbot.wait(50)
+    before = panel.refreshes
+    for i in range(0, MERGES, 4):  # 50 bursts in one event-loop turn, as a fast worker delivers them
+        s.append_records(recs[i : i + 4])
+        s.set_step(s.n_steps)
+    qtbot.waitUntil(lambda: panel.zipf.data is not None and panel.zipf.data.step == MERGES, timeout=10_000)
+    assert panel.refreshes - before <= 10  # not one redraw per burst
+    x, y = orig(panel.compression.symbols)
+    assert len(x) == MERGES + 1 and int(y[-1]) == recs[-1].symbols_after
+
+
+def test_in_memory_text_without_word_counts_is_counted_by_the_pane(qtbot) -> None:
+    s = Session()
+    text = "low low low low low lower lower newest newest newest widest widest widest"
+    s.set_corpus(CorpusSource.from_text(text), TrainConfig(merges=5))
+    t = Trainer(count_text(text, TrainConfig()), TrainConfig(merges=5))
+    recs = t.run()
+    s.reset_model(t.model.truncated(0))
+    s.append_records(recs)
+    s.set_step(5)
+    panel = panel_for(qtbot, s)
+    wait_zipf_at(qtbot, panel, 5)
+    assert panel.zipf.data.counts == SegmentationHistory(count_text(text, TrainConfig()), t.model).zipf(5).counts
+
+
+def test_file_corpus_before_counting_shows_a_note_not_a_crash(qtbot, topics_file) -> None:
+    s = Session()
+    s.set_corpus(CorpusSource.from_files([topics_file]))
+    panel = panel_for(qtbot, s)
+    qtbot.waitUntil(lambda: "counted" in panel.zipf.plot.titleLabel.text, timeout=5_000)
+    assert panel.zipf.data is None and panel.compression.data is None
+
+
+def test_exports_write_valid_png_svg_and_csv(qtbot, trained, tmp_path) -> None:
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    s.set_step(50)
+    wait_zipf_at(qtbot, panel, 50)
+    for plot in (panel.zipf, panel.compression, panel.tradeoff):
+        png, svg, csv_path = (tmp_path / f"{plot.name}.{k}" for k in ("png", "svg", "csv"))
+        panel.export("png", png, plot)
+        panel.export("svg", svg, plot)
+        panel.export("csv", csv_path, plot)
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        img = QtGui.QImage(str(png))
+        assert not img.isNull() and img.width() == 1400
+        root = ET.parse(svg).getroot()
+        assert root.tag.endswith("svg")
+        assert len(list(root.iter())) > 20  # real drawing, not an empty document
+        text = csv_path.read_text(encoding="utf-8")
+        assert text == csv_text(plot.csv_header, plot.csv_rows())
+        assert text.count("\n") == len(plot.csv_rows()) + 1 > 2
+    with open(tmp_path / "pairs.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    assert [(int(r), a, b, int(c)) for r, a, b, c in rows] == panel.zipf.data.rows()
+    with pytest.raises(BpeError):
+        panel.export("png", tmp_path / "missing" / "x.png", panel.zipf)
+
+
+def test_export_errors_are_shown_in_a_dialog(qtbot, trained, tmp_path, monkeypatch) -> None:
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    bad = str(tmp_path / "no-such-folder" / "x.svg")
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (bad, ""))
+    shown = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning", lambda *a, **k: shown.append(a[2]))
+    panel.buttons["svg"].click()
+    assert shown and "does not exist" in shown[0]
+
+
+def test_screenshot_renders(qtbot, trained, tmp_path) -> None:
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    s.set_step(80)
+    wait_zipf_at(qtbot, panel, 80)
+    for i in range(3):
+        panel.tabs.setCurrentIndex(i)
+        qtbot.wait(10)
+        img = panel.grab().toImage()
+        assert not img.isNull() and img.width() == 900
+        # something other than the white background was drawn in the plot area
+        colours = {img.pixelColor(x, y).name() for x in range(100, 800, 7) for y in range(80, 500, 7)}
+        assert len(colours) > 3
