@@ -180,7 +180,7 @@ def test_click_shows_derivation_tree_and_highlights_occurrences(seed_view, qtbot
         (0, "ewest</w>"), (1, "ew"), (2, "e"), (2, "w"), (1, "est</w>"), (2, "est"), (3, "es"), (4, "e"),
         (4, "s"), (3, "t"), (2, "</w>"),
     ]
-    assert "5 merges from 6 base symbols" in view.tree_title.text()  # ranks 1, 2, 3, 6, 7
+    assert "5 merges from 6 symbols" in view.tree_title.text()  # ranks 1, 2, 3, 6, 7
     # est</w> occurs twice on screen at step 3 (newest, widest)
     go(s, view, 3)
     r2 = canvas.visible_rows()[rows.index("widest")].row
@@ -312,3 +312,25 @@ def test_file_corpus_without_editor_text_is_read_for_display(qtbot, topics_file)
     assert view.canvas.n_rows == len(split_lines(topics_file.read_text(encoding="utf-8")))
     assert view.canvas.note == ""  # < 4 MB: all of it
     assert view.visible_tokens()[0]  # byte tokens at step 0
+
+
+def test_animation_of_an_end_of_word_merge_in_running_text(qtbot) -> None:
+    """est + </w>: the marker covers no characters of the text (an empty span) and still animates."""
+    s, t, recs = seeded_session()
+    s.set_corpus(CorpusSource.from_text("newest widest lowest\n"), TrainConfig(merges=7))
+    view = TokenStreamView(s)
+    qtbot.addWidget(view)
+    view.resize(700, 200)
+    view.show()
+    s.reset_model(copy.deepcopy(t.model), recs)
+    go(s, view, 2)
+    assert view.visible_tokens()[0][:5] == ["n", "e", "w", "est", "</w>"]
+    view.set_animation_duration(10_000)
+    view.canvas._last_change = 0.0
+    s.set_step(3)
+    view.canvas._anim.pause()
+    for p in (0.1, 0.4, 0.6, 0.9):
+        view.canvas._progress = p
+        view.canvas.viewport().repaint()  # pytest-qt fails the test on an exception inside paintEvent
+    view.canvas.finish_animation()
+    assert view.visible_tokens()[0][:5] == ["n", "e", "w", "est</w>", "w"]

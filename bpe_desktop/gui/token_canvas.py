@@ -117,6 +117,8 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._labels: dict[int, str] = {}
         self._widths: dict[str, float] = {}
         self._colors: dict[int, QtGui.QColor] = {}
+        self._pens: dict[int, QtGui.QPen] = {}  # token id -> border pen
+        self._statics: dict[str, QtGui.QStaticText] = {}  # label -> prepared text
         self.rows_encoded = 0  # how many (row, step) encodings were computed (tests, benchmarks)
         # state
         self.selected: int | None = None
@@ -135,7 +137,11 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._anim.finished.connect(self.viewport().update)
         self.animations_started = 0
         self.animations_skipped = 0
+        self._fm = QtGui.QFontMetricsF(self.font())
         self._setup_metrics()
+        font = self.font()
+        font.setPointSizeF(font.pointSizeF() * 1.1)  # token labels are short: a little larger reads better
+        self.setFont(font)
         session.corpusChanged.connect(self.reload)
         session.modelReset.connect(self._on_model_reset)
         session.recordsAppended.connect(self._on_records_appended)
@@ -309,6 +315,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._layouts.clear()
         self._labels.clear()
         self._colors.clear()
+        self._pens.clear()
         self._visible = []
         self._anim.stop()
         self._progress = 1.0
@@ -366,8 +373,15 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._box_h = math.ceil(fm.height()) + 6
         self._ascent = fm.ascent()
         self._widths.clear()
+        self._statics.clear()
+        self._pens.clear()
+        self._text_dy = (self._box_h - fm.height()) / 2
         pal = self.palette()
         self._dark = pal.color(QtGui.QPalette.ColorRole.Base).lightness() < 128
+        self._special_pens = (
+            QtGui.QPen(QtGui.QColor("#ffb000" if self._dark else "#1f5fd6"), 2.2),  # selected token
+            QtGui.QPen(QtGui.QColor("#f0f0f0" if self._dark else "#303030"), 1.6),  # made by the latest merge
+        )
 
     def changeEvent(self, e: QtCore.QEvent) -> None:
         if e.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.PaletteChange):
@@ -484,6 +498,12 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
     # -- painting -------------------------------------------------------------------------------------
     def paintEvent(self, event: QtGui.QPaintEvent) -> None:
         painter = QtGui.QPainter(self.viewport())
+        try:
+            self._paint(painter)
+        finally:
+            painter.end()
+
+    def _paint(self, painter: QtGui.QPainter) -> None:
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         painter.setFont(self.font())
         pal = self.palette()
@@ -505,7 +525,6 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             else:
                 lay_lo, lay_hi = (other, vr.layout) if self._shown_step == self._anim_lo + 1 else (vr.layout, other)
                 self._paint_animated(painter, vr.top, lay_lo, lay_hi, latest, dim, text_col)
-        painter.end()
 
     def _latest_token(self) -> int | None:
         k = self._shown_step
@@ -528,30 +547,48 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             x = self._prefix_w - 12 - self._fm.horizontalAdvance(num)
             painter.drawText(QtCore.QPointF(x, y), num)
 
+    def _pen(self, token_id: int, latest: int | None) -> QtGui.QPen:
+        if token_id == self.selected:
+            return self._special_pens[0]
+        if token_id == latest:
+            return self._special_pens[1]
+        pen = self._pens.get(token_id)
+        if pen is None:
+            if token_id == UNKNOWN_ID:
+                pen = QtGui.QPen(QtGui.QColor("#c03030"), 1.0, QtCore.Qt.PenStyle.DashLine)
+            else:
+                pen = QtGui.QPen(self.color(token_id).darker(70 if self._dark else 135), 1.0)
+            self._pens[token_id] = pen
+        return pen
+
+    def _static(self, label: str) -> QtGui.QStaticText:
+        st = self._statics.get(label)
+        if st is None:
+            st = self._statics[label] = QtGui.QStaticText(label)
+            st.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+            st.prepare(QtGui.QTransform(), self.font())
+        return st
+
     def _draw_box(
         self, painter: QtGui.QPainter, rect: QtCore.QRectF, seg: Segment, latest: int | None,
         text: QtGui.QColor, opacity: float = 1.0,
     ) -> None:
         if opacity <= 0.01:
             return
-        painter.setOpacity(opacity)
+        if opacity < 1.0:
+            painter.setOpacity(opacity)
         i = seg.id
         assert i is not None
-        fill = self.color(i)
-        if i == self.selected:
-            pen = QtGui.QPen(QtGui.QColor("#ffb000" if self._dark else "#1f5fd6"), 2.2)
-        elif i == latest:
-            pen = QtGui.QPen(QtGui.QColor("#f0f0f0" if self._dark else "#303030"), 1.6)
-        elif i == UNKNOWN_ID:
-            pen = QtGui.QPen(QtGui.QColor("#c03030"), 1.0, QtCore.Qt.PenStyle.DashLine)
-        else:
-            pen = QtGui.QPen(fill.darker(135 if not self._dark else 70), 1.0)
-        painter.setPen(pen)
-        painter.setBrush(fill)
+        painter.setPen(self._pen(i, latest))
+        painter.setBrush(self.color(i))
         painter.drawRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
         painter.setPen(text)
-        painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, seg.label)
-        painter.setOpacity(1.0)
+        st = self._static(seg.label)
+        painter.drawStaticText(
+            QtCore.QPointF(rect.x() + (rect.width() - self._width(seg.label)) / 2, rect.y() + self._text_dy), st
+        )
+        if opacity < 1.0:
+            painter.setOpacity(1.0)
 
     def _paint_boxes(
         self, painter: QtGui.QPainter, top: float, boxes: list[Box], latest: int | None,
@@ -579,22 +616,36 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         slide = _ease(p / 0.6)
         fuse = _ease((p - 0.55) / 0.45)
         glow = math.sin(math.pi * min(1.0, p / 0.9)) if p < 0.9 else 0.0
-        by_start = {b.seg.start: b for b in lay_lo.boxes}
+        lo_boxes = lay_lo.boxes
+        by_span = {(b.seg.start, b.seg.end): i for i, b in enumerate(lo_boxes)}
+        first_at: dict[int, int] = {}  # start -> index of the first token box there (a marker can be empty)
+        for i, b in enumerate(lo_boxes):
+            if b.seg.id is not None:
+                first_at.setdefault(b.seg.start, i)
         glow_col = QtGui.QColor(255, 190, 0)
         for hb in lay_hi.boxes:
-            lb = by_start.get(hb.seg.start)
-            if lb is None:
-                continue
-            if lb.seg.end == hb.seg.end:  # unchanged: just move
-                rect = _mix(lb.x, lb.y, lb.w, hb.x, hb.y, hb.w, slide, top, h)
-                if hb.seg.id is None:
-                    painter.setPen(dim)
-                    painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, hb.seg.label)
+            same = by_span.get((hb.seg.start, hb.seg.end))
+            if same is not None and lo_boxes[same].seg.id == hb.seg.id:
+                lb = lo_boxes[same]
+                if abs(lb.y - hb.y) < 1:
+                    places = [(_mix(lb.x, lb.y, lb.w, hb.x, hb.y, hb.w, slide, top, h), 1.0)]
                 else:
-                    self._draw_box(painter, rect, hb.seg, latest, text)
+                    places = [(QtCore.QRectF(lb.x, top + lb.y, lb.w, h), 1.0 - fuse),
+                              (QtCore.QRectF(hb.x, top + hb.y, hb.w, h), fuse)]
+                for rect, alpha in places:
+                    if hb.seg.id is None:
+                        painter.setOpacity(alpha)
+                        painter.setPen(dim)
+                        painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, hb.seg.label)
+                        painter.setOpacity(1.0)
+                    else:
+                        self._draw_box(painter, rect, hb.seg, latest, text, alpha)
                 continue
-            rb = by_start.get(lb.seg.end)
-            if rb is None:
+            li = first_at.get(hb.seg.start)
+            if li is None or li + 1 >= len(lo_boxes) or hb.seg.id is None:
+                continue
+            lb, rb = lo_boxes[li], lo_boxes[li + 1]
+            if rb.seg.id is None:
                 continue
             wl = lb.w / (lb.w + rb.w)
             tl = QtCore.QRectF(hb.x, hb.y, hb.w * wl, h)

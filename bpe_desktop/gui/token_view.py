@@ -139,7 +139,9 @@ class TokenStreamView(QtWidgets.QWidget):
             count = f"{records[rank - 1].count:,}" if rank is not None and rank <= len(records) else ""
             item = QtWidgets.QTreeWidgetItem(parent, [node.label, "" if rank is None else f"#{rank}", count])
             item.setData(0, QtCore.Qt.ItemDataRole.UserRole, node.id)
-            item.setBackground(0, QtGui.QBrush(self.canvas.color(node.id)))
+            brush = QtGui.QBrush(self.canvas.color(node.id))
+            for col in range(3):
+                item.setBackground(col, brush)
             for child in node.children:
                 add(child, item)
 
@@ -147,9 +149,10 @@ class TokenStreamView(QtWidgets.QWidget):
         self.tree.expandAll()
         n = len(root.ranks())
         leaves = root.leaves()
+        unit = "bytes" if model.mode == "bytes" else "symbols"
         self.tree_title.setText(
-            f"<b>{_esc(root.label)}</b> (id {token_id}): "
-            + (f"{n} merge{'s' if n != 1 else ''} from {len(leaves)} base symbols" if n else "a base symbol")
+            f"<b>{_esc(root.label)}</b> &nbsp;id {token_id}<br>"
+            + (f"{n} merge{'s' if n != 1 else ''} from {len(leaves)} {unit}" if n else "a base symbol")
         )
         self.find_status.setText(f"{self._count_visible(token_id)} on screen")
 
