@@ -31,8 +31,8 @@ def detect(path: str) -> str:
             rb'"(version|model)"\s*:', head
         ):
             return "hf"
-        if gpt2.has_partner(path):
-            return "gpt2"
+        if gpt2.has_partner(path) or os.path.basename(path) in ("encoder.json", "vocab.json"):
+            return "gpt2"  # its reader says if the partner file is missing
         return "hf"  # its reader says what is missing
     lines = [ln for ln in text.split(b"\n")[:50] if ln.strip()]
     if lines and len(lines) < 50 and not head.endswith(b"\n") and len(head) == 65536:

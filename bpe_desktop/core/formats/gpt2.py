@@ -3,8 +3,8 @@
 The vocabulary maps each token, written through GPT-2's byte-to-unicode mapping, to its id; the merges
 file has a ``#version: 0.2`` header and one ``A B`` pair per line.  Specials (GPT-2's ``<|endoftext|>``)
 are vocabulary entries that no merge makes.  Byte-level only: chars-mode models are refused.  The files
-hold no pattern; they are read with GPT-2's (``gpt2``).  This module does not guess which file is which
-from content (see :mod:`.detect`); it finds the partner file by name.
+hold no pattern: they mean GPT-2's (``gpt2``), so models with another pattern are refused.  This module
+does not guess which file is which from content (see :mod:`.detect`); it finds the partner by name.
 """
 
 from __future__ import annotations
@@ -127,6 +127,12 @@ def dumps(model: BPEModel, special_ids: dict[str, int] | None = None) -> tuple[s
             "GPT-2 vocab/merges files are byte-level: this is a chars-mode tokenizer -- write it as "
             "native, hf (tokenizer.json) or subword-nmt"
         )
+    if model.pretokenizer != "gpt2":
+        raise FormatError(
+            f"GPT-2 vocab/merges files always mean GPT-2's pre-tokenization pattern, this tokenizer uses "
+            f"{model.pretokenizer!r} -- write hf (tokenizer.json, which stores the pattern), native, or "
+            "tiktoken (and give the pattern when reading it)"
+        )
     vocab = {token_text(t): i for i, t in enumerate(model.tokens)}
     vocab.update(special_ids if special_ids is not None else model.special_ids)
     merges = "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in model.merge_pairs_text())
@@ -140,13 +146,13 @@ def save(path: str | os.PathLike[str], model: BPEModel, flavor: str = "gpt2",
     vocabulary file itself.  Returns the two paths written."""
     path = os.fspath(path)
     names = PAIRS[0] if flavor == "gpt2" else PAIRS[1]
+    vtext, mtext = dumps(model, special_ids)  # refuses before anything is created
     if path.endswith(".json"):
         folder = os.path.dirname(path) or "."
         vpath, mpath = path, os.path.join(folder, names[1])
     else:
         os.makedirs(path, exist_ok=True)
         vpath, mpath = os.path.join(path, names[0]), os.path.join(path, names[1])
-    vtext, mtext = dumps(model, special_ids)
     with atomic_write(vpath) as f:
         f.write(vtext)
     with atomic_write(mpath) as f:
