@@ -28,7 +28,7 @@ class CompressionPlot(PlotCard):
         top = self.top_plot = self.addPlot(row=0, col=0)
         style_plot(top, "Compression: total symbols in the corpus", "merges", "symbols")
         bottom = self.bottom_plot = self.addPlot(row=1, col=0)
-        style_plot(bottom, "Reduction per merge n\u2c7c (symbols removed by merge j)", "merge j", "n\u2c7c (log)")
+        style_plot(bottom, "Symbols removed by each merge, n\u2c7c", "merge j", "n\u2c7c (log)")
         bottom.setLogMode(y=True)
         bottom.setXLink(top)
         self.ci.layout.setRowStretchFactor(0, 3)
@@ -74,7 +74,7 @@ class CompressionPlot(PlotCard):
         self.here_label.setText(f" step {k:,}: {s:,} symbols ({pct:.1f}% fewer)")
         self.here_label.setPos(k, s)
         # keep the label inside the plot: left of the line once past the middle
-        self.here_label.setAnchor((1, 1) if k > (len(curve.steps) - 1) / 2 else (0, 1))
+        self.here_label.setAnchor((1, 1) if k >= (len(curve.steps) - 1) / 2 else (0, 1))
 
     def csv_rows(self) -> list[Sequence[object]]:
         return list(self.data.rows()) if self.data is not None else []

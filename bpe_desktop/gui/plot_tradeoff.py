@@ -62,7 +62,7 @@ class TradeoffPlot(PlotCard):
             return
         k = max(0, min(step, len(d.steps) - 1))
         v = float(d.vocab_sizes[k])
-        right = v > (d.vocab_sizes[0] + d.vocab_sizes[-1]) / 2
+        right = v >= (d.vocab_sizes[0] + d.vocab_sizes[-1]) / 2
         for line in self.lines:
             line.setValue(v)
         self.tpw_here.setData([v], [d.tokens_per_word[k]])

@@ -36,12 +36,11 @@ class ZipfPlot(PlotCard):
         p = self.plot = self.addPlot()
         style_plot(p, "Pair frequencies", "rank of the pair (log)", "count (log)")
         p.setLogMode(x=True, y=True)
-        self.legend = p.addLegend(offset=(-10, 10), labelTextColor=INK, brush=pg.mkBrush(255, 255, 255, 220))
-        self.curve = p.plot([], [], pen=pg.mkPen(LINE, width=2), name="pairs", antialias=True)
-        self.fit = p.plot([], [], pen=pg.mkPen(FIT, width=1.5, style=QtCore.Qt.PenStyle.DashLine), name="fit")
+        self.curve = p.plot([], [], pen=pg.mkPen(LINE, width=2), antialias=True)
+        self.fit = p.plot([], [], pen=pg.mkPen(FIT, width=1.5, style=QtCore.Qt.PenStyle.DashLine))
         self.top = p.plot([], [], pen=None, symbol="o", symbolSize=6, symbolBrush=LINE, symbolPen=None)
         self.next = p.plot([], [], pen=None, symbol="o", symbolSize=13, symbolBrush=None,
-                           symbolPen=pg.mkPen(ACCENT, width=2.5), name="next merge")
+                           symbolPen=pg.mkPen(ACCENT, width=2.5))
         self.labels = []  # rank numbers beside the top points
         for _ in range(N_LABELS):
             t = pg.TextItem("", color=INK, anchor=(0.5, 1.1))
@@ -53,6 +52,9 @@ class ZipfPlot(PlotCard):
         self.top_box = pg.TextItem("", anchor=(0, 1), fill=pg.mkBrush(255, 255, 255, 225),
                                    border=pg.mkPen("#c8c8c8"))
         self.top_box.setParentItem(p.vb)
+        # the key (a TextItem, not a LegendItem, so that it scales with the rest in exported images)
+        self.key = pg.TextItem("", anchor=(1, 0), fill=pg.mkBrush(255, 255, 255, 225), border=pg.mkPen("#c8c8c8"))
+        self.key.setParentItem(p.vb)
         p.vb.sigResized.connect(self._place_box)
         self._place_box()
 
@@ -66,6 +68,7 @@ class ZipfPlot(PlotCard):
             for t in (*self.labels, self.next_label):
                 t.setText("")
             self.top_box.setHtml("")
+            self.key.setHtml("")
             self.next_rank = None
             p.setTitle(note or "Pair frequencies: no pairs", color=INK, size="11pt")
             return
@@ -82,11 +85,11 @@ class ZipfPlot(PlotCard):
                 t.setText("")
         if math.isnan(data.slope):
             self.fit.setData([], [])
-            slope = "no fit"
+            slope = "too few pairs to fit"
         else:
             xs = np.array([1.0, float(len(counts))])
             self.fit.setData(xs, 10 ** (data.intercept + data.slope * np.log10(xs)))
-            slope = f"log-log slope {data.slope:.2f}"
+            slope = f"fit: slope {data.slope:.2f}"
         self.next_rank = data.rank_of(next_pair) if next_pair is not None else None
         r = self.next_rank
         if r is not None:
@@ -105,14 +108,17 @@ class ZipfPlot(PlotCard):
             rows.append(f"<tr><td align=right>{i + 1}&nbsp;&nbsp;</td><td>{html.escape(pair_text(a, b))}"
                         f"&nbsp;&nbsp;</td><td align=right>{data.counts[i]:,}</td><td>{mark}</td></tr>")
         self.top_box.setHtml(f'<div style="color:{INK}"><b>top pairs</b><table>{"".join(rows)}</table></div>')
-        p.setTitle(
-            f"Pair frequencies at step {data.step}: {len(counts):,} distinct pairs, {slope}",
-            color=INK, size="11pt",
+        self.key.setHtml(
+            f'<div style="color:{INK}"><span style="color:{LINE}">━━</span> {len(counts):,} pairs<br>'
+            f'<span style="color:{FIT}">┅┅</span> {slope}<br>'
+            f'<span style="color:{ACCENT}">◯</span> next merge</div>'
         )
+        p.setTitle(f"Pair frequencies at step {data.step:,}", color=INK, size="11pt")
 
     def _place_box(self, *_: object) -> None:
         r = self.plot.vb.boundingRect()
         self.top_box.setPos(r.left() + 8, r.bottom() - 8)
+        self.key.setPos(r.right() - 8, r.top() + 8)
 
     def csv_rows(self) -> list[Sequence[object]]:
         return list(self.data.rows()) if self.data is not None else []

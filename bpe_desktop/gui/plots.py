@@ -48,12 +48,14 @@ class PlotsPanel(QtWidgets.QWidget):
         self.tabs.addTab(self.tradeoff, "Trade-off")
         self.status = QtWidgets.QLabel("")
         self.status.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         bar = QtWidgets.QHBoxLayout()
         bar.setContentsMargins(4, 0, 4, 2)
         bar.addWidget(self.status, 1)
-        self.buttons: dict[str, QtWidgets.QPushButton] = {}
+        self.buttons: dict[str, QtWidgets.QToolButton] = {}
         for kind in EXPORT_KINDS:
-            b = QtWidgets.QPushButton(f"{kind.upper()}…")
+            b = QtWidgets.QToolButton()
+            b.setText(f"{kind.upper()}…")
             b.setToolTip(f"Export the plot shown as {EXPORT_KINDS[kind].split(' (')[0]}")
             b.clicked.connect(lambda _=False, k=kind: self.ask_export(k))
             bar.addWidget(b)
