@@ -25,9 +25,9 @@ class TradeoffPlot(PlotCard):
         self.data: TradeOff | None = None
         self.step = 0
         top = self.top_plot = self.addPlot(row=0, col=0)
-        style_plot(top, "Trade-off: average tokens per word", "vocabulary size", "tokens / word")
+        style_plot(top, "Tokens per word", "vocabulary size", "tokens / word")
         bottom = self.bottom_plot = self.addPlot(row=1, col=0)
-        style_plot(bottom, "Average bytes per token", "vocabulary size", "bytes / token")
+        style_plot(bottom, "Bytes per token", "vocabulary size", "bytes / token")
         bottom.setXLink(top)
         self.tpw = top.plot([], [], pen=pg.mkPen(LINE, width=2), antialias=True)
         self.bpt = bottom.plot([], [], pen=pg.mkPen(SECOND, width=2), antialias=True)
@@ -65,10 +65,11 @@ class TradeoffPlot(PlotCard):
         right = v >= (d.vocab_sizes[0] + d.vocab_sizes[-1]) / 2
         for line in self.lines:
             line.setValue(v)
+        self.top_plot.setTitle(f"Tokens per word (vocabulary {int(v):,} at step {k:,})", color=INK, size="11pt")
         self.tpw_here.setData([v], [d.tokens_per_word[k]])
         self.bpt_here.setData([v], [d.bytes_per_token[k]])
         for t, y, text in (
-            (self.labels[0], d.tokens_per_word[k], f" vocabulary {int(v):,}: {d.tokens_per_word[k]:.3g} tokens/word "),
+            (self.labels[0], d.tokens_per_word[k], f" {d.tokens_per_word[k]:.3g} tokens/word "),
             (self.labels[1], d.bytes_per_token[k], f" {d.bytes_per_token[k]:.3g} bytes/token "),
         ):
             t.setText(text)
