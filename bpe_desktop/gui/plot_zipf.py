@@ -74,7 +74,9 @@ class ZipfPlot(PlotCard):
             return
         counts = np.asarray(data.counts, dtype=float)
         ranks = np.arange(1, len(counts) + 1, dtype=float)
-        self.curve.setData(ranks, counts)
+        few = len(counts) <= 60  # few pairs: show each as a dot
+        self.curve.setData(ranks, counts, symbol="o" if few else None, symbolSize=5, symbolBrush=LINE,
+                           symbolPen=None)
         n_top = min(N_LABELS, len(counts))
         self.top.setData(ranks[:n_top], counts[:n_top])
         for i, t in enumerate(self.labels):
