@@ -149,9 +149,10 @@ def test_status_bar_shows_progress_and_eta(qtbot, session) -> None:  # type: ign
     bar.show()
     session.set_state("counting")
     session.set_progress("counting", 10, 100)
-    assert bar.progress.isVisible() and bar.progress.format().startswith("counting 10%")
+    assert bar.progress.isVisible() and bar.progress.text.startswith("counting 10%")
+    assert bar.progress.fraction == pytest.approx(0.1)
     session.set_progress("merging", 0, 0, 0.0)
-    assert bar.progress.maximum() == 0  # unknown total: busy indicator
+    assert bar.progress.fraction is None  # unknown total: busy indicator
     session.set_state("finished")
     assert not bar.progress.isVisible()
     assert QtCore.QCoreApplication.instance() is not None

@@ -1,0 +1,168 @@
+"""Window latency while training, and cold start to the first painted window.
+
+Opens the real main window (offscreen unless a display is forced), trains ``../shared/corpora/kjv.txt``
+(bytes, GPT-2 pattern, 8,000 merges, through the worker process exactly as the Train button does) while a
+10 ms QTimer records the gaps between its ticks in the GUI thread.  A gap much longer than 10 ms is a
+stall the user would see.  Cold start is measured in fresh interpreters: from launching ``python`` to the
+first paint event of the main window with the default corpus (median of ``--cold-runs``).
+
+Prints one JSON object: p50_ms, p99_ms, max_ms (tick gaps), train_s, cold_start_s and details.
+
+    python benchmarks/ui_latency.py [--corpus FILE] [--merges N] [--cold-runs 3]
+
+Targets (issue 4): p99 <= 20 ms, max <= 50 ms, cold start <= 1.0 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+KJV = HERE.parent.parent / "shared" / "corpora" / "kjv.txt"
+
+
+def _cold_start_child() -> None:
+    """Runs in a fresh interpreter: open the window, print when it is first painted, exit."""
+    from PySide6 import QtCore, QtWidgets
+
+    from bpe_desktop.gui import app as gui_app
+
+    gui_app.make_app()
+    w = gui_app.make_window()
+
+    class FirstPaint(QtCore.QObject):
+        def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+            if ev.type() == QtCore.QEvent.Type.Paint:
+                print("PAINTED", time.time(), flush=True)
+                QtCore.QTimer.singleShot(0, QtWidgets.QApplication.quit)
+                self.deleteLater()
+            return False
+
+    f = FirstPaint()
+    w.installEventFilter(f)
+    w.show()
+    QtWidgets.QApplication.exec()
+    w.close()
+
+
+def cold_start(runs: int) -> list[float]:
+    out = []
+    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    for _ in range(runs):
+        t0 = time.time()
+        res = subprocess.run([sys.executable, __file__, "--cold-start-child"], capture_output=True, text=True,
+                             env=env, timeout=120)
+        line = next((ln for ln in res.stdout.splitlines() if ln.startswith("PAINTED")), None)
+        if line is None:
+            raise RuntimeError(f"cold-start child failed: {res.stderr[-2000:]}")
+        out.append(float(line.split()[1]) - t0)
+    return out
+
+
+def _placeholder_panes() -> None:
+    """Swap the token view and plots for empty widgets (to attribute stalls to the panes or the rest)."""
+    from PySide6 import QtWidgets
+
+    from bpe_desktop.gui import main_window
+
+    class Empty(QtWidgets.QWidget):
+        def __init__(self, session: object, parent: QtWidgets.QWidget | None = None) -> None:
+            super().__init__(parent)
+
+    main_window.TokenStreamView = Empty  # type: ignore[assignment,misc]
+    main_window.PlotsPanel = Empty  # type: ignore[assignment,misc]
+
+
+def latency(corpus: str, merges: int, placeholders: bool = False) -> dict[str, object]:
+    from PySide6 import QtCore, QtWidgets
+
+    from bpe_desktop.gui import app as gui_app
+
+    if placeholders:
+        _placeholder_panes()
+
+    app = gui_app.make_app()
+    w = gui_app.make_window(corpus, merges)
+    st = w.settings
+    st.mode.setCurrentText("bytes")
+    st.pretok.setCurrentText("gpt2")
+    st.tie.setCurrentText("hf")
+    w.resize(1440, 900)
+    w.show()
+    for _ in range(10):
+        QtWidgets.QApplication.processEvents()
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append((now - last[0]) * 1000.0)
+        last[0] = now
+
+    timer = QtCore.QTimer()
+    timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
+    timer.setInterval(10)
+    timer.timeout.connect(tick)
+    done = {"t": None}
+    session = w.session
+
+    def state(s: str) -> None:
+        if s in ("finished", "error") and done["t"] is None:
+            done["t"] = time.perf_counter()
+            QtCore.QTimer.singleShot(200, app.quit)
+
+    session.trainingStateChanged.connect(state)
+    t0 = time.perf_counter()
+    last[0] = t0
+    timer.start()
+    if not w.train():
+        raise RuntimeError("training refused to start")
+    app.exec()
+    timer.stop()
+    if session.state != "finished":
+        raise RuntimeError(f"training failed: {session.error}")
+    w.close()
+    gaps.sort()
+    q = statistics.quantiles(gaps, n=100, method="inclusive")
+    return {
+        "p50_ms": round(statistics.median(gaps), 2), "p99_ms": round(q[98], 2), "max_ms": round(gaps[-1], 2),
+        "ticks": len(gaps), "ticks_over_20ms": sum(g > 20 for g in gaps),
+        "ticks_over_50ms": sum(g > 50 for g in gaps),
+        "train_s": round((done["t"] or time.perf_counter()) - t0, 2), "merges": len(session.records),
+        "stop_reason": session.stop_reason,
+    }
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--corpus", default=str(KJV))
+    p.add_argument("--merges", type=int, default=8000)
+    p.add_argument("--cold-runs", type=int, default=3)
+    p.add_argument("--without-views", action="store_true",
+                   help="replace the token view and plots by empty widgets (attributes stalls)")
+    p.add_argument("--cold-start-child", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if args.cold_start_child:
+        _cold_start_child()
+        return 0
+    colds = cold_start(args.cold_runs)
+    result = latency(args.corpus, args.merges, args.without_views)
+    result.update({
+        "cold_start_s": round(statistics.median(colds), 3), "cold_start_runs_s": [round(c, 3) for c in colds],
+        "corpus": os.path.basename(args.corpus), "mode": "bytes", "pretokenizer": "gpt2",
+        "qt_platform": os.environ.get("QT_QPA_PLATFORM"), "views": "placeholders" if args.without_views else "real",
+    })
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
