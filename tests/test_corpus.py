@@ -104,3 +104,26 @@ def test_catastrophic_custom_pattern_times_out(monkeypatch) -> None:
     pre = Pretokenizer.from_spec(r"(?:\w|\w\w)*\d")
     with pytest.raises(PatternError, match="catastrophic"):
         pre.split("a" * 60)
+
+
+def test_atomic_write_replaces_whole_file_and_respects_umask(tmp_path) -> None:
+    import os
+    import stat
+
+    from bpe_desktop.core.atomic import atomic_write
+
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+    with pytest.raises(RuntimeError), atomic_write(target) as f:
+        f.write("half")
+        raise RuntimeError("disk full")
+    assert target.read_text() == "old"  # a failed write leaves the old file
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]  # and no temporary behind
+    umask = os.umask(0o022)
+    try:
+        with atomic_write(target) as f:
+            f.write("new")
+    finally:
+        os.umask(umask)
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644

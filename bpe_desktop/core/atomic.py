@@ -35,6 +35,10 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
     except PermissionError:
         raise BpeError(f"{path}: cannot write in {folder} (permission denied) -- choose another folder") from None
     try:
+        # mkstemp creates 0600; give the file the mode a plain open() would (0666 minus the umask)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, mode, **kwargs) as f:  # type: ignore[call-overload]
             yield f
             f.flush()
