@@ -111,7 +111,7 @@ def main() -> int:
             warm_tok = RankTokenizer(ranks, "cl100k", CL100K_SPECIALS)
             warm_tok.encode_ordinary(text)
             t_cold, ids_ours = median_time(ours_cold, args.runs)
-            t_warm, _ = median_time(lambda t=text: warm_tok.encode_ordinary(t), args.runs)
+            t_warm, _ = median_time(lambda t=text, w=warm_tok: w.encode_ordinary(t), args.runs)
             t_tik, ids_tik = median_time(lambda t=text: enc.encode_ordinary(t), args.runs)
             t_hf, enc_hf = median_time(lambda t=text: hf.encode(t, add_special_tokens=False), max(1, args.runs // 2))
             same = ids_ours == ids_tik == enc_hf.ids  # type: ignore[union-attr]
