@@ -115,6 +115,41 @@ class BPEModel:
         self.__dict__.pop("_derived", None)
         self.__dict__.pop("_creation_rank", None)  # derived from _derived: stale too
 
+    def extend_merges(self, pairs: Iterable[tuple[int, int]]) -> None:
+        """Append merges; same result as ``merges.extend(pairs); invalidate()``, in O(new merges).
+
+        The derived tables, when already built, are copied (C-speed) and extended instead of rebuilt
+        from the first merge, so a view appending merges in batches while training stays cheap.
+
+        >>> m = BPEModel(mode="chars", base=["a", "b"])
+        >>> m.vocab_size
+        2
+        >>> m.extend_merges([(0, 1), (2, 2)])
+        >>> [m.token_str(i) for i in m.merge_token_ids], m.vocab_size
+        (['ab', 'abab'], 4)
+        """
+        new = list(pairs)
+        derived = self.__dict__.get("_derived")
+        ranks = self.__dict__.get("_creation_rank")
+        self.merges.extend(new)
+        self.invalidate()
+        if derived is None:
+            return
+        tokens, ids, merge_ids = list(derived[0]), dict(derived[1]), list(derived[2])
+        ranks = list(ranks) if ranks is not None else None
+        for a, b in new:
+            tok = tokens[a] + tokens[b]  # type: ignore[operator]
+            i = ids.get(tok)
+            if i is None:
+                i = ids[tok] = len(tokens)
+                tokens.append(tok)
+                if ranks is not None:
+                    ranks.append(len(merge_ids))
+            merge_ids.append(i)
+        self.__dict__["_derived"] = (tokens, ids, merge_ids)
+        if ranks is not None:
+            self.__dict__["_creation_rank"] = ranks
+
     @property
     def tokens(self) -> list[Token]:
         """Every non-special token, indexed by id."""

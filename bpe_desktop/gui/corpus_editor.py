@@ -17,7 +17,7 @@ from ..core.corpus import CorpusSource, looks_like_word_counts
 from ..core.errors import CorpusError
 from .session import Session
 
-LARGE_FILE_BYTES = 4 << 20
+LARGE_FILE_BYTES = 2 << 20  # larger files: read-only preview, the worker reads the file
 PREVIEW_BYTES = 256 << 10
 
 

@@ -81,8 +81,7 @@ class Session(QtCore.QObject):
         if first != len(self.records) + 1:
             raise ValueError(f"record rank {first} does not follow {len(self.records)}")
         self.records.extend(records)
-        self.model.merges.extend((r.left_id, r.right_id) for r in records)
-        self.model.invalidate()
+        self.model.extend_merges([(r.left_id, r.right_id) for r in records])
         self._tokenizer = None
         self.recordsAppended.emit(first, records[-1].rank)
 

@@ -75,8 +75,14 @@ class StatusBar(QtWidgets.QStatusBar):
         policy.setRetainSizeWhenHidden(True)  # showing it must not relayout the window (measured: 12 ms)
         self.progress.setSizePolicy(policy)
         self.progress.setVisible(False)
-        self.addWidget(self.state_label)
-        for w in (self.step_label, self.vocab_label, self.tokens_label, self.ratio_label, self.rate_label):
+        self.addWidget(self.state_label, 1)
+        # fixed widths: a label whose size hint changes would relayout the whole window on every update
+        fm = self.fontMetrics()
+        for w, template in ((self.step_label, "step 000,000/000,000"), (self.vocab_label, "vocab 0,000,000"),
+                            (self.tokens_label, "tokens 000,000,000"), (self.ratio_label, "compression 00.00×"),
+                            (self.rate_label, "000,000 merges/s")):
+            w.setFixedWidth(fm.horizontalAdvance(template) + 14)
+            w.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
             self.addPermanentWidget(w)
         self.addPermanentWidget(self.progress)
         self._stage = ("", 0.0, 0)  # stage, start time, done at start
