@@ -159,6 +159,9 @@ def test_csv_has_the_steps_columns(small_text, tmp_path) -> None:  # type: ignor
     save_model(model, tmp_path / "n.json", "native", recs)
     assert cli_main(["convert", str(tmp_path / "n.json"), str(tmp_path / "c.csv"), "--to", "csv"]) == 0
     assert (tmp_path / "c.csv").read_text(encoding="utf-8") == steps_csv(recs)
+    # native -> native keeps the stats
+    assert cli_main(["convert", str(tmp_path / "n.json"), str(tmp_path / "n2.json"), "--to", "native"]) == 0
+    assert native.load(tmp_path / "n2.json")[1] == native.load(tmp_path / "n.json")[1] != []
     with pytest.raises(FormatError, match="report, not a tokenizer"):
         load(str(tmp_path / "s.csv"))
     with pytest.raises(FormatError, match="statistics"):

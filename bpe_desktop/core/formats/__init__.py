@@ -65,8 +65,7 @@ def save_model(
     True
     """
     if fmt == "native":
-        stats = records if records and isinstance(records[0], MergeRecord) else None
-        native.save(path, model, stats)  # type: ignore[arg-type]
+        native.save(path, model, records)
     elif fmt == "hf":
         hf_json.save(path, model, special_ids)
     elif fmt in ("gpt2", "vocab-merges"):

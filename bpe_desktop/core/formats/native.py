@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -22,8 +23,8 @@ FORMAT_NAME = "bpe-desktop"
 VERSION = 1
 
 
-def dumps(model: BPEModel, records: list[MergeRecord] | None = None) -> str:
-    """Serialise a model (and optionally its training records) to the native JSON text."""
+def dumps(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, Any]] | None = None) -> str:
+    """Serialise a model (and optionally its training records, or the stats another native file stored)."""
     doc: dict[str, Any] = {
         "format": FORMAT_NAME,
         "version": VERSION,
@@ -40,12 +41,16 @@ def dumps(model: BPEModel, records: list[MergeRecord] | None = None) -> str:
     }
     if records:
         doc["stats"] = [
-            {k: v for k, v in asdict(r).items() if k not in ("left", "right", "token")} for r in records
+            {k: v for k, v in (r if isinstance(r, dict) else asdict(r)).items() if k not in ("left", "right", "token")}
+            for r in records
         ]
     return json.dumps(doc, ensure_ascii=False, indent=1)
 
 
-def save(path: str | os.PathLike[str], model: BPEModel, records: list[MergeRecord] | None = None) -> None:
+def save(
+    path: str | os.PathLike[str], model: BPEModel,
+    records: Sequence[MergeRecord] | Sequence[dict[str, Any]] | None = None,
+) -> None:
     """Write atomically."""
     text = dumps(model, records)
     with atomic_write(path) as f:
