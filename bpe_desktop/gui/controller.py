@@ -233,7 +233,7 @@ class TrainingController(QtCore.QObject):
             while conn.poll(0):
                 msg = conn.recv()
                 if msg[0] == "records":
-                    records.extend(msg[1])
+                    records.extend([MergeRecord(*row) for row in msg[1]])
                 else:
                     self._flush(records)
                     records = []

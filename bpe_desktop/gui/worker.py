@@ -11,7 +11,9 @@ Messages to the GUI (in this order):
   ids match the records'), the corpus size in symbols, the counted words, and whether any Qt module was
   imported in this process (always ``False``; the tests check it);
 * ``("state", "training" | "paused")`` -- acknowledges pause/resume;
-* ``("records", [MergeRecord, ...])`` -- batched by time (``BATCH_SECONDS``), at once after a single step;
+* ``("records", [row, ...])`` -- batched by time (``BATCH_SECONDS``), at once after a single step; a row is
+  the tuple of a :class:`MergeRecord`'s fields (``MergeRecord(*row)``): plain tuples unpickle in half
+  the time of frozen dataclasses, and unpickling happens in the GUI thread;
 * ``("finished", stop_reason)`` or ``("error", message)`` -- the last message; the pipe closes after it.
 
 Commands from the GUI: ``"pause"``, ``"resume"``, ``"step"`` (one merge, then stay paused), ``"stop"``.
@@ -29,6 +31,7 @@ from ..core.config import TrainConfig
 from ..core.corpus import CorpusSource, count_source
 from ..core.errors import BpeError, Cancelled
 from ..core.model import BPEModel
+from ..core.records import MergeRecord
 from ..core.trainer import Trainer
 
 BATCH_SECONDS = 0.03
@@ -129,8 +132,15 @@ def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: _C
     _merge_loop(conn, trainer, cmds)
 
 
+_FIELDS = MergeRecord.__slots__
+
+
+def _row(rec: MergeRecord) -> tuple[object, ...]:
+    return tuple(getattr(rec, f) for f in _FIELDS)
+
+
 def _merge_loop(conn: Connection, trainer: Trainer, cmds: _Commands) -> None:
-    batch: list[object] = []
+    batch: list[tuple[object, ...]] = []
     last = time.monotonic()
     state = "paused" if cmds.paused else "training"
     _send(conn, ("state", state))
@@ -155,7 +165,7 @@ def _merge_loop(conn: Connection, trainer: Trainer, cmds: _Commands) -> None:
             rec = trainer.step()
             if rec is None:
                 break
-            batch.append(rec)
+            batch.append(_row(rec))
             now = time.monotonic()
             if single or now - last >= BATCH_SECONDS:
                 _send(conn, ("records", batch))
