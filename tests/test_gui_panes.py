@@ -156,3 +156,19 @@ def test_status_bar_shows_progress_and_eta(qtbot, session) -> None:  # type: ign
     session.set_state("finished")
     assert not bar.progress.isVisible()
     assert QtCore.QCoreApplication.instance() is not None
+
+
+def test_bytes_mode_tokens_are_shown_decoded(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    t = Trainer({" the": 5, " then": 2, "é": 3}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=4))
+    recs = t.run()
+    session.reset_model(t.model.truncated(0))
+    session.append_records(recs)
+    pane = MergeListPane(session)
+    qtbot.addWidget(pane)
+    shown_tokens = [pane.table_model.index(r, 3).data() for r in range(len(recs))]
+    plain = [pane.table_model.index(r, 3).data(QtCore.Qt.ItemDataRole.UserRole) for r in range(len(recs))]
+    raw = [t.model.tokens[r.token_id] for r in recs]  # the bytes each merge made
+    assert plain == [b.decode("utf-8", "replace") for b in raw]
+    assert all("Ġ" not in s for s in shown_tokens) and any("·" in s for s in shown_tokens)
+    pane.set_filter(" th")
+    assert pane.proxy.rowCount() == sum(b.startswith(b" th") for b in raw) > 0

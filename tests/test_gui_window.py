@@ -214,9 +214,12 @@ def test_save_open_and_export(qtbot, window, dialogs, tmp_path: Path) -> None:  
     assert file_actions.export_merges_csv(window, window.session, str(steps))
     rows = list(csv.DictReader(steps.open()))
     assert [(r["left"], r["right"]) for r in rows] == SEED_MERGES
+    before = list(window.session.records)
     window.session.reset_model(window.session.model.truncated(0))
     window.open_tokenizer(str(tok))
     assert table_pairs(window) == SEED_MERGES and window.session.step == 7
+    assert window.session.records == before  # the native file keeps the training stats
+    assert window.why.text() == "ew+est</w> and n+ew tie at 6; the lexical rule takes ew+est</w>."
     bad = tmp_path / "bad.json"
     bad.write_text("not json")
     window.open_tokenizer(str(bad))
@@ -228,3 +231,33 @@ def test_screenshot_option_writes_a_png(qtbot, tmp_path: Path) -> None:  # type:
     assert gui_app.main(["--screenshot", str(out), "--merges", "5", "--step", "3"]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert multiprocessing.active_children() == []
+
+
+def test_keys_step_the_timeline(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    ctrl = QtCore.Qt.KeyboardModifier.ControlModifier
+    qtbot.keyClick(window, QtCore.Qt.Key.Key_Left, ctrl)
+    assert window.session.step == 6 and window.timeline.slider.value() == 6
+    qtbot.keyClick(window, QtCore.Qt.Key.Key_Home, ctrl)
+    assert window.session.step == 0
+    qtbot.keyClick(window, QtCore.Qt.Key.Key_Right, ctrl)
+    assert window.session.step == 1
+
+
+def test_dropping_a_file_opens_it(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6 import QtGui
+
+    f = tmp_path / "dropped.txt"
+    f.write_text("newest 6\nwidest 3\n", encoding="utf-8")
+    mime = QtCore.QMimeData()
+    mime.setUrls([QtCore.QUrl.fromLocalFile(str(f))])
+    ed = window.corpus.editor
+    pos = QtCore.QPointF(10, 10)
+    drop = QtGui.QDropEvent(pos, QtCore.Qt.DropAction.CopyAction, mime, QtCore.Qt.MouseButton.LeftButton,
+                            QtCore.Qt.KeyboardModifier.NoModifier)
+    ed.dropEvent(drop)
+    assert ed.toPlainText() == "newest 6\nwidest 3\n"
+    assert window.corpus.source().word_counts and window.corpus.name == "dropped.txt"

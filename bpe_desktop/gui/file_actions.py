@@ -7,12 +7,14 @@ writers use ``atomic_write``).  It builds no widgets of its own beyond standard 
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6 import QtWidgets
 
 from ..cli.train import steps_csv
 from ..core.atomic import atomic_write
-from ..core.errors import BpeError
-from ..core.formats import load_model, save_model
+from ..core.errors import BpeError, FormatError
+from ..core.formats import load_model, native, save_model
 from ..core.model import BPEModel
 from ..core.records import MergeRecord
 from .session import Session
@@ -25,16 +27,29 @@ def show_error(parent: QtWidgets.QWidget | None, title: str, message: str) -> No
     QtWidgets.QMessageBox.critical(parent, title, message)
 
 
-def records_for(model: BPEModel) -> list[MergeRecord]:
-    """Merge records rebuilt from a loaded model (counts unknown: 0), so the panes can show its merges."""
+def records_for(model: BPEModel, stats: list[dict[str, Any]] | None = None) -> list[MergeRecord]:
+    """Merge records rebuilt from a loaded model, with the native file's per-merge stats when it has them
+    (otherwise counts are 0: the file does not say why each merge was chosen)."""
     out = []
+    usable = stats if stats and len(stats) == len(model.merges) else None
     for k, ((a, b), c) in enumerate(zip(model.merges, model.merge_token_ids, strict=True), 1):
+        st = usable[k - 1] if usable else {}
         out.append(MergeRecord(
             rank=k, left=model.token_str(a), right=model.token_str(b), token=model.token_str(c),
-            left_id=a, right_id=b, token_id=c, count=0, merged=0, symbols_after=0,
-            vocab_size=model.vocab_size_at(k), words_touched=0,
+            left_id=a, right_id=b, token_id=c, count=int(st.get("count", 0)), merged=int(st.get("merged", 0)),
+            symbols_after=int(st.get("symbols_after", 0)), vocab_size=model.vocab_size_at(k),
+            words_touched=int(st.get("words_touched", 0)),
+            contenders=tuple((str(x), str(y), int(n)) for x, y, n in st.get("contenders", ())),
         ))
     return out
+
+
+def _load(path: str) -> tuple[BPEModel, list[dict[str, Any]]]:
+    """Any readable tokenizer file; the native format also gives back its training stats."""
+    try:
+        return native.load(path)
+    except FormatError:
+        return load_model(path), []
 
 
 def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None = None) -> BPEModel | None:
@@ -44,12 +59,14 @@ def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
         if not path:
             return None
     try:
-        model = load_model(path)
+        model, stats = _load(path)
+        records = records_for(model, stats)
     except BpeError as e:
         show_error(parent, "Cannot open tokenizer", str(e))
         return None
-    session.initial_symbols = 0
-    session.reset_model(model, records_for(model))
+    first = records[0] if records else None
+    session.initial_symbols = first.symbols_before if first is not None and first.merged else 0
+    session.reset_model(model, records)
     session.stop_reason = f"loaded from {path}"
     session.set_state("finished")
     return model

@@ -52,6 +52,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.controller.failed.connect(lambda title, msg: file_actions.show_error(self, title, msg))
         self.corpus.openFailed.connect(lambda msg: file_actions.show_error(self, "Cannot open corpus", msg))
         self.settings.retrainRequested.connect(self.train)
+        self.corpus.edited.connect(self._corpus_edited)
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
         self._update_actions()
@@ -188,6 +189,11 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.session.config = self.settings.config()
             except BpeError:
                 pass
+
+    def _corpus_edited(self) -> None:
+        if self.session.records and not self.controller.running:
+            self.statusBar().showMessage("The corpus changed since training: press Retrain (F5) to learn from it.",
+                                         10_000)
 
     def _about(self) -> None:
         QtWidgets.QMessageBox.about(

@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from .display import token_label, token_plain
 from .session import Session
 
 COLUMNS = ("#", "left", "right", "new token", "count", "removed")
@@ -22,16 +23,11 @@ HEADER_TIPS = ("rank (1 = first merge)", "left symbol", "right symbol", "the tok
 _Idx = QtCore.QModelIndex | QtCore.QPersistentModelIndex
 
 
-def shown(token: str) -> str:
-    """Make spaces and control characters visible in a cell."""
-    return token.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥").replace("\r", "␍")
-
-
 class MergeTableModel(QtCore.QAbstractTableModel):
     def __init__(self, session: Session, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self._rows = 0
+        self._rows = len(session.records)
         session.modelReset.connect(self._reset)
         session.corpusChanged.connect(self._reset)
         session.recordsAppended.connect(self._appended)
@@ -58,10 +54,15 @@ class MergeTableModel(QtCore.QAbstractTableModel):
             return None
         r = self.session.records[index.row()]
         col = index.column()
+        mode = self.session.model.mode
         if role == QtCore.Qt.ItemDataRole.DisplayRole:
-            return (r.rank, shown(r.left), shown(r.right), shown(r.token), r.count, r.merged)[col]
-        if role == QtCore.Qt.ItemDataRole.UserRole:  # raw text for the filter
-            return (str(r.rank), r.left, r.right, r.token, str(r.count), str(r.merged))[col]
+            if col in (1, 2, 3):
+                return token_label((r.left, r.right, r.token)[col - 1], mode)
+            return (r.rank, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]]
+        if role == QtCore.Qt.ItemDataRole.UserRole:  # the characters, for the filter and the tests
+            if col in (1, 2, 3):
+                return token_plain((r.left, r.right, r.token)[col - 1], mode)
+            return str((r.rank, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]])
         if role == QtCore.Qt.ItemDataRole.ForegroundRole and r.rank > self._step:
             return self._future
         if role == QtCore.Qt.ItemDataRole.FontRole and col in (1, 2, 3):
@@ -71,7 +72,8 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         if role == QtCore.Qt.ItemDataRole.ToolTipRole and col == 5:
             return f"symbols removed from the corpus by merge {r.rank}: {r.merged:,}"
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
-            return f"merge {r.rank}: {r.left} + {r.right} → {r.token} (count {r.count}, vocabulary {r.vocab_size})"
+            a, b, t = (token_label(x, mode) for x in (r.left, r.right, r.token))
+            return f"merge {r.rank}: {a} + {b} → {t} (count {r.count:,}, vocabulary {r.vocab_size:,})"
         return None
 
     def _reset(self) -> None:

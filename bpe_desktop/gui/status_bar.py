@@ -103,7 +103,8 @@ class StatusBar(QtWidgets.QStatusBar):
             state = "Error: " + (s.error.splitlines()[0] if s.error else "training failed")
         self.state_label.setText(state)
         self.step_label.setText(f"step {k:,}/{s.n_steps:,}")
-        self.vocab_label.setText(f"vocab {s.model.vocab_size_at(k):,}" if s.model.base else "vocab –")
+        trained = bool(s.initial_symbols or s.records)
+        self.vocab_label.setText(f"vocab {s.model.vocab_size_at(k):,}" if trained else "vocab –")
         tokens = s.symbols_at(k)
         self.tokens_label.setText(f"tokens {tokens:,}" if s.initial_symbols else "tokens –")
         ratio = s.initial_symbols / tokens if tokens else 0.0

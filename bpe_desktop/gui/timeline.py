@@ -150,8 +150,9 @@ class TimelinePane(QtWidgets.QWidget):
                 w.setValue(k)
                 w.blockSignals(False)
         s = self.session
-        vocab = s.model.vocab_size_at(k) if s.model.base else 0
-        self.label.setText(f"step {k:,} / {s.n_steps:,} · vocabulary {vocab:,}")
+        trained = bool(s.initial_symbols or s.records)
+        vocab = f"{s.model.vocab_size_at(k):,}" if trained else "–"
+        self.label.setText(f"step {k:,} / {s.n_steps:,} · vocabulary {vocab}")
         self.back_btn.setEnabled(k > 0)
         self.first_btn.setEnabled(k > 0)
         self.fwd_btn.setEnabled(k < s.n_steps)

@@ -12,7 +12,7 @@ from html import escape
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.records import explain
-from .merge_list import shown
+from .display import display_record
 from .session import Session
 
 
@@ -65,19 +65,28 @@ class WhyPanel(QtWidgets.QWidget):
         if k <= 0 or k > len(s.records):
             n = len(s.model.base)
             self.title.setText("Step 0 · the starting alphabet")
-            if n:
+            if s.initial_symbols:
                 self.sentence.setText(
                     f"{n} base symbols, {s.initial_symbols:,} symbols in the corpus. "
                     "Step forward to see the first merge.")
             else:
-                self.sentence.setText("Press Train to learn merges from the corpus.")
+                self.title.setText("Nothing trained yet")
+                self.sentence.setText("Press Train (F5) to learn merges from the corpus, or Step (F8) to "
+                                      "watch them one at a time.")
             self.detail.setText("")
             self.table.setRowCount(0)
             self.runners.hide()
             return
-        r = s.records[k - 1]
+        r = display_record(s.records[k - 1], s.model.mode)
         rule = s.model.tie_break or s.config.tie_break
-        self.title.setText(f"Merge {r.rank}: {shown(r.left)} + {shown(r.right)} → {shown(r.token)}")
+        self.title.setText(f"Merge {r.rank}: {r.left} + {r.right} → {r.token}")
+        if r.count == 0 and r.merged == 0:  # opened from a file that kept no training statistics
+            self.sentence.setText(f"{r.left}+{r.right} was loaded from a tokenizer file, which does not "
+                                  "record the counts that chose it.")
+            self.detail.setText(f"vocabulary {r.vocab_size:,}")
+            self.runners.hide()
+            self.table.setRowCount(0)
+            return
         self.sentence.setText(explain(r, rule))
         before = r.symbols_before
         self.detail.setText(
@@ -87,7 +96,7 @@ class WhyPanel(QtWidgets.QWidget):
         self.runners.setVisible(bool(r.contenders))
         self.table.setRowCount(len(r.contenders))
         for row, (a, b, c) in enumerate(r.contenders):
-            for col, val in enumerate((shown(a), shown(b), f"{c:,}")):
+            for col, val in enumerate((a, b, f"{c:,}")):
                 item = QtWidgets.QTableWidgetItem(val)
                 if col == 2:
                     item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
