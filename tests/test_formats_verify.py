@@ -335,3 +335,26 @@ def test_cl100k_merges_recovered_lazily_and_exported_to_hf(cl100k_path, cl100k_t
         # HF replays merges (pairs), tiktoken merges by rank of the concatenation: equal on these texts
         assert hf.encode(text).ids == cl100k_tiktoken.encode(text), name
     assert hf.token_to_id("<|endofprompt|>") == 100276
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        {"mode": "bytes", "pretokenizer": "none"},
+        {"mode": "bytes", "pretokenizer": "whitespace"},
+        {"mode": "bytes", "pretokenizer": r"\w+|[^\w\s]+|\s+"},
+        {"mode": "bytes", "pretokenizer": "o200k"},
+        {"mode": "chars", "end_of_word": ""},
+        {"mode": "chars", "pretokenizer": "gpt2", "glue_marker": True},
+    ],
+    ids=["bytes-none", "bytes-whitespace", "bytes-custom", "bytes-o200k", "chars-nomarker", "chars-gpt2-glued"],
+)
+def test_hf_split_pretokenizers_give_our_ids(topics_text: str, texts, cfg: dict, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Every pre-tokenizer shape the hf writer emits (Split with invert=True, lines, custom regex)."""
+    sample = texts["code"][:3000] + texts["logs"][:3000] + WHITESPACE_EDGES + MULTILINGUAL
+    config = TrainConfig(merges=400, **cfg)
+    model, _ = train(count_text(topics_text[:100_000] + sample, config), config)
+    save_model(model, tmp_path / "t.json", "hf")
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "t.json"))
+    ours = Tokenizer(model)
+    assert hf.encode(sample).ids == ours.encode(sample)
