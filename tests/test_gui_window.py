@@ -261,3 +261,19 @@ def test_dropping_a_file_opens_it(qtbot, window, tmp_path: Path) -> None:  # typ
     ed.dropEvent(drop)
     assert ed.toPlainText() == "newest 6\nwidest 3\n"
     assert window.corpus.source().word_counts and window.corpus.name == "dropped.txt"
+
+
+def test_pause_while_counting_a_file(qtbot, window, topics_file: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.gui import corpus_editor
+
+    monkeypatch.setattr(corpus_editor, "LARGE_FILE_BYTES", 1000)  # the worker reads the file itself
+    window.open_corpus(str(topics_file))
+    assert window.corpus.source().paths == (str(topics_file),)
+    window.settings.merges.setValue(30)
+    assert window.train(paused=True)  # the worker waits before its first chunk
+    qtbot.waitUntil(lambda: window.session.state == "paused", timeout=START_S)
+    assert window.session.records == [] and window.resume_action.isEnabled()
+    window.resume_action.trigger()
+    wait_finished(qtbot, window)
+    assert len(window.session.records) == 30
+    assert window.session.word_counts is not None and window.session.word_counts.bytes_read > 0

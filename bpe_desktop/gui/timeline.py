@@ -41,6 +41,10 @@ class TimelinePane(QtWidgets.QWidget):
         self.slider.setRange(0, 0)
         self.slider.setTracking(True)
         self.slider.setPageStep(10)
+        self.low_label = QtWidgets.QLabel(self)  # vocabulary size at step 0 ...
+        self.high_label = QtWidgets.QLabel(self)  # ... and at the last step, at the slider's ends
+        for lab in (self.low_label, self.high_label):
+            lab.setStyleSheet("color: #6b7280;")
         self.label = QtWidgets.QLabel(self)
         self.label.setObjectName("stepLabel")
         self.label.setMinimumWidth(230)
@@ -60,7 +64,9 @@ class TimelinePane(QtWidgets.QWidget):
         lay.setContentsMargins(6, 4, 6, 4)
         for w in (self.first_btn, self.back_btn, self.play_btn, self.fwd_btn, self.last_btn):
             lay.addWidget(w)
+        lay.addWidget(self.low_label)
         lay.addWidget(self.slider, 1)
+        lay.addWidget(self.high_label)
         lay.addWidget(self.label)
         lay.addWidget(self.speed)
         lay.addWidget(self.jump)
@@ -138,6 +144,12 @@ class TimelinePane(QtWidgets.QWidget):
             w.setMaximum(n)
             w.setValue(self.session.step)
             w.blockSignals(False)
+        s = self.session
+        trained = bool(s.initial_symbols or s.records)
+        self.low_label.setText(f"{s.model.vocab_size_at(0):,}" if trained else "")
+        self.high_label.setText(f"{s.model.vocab_size_at(n):,}" if trained else "")
+        self.low_label.setToolTip("vocabulary size at step 0")
+        self.high_label.setToolTip(f"vocabulary size after all {n:,} merges")
         self.slider.setTickInterval(max(1, n // 20))
         self.slider.setTickPosition(QtWidgets.QSlider.TickPosition.TicksBelow if n else
                                     QtWidgets.QSlider.TickPosition.NoTicks)
@@ -153,6 +165,7 @@ class TimelinePane(QtWidgets.QWidget):
         trained = bool(s.initial_symbols or s.records)
         vocab = f"{s.model.vocab_size_at(k):,}" if trained else "–"
         self.label.setText(f"step {k:,} / {s.n_steps:,} · vocabulary {vocab}")
+        self.slider.setToolTip(f"step {k:,}: vocabulary {vocab}")
         self.back_btn.setEnabled(k > 0)
         self.first_btn.setEnabled(k > 0)
         self.fwd_btn.setEnabled(k < s.n_steps)

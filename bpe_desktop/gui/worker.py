@@ -116,8 +116,11 @@ def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: _C
 
     def cancel() -> bool:
         cmds.poll()
-        while cmds.paused and not cmds.steps:  # pausing while counting waits between chunks
-            cmds.poll(block=True)
+        if cmds.paused and not cmds.steps:  # pausing while counting waits between chunks
+            _send(conn, ("state", "paused"))
+            while cmds.paused and not cmds.steps:
+                cmds.poll(block=True)
+            _send(conn, ("state", "counting"))
         return False
 
     _send(conn, ("progress", "counting", 0, 1))
