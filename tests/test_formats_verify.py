@@ -358,3 +358,51 @@ def test_hf_split_pretokenizers_give_our_ids(topics_text: str, texts, cfg: dict,
     hf = tokenizers.Tokenizer.from_file(str(tmp_path / "t.json"))
     ours = Tokenizer(model)
     assert hf.encode(sample).ids == ours.encode(sample)
+
+
+# -- files HF's own trainer wrote (specials first: ids differ from our derived numbering) ---------------
+@pytest.mark.slow
+def test_reading_hf_trained_byte_level_file_gives_hf_ids(topics_text: str, texts, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    hf = tokenizers.Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=1500, special_tokens=["<pad>", "<|endoftext|>"], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    hf.train_from_iterator([topics_text[:300_000]], trainer)
+    p = tmp_path / "hf.json"
+    hf.save(str(p))
+    loaded = load(str(p))
+    assert loaded.special_ids == {"<pad>": 0, "<|endoftext|>": 1}
+    tok = loaded.tokenizer
+    for name, text in texts.items():
+        ids = hf.encode(text).ids
+        assert tok.encode(text) == ids, name
+        assert tok.decode(ids) == text, name
+    s = "a<|endoftext|>b<pad>"
+    assert tok.encode(s, allowed_special="all") == hf.encode(s).ids
+    # converting renumbers into our layout (specials last); HF reads that file with the same tokens
+    save_model(loaded.model, tmp_path / "ours.json", "hf")
+    again = tokenizers.Tokenizer.from_file(str(tmp_path / "ours.json"))
+    text = texts["logs"]
+    assert again.encode(text).tokens == hf.encode(text).tokens
+
+
+@pytest.mark.slow
+def test_reading_hf_trained_chars_file_gives_hf_ids(topics_text: str, tmp_path: Path) -> None:
+    from tokenizers import models, pre_tokenizers, trainers
+
+    hf = tokenizers.Tokenizer(models.BPE(end_of_word_suffix="</w>"))
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = trainers.BpeTrainer(vocab_size=1200, special_tokens=["<unk>"], end_of_word_suffix="</w>",
+                                  show_progress=False)
+    corpus = topics_text[:300_000]
+    hf.train_from_iterator([corpus], trainer)
+    hf.save(str(tmp_path / "c.json"))
+    tok = load_tokenizer(str(tmp_path / "c.json"))
+    text = topics_text[300_000:340_000]
+    known = {c for c in corpus}
+    words = [w for w in text.split() if set(w) <= known and hf.token_to_id(w[-1] + "</w>") is not None]
+    sample = " ".join(words)
+    assert tok.encode(sample) == hf.encode(sample).ids

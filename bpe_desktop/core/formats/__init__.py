@@ -13,7 +13,9 @@
 A tokenizer is named by a path (format detected from content, :mod:`.detect`) or ``PRESET:PATH`` with a
 preset of :mod:`.presets` (``cl100k:cl100k_base.tiktoken``, ``gpt2:folder``).  Rank files give a
 :class:`~bpe_desktop.core.ranks.RankTokenizer` (tiktoken's algorithm, merges recovered only on demand);
-every other format gives a :class:`~bpe_desktop.core.tokenizer.Tokenizer` replaying the merge list.
+every other format gives a :class:`~bpe_desktop.core.tokenizer.Tokenizer` replaying the merge list,
+wrapped in a :class:`~bpe_desktop.core.renumber.RenumberedTokenizer` when the file numbers its tokens
+otherwise than we do (HF's trainer puts specials first), so ids are always the file's.
 Every writer is atomic; every reader raises :class:`~bpe_desktop.core.errors.FormatError` naming the file
 and what was expected.  Nothing here downloads anything.
 """
@@ -30,6 +32,7 @@ from ..errors import FormatError
 from ..model import BPEModel
 from ..ranks import RankTokenizer
 from ..records import MergeRecord
+from ..renumber import RenumberedTokenizer
 from ..tokenizer import Tokenizer
 from . import csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
 from .detect import detect
@@ -38,7 +41,7 @@ from .presets import CL100K_SHA256, PRESETS, Preset, split_spec
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
 READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken")
 
-AnyTokenizer = Tokenizer | RankTokenizer
+AnyTokenizer = Tokenizer | RankTokenizer | RenumberedTokenizer
 
 
 def save_model(
@@ -138,12 +141,13 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: Sequence[str] 
         ranks = tiktoken_file.load(path)
         return Loaded(fmt, _rank_tokenizer(ranks, preset, pretokenizer, specials, path))
     stats: list[dict[str, Any]] = []
+    to_file: list[int] | None = None  # the file's id of each of our ids, when it numbers tokens otherwise
     if fmt == "native":
         model, stats = native.load(path)
     elif fmt == "hf":
-        model = hf_json.load(path)
+        model, to_file = hf_json.read(path)
     elif fmt == "gpt2":
-        model = gpt2.load(path)
+        model, to_file = gpt2.read(path)
     else:
         model = subword_nmt.load(path)
     if preset is not None and model.mode != "bytes":
@@ -157,7 +161,12 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: Sequence[str] 
         model.pretokenizer = pretokenizer
     if specials:
         model.specials = model.specials + tuple(s for s in specials if s not in model.specials)
-    return Loaded(fmt, Tokenizer(model), stats)
+    tok = Tokenizer(model)
+    if to_file is not None:
+        n = len(to_file)
+        to_file = to_file + [max(to_file) + 1 + k for k in range(len(model.specials) - (n - len(model.tokens)))]
+        return Loaded(fmt, RenumberedTokenizer(tok, to_file), stats)
+    return Loaded(fmt, tok, stats)
 
 
 def load_model(spec: str, **kwargs: Any) -> BPEModel:

@@ -87,8 +87,8 @@ def _bytes(t: str, source: str) -> bytes:
         raise FormatError(f"{source}: token {t!r} is not written in GPT-2's byte alphabet") from None
 
 
-def loads(vocab_text: str, merges_text: str, vocab_src: str, merges_src: str) -> BPEModel:
-    """Parse the two files' texts."""
+def loads(vocab_text: str, merges_text: str, vocab_src: str, merges_src: str) -> tuple[BPEModel, list[int] | None]:
+    """Parse the two files' texts: the model and ``to_file`` (see :mod:`.vocab_merges`)."""
     try:
         raw = json.loads(vocab_text)
     except json.JSONDecodeError as e:
@@ -114,10 +114,15 @@ def loads(vocab_text: str, merges_text: str, vocab_src: str, merges_src: str) ->
     return model_from_vocab("bytes", vocab, pairs, f"{vocab_src}", specials, pretokenizer="gpt2")
 
 
-def load(path: str | os.PathLike[str]) -> BPEModel:
-    """Read a pair given its folder or either file."""
+def read(path: str | os.PathLike[str]) -> tuple[BPEModel, list[int] | None]:
+    """Read a pair given its folder or either file: the model and the file's id table (or ``None``)."""
     v, m = find_pair(os.fspath(path))
     return loads(_read_text(v), _read_text(m), v, m)
+
+
+def load(path: str | os.PathLike[str]) -> BPEModel:
+    """Read a pair given its folder or either file (the model, in our id numbering)."""
+    return read(path)[0]
 
 
 def dumps(model: BPEModel, special_ids: dict[str, int] | None = None) -> tuple[str, str]:

@@ -161,8 +161,8 @@ def _pretokenizer(pre: Any, source: str) -> tuple[str, bool]:
                       "WhitespaceSplit or Split(regex)")
 
 
-def loads(text: str, source: str = "<text>") -> BPEModel:
-    """Parse a ``tokenizer.json`` text."""
+def loads(text: str, source: str = "<text>") -> tuple[BPEModel, list[int] | None]:
+    """Parse a ``tokenizer.json`` text: the model and ``to_file`` (see :mod:`.vocab_merges`)."""
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
@@ -173,7 +173,7 @@ def loads(text: str, source: str = "<text>") -> BPEModel:
         raise FormatError(f"{source}: malformed tokenizer.json ({type(e).__name__}: {e})") from e
 
 
-def _from_doc(doc: Any, source: str) -> BPEModel:
+def _from_doc(doc: Any, source: str) -> tuple[BPEModel, list[int] | None]:
     if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
         raise FormatError(f"{source}: not an HF tokenizer.json (no \"model\" object)")
     m = doc["model"]
@@ -245,6 +245,12 @@ def _converter(byte_level: bool, source: str):  # type: ignore[no-untyped-def]
 
 
 def load(path: str | os.PathLike[str]) -> BPEModel:
+    """Read a ``tokenizer.json`` (the model, in our id numbering)."""
+    return read(path)[0]
+
+
+def read(path: str | os.PathLike[str]) -> tuple[BPEModel, list[int] | None]:
+    """Read a ``tokenizer.json``: the model and the file's id table (``None`` if the ids are ours)."""
     path = os.fspath(path)
     try:
         with open(path, encoding="utf-8") as f:
