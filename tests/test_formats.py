@@ -276,7 +276,12 @@ def _valid_texts() -> dict[str, str]:
     bconfig = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=6, specials=("<e>",))
     bmodel, _ = train({"hello": 3, "world": 2, " hello": 4}, bconfig)
     vocab, merges = gpt2.dumps(bmodel)
+    specials_first = json.loads(hf_json.dumps(bmodel))  # HF trainer layout: specials take the first ids
+    specials_first["model"]["vocab"] = {"<e>": 0, **{t: i + 1 for t, i in specials_first["model"]["vocab"].items()
+                                                     if t != "<e>"}}
+    specials_first["added_tokens"][0]["id"] = 0
     return {
+        "hf-specials-first": json.dumps(specials_first),
         "native": native.dumps(model),
         "hf": hf_json.dumps(model),
         "hf-bytes": hf_json.dumps(bmodel),

@@ -130,6 +130,17 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: Sequence[str] 
 
     *pretokenizer* and *specials* override or complete what the file (or preset) says; a ``.tiktoken``
     file without a preset uses the GPT-2 pattern unless it is the official cl100k_base file.
+
+    >>> import tempfile, os
+    >>> from bpe_desktop.core import TrainConfig, train
+    >>> model, _ = train({"hello": 3, " hello": 2}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=5))
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.tiktoken")
+    >>> save_model(model, p, "tiktoken")
+    >>> loaded = load(f"gpt2:{p}")
+    >>> loaded.fmt, [loaded.tokenizer.token_str(i) for i in loaded.tokenizer.encode("hello hello")]
+    ('tiktoken', ['hello', 'Ġhello'])
+    >>> loaded.special_ids == {"<|endoftext|>": len(model.tokens)}  # the preset's special, after the ranks
+    True
     """
     preset, path = split_spec(os.fspath(spec))
     _check_exists(path)
