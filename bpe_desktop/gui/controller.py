@@ -280,6 +280,10 @@ class TrainingController(QtCore.QObject):
             self._rate = [(time.monotonic(), 0)]
             s.set_progress("merging", 0, s.target_merges or 0, 0.0)
         elif kind == "state":
+            if msg[1] == "paused":
+                self._resume_gc()  # a pause may last long: let the collector run meanwhile
+            else:
+                self._pause_gc()
             s.set_state(str(msg[1]))
         elif kind == "finished":
             self._done = True
