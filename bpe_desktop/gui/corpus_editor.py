@@ -65,6 +65,8 @@ class CorpusEditor(QtWidgets.QWidget):
         self._user_toggled = False
         self.title = QtWidgets.QLabel(self)
         self.title.setStyleSheet("color: #4b5563;")
+        # a long file name must not widen the dock (and the window): let the label be cut instead
+        self.title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.table_toggle = QtWidgets.QCheckBox("word-count table", self)
         self.table_toggle.setToolTip("Each line is 'word count' (as in the seeds) instead of running text")
         self.editor = _Editor(self)
@@ -166,3 +168,4 @@ class CorpusEditor(QtWidgets.QWidget):
         size = self.path and os.path.getsize(self.path)
         extra = f" · {_size(size)} file" if size else f" · {self.editor.blockCount():,} lines"
         self.title.setText(f"{self.name} · {kind}{extra}")
+        self.title.setToolTip(self.path or self.name)

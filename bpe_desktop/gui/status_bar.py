@@ -65,6 +65,8 @@ class StatusBar(QtWidgets.QStatusBar):
         super().__init__(parent)
         self.session = session
         self.state_label = QtWidgets.QLabel(self)
+        self.state_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                                       QtWidgets.QSizePolicy.Policy.Preferred)  # long errors must not widen
         self.step_label = QtWidgets.QLabel(self)
         self.vocab_label = QtWidgets.QLabel(self)
         self.tokens_label = QtWidgets.QLabel(self)
@@ -100,8 +102,10 @@ class StatusBar(QtWidgets.QStatusBar):
         if s.state == "finished" and s.stop_reason:
             state = f"Finished: {s.stop_reason}"
         elif s.state == "error":
-            state = "Error: " + (s.error.splitlines()[0] if s.error else "training failed")
+            first = s.error.splitlines()[0] if s.error else "training failed"
+            state = "Error: " + first.split(". ")[0].split(" -- ")[0].rstrip(".")
         self.state_label.setText(state)
+        self.state_label.setToolTip(s.error if s.state == "error" else state)
         self.step_label.setText(f"step {k:,}/{s.n_steps:,}")
         trained = bool(s.initial_symbols or s.records)
         self.vocab_label.setText(f"vocab {s.model.vocab_size_at(k):,}" if trained else "vocab –")
