@@ -283,3 +283,9 @@ def test_pause_while_counting_a_file(qtbot, window, topics_file: Path, monkeypat
     wait_finished(qtbot, window)
     assert len(window.session.records) == 30
     assert window.session.word_counts is not None and window.session.word_counts.bytes_read > 0
+
+
+def test_screenshot_reports_a_missing_corpus_without_a_dialog(qtbot, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert gui_app.main(["--screenshot", str(tmp_path / "x.png"), "--corpus", str(tmp_path / "nope.txt")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert file_actions.show_error.__name__ == "show_error"  # restored

@@ -71,6 +71,26 @@ def wait_for_training(window: object, timeout_s: float = 600.0) -> bool:
 
 
 def screenshot(args: argparse.Namespace) -> int:
+    from . import file_actions
+
+    errors: list[str] = []
+
+    def report(_parent: object, title: str, message: str) -> None:  # no modal dialog without a user
+        errors.append(f"{title}: {message}")
+        sys.stderr.write(f"bpe-desktop: error: {title}: {message}\n")
+
+    if args.corpus and not os.path.isfile(args.corpus):
+        sys.stderr.write(f"bpe-desktop: error: {args.corpus}: no such file -- check the path\n")
+        return 2
+    original = file_actions.show_error
+    file_actions.show_error = report  # type: ignore[assignment]
+    try:
+        return _render(args, errors)
+    finally:
+        file_actions.show_error = original
+
+
+def _render(args: argparse.Namespace, errors: list[str]) -> int:
     from PySide6 import QtWidgets
 
     make_app()
@@ -89,8 +109,7 @@ def screenshot(args: argparse.Namespace) -> int:
     if not saved:
         sys.stderr.write(f"bpe-desktop: error: could not write {args.screenshot}\n")
         return 2
-    if not ok:
-        sys.stderr.write(f"bpe-desktop: training did not finish: {w.session.error}\n")  # type: ignore[attr-defined]
+    if not ok or errors:
         return 1
     print(f"wrote {args.screenshot}")
     return 0
