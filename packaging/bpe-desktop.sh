@@ -5,7 +5,7 @@
 #
 # Desktop integration (per user):
 #   install -Dm644 packaging/bpe-desktop.desktop ~/.local/share/applications/bpe-desktop.desktop
-#   install -Dm644 bpe_desktop/resources/icon.svg ~/.local/share/icons/hicolor/scalable/apps/bpe-desktop.svg
+#   install -Dm644 resources/icons/bpe-desktop.svg ~/.local/share/icons/hicolor/scalable/apps/bpe-desktop.svg
 set -eu
 here=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 if [ -f "$here/bpe_desktop/__init__.py" ]; then

@@ -46,3 +46,14 @@ def test_every_module_has_a_docstring() -> None:
         str(p.relative_to(PKG)) for p in PKG.rglob("*.py") if ast.get_docstring(ast.parse(p.read_text())) is None
     ]
     assert missing == []
+
+
+def test_pyproject_package_list_covers_every_package() -> None:
+    import tomllib
+
+    conf = tomllib.loads((PKG.parent / "pyproject.toml").read_text())["tool"]["setuptools"]
+    on_disk = {
+        ".".join(p.relative_to(PKG.parent).parts[:-1]) for p in PKG.rglob("__init__.py")
+    }
+    assert set(conf["packages"]) == on_disk | {"bpe_desktop.resources"}
+    assert (PKG.parent / conf["package-dir"]["bpe_desktop.resources"]).is_dir()

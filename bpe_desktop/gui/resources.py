@@ -7,12 +7,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 
-SEED_TABLE = RESOURCES / "seed_000.txt"  # low 5, lower 2, newest 6, widest 3
-ROBOT_LOGS = RESOURCES / "robotlogs_sample.txt"  # ~200 KB cut from the shared robot-log corpus
-ICON = RESOURCES / "icon.svg"
-STYLESHEET = RESOURCES / "style.qss"
+def _find_resources() -> Path:
+    """The top-level ``resources/`` folder: beside the package in a checkout or editable install, or
+    installed as the ``bpe_desktop.resources`` package data by a wheel (see ``package-dir`` in pyproject)."""
+    checkout = Path(__file__).resolve().parents[2] / "resources"
+    if checkout.is_dir():
+        return checkout
+    return Path(__file__).resolve().parents[1] / "resources"
+
+
+RESOURCES = _find_resources()
+
+SEED_TABLE = RESOURCES / "samples" / "seed_000.txt"  # low 5, lower 2, newest 6, widest 3
+ROBOT_LOGS = RESOURCES / "samples" / "robotlogs_sample.txt"  # ~200 KB cut from the shared robot-log corpus
+ICON = RESOURCES / "icons" / "bpe-desktop.svg"
+STYLESHEET = RESOURCES / "styles" / "style.qss"
 
 
 def read_text(path: Path) -> str:
