@@ -26,9 +26,10 @@ from typing import Literal
 import regex
 
 from .byte_level import bytes_to_text
-from .errors import ConfigError, FormatError, SpecialTokenError
+from .errors import ConfigError, FormatError
 from .model import BPEModel
 from .pretokenize import CL100K_PATTERN, Pretokenizer
+from .specials import split_specials
 from .tokenizer import TokenSpan
 
 _CACHE_LIMIT = 500_000
@@ -105,43 +106,6 @@ def recover_merges(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list[tuple[
             )
         merges.append((ranks[parts[0]], ranks[parts[1]]))
     return base, merges
-
-
-def split_specials(
-    text: str,
-    specials: Mapping[str, int],
-    allowed_special: Literal["all"] | Collection[str],
-    disallowed_special: Literal["all"] | Collection[str],
-) -> list[tuple[str, int | None]]:
-    """Split *text* into ``(ordinary text, None)`` and ``(special, id)`` parts, tiktoken's rules."""
-    allowed = set(specials) if allowed_special == "all" else set(allowed_special)
-    unknown = allowed - set(specials)
-    if unknown:
-        raise SpecialTokenError(
-            f"{sorted(unknown)} are not special tokens of this tokenizer -- it has {sorted(specials) or 'none'}"
-        )
-    disallowed = set(specials) - allowed if disallowed_special == "all" else set(disallowed_special)
-    if disallowed and any(s in text for s in disallowed):  # str.find first: far faster than a regex
-        m = regex.search("|".join(regex.escape(s) for s in sorted(disallowed, key=len, reverse=True)), text)
-        if m:
-            raise SpecialTokenError(
-                f"the text contains the special token {m.group()!r} at character {m.start()} -- pass "
-                f"allowed_special={{{m.group()!r}}} (CLI: --allow-special) to encode it as a special "
-                "token, or disallowed_special=() to encode it as ordinary text"
-            )
-    if not allowed or not any(s in text for s in allowed):
-        return [(text, None)]
-    pat = regex.compile("|".join(regex.escape(s) for s in sorted(allowed, key=len, reverse=True)))
-    parts: list[tuple[str, int | None]] = []
-    pos = 0
-    for m in pat.finditer(text):
-        if m.start() > pos:
-            parts.append((text[pos : m.start()], None))
-        parts.append((m.group(), specials[m.group()]))
-        pos = m.end()
-    if pos < len(text):
-        parts.append((text[pos:], None))
-    return parts
 
 
 def _bounded(caches: dict[int, dict], key: int) -> dict:  # type: ignore[type-arg]

@@ -21,9 +21,10 @@ from typing import Literal
 
 import regex
 
-from .errors import ConfigError, SpecialTokenError
+from .errors import ConfigError
 from .model import BPEModel, Token
 from .pretokenize import Pretokenizer
+from .specials import split_specials
 
 #: id given to a character the chars-mode alphabet lacks (only with ``unknown="keep"``)
 UNKNOWN_ID = -1
@@ -198,45 +199,6 @@ class Tokenizer:
             extend(ids)
         return out
 
-    def _special_split(
-        self,
-        text: str,
-        allowed_special: Literal["all"] | Collection[str],
-        disallowed_special: Literal["all"] | Collection[str],
-    ) -> list[tuple[str, int | None]]:
-        """Split *text* into (segment, None) ordinary parts and (special, id) parts."""
-        allowed = set(self._specials) if allowed_special == "all" else set(allowed_special)
-        unknown = allowed - set(self._specials)
-        if unknown:
-            raise SpecialTokenError(
-                f"{sorted(unknown)} are not special tokens of this tokenizer -- it has "
-                f"{sorted(self._specials) or 'none'}"
-            )
-        disallowed = (
-            set(self._specials) - allowed if disallowed_special == "all" else set(disallowed_special)
-        )
-        if disallowed:
-            m = regex.search("|".join(regex.escape(s) for s in sorted(disallowed, key=len, reverse=True)), text)
-            if m:
-                raise SpecialTokenError(
-                    f"the text contains the special token {m.group()!r} at character {m.start()} -- pass "
-                    f"allowed_special={{{m.group()!r}}} (CLI: --allow-special) to encode it as a special "
-                    "token, or disallowed_special=() to encode it as ordinary text"
-                )
-        if not allowed:
-            return [(text, None)]
-        pat = regex.compile("|".join(regex.escape(s) for s in sorted(allowed, key=len, reverse=True)))
-        parts: list[tuple[str, int | None]] = []
-        pos = 0
-        for m in pat.finditer(text):
-            if m.start() > pos:
-                parts.append((text[pos : m.start()], None))
-            parts.append((m.group(), self._specials[m.group()]))
-            pos = m.end()
-        if pos < len(text):
-            parts.append((text[pos:], None))
-        return parts
-
     def encode(
         self,
         text: str,
@@ -249,7 +211,7 @@ class Tokenizer:
         if not self._specials:
             return self.encode_ordinary(text, upto)
         out: list[int] = []
-        for segment, sid in self._special_split(text, allowed_special, disallowed_special):
+        for segment, sid in split_specials(text, self._specials, allowed_special, disallowed_special):
             if sid is None:
                 out.extend(self.encode_ordinary(segment, upto))
             else:
@@ -271,7 +233,7 @@ class Tokenizer:
         limit = self._limit(upto)
         cache = self._cache(limit)
         byte_pos = 0
-        parts = self._special_split(text, allowed_special, ()) if self._specials else [(text, None)]
+        parts = split_specials(text, self._specials, allowed_special, ()) if self._specials else [(text, None)]
         for segment, sid in parts:
             seg_bytes = len(segment.encode("utf-8", "surrogateescape"))
             if sid is not None:
