@@ -16,6 +16,7 @@ from ..atomic import atomic_write
 from ..byte_level import text_to_bytes
 from ..errors import FormatError
 from ..model import BPEModel, token_text
+from .textio import read_text, token_bytes
 from .vocab_merges import model_from_vocab
 
 PAIRS = (("encoder.json", "vocab.bpe"), ("vocab.json", "merges.txt"))
@@ -70,23 +71,6 @@ def parse_merges(text: str, source: str) -> list[tuple[str, str]]:
     return out
 
 
-def _read_text(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
-    except UnicodeDecodeError as e:
-        raise FormatError(f"{path}: not UTF-8 text at byte {e.start}") from None
-
-
-def _bytes(t: str, source: str) -> bytes:
-    try:
-        return text_to_bytes(t)
-    except KeyError:
-        raise FormatError(f"{source}: token {t!r} is not written in GPT-2's byte alphabet") from None
-
-
 def loads(vocab_text: str, merges_text: str, vocab_src: str, merges_src: str) -> tuple[BPEModel, list[int] | None]:
     """Parse the two files' texts: the model and ``to_file`` (see :mod:`.vocab_merges`)."""
     try:
@@ -95,7 +79,7 @@ def loads(vocab_text: str, merges_text: str, vocab_src: str, merges_src: str) ->
         raise FormatError(f"{vocab_src}: line {e.lineno}: not valid JSON ({e.msg})") from e
     if not isinstance(raw, dict) or not all(isinstance(k, str) and type(v) is int for k, v in raw.items()):
         raise FormatError(f"{vocab_src}: expected a JSON object mapping each token to an integer id")
-    pairs = [(_bytes(a, merges_src), _bytes(b, merges_src)) for a, b in parse_merges(merges_text, merges_src)]
+    pairs = [(token_bytes(a, merges_src), token_bytes(b, merges_src)) for a, b in parse_merges(merges_text, merges_src)]
     made = {a + b for a, b in pairs}
     vocab: dict[bytes | str, int] = {}
     specials = []
@@ -117,7 +101,7 @@ def loads(vocab_text: str, merges_text: str, vocab_src: str, merges_src: str) ->
 def read(path: str | os.PathLike[str]) -> tuple[BPEModel, list[int] | None]:
     """Read a pair given its folder or either file: the model and the file's id table (or ``None``)."""
     v, m = find_pair(os.fspath(path))
-    return loads(_read_text(v), _read_text(m), v, m)
+    return loads(read_text(v), read_text(m), v, m)
 
 
 def load(path: str | os.PathLike[str]) -> BPEModel:

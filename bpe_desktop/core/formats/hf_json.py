@@ -21,10 +21,10 @@ import re
 from typing import Any
 
 from ..atomic import atomic_write
-from ..byte_level import text_to_bytes
 from ..errors import FormatError
 from ..model import BPEModel, Token, token_text
 from ..pretokenize import GPT2_PATTERN, NAMED_PATTERNS, Pretokenizer
+from .textio import read_text, token_reader
 from .vocab_merges import model_from_vocab
 
 LINES_PATTERN = r"[^\n]*\n|[^\n]+"  # what the "none" pre-tokenizer does: each line, with its newline
@@ -217,7 +217,7 @@ def _from_doc(doc: Any, source: str) -> tuple[BPEModel, list[int] | None]:
         pairs_text.append((parts[0], parts[1]))
     added = doc.get("added_tokens") or []
     specials = [a["content"] for a in sorted(added, key=lambda a: a["id"])]
-    conv = _converter(byte_level, source)
+    conv = token_reader(byte_level, source)
     special_set = set(specials)
     vocab: dict[Token, int] = {}
     for t, i in vocab_raw.items():
@@ -231,19 +231,6 @@ def _from_doc(doc: Any, source: str) -> tuple[BPEModel, list[int] | None]:
     )
 
 
-def _converter(byte_level: bool, source: str):  # type: ignore[no-untyped-def]
-    if not byte_level:
-        return str
-
-    def conv(t: str) -> bytes:
-        try:
-            return text_to_bytes(t)
-        except KeyError:
-            raise FormatError(f"{source}: token {t!r} is not in GPT-2's byte alphabet") from None
-
-    return conv
-
-
 def load(path: str | os.PathLike[str]) -> BPEModel:
     """Read a ``tokenizer.json`` (the model, in our id numbering)."""
     return read(path)[0]
@@ -251,12 +238,4 @@ def load(path: str | os.PathLike[str]) -> BPEModel:
 
 def read(path: str | os.PathLike[str]) -> tuple[BPEModel, list[int] | None]:
     """Read a ``tokenizer.json``: the model and the file's id table (``None`` if the ids are ours)."""
-    path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
-    except UnicodeDecodeError as e:
-        raise FormatError(f"{path}: not UTF-8 text at byte {e.start}") from None
-    return loads(text, path)
+    return loads(read_text(path), os.fspath(path))

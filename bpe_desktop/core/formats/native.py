@@ -14,10 +14,10 @@ from dataclasses import asdict
 from typing import Any
 
 from ..atomic import atomic_write
-from ..byte_level import text_to_bytes
 from ..errors import FormatError
 from ..model import BYTE_BASE, BPEModel, Token, token_text
 from ..records import MergeRecord
+from .textio import read_text, token_reader
 
 FORMAT_NAME = "bpe-desktop"
 VERSION = 1
@@ -77,7 +77,7 @@ def loads(text: str, source: str = "<text>") -> tuple[BPEModel, list[dict[str, A
         mode = s["mode"]
         if mode not in ("chars", "bytes"):
             raise FormatError(f"{source}: settings.mode must be 'chars' or 'bytes', not {mode!r}")
-        conv = _text_to_token(mode, source)
+        conv = token_reader(mode == "bytes", source)
         base: list[Token] = list(BYTE_BASE) if mode == "bytes" else [str(t) for t in doc["base"]]
         pairs = [(conv(a), conv(b)) for a, b in doc["merges"]]
         model = BPEModel.from_token_pairs(
@@ -91,26 +91,5 @@ def loads(text: str, source: str = "<text>") -> tuple[BPEModel, list[dict[str, A
     return model, stats if isinstance(stats, list) else []
 
 
-def _text_to_token(mode: str, source: str):  # type: ignore[no-untyped-def]
-    if mode == "chars":
-        return str
-
-    def conv(t: str) -> bytes:
-        try:
-            return text_to_bytes(t)
-        except KeyError:
-            raise FormatError(f"{source}: token {t!r} is not in GPT-2's byte alphabet") from None
-
-    return conv
-
-
 def load(path: str | os.PathLike[str]) -> tuple[BPEModel, list[dict[str, Any]]]:
-    path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
-    except UnicodeDecodeError as e:
-        raise FormatError(f"{path}: not UTF-8 text at byte {e.start} -- is this a tokenizer file?") from None
-    return loads(text, path)
+    return loads(read_text(path), os.fspath(path))

@@ -17,6 +17,7 @@ import os
 from ..atomic import atomic_write
 from ..errors import FormatError
 from ..model import BPEModel, chars_base
+from .textio import read_text
 
 MARKER = "</w>"
 
@@ -79,12 +80,4 @@ def loads(text: str, source: str = "<text>") -> BPEModel:
 
 
 def load(path: str | os.PathLike[str]) -> BPEModel:
-    path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
-    except UnicodeDecodeError as e:
-        raise FormatError(f"{path}: not UTF-8 text at byte {e.start}") from None
-    return loads(text, path)
+    return loads(read_text(path), os.fspath(path))
