@@ -29,7 +29,7 @@ from .byte_level import bytes_to_text
 from .errors import ConfigError, FormatError
 from .model import BPEModel
 from .pretokenize import CL100K_PATTERN, Pretokenizer
-from .specials import split_specials
+from .specials import EncodesSpecials, split_specials
 from .tokenizer import TokenSpan
 
 _CACHE_LIMIT = 500_000
@@ -133,7 +133,7 @@ def _piece_starts(pre: Pretokenizer, text: str) -> Iterable[tuple[int, str]]:
             yield m.start(), m.group()
 
 
-class RankTokenizer:
+class RankTokenizer(EncodesSpecials):
     """A byte-level tokenizer defined by a rank table (tiktoken's ``mergeable_ranks``).
 
     >>> ranks = {bytes([b]): i for i, b in enumerate(range(256))}
@@ -263,25 +263,6 @@ class RankTokenizer:
         for p in set(pieces).difference(cache):
             cache[p] = enc(p.encode("utf-8", "surrogateescape"), max_rank)
         return list(chain.from_iterable(map(lookup, pieces)))
-
-    def encode(
-        self,
-        text: str,
-        *,
-        upto: int | None = None,
-        allowed_special: Literal["all"] | Collection[str] = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] = "all",
-    ) -> list[int]:
-        """Encode *text*; special tokens in it are refused unless allowed (tiktoken's rule)."""
-        if not self._specials:
-            return self.encode_ordinary(text, upto)
-        out: list[int] = []
-        for segment, sid in split_specials(text, self._specials, allowed_special, disallowed_special):
-            if sid is None:
-                out.extend(self.encode_ordinary(segment, upto))
-            else:
-                out.append(sid)
-        return out
 
     def encode_ids_text(
         self,

@@ -50,3 +50,32 @@ def split_specials(
     if pos < len(text):
         parts.append((text[pos:], None))
     return parts
+
+
+class EncodesSpecials:
+    """Mixin giving a tokenizer tiktoken's ``encode``: specials cut out by :func:`split_specials`, the text
+    between them passed to the class's own ``encode_ordinary``."""
+
+    _specials: dict[str, int]
+
+    def encode_ordinary(self, text: str, upto: int | None = None) -> list[int]:
+        raise NotImplementedError
+
+    def encode(
+        self,
+        text: str,
+        *,
+        upto: int | None = None,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Encode *text*; special tokens in it are refused unless allowed (tiktoken's rule)."""
+        if not self._specials:
+            return self.encode_ordinary(text, upto)
+        out: list[int] = []
+        for segment, sid in split_specials(text, self._specials, allowed_special, disallowed_special):
+            if sid is None:
+                out.extend(self.encode_ordinary(segment, upto))
+            else:
+                out.append(sid)
+        return out

@@ -24,7 +24,7 @@ import regex
 from .errors import ConfigError
 from .model import BPEModel, Token
 from .pretokenize import Pretokenizer
-from .specials import split_specials
+from .specials import EncodesSpecials, split_specials
 
 #: id given to a character the chars-mode alphabet lacks (only with ``unknown="keep"``)
 UNKNOWN_ID = -1
@@ -40,7 +40,7 @@ class TokenSpan:
     end: int
 
 
-class Tokenizer:
+class Tokenizer(EncodesSpecials):
     """Encoder/decoder for a :class:`BPEModel`.
 
     >>> from bpe_desktop.core import TrainConfig, train
@@ -197,25 +197,6 @@ class Tokenizer:
             if ids is None:
                 ids = cache[piece] = self._bpe(self._symbols(piece), limit)
             extend(ids)
-        return out
-
-    def encode(
-        self,
-        text: str,
-        *,
-        upto: int | None = None,
-        allowed_special: Literal["all"] | Collection[str] = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] = "all",
-    ) -> list[int]:
-        """Encode *text*; special tokens in it are refused unless allowed (tiktoken's rule)."""
-        if not self._specials:
-            return self.encode_ordinary(text, upto)
-        out: list[int] = []
-        for segment, sid in split_specials(text, self._specials, allowed_special, disallowed_special):
-            if sid is None:
-                out.extend(self.encode_ordinary(segment, upto))
-            else:
-                out.append(sid)
         return out
 
     def encode_with_offsets(
