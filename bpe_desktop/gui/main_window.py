@@ -53,6 +53,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.corpus.openFailed.connect(lambda msg: file_actions.show_error(self, "Cannot open corpus", msg))
         self.settings.retrainRequested.connect(self.train)
         self.corpus.edited.connect(self._corpus_edited)
+        self.timeline.speedChanged.connect(self.token_view.set_play_speed)
+        self.token_view.set_play_speed(self.timeline.steps_per_second())
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
         self._update_actions()

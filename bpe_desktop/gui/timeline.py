@@ -26,6 +26,10 @@ def _button(parent: QtWidgets.QWidget, icon: QtWidgets.QStyle.StandardPixmap, ti
 
 
 class TimelinePane(QtWidgets.QWidget):
+    """Signals: ``speedChanged(float)`` -- the playback speed (steps per second) the user chose."""
+
+    speedChanged = QtCore.Signal(float)
+
     def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -80,6 +84,7 @@ class TimelinePane(QtWidgets.QWidget):
         self.last_btn.clicked.connect(lambda: session.set_step(session.n_steps))
         self.play_btn.toggled.connect(self.set_playing)
         self.speed.currentIndexChanged.connect(self._apply_speed)
+        self.speed.currentIndexChanged.connect(lambda _i: self.speedChanged.emit(self.steps_per_second()))
         self.slider.valueChanged.connect(session.set_step)
         self.jump.valueChanged.connect(session.set_step)
 
@@ -107,6 +112,10 @@ class TimelinePane(QtWidgets.QWidget):
         else:
             self._timer.stop()
 
+    def steps_per_second(self) -> float:
+        """The playback speed chosen in the speed box."""
+        return float(self.speed.currentData())
+
     @property
     def playing(self) -> bool:
         return self._timer.isActive()
@@ -129,7 +138,7 @@ class TimelinePane(QtWidgets.QWidget):
 
     # -- session -> widgets -------------------------------------------------------------------------
     def _apply_speed(self) -> None:
-        self._timer.setInterval(max(1, int(1000 / self.speed.currentData())))
+        self._timer.setInterval(max(1, int(1000 / self.steps_per_second())))
 
     def _tick(self) -> None:
         if self.session.step >= self.session.n_steps:
