@@ -334,3 +334,127 @@ def test_animation_of_an_end_of_word_merge_in_running_text(qtbot) -> None:
         view.canvas.viewport().repaint()  # pytest-qt fails the test on an exception inside paintEvent
     view.canvas.finish_animation()
     assert view.visible_tokens()[0][:5] == ["n", "e", "w", "est</w>", "w"]
+
+
+# -- the view inside the main window: playback speed and live editor text -----------------------------------
+
+
+@pytest.fixture
+def main_window(qtbot, monkeypatch):  # type: ignore[no-untyped-def]
+    from bpe_desktop.gui import app as gui_app
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", staticmethod(lambda *a, **k: 0))
+    gui_app.make_app()
+    w = gui_app.make_window()  # the seed word-count table in the editor, seed settings (7 merges)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.close()
+
+
+def train_seed_in_window(qtbot, w) -> None:  # type: ignore[no-untyped-def]
+    """Press Train (a real worker process) and wait for the 7 seed merges."""
+    w.train_action.trigger()
+    qtbot.waitUntil(lambda: w.session.state in ("finished", "error") and not w.controller.running, timeout=30_000)
+    assert w.session.state == "finished", w.session.error
+    assert w.session.n_steps == 7
+
+
+def test_timeline_speed_drives_the_token_animation(main_window, qtbot) -> None:
+    from bpe_desktop.gui.timeline import SPEEDS
+
+    w = main_window
+    canvas = w.token_view.canvas
+    combo = w.timeline.speed
+    seen: list[float] = []
+    w.timeline.speedChanged.connect(seen.append)
+    # the window passes the initial speed on creation: 85 % of one step at the combo's speed
+    assert canvas.animation_duration() == int(850 / combo.currentData())
+    combo.setCurrentIndex(SPEEDS.index(2))
+    assert seen == [2.0] and canvas.animation_duration() == 425
+    combo.setCurrentIndex(SPEEDS.index(1))
+    assert canvas.animation_duration() == 600  # capped
+    # and an actual step animates for that long (a model opened into the session, no worker needed)
+    s, t, recs = seeded_session()
+    w.session.set_corpus(s.source, TrainConfig(merges=7))
+    w.session.reset_model(copy.deepcopy(t.model), recs)
+    w.session.set_step(2)
+    canvas.finish_animation()
+    canvas._last_change = 0.0  # as if the user waited before stepping
+    w.timeline.fwd_btn.click()
+    assert w.token_view.animating and canvas._anim.duration() == 600
+    combo.setCurrentIndex(SPEEDS.index(500))
+    assert canvas.animation_duration() < 50  # 500 steps/s: steps are just redrawn
+    canvas.finish_animation()
+    canvas._last_change = 0.0
+    w.timeline.fwd_btn.click()
+    assert not w.token_view.animating and w.session.step == 4
+
+
+def test_edited_text_is_shown_with_the_current_model(main_window, qtbot) -> None:
+    w = main_window
+    train_seed_in_window(qtbot, w)
+    s, view = w.session, w.token_view
+    model, n_records = s.model, len(s.records)
+    assert view.canvas.kind == "words" and view.canvas.n_rows == 4
+    # type a new row into the word-count table: it appears ~300 ms later, tokenized at step 7
+    editor = w.corpus.editor
+    editor.moveCursor(QtGui.QTextCursor.MoveOperation.End)
+    qtbot.keyClick(editor, QtCore.Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "lowest 4")
+    qtbot.waitUntil(lambda: view.canvas.n_rows == 5, timeout=3000)
+    assert row_of(view, "lowest") == ["low", "est</w>"]
+    assert s.display_text is not None and s.display_text.endswith("lowest 4")
+    # not retrained, model kept; the status bar still offers Retrain
+    assert s.model is model and len(s.records) == n_records and s.state == "finished"
+    assert "Retrain" in w.statusBar().currentMessage()
+    # the timeline still moves the edited view
+    go(s, view, 0)
+    assert row_of(view, "lowest") == ["l", "o", "w", "e", "s", "t", "</w>"]
+    go(s, view, 7)
+    # a half-typed row ("zed" without a count) keeps the last table that parsed and says what is wrong
+    qtbot.keyClick(editor, QtCore.Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "zed")
+    qtbot.waitUntil(lambda: view.canvas.note != "", timeout=3000)
+    assert view.canvas.n_rows == 5
+    # running text: characters the chars-mode alphabet lacks are unknown boxes
+    w.corpus.table_toggle.click()
+    editor.selectAll()
+    qtbot.keyClicks(editor, "lowest zebra")
+    qtbot.waitUntil(lambda: view.canvas.kind == "text" and view.canvas.row_text(0) == "lowest zebra",
+                    timeout=3000)
+    assert view.visible_tokens()[0][:2] == ["low", "est</w>"]
+    ids = view.canvas.visible_ids()[0]
+    assert ids.count(UNKNOWN_ID) == 3  # z, b, a
+    assert s.tokenizer.decode([i for i in ids if i != UNKNOWN_ID]).replace(" ", "") == "lowester"
+    assert s.model is model and len(s.records) == n_records
+
+
+def test_untrained_editor_text_asks_for_training_and_train_shows_the_source(main_window, qtbot) -> None:
+    w = main_window
+    view = w.token_view
+    w.corpus.set_text("lowest lower\n", word_counts=False)
+    w.corpus.publish_display_text()
+    assert view.canvas.n_rows == 0 and "press Train" in view.canvas.note
+    assert "press Train" in view.header.text()
+    train_seed_in_window(qtbot, w)
+    assert w.session.display_text is None  # the trained source is the editor's text
+    assert view.canvas.note == "" and view.canvas.row_text(0).rstrip() == "lowest lower"
+    tokens = view.visible_tokens()[0]  # trained on this very text: 7 merges make fewer boxes than characters
+    assert "".join(tokens).replace("</w>", " ").split() == ["lowest", "lower"] and len(tokens) < 11
+
+
+def test_display_text_equal_to_the_source_is_not_an_edit() -> None:
+    s = Session()
+    s.set_corpus(CorpusSource.from_text("a b\n"), TrainConfig())
+    fired: list[str] = []
+    s.displayTextChanged.connect(fired.append)
+    s.set_display_text("a b\n", word_counts=False)
+    assert s.display_text is None and fired == []
+    s.set_display_text("a b c\n", word_counts=False)
+    assert s.display_text == "a b c\n" and fired == ["a b c\n"]
+    s.set_display_text("a b c\n", word_counts=False)  # unchanged: no second signal
+    assert fired == ["a b c\n"]
+    s.set_corpus(CorpusSource.from_text("a b c\n"), TrainConfig())
+    assert s.display_text is None

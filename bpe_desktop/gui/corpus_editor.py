@@ -4,7 +4,9 @@ The text is a plain-text table (``word count`` per line, as in the seeds) or run
 detected with :func:`~bpe_desktop.core.corpus.looks_like_word_counts` until the user sets the toggle.
 Files open from the menu or by drag-and-drop.  A file larger than ``LARGE_FILE_BYTES`` (or not valid
 UTF-8) is shown as a read-only preview of its beginning, and :meth:`CorpusEditor.source` names the file so
-that the worker process reads all of it.  It does not count or train.
+that the worker process reads all of it.  Edits reach the session ~300 ms after the last key as its
+``display_text`` (the token view shows them tokenized by the current model); a previewed file is never
+pushed there.  It does not count or train.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ..core.corpus import CorpusSource, looks_like_word_counts
 from ..core.errors import CorpusError
 from .session import Session
 
+LIVE_TEXT_MS = 300  # edits are shown in the token view this long after the last key
 LARGE_FILE_BYTES = 2 << 20  # larger files: read-only preview, the worker reads the file
 PREVIEW_BYTES = 256 << 10
 
@@ -88,6 +91,8 @@ class CorpusEditor(QtWidgets.QWidget):
         lay.addWidget(self.editor, 1)
         self._detect = QtCore.QTimer(self, singleShot=True, interval=300)
         self._detect.timeout.connect(self._auto_detect)
+        self._live = QtCore.QTimer(self, singleShot=True, interval=LIVE_TEXT_MS)
+        self._live.timeout.connect(self.publish_display_text)
         self.editor.textChanged.connect(self._text_changed)
         self.editor.filesDropped.connect(self._dropped)
         self.table_toggle.clicked.connect(self._toggled)
@@ -113,7 +118,16 @@ class CorpusEditor(QtWidgets.QWidget):
         self.editor.blockSignals(False)
         self.table_toggle.setChecked(looks_like_word_counts(text) if word_counts is None else word_counts)
         self._update_title()
+        self._live.start()
         self.edited.emit()
+
+    def publish_display_text(self) -> None:
+        """Hand the editor's text to the session for the token view (nothing for a previewed file)."""
+        self._live.stop()
+        if self.path is not None:
+            self.session.set_display_text(None)
+        else:
+            self.session.set_display_text(self.editor.toPlainText(), self.table_toggle.isChecked())
 
     def open_file(self, path: str) -> None:
         """Open a text file: small UTF-8 files become editable text, others a read-only preview."""
@@ -151,6 +165,7 @@ class CorpusEditor(QtWidgets.QWidget):
 
     def _text_changed(self) -> None:
         self._detect.start()
+        self._live.start()
         self.edited.emit()
 
     def _auto_detect(self) -> None:
@@ -161,6 +176,7 @@ class CorpusEditor(QtWidgets.QWidget):
     def _toggled(self) -> None:
         self._user_toggled = True
         self._update_title()
+        self._live.start()
         self.edited.emit()
 
     def _update_title(self) -> None:

@@ -27,7 +27,12 @@ class Session(QtCore.QObject):
     * ``trainingStateChanged(str)``  -- "idle" | "counting" | "training" | "paused" | "finished" | "error";
     * ``stepChanged(int)``           -- the timeline moved to step k (0 <= k <= len(records));
     * ``progressChanged(str, int, int)`` -- stage ("counting", "merging"), done, total (0 = unknown), plus
-      :attr:`merges_per_s`; set by the controller, shown by the status bar.
+      :attr:`merges_per_s`; set by the controller, shown by the status bar;
+    * ``displayTextChanged(str)``    -- the corpus editor's text changed since training (see
+      :meth:`set_display_text`); the token view shows it tokenized by the current model.
+
+    ``display_text`` is the edited text to show instead of the trained source (None: show the source),
+    ``display_word_counts`` whether it is a word-count table.
 
     Fields added for the trainer: ``progress`` (stage, done, total), ``merges_per_s``, ``stop_reason`` (why
     the last run ended) and ``error`` (the last worker error text, "" if none).
@@ -39,6 +44,7 @@ class Session(QtCore.QObject):
     trainingStateChanged = QtCore.Signal(str)
     stepChanged = QtCore.Signal(int)
     progressChanged = QtCore.Signal(str, int, int)
+    displayTextChanged = QtCore.Signal(str)
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -55,15 +61,33 @@ class Session(QtCore.QObject):
         self.merges_per_s = 0.0
         self.stop_reason = ""
         self.error = ""
+        self.display_text: str | None = None  # edited corpus text not trained on yet (None: the source)
+        self.display_word_counts = False  # display_text is a word-count table
 
     # -- corpus and model ---------------------------------------------------------------------------
     def set_corpus(self, source: CorpusSource, config: TrainConfig | None = None) -> None:
         self.source = source
+        self.display_text = None  # the new source is what the editor shows
         if config is not None:
             self.config = config
         self.word_counts = None
         self.reset_model(BPEModel.empty(self.config))
         self.corpusChanged.emit()
+
+    def set_display_text(self, text: str | None, word_counts: bool = False) -> None:
+        """Show *text* (the editor's, not trained on) in the token view; None shows the source again.
+
+        Does not touch the model or the records: the text is tokenized by the current model.  Emits
+        ``displayTextChanged`` only when what should be shown changed (the source's own text is None).
+        """
+        if text is not None and self.source.text == text and bool(self.source.word_counts) == bool(word_counts):
+            text = None
+        table = bool(word_counts) if text is not None else False
+        if text == self.display_text and table == self.display_word_counts:
+            return
+        self.display_text = text
+        self.display_word_counts = table
+        self.displayTextChanged.emit(text or "")
 
     def reset_model(self, model: BPEModel, records: list[MergeRecord] | None = None) -> None:
         self.model = model

@@ -143,6 +143,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         font.setPointSizeF(font.pointSizeF() * 1.1)  # token labels are short: a little larger reads better
         self.setFont(font)
         session.corpusChanged.connect(self.reload)
+        session.displayTextChanged.connect(self._on_display_text_changed)
         session.modelReset.connect(self._on_model_reset)
         session.recordsAppended.connect(self._on_records_appended)
         session.stepChanged.connect(self._on_step_changed)
@@ -272,43 +273,61 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self.viewport().update()
 
     # -- session reactions --------------------------------------------------------------------------
-    def reload(self) -> None:
-        """Re-read the corpus rows from the session's source."""
-        src = self.session.source
+    def reload(self, keep_scroll: bool = False) -> None:
+        """Re-read the rows: the session's edited ``display_text`` if set, else its corpus source."""
+        s = self.session
+        src = s.source
         self.note = ""
+        old_lines, old_words, old_kind = self._lines, self._words, self.kind
         self._lines, self._words = [], []
-        if src.word_counts:
+        edited = s.display_text is not None
+        table = s.display_word_counts if edited else src.word_counts
+        if edited and not self._model_trained():
+            self.kind = "words" if table else "text"
+            self.note = "the corpus changed: press Train (F5) to see it as tokens"
+        elif table:
             self.kind = "words"
             counts: dict[str, int] = {}
-            if self.session.word_counts is not None:
-                counts = self.session.word_counts.counts
+            if not edited and s.word_counts is not None:
+                counts = s.word_counts.counts
             else:
-                text = src.text
+                text = s.display_text if edited else src.text
                 if text is None and src.paths:
-                    text, cut = read_display_text(src.paths, self.session.config.mode)
+                    text, cut = read_display_text(src.paths, s.config.mode)
                     if cut:
                         self.note = "showing the words in the first 4 MB of the table"
                 try:
-                    counts = parse_word_counts(text or "", src.name).counts
+                    counts = parse_word_counts(text or "", "<editor>" if edited else src.name).counts
                 except BpeError as e:
                     self.note = str(e)
+                    if edited and old_kind == "words":  # mid-edit: keep showing the last table that parsed
+                        counts = dict(old_words)
             self._words = list(counts.items())
         else:
             self.kind = "text"
-            text = src.text
+            text = s.display_text if edited else src.text
             if text is None and src.paths:
-                text, cut = read_display_text(src.paths, self.session.config.mode)
+                text, cut = read_display_text(src.paths, s.config.mode)
                 if cut:
                     self.note = "showing the first 4 MB of the corpus files"
             self._lines = split_lines(text or "")
+        del old_lines
         self._clear_caches()
-        self._shown_step = self.session.step
+        self._shown_step = s.step
         self._setup_prefix()
         sb = self.verticalScrollBar()
+        first = sb.value()
         sb.setRange(0, max(0, self.n_rows - 1))
-        sb.setValue(0)
+        sb.setValue(min(first, max(0, self.n_rows - 1)) if keep_scroll else 0)
         self.rowsChanged.emit()
         self.viewport().update()
+
+    def _model_trained(self) -> bool:
+        s = self.session
+        return bool(s.records or s.initial_symbols or s.model.merges)
+
+    def _on_display_text_changed(self, _text: str = "") -> None:
+        self.reload(keep_scroll=True)
 
     def _clear_caches(self) -> None:
         self._segs.clear()
@@ -322,7 +341,9 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
 
     def _on_model_reset(self) -> None:
         words_now = self.session.word_counts
-        if self.kind == "words" and words_now is not None and len(words_now.counts) != len(self._words):
+        if self.session.display_text is not None:
+            self.reload(keep_scroll=True)  # an edited text waits for a model ("press Train") or is re-tokenized
+        elif self.kind == "words" and words_now is not None and len(words_now.counts) != len(self._words):
             self.reload()
         self._clear_caches()
         self.selected = None

@@ -6,7 +6,8 @@ token last clicked (which merges built it, down to characters or bytes).  Clicki
 highlights every occurrence of it on screen; the find box jumps to the next row that contains a token.
 
 For a corpus given as files (no editor text) only the first
-:data:`~bpe_desktop.core.segmentation.DISPLAY_LIMIT_BYTES` (4 MB) are shown.
+:data:`~bpe_desktop.core.segmentation.DISPLAY_LIMIT_BYTES` (4 MB) are shown.  Text edited after training
+(``session.display_text``) is shown tokenized by the current model at the current step, without retraining.
 
 It only observes the session; it never trains, moves the timeline or edits the corpus.
 """
@@ -81,6 +82,7 @@ class TokenStreamView(QtWidgets.QWidget):
         session.modelReset.connect(self._on_model_reset)
         session.recordsAppended.connect(lambda *_: self._update_header())
         session.corpusChanged.connect(self._update_header)
+        session.displayTextChanged.connect(self._update_header)
         self._update_header()
 
     # -- API used by the main window and tests --------------------------------------------------------
