@@ -11,6 +11,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.errors import BpeError
 from . import file_actions, resources
+from .compare_panel import ComparePanel
 from .controller import TrainingController
 from .corpus_editor import CorpusEditor
 from .merge_list import MergeListPane
@@ -43,6 +44,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.why = WhyPanel(s)
         self.token_view = TokenStreamView(s)
         self.plots = PlotsPanel(s)
+        self.compare = ComparePanel(s)
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self._build_docks()
         self._build_actions()
@@ -92,6 +94,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.resizeDocks([tokens, why], [520, 260], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([merges, plots], [440, 340], QtCore.Qt.Orientation.Vertical)
         del timeline
+        # the compare pane shares the token stream's place as a tab (it encodes nothing while hidden)
+        compare = self._dock("compare", "Compare tokenizers", self.compare, A.RightDockWidgetArea)
+        self.tabifyDockWidget(tokens, compare)
+        tokens.raise_()
 
     def _build_actions(self) -> None:
         st = self.style()
