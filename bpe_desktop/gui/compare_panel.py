@@ -24,6 +24,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..core import formats
 from ..core.errors import BpeError
 from ..core.formats.presets import split_spec
+from ..core.tokenizer import Tokenizer
 from . import file_actions
 from .compare_rows import Reference, TokenizerRow, remember
 from .compare_sources import SAMPLE_NAMES, Tokenized, cl100k_path, sample_text, tokenize_text
@@ -170,7 +171,7 @@ class ComparePanel(QtWidgets.QWidget):
             return True
         QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
         try:
-            ref.tokenizer = formats.load_tokenizer(ref.spec)
+            ref.tokenizer = _keep_unknowns(formats.load_tokenizer(ref.spec))
         except BpeError as e:
             self._error(f"Cannot load {ref.name}", str(e))
             return False
@@ -334,6 +335,15 @@ def spec_for_folder(path: str) -> str:
     if os.path.isfile(os.path.join(path, "encoder.json")) and os.path.isfile(os.path.join(path, "vocab.bpe")):
         return f"gpt2:{path}"
     return path
+
+
+def _keep_unknowns(tok: object) -> object:
+    """A chars-mode file cannot encode characters outside its alphabet: show them as id -1 (as our own row
+    does) instead of refusing the whole text."""
+    inner = getattr(tok, "inner", tok)  # a RenumberedTokenizer maps -1 to itself
+    if isinstance(inner, Tokenizer) and inner.mode == "chars":
+        inner.unknown = "keep"
+    return tok
 
 
 def _describe(tok: object) -> str:

