@@ -458,3 +458,31 @@ def test_display_text_equal_to_the_source_is_not_an_edit() -> None:
     assert fired == ["a b c\n"]
     s.set_corpus(CorpusSource.from_text("a b c\n"), TrainConfig())
     assert s.display_text is None
+
+
+def test_box_pictures_are_reused_and_show_the_selection(seed_view) -> None:
+    s, view = seed_view
+    go(s, view, 3)
+    c = view.canvas
+    c.viewport().repaint()
+    made = c.box_pixmaps_made
+    assert made > 0
+    c.viewport().repaint()  # the same screen again: every box picture comes from the cache
+    assert c.box_pixmaps_made == made
+    vr = next(v for v in c.visible_rows() if c.row_text(v.row) == "newest")
+    box = next(b for b in vr.layout.boxes if b.seg.label == "est</w>")
+    x, y = int(box.x + box.w / 2), int(vr.top + box.y) + 1
+    want = c._special_pens[0].color()
+
+    def near(col: QtGui.QColor) -> bool:
+        return abs(col.red() - want.red()) + abs(col.green() - want.green()) + abs(col.blue() - want.blue()) < 90
+
+    def border_is_selected() -> bool:  # the top border, a few pixels down from the box's top
+        img = c.viewport().grab().toImage()
+        return any(near(img.pixelColor(x, yy)) for yy in range(y - 2, y + 3))
+
+    assert not border_is_selected()
+    c.select(box.seg.id)
+    c.viewport().repaint()
+    assert c.box_pixmaps_made > made  # the selected token gets its own picture (thicker border)
+    assert border_is_selected()
