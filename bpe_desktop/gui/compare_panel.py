@@ -42,7 +42,7 @@ QLabel#compareSummary { background: #eff6ff; border: 1px solid #bfdbfe; border-r
 QFrame#compareRow { background: #ffffff; border: 1px solid #e5e7eb; border-radius: 6px; }
 QWidget#compareRows { background: #f9fafb; }
 #compareName { font-weight: 600; }
-QLabel#compareDetail { color: #6b7280; }
+QLabel#compareDetail { color: #6b7280; font-size: 11px; }
 QLabel#compareFigure { color: #374151; }
 QToolButton#addReference { border: 1px solid #d1d5db; border-radius: 4px; padding: 3px 8px; background: #ffffff; }
 QToolButton#addReference:hover { background: #f3f4f6; }
@@ -107,6 +107,7 @@ class ComparePanel(QtWidgets.QWidget):
         col.addStretch(1)
         self.scroll = QtWidgets.QScrollArea()
         self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # strips wrap
         self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.scroll.setWidget(holder)
 
@@ -119,7 +120,7 @@ class ComparePanel(QtWidgets.QWidget):
         split.addWidget(self.editor)
         split.addWidget(bottom)
         split.setStretchFactor(1, 1)
-        split.setSizes([150, 400])
+        split.setSizes([120, 400])
         split.setChildrenCollapsible(False)
         self.setStyleSheet(_STYLE)
         lay = QtWidgets.QVBoxLayout(self)

@@ -19,8 +19,7 @@ from PySide6 import QtCore, QtWidgets
 from .compare_sources import Tokenized
 from .compare_strip import TokenStrip
 
-NAME_W = 170
-FIG_W = 96
+FIG_W = 92  # the figures line up across rows
 CACHE_SIZE = 32
 
 
@@ -61,7 +60,7 @@ class TokenizerRow(QtWidgets.QFrame):
         outer.setContentsMargins(8, 6, 8, 6)
         outer.setSpacing(4)
         head = QtWidgets.QHBoxLayout()
-        head.setSpacing(8)
+        head.setSpacing(10)
         if checkable:
             self.check: QtWidgets.QCheckBox | None = QtWidgets.QCheckBox(name)
             self.check.setChecked(checked)
@@ -72,14 +71,16 @@ class TokenizerRow(QtWidgets.QFrame):
             self.check = None
             title = QtWidgets.QLabel(name)
             title.setObjectName("compareName")
-        title.setFixedWidth(NAME_W)
-        head.addWidget(title)
-        self.detail = QtWidgets.QLabel("")
-        self.detail.setObjectName("compareDetail")
-        head.addWidget(self.detail, 1)
-        self.count_label = self._figure(head)
-        self.cpt_label = self._figure(head)
-        self.bpt_label = self._figure(head)
+        title.setToolTip(name)
+        title.setMinimumWidth(80)
+        title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        head.addWidget(title, 1)
+        self.count_label = self._figure(head, FIG_W)
+        self.cpt_label = self._figure(head, FIG_W)
+        self.bpt_label = self._figure(head, FIG_W)
+        self.count_label.setToolTip("How many tokens this tokenizer makes of the text")
+        self.cpt_label.setToolTip("Characters of the text per token (higher: more compression)")
+        self.bpt_label.setToolTip("UTF-8 bytes of the text per token (higher: more compression)")
         if removable:
             rm = QtWidgets.QToolButton()
             rm.setText("✕")
@@ -88,15 +89,19 @@ class TokenizerRow(QtWidgets.QFrame):
             rm.clicked.connect(self.removeRequested)
             head.addWidget(rm)
         outer.addLayout(head)
+        self.detail = QtWidgets.QLabel("")
+        self.detail.setObjectName("compareDetail")
+        self.detail.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        outer.addWidget(self.detail)
         self.strip = TokenStrip()
         outer.addWidget(self.strip)
         self.clear("")
 
     @staticmethod
-    def _figure(layout: QtWidgets.QHBoxLayout) -> QtWidgets.QLabel:
+    def _figure(layout: QtWidgets.QHBoxLayout, width: int) -> QtWidgets.QLabel:
         lab = QtWidgets.QLabel("")
         lab.setObjectName("compareFigure")
-        lab.setFixedWidth(FIG_W)
+        lab.setFixedWidth(width)
         lab.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
         layout.addWidget(lab)
         return lab
@@ -111,14 +116,21 @@ class TokenizerRow(QtWidgets.QFrame):
         return self.result.n_tokens if self.result is not None else None
 
     def show_result(self, result: Tokenized, detail: str = "", n_base: int = 256) -> None:
+        if result is self.result:  # a cached result already shown: only the detail can differ
+            self.detail.setText(self._detail(detail, result))
+            return
         self.result = result
         self.count_label.setText(f"<b>{result.n_tokens:,}</b> tokens")
         self.cpt_label.setText(f"{result.chars_per_token:.2f} chars/tok")
         self.bpt_label.setText(f"{result.bytes_per_token:.2f} bytes/tok")
+        self.detail.setText(self._detail(detail, result))
+        self.strip.set_segments(result.segments, n_base)
+
+    @staticmethod
+    def _detail(detail: str, result: Tokenized) -> str:
         if result.n_unknown:
             detail = (detail + " · " if detail else "") + f"{result.n_unknown:,} unknown characters (id -1)"
-        self.detail.setText(detail)
-        self.strip.set_segments(result.segments, n_base)
+        return detail
 
     def clear(self, message: str, detail: str = "") -> None:
         """No result: show *message* in place of the strip."""
