@@ -236,6 +236,17 @@ def test_hidden_pane_does_no_work_until_shown(qtbot, log_training) -> None:
 THROTTLE_WAIT_MS = 200
 
 
+def test_long_text_is_cut_and_the_summary_says_so(panel) -> None:
+    from bpe_desktop.gui.compare_panel import TEXT_LIMIT
+
+    long_text = resources.read_text(resources.ROBOT_LOGS)[: 3 * TEXT_LIMIT]
+    panel.set_text(long_text)
+    panel.refresh()
+    s = panel.session
+    assert panel.own_row.count == len(s.tokenizer.encode(long_text[:TEXT_LIMIT], upto=s.step))
+    assert f"first {TEXT_LIMIT:,} characters" in panel.summary.text()
+
+
 def test_untrained_session_says_so(qtbot) -> None:
     p = ComparePanel(Session())
     qtbot.addWidget(p)

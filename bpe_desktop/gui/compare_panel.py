@@ -31,7 +31,7 @@ from .compare_sources import SAMPLE_NAMES, Tokenized, cl100k_path, sample_text, 
 from .session import Session
 
 #: at most this many characters of the box are tokenized (a pasted book would stall the window)
-TEXT_LIMIT = 20_000
+TEXT_LIMIT = 10_000
 THROTTLE_MS = 120
 OWN_NAME = "Your tokenizer"
 CL100K_NAME = "cl100k_base"
@@ -313,7 +313,7 @@ class ComparePanel(QtWidgets.QWidget):
         self.summary.setText(self._summary(text, own, ratios))
 
     def _summary(self, text: str, own: Tokenized | None, ratios: list[str]) -> str:
-        cut = " (first 20,000 characters)" if len(self.editor.toPlainText()) > TEXT_LIMIT else ""
+        cut = f" (its first {TEXT_LIMIT:,} characters)" if len(self.editor.toPlainText()) > TEXT_LIMIT else ""
         if not text:
             return "Type or paste some text above."
         if own is None:
