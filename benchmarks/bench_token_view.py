@@ -91,6 +91,7 @@ def main() -> None:
     view.show()
     app.processEvents()
     session.reset_model(model, records)
+    gc.freeze()  # as the window's controller does when a run ends: the model and records are never scanned again
     canvas = view.canvas
     canvas.viewport().repaint()
     app.processEvents()
