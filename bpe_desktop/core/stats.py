@@ -27,11 +27,14 @@ from __future__ import annotations
 
 import bisect
 import csv
+import heapq
 import io
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .config import TrainConfig
 from .corpus import WordCounts
@@ -184,6 +187,61 @@ def symbol_config(model: BPEModel) -> TrainConfig:
     return TrainConfig(mode=model.mode, end_of_word=model.end_of_word or "", glue_marker=model.glue_marker)  # type: ignore[arg-type]
 
 
+# -- small units of work ---------------------------------------------------------------------------------
+def finish(job: Iterator[None]) -> Any:
+    """Run a generator of units of work to its end and return its result.
+
+    >>> def job():
+    ...     yield
+    ...     return 42
+    >>> finish(job())
+    42
+    """
+    while True:
+        try:
+            next(job)
+        except StopIteration as stop:
+            return stop.value
+
+
+class Sliced:
+    """A generator of units of work (``yield`` between units, ``return`` the result) run a slice at a time:
+    :meth:`run` does units until a time budget is spent, so an event loop can run between slices.
+
+    >>> def job():
+    ...     for _ in range(3):
+    ...         yield
+    ...     return "done"
+    >>> s = Sliced(job())
+    >>> s.run(0.0), s.units, s.result
+    (False, 1, None)
+    >>> s.run(1.0), s.units, s.result
+    (True, 4, 'done')
+    """
+
+    def __init__(self, job: Iterator[None]) -> None:
+        self.job = job
+        self.done = False
+        self.result: Any = None
+        self.units = 0  # units run so far
+
+    def run(self, budget_s: float) -> bool:
+        """Run units until *budget_s* seconds have passed (at least one unit); True once the job ended."""
+        if self.done:
+            return True
+        end = time.perf_counter() + budget_s
+        job = self.job
+        while True:
+            self.units += 1
+            try:
+                next(job)
+            except StopIteration as stop:
+                self.done, self.result = True, stop.value
+                return True
+            if time.perf_counter() >= end:
+                return False
+
+
 # -- the segmentation history -----------------------------------------------------------------------------
 class SegmentationHistory:
     """Every distinct word's segmentation after each merge of a (growing) merge list.
@@ -203,17 +261,48 @@ class SegmentationHistory:
     _CACHE = 6  # pair-count tables kept (steps recently asked for)
 
     def __init__(self, word_counts: WordCounts | Mapping[str, int], model: BPEModel) -> None:
+        finish(self._build(word_counts, model, 1 << 30))
+        self.extend()
+
+    @classmethod
+    def building(cls, word_counts: WordCounts | Mapping[str, int], model: BPEModel,
+                 chunk: int = 256) -> Iterator[None]:
+        """Build a history in small units of work: a generator that yields after every *chunk* words and
+        returns the history (with no merge applied; call :meth:`extending` next).  Drive it with
+        :class:`Sliced` so an event loop can run between the units.
+
+        >>> job = Sliced(SegmentationHistory.building({"low": 5, "lower": 2}, BPEModel("chars", list("elorw</>")), 1))
+        >>> job.run(1.0), job.result.n_words
+        (True, 7)
+        """
+        h = cls.__new__(cls)
+        yield from h._build(word_counts, model, chunk)
+        return h  # type: ignore[misc]
+
+    def _build(self, word_counts: WordCounts | Mapping[str, int], model: BPEModel, chunk: int) -> Iterator[None]:
         counts = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
         self.model = model
         cfg = symbol_config(model)
         self.tokens: list[Token] = list(model.base)  # id -> token (grows with the merges)
         ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}
+        self._ids = ids
         self._unknown: dict[int, str] = {}  # negative ids for chars the model's alphabet lacks
         self.wcounts: list[int] = []
         self.n_bytes = 0  # bytes of all pieces (what is tokenized), counted with multiplicity
+        self.n_words = 0
+        self.initial_symbols = 0
         self._ranks: list[list[int]] = []  # per word: steps at which its segmentation changed (first 0)
         self._segs: list[list[tuple[int, ...]]] = []  # per word: the segmentation from each of those steps
-        for w, c in counts.items():
+        self._where: dict[Pair, set[int]] = {}  # pair -> words whose latest segmentation has it
+        self._live: dict[Pair, int] = {}  # pair counts after every merge applied so far (step n_merges)
+        self._changed: list[list[int]] = []  # _changed[r-1]: words rewritten by merge r
+        self._merged: list[int] = []  # _merged[r-1]: occurrences replaced by merge r
+        self._new_ids: list[int] = []  # _new_ids[r-1]: id made by merge r
+        self._cache: dict[int, dict[Pair, int]] = {}
+        where, live = self._where, self._live
+        for n, (w, c) in enumerate(counts.items(), 1):
+            if n % chunk == 0:
+                yield
             if c <= 0 or not w:
                 continue
             seg = []
@@ -223,26 +312,20 @@ class SegmentationHistory:
                     i = ids[s] = -1 - len(self._unknown)
                     self._unknown[i] = token_text(s)
                 seg.append(i)
+            wi = len(self.wcounts)
             self.wcounts.append(c)
+            self.n_words += c
             self.n_bytes += len(w.encode("utf-8", "surrogateescape")) * c
+            self.initial_symbols += len(seg) * c
             self._ranks.append([0])
             self._segs.append([tuple(seg)])
-        self.n_words = sum(self.wcounts)
-        self.initial_symbols = sum(len(s[0]) * c for s, c in zip(self._segs, self.wcounts, strict=True))
-        self._ids = ids
-        self._where: dict[Pair, set[int]] = {}  # pair -> words whose latest segmentation has it
-        for wi, segs in enumerate(self._segs):
-            for p in itertools.pairwise(segs[0]):
-                ws = self._where.get(p)
+            for p in itertools.pairwise(seg):
+                live[p] = live.get(p, 0) + c
+                ws = where.get(p)
                 if ws is None:
-                    self._where[p] = {wi}
+                    where[p] = {wi}
                 else:
                     ws.add(wi)
-        self._changed: list[list[int]] = []  # _changed[r-1]: words rewritten by merge r
-        self._merged: list[int] = []  # _merged[r-1]: occurrences replaced by merge r
-        self._new_ids: list[int] = []  # _new_ids[r-1]: id made by merge r
-        self._cache: dict[int, dict[Pair, int]] = {}
-        self.extend()
 
     # -- following the merge list -------------------------------------------------------------------
     @property
@@ -252,8 +335,9 @@ class SegmentationHistory:
     def extend(self, model: BPEModel | None = None, limit: int | None = None) -> int:
         """Apply the merges of *model* (default: the one given at construction) not applied yet.
 
-        At most *limit* of them if given (so a GUI can spread the work over several event-loop turns).
-        Returns how many were applied.  The merge list may only grow; build a new history otherwise.
+        At most *limit* of them if given.  Returns how many were applied.  The merge list may only grow;
+        build a new history otherwise.  (:meth:`extending` does the same in units small enough for an
+        event loop: a merge that rewrites thousands of words is cut into pieces.)
         """
         if model is not None:
             self.model = model
@@ -261,15 +345,27 @@ class SegmentationHistory:
         start = self.n_merges
         end = len(merges) if limit is None else min(len(merges), start + max(0, limit))
         for r in range(start, end):
-            self._apply(merges[r], r + 1)
+            finish(self._apply(merges[r], r + 1, 1 << 30))
         return end - start
+
+    def extending(self, chunk: int = 48) -> Iterator[None]:
+        """Apply pending merges of ``self.model`` (re-read after every unit, so it may grow meanwhile),
+        yielding after every *chunk* words rewritten; ends when none is pending.
+
+        Between units every query (:meth:`pair_counts`, :meth:`zipf`, ...) stays exact for the steps
+        ``0..n_merges`` already applied.  Do not run two of these (or :meth:`extend`) at once.
+        """
+        while self.pending:
+            r = self.n_merges
+            yield from self._apply(self.model.merges[r], r + 1, chunk)
+            yield
 
     @property
     def pending(self) -> int:
         """Merges of the model not applied yet."""
         return len(self.model.merges) - self.n_merges
 
-    def _apply(self, pair: Pair, rank: int) -> None:
+    def _apply(self, pair: Pair, rank: int, chunk: int) -> Iterator[None]:
         a, b = pair
         ta, tb = self._token(a), self._token(b)
         new_tok = ta + tb  # type: ignore[operator]
@@ -279,13 +375,17 @@ class SegmentationHistory:
             self.tokens.append(new_tok)
         where = self._where
         changed: list[int] = []
+        delta: dict[Pair, int] = {}  # applied to _live at the end, so it is exact between the units
         merged = 0
-        for wi in sorted(where.pop(pair, ())):
+        todo = sorted(where.pop(pair, ()))
+        for n, wi in enumerate(todo, 1):
+            if n % chunk == 0:
+                yield
             seg = self._segs[wi][-1]
             out: list[int] = []
-            i, n, hits = 0, len(seg), 0
-            while i < n:
-                if i + 1 < n and seg[i] == a and seg[i + 1] == b:
+            i, n_sym, hits = 0, len(seg), 0
+            while i < n_sym:
+                if i + 1 < n_sym and seg[i] == a and seg[i + 1] == b:
                     out.append(c)
                     hits += 1
                     i += 2
@@ -294,9 +394,16 @@ class SegmentationHistory:
                     i += 1
             if not hits:
                 continue
-            old_pairs = set(itertools.pairwise(seg))
+            wc = self.wcounts[wi]
+            old_list = list(itertools.pairwise(seg))
+            new_list = list(itertools.pairwise(out))
+            for p in old_list:
+                delta[p] = delta.get(p, 0) - wc
+            for p in new_list:
+                delta[p] = delta.get(p, 0) + wc
+            old_pairs = set(old_list)
             old_pairs.discard(pair)
-            new_pairs = set(itertools.pairwise(out))
+            new_pairs = set(new_list)
             for p in old_pairs - new_pairs:
                 s = where.get(p)
                 if s is not None:
@@ -312,7 +419,15 @@ class SegmentationHistory:
             self._ranks[wi].append(rank)
             self._segs[wi].append(tuple(out))
             changed.append(wi)
-            merged += hits * self.wcounts[wi]
+            merged += hits * wc
+        live = self._live
+        for p, d in delta.items():
+            if d:
+                v = live.get(p, 0) + d
+                if v:
+                    live[p] = v
+                else:
+                    del live[p]
         self._changed.append(changed)
         self._merged.append(merged)
         self._new_ids.append(c)
@@ -342,52 +457,71 @@ class SegmentationHistory:
 
     def pair_counts(self, k: int) -> dict[Pair, int]:
         """Weighted count of every adjacent pair after the first *k* merges (a fresh dict; counts > 0)."""
-        k = self._clamp(k)
+        return dict(finish(self._counts_at(self._clamp(k), 1 << 30)))
+
+    def _counts_at(self, k: int, chunk: int) -> Iterator[None]:
+        """Generator returning the (shared, do not mutate) pair-count table at step *k*, cached."""
         cached = self._cache.get(k)
         if cached is None:
-            cached = self._from_nearby(k)
-            if cached is None:
-                cached = self._count(k)
+            if k == self.n_merges:
+                cached = dict(self._live)
+            else:
+                cached = yield from self._from_nearby_steps(k, chunk)
+                if cached is None:
+                    cached = yield from self._count_steps(k, chunk)
             if len(self._cache) >= self._CACHE:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[k] = cached
-        return dict(cached)
+        return cached  # type: ignore[misc]
 
     def _count(self, k: int) -> dict[Pair, int]:
+        return finish(self._count_steps(k, 1 << 30))
+
+    def _count_steps(self, k: int, chunk: int) -> Iterator[None]:
         counts: dict[Pair, int] = {}
         get = counts.get
         right = bisect.bisect_right
-        for ranks, segs, c in zip(self._ranks, self._segs, self.wcounts, strict=True):
+        for n, (ranks, segs, c) in enumerate(zip(self._ranks, self._segs, self.wcounts, strict=True), 1):
+            if n % chunk == 0:
+                yield
             seg = segs[-1] if ranks[-1] <= k else segs[right(ranks, k) - 1]
             for p in itertools.pairwise(seg):
                 counts[p] = get(p, 0) + c
-        return counts
+        return counts  # type: ignore[misc]
 
     def _from_nearby(self, k: int) -> dict[Pair, int] | None:
-        """Update the cached table of the nearest step by the words merges between them changed."""
-        if not self._cache:
-            return None
-        k0 = min(self._cache, key=lambda s: abs(s - k))
+        return finish(self._from_nearby_steps(k, 1 << 30))
+
+    def _from_nearby_steps(self, k: int, chunk: int) -> Iterator[None]:
+        """Update the table of the nearest known step (cached, or the live one) by the words the merges
+        between them changed; ``None`` if that would touch more than a third of the words."""
+        bases = dict(self._cache)
+        bases.setdefault(self.n_merges, self._live)
+        k0 = min(bases, key=lambda s: abs(s - k))
         lo, hi = min(k0, k), max(k0, k)
-        work = sum(len(self._changed[r]) for r in range(lo, hi))
-        if work * 3 > len(self.wcounts):
-            return None
-        counts = dict(self._cache[k0])
+        work = 0
+        for r in range(lo, hi):
+            work += len(self._changed[r])
+            if work * 3 > len(self.wcounts):
+                return None  # type: ignore[misc]
+        counts = dict(bases[k0])
         words = {wi for r in range(lo, hi) for wi in self._changed[r]}
         right = bisect.bisect_right
-        for wi in words:
+        for n, wi in enumerate(words, 1):
+            if n % chunk == 0:
+                yield
             ranks, segs, c = self._ranks[wi], self._segs[wi], self.wcounts[wi]
             old = segs[right(ranks, k0) - 1]
             new = segs[right(ranks, k) - 1]
             for p in itertools.pairwise(old):
-                n = counts[p] - c
-                if n:
-                    counts[p] = n
+                v = counts[p] - c
+                if v:
+                    counts[p] = v
                 else:
                     del counts[p]
             for p in itertools.pairwise(new):
                 counts[p] = counts.get(p, 0) + c
-        return counts
+        return counts  # type: ignore[misc]
 
     def sort_key(self, pair: Pair, count: int) -> tuple[int, Token, Token]:
         """Zipf order: highest count first, then the smallest (left, right) in token order."""
@@ -395,16 +529,39 @@ class SegmentationHistory:
 
     def zipf(self, k: int) -> ZipfData:
         """The pairs at step *k* by rank (see :class:`ZipfData`)."""
+        return finish(self.zipf_steps(k, 1 << 30))
+
+    def zipf_steps(self, k: int, chunk: int = 512) -> Iterator[None]:
+        """:meth:`zipf` in small units: a generator yielding after about *chunk* words or pairs of work and
+        returning the :class:`ZipfData` (drive it with :class:`Sliced`).  It reads only steps already
+        applied, so :meth:`extending` may run between its units; its result is the same as :meth:`zipf`'s.
+        """
         k = self._clamp(k)
-        counts = self.pair_counts(k)
-        key = self.sort_key
-        ordered = sorted(counts.items(), key=lambda pc: key(pc[0], pc[1]))
-        pairs = [p for p, _ in ordered]
-        values = [c for _, c in ordered]
+        counts = yield from self._counts_at(k, chunk)
+        tok = self._token
+        blocks: list[list[tuple[int, Token, Token, Pair]]] = []
+        block: list[tuple[int, Token, Token, Pair]] = []
+        for p, c in counts.items():  # the table is never mutated, so iterating across yields is safe
+            block.append((-c, tok(p[0]), tok(p[1]), p))
+            if len(block) >= 4 * chunk:
+                block.sort()
+                blocks.append(block)
+                block = []
+                yield
+        block.sort()
+        blocks.append(block)
+        pairs: list[Pair] = []
+        values: list[int] = []
+        labels: list[tuple[str, str]] = []
         text = self.token_text
-        labels = [(text(a), text(b)) for a, b in pairs]
+        for n, (negc, _a, _b, p) in enumerate(heapq.merge(*blocks) if len(blocks) > 1 else block, 1):
+            if n % (2 * chunk) == 0:
+                yield
+            pairs.append(p)
+            values.append(-negc)
+            labels.append((text(p[0]), text(p[1])))
         slope, intercept = fit_zipf(values)
-        return ZipfData(k, pairs, values, labels, slope, intercept)
+        return ZipfData(k, pairs, values, labels, slope, intercept)  # type: ignore[misc]
 
     def next_pair(self, k: int) -> Pair | None:
         """The pair merge ``k + 1`` merges (the one "about to be merged" at step *k*), if any."""

@@ -1,6 +1,10 @@
 """Where the plots' numbers come from: a :class:`~bpe_desktop.core.stats.SegmentationHistory` kept in step
 with the session's growing merge list, in time-boxed slices so the GUI thread never stalls for long.
 
+All the statistics work is cut into small units (a few hundred words each: building the history, applying
+one merge, counting and sorting the pairs at a step) run by :class:`~bpe_desktop.core.stats.Sliced` for at
+most a given budget per call, so one call costs about that budget however large the corpus or the merge.
+
 Word counts come from ``session.word_counts`` (the controller fills them after counting).  Without them,
 an idle in-memory corpus of at most :data:`SELF_COUNT_LIMIT` characters is counted here; anything else
 waits for the controller.  The compression and trade-off curves come from the session's records when it has
@@ -17,6 +21,7 @@ from ..core.errors import BpeError
 from ..core.stats import (
     CompressionCurve,
     SegmentationHistory,
+    Sliced,
     TradeOff,
     ZipfData,
     compression_from_records,
@@ -28,7 +33,7 @@ SELF_COUNT_LIMIT = 500_000  # characters of in-memory text the pane may count it
 
 
 class PlotFeed:
-    """Statistics for the session's current corpus and model, computed lazily."""
+    """Statistics for the session's current corpus and model, computed lazily, a slice at a time."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -36,13 +41,19 @@ class PlotFeed:
         self.note = ""  # why there is no history yet, for the plot titles
         self._words: WordCounts | None = None
         self._zipf: ZipfData | None = None
-        self.last_zipf_ms = 0.0
+        self._build: Sliced | None = None  # building the history
+        self._extend: Sliced | None = None  # applying the merges the session has and the history not yet
+        self._zjob: Sliced | None = None  # the pair counts at self._zjob_step
+        self._zjob_step = -1
+        self._zjob_ms = 0.0
+        self.last_zipf_ms = 0.0  # GUI-thread time the last Zipf data took, all its slices together
 
     def reset(self) -> None:
         """Forget everything (new corpus or model)."""
         self.history = None
         self._words = None
         self._zipf = None
+        self._build = self._extend = self._zjob = None
         self.note = ""
 
     # -- history ----------------------------------------------------------------------------------------
@@ -66,40 +77,64 @@ class PlotFeed:
             return None
         return self._words
 
-    def advance(self, budget_s: float = 0.025) -> bool:
-        """Build or extend the history for at most about *budget_s* seconds; True if work remains."""
+    def advance(self, budget_s: float = 0.004) -> bool:
+        """Build or extend the history for about *budget_s* seconds (one unit of a few hundred words may
+        run past it; at least one unit runs); True if work remains."""
         s = self.session
+        t0 = time.perf_counter()
         if self.history is None:
-            words = self._word_counts()
-            if words is None:
-                return False
-            if not words.counts:
-                self.note = "the corpus is empty"
-                return False
-            self.history = SegmentationHistory(words, s.model.truncated(0))
+            if self._build is None:
+                words = self._word_counts()
+                if words is None:
+                    return False
+                if not words.counts:
+                    self.note = "the corpus is empty"
+                    return False
+                self._build = Sliced(SegmentationHistory.building(words, s.model.truncated(0)))
+            if not self._build.run(budget_s):
+                return True
+            self.history = self._build.result
+            self._build = None
             self.note = ""
         h = self.history
+        assert h is not None
         h.model = s.model
-        t0 = time.perf_counter()
-        while h.pending and time.perf_counter() - t0 < budget_s:
-            h.extend(limit=64)
-        return h.pending > 0
+        while h.pending or self._extend is not None:
+            left = budget_s - (time.perf_counter() - t0)
+            if left <= 0:
+                break
+            if self._extend is None:
+                self._extend = Sliced(h.extending())
+            if self._extend.run(left):
+                self._extend = None
+        return h.pending > 0 or self._extend is not None
 
     def ready_for(self, step: int) -> bool:
         return self.history is not None and self.history.n_merges >= step
 
     # -- numbers ----------------------------------------------------------------------------------------
-    def zipf(self, step: int) -> ZipfData | None:
-        """The pair frequencies at *step*, or ``None`` if the history has not got there yet."""
+    def zipf(self, step: int, budget_s: float | None = None) -> ZipfData | None:
+        """The pair frequencies at *step*; ``None`` if the history has not got there yet or (with a
+        *budget_s*) the recount needs more slices -- call again: the work done so far is kept while the
+        step stays the same."""
         if not self.ready_for(step):
             return None
         z = self._zipf
         if z is not None and z.step == step:
             return z
-        t0 = time.perf_counter()
         assert self.history is not None
-        z = self._zipf = self.history.zipf(step)
-        self.last_zipf_ms = (time.perf_counter() - t0) * 1000
+        if self._zjob is None or self._zjob_step != step:
+            self._zjob = Sliced(self.history.zipf_steps(step))
+            self._zjob_step = step
+            self._zjob_ms = 0.0
+        t0 = time.perf_counter()
+        done = self._zjob.run(1e9 if budget_s is None else budget_s)
+        self._zjob_ms += (time.perf_counter() - t0) * 1000
+        if not done:
+            return None
+        z = self._zipf = self._zjob.result
+        self._zjob = None
+        self.last_zipf_ms = self._zjob_ms
         return z
 
     def next_pair(self, step: int) -> tuple[int, int] | None:

@@ -59,7 +59,7 @@ class ZipfPlot(PlotCard):
         self._place_box()
 
     def set_data(self, data: ZipfData | None, next_pair: Pair | None = None, note: str = "") -> None:
-        """Show *data* (``None``: clear, with *note* in the title); ring *next_pair* if it occurs."""
+        """Show *data* (``None``: clear) with *note* in the title; ring *next_pair* if it occurs."""
         self.data = data
         p = self.plot
         if data is None or not data.counts:
@@ -115,7 +115,8 @@ class ZipfPlot(PlotCard):
             f'<span style="color:{FIT}">┅┅</span> {slope}<br>'
             f'<span style="color:{ACCENT}">◯</span> next merge</div>'
         )
-        p.setTitle(f"Pair frequencies at step {data.step:,}", color=INK, size="11pt")
+        title = f"Pair frequencies at step {data.step:,}"
+        p.setTitle(f"{title} ({note})" if note else title, color=INK, size="11pt")
 
     def _place_box(self, *_: object) -> None:
         r = self.plot.vb.boundingRect()

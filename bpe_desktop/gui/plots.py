@@ -2,8 +2,11 @@
 
 It observes the session only.  Signals mark parts dirty and start a single-shot timer, so bursts of
 ``recordsAppended`` (and fast scrubbing via ``stepChanged``) coalesce into at most one redraw every
-:data:`REFRESH_MS` milliseconds; the Zipf recount is further spaced out to a few times its own cost while
-training runs, so the GUI thread stays responsive.  Plot items live in :mod:`.plot_zipf`,
+:data:`REFRESH_MS` milliseconds.  The statistics work (building the history, replaying merges, recounting
+pairs) runs in slices of :data:`SLICE_S` seconds every :data:`BUSY_MS` ms until done, the Zipf recount of
+the step shown first, so the GUI thread never stalls for long.  While the history lags behind the step
+shown (live training), the Zipf plot shows the latest step it has reached, says so in its title, and is
+redrawn at most every :data:`CATCH_UP_S` seconds.  Plot items live in :mod:`.plot_zipf`,
 :mod:`.plot_compression` and :mod:`.plot_tradeoff`; the numbers come from :mod:`.plot_feed` (which uses
 :mod:`bpe_desktop.core.stats`).  Each plot exports as PNG, SVG and CSV from the buttons under it.
 
@@ -26,6 +29,11 @@ from .plot_zipf import ZipfPlot
 from .session import Session
 
 REFRESH_MS = 33  # at most ~30 redraws a second
+BUSY_MS = 15  # next slice of statistics work while some remains
+SLICE_S = 0.004  # GUI-thread time per slice (a unit of work may run past it by ~1 ms)
+CURVES_EVERY_S = 0.1  # while training: redraw the compression and trade-off curves at most this often
+HIDDEN_EVERY_S = 0.5  # ... or this often while their tab is not the one shown
+CATCH_UP_S = 0.3  # while the history lags: redraw the Zipf plot of its latest step at most this often
 EXPORT_KINDS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV numbers (*.csv)"}
 
 
@@ -39,13 +47,15 @@ class PlotsPanel(QtWidgets.QWidget):
         self.zipf = ZipfPlot()
         self.compression = CompressionPlot()
         self.tradeoff = TradeoffPlot()
-        self.refreshes = 0  # redraws done (the throttle's effect is visible in tests)
+        self.refreshes = 0  # redraws done (plots given new data; the throttle's effect is visible in tests)
+        self.slices = 0  # refresh() calls (each does at most about SLICE_S of statistics work)
 
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.zipf, "Pair frequencies")
         self.tabs.addTab(self.compression, "Compression")
         self.tabs.addTab(self.tradeoff, "Trade-off")
+        self.tabs.currentChanged.connect(lambda _i: self._curves_dirty and self._schedule())
         self.status = QtWidgets.QLabel("")
         self.status.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -73,6 +83,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self._curves_dirty = True
         self._zipf_dirty = True
         self._zipf_at = 0.0  # when the Zipf plot was last recomputed (perf_counter)
+        self._curves_at = 0.0  # when the curves were last redrawn
         session.corpusChanged.connect(self._on_reset)
         session.modelReset.connect(self._on_reset)
         session.recordsAppended.connect(self._on_records)
@@ -82,7 +93,7 @@ class PlotsPanel(QtWidgets.QWidget):
     # -- signals ----------------------------------------------------------------------------------------
     def _schedule(self) -> None:
         if not self._timer.isActive():
-            self._timer.start()
+            self._timer.start(REFRESH_MS)
 
     def _on_reset(self) -> None:
         self.feed.reset()
@@ -102,42 +113,70 @@ class PlotsPanel(QtWidgets.QWidget):
 
     # -- redraw -----------------------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Bring every plot up to date now (normally called by the throttling timer)."""
-        self.refreshes += 1
+        """Bring the plots up to date by one slice of work (normally called by the throttling timer)."""
+        self.slices += 1
         s = self.session
         step = s.step
-        had = self.feed.history.n_merges if self.feed.history is not None else -1
-        more = self.feed.advance()
-        now_has = self.feed.history.n_merges if self.feed.history is not None else -1
-        if self._curves_dirty or (not s.records and now_has != had):
-            self.compression.set_data(self.feed.compression(), step)
-            self.tradeoff.set_data(self.feed.tradeoff(), step)
-            self._curves_dirty = False
-        if self._zipf_dirty or now_has != had:
-            training = s.state == "training"
-            wait_s = 4 * self.feed.last_zipf_ms / 1000 if training else 0.0
-            if time.perf_counter() - self._zipf_at >= wait_s:
-                self._update_zipf(step)
+        feed = self.feed
+        now = time.perf_counter()
+        more = False
+        if self._curves_dirty:  # cheap-ish (setData of a few thousand points); throttled while training
+            visible = self.tabs.currentWidget() in (self.compression, self.tradeoff)
+            wait_s = (CURVES_EVERY_S if visible else HIDDEN_EVERY_S) if s.state == "training" else 0.0
+            if now - self._curves_at >= wait_s:
+                self.compression.set_data(feed.compression(), step)
+                self.tradeoff.set_data(feed.tradeoff(), step)
+                self._curves_dirty = False
+                self._curves_at = time.perf_counter()
+                self.refreshes += 1
             else:
                 more = True
+        had = feed.history.n_merges if feed.history is not None else -1
+        if time.perf_counter() - now < SLICE_S / 2:  # else the statistics wait for the next slice
+            if self._zipf_dirty:
+                more = self._update_zipf(step) or more
+            left = SLICE_S - (time.perf_counter() - now)
+            if left > 0 or feed.history is None:
+                more = feed.advance(max(left, 0.001)) or more
+        else:
+            more = True
+        if feed.history is not None and (feed.history.pending or self._zipf_dirty):
+            more = True
+        now_has = feed.history.n_merges if feed.history is not None else -1
+        if now_has != had:
+            self._zipf_dirty = True  # the step shown may have become ready (or a later one to catch up on)
+            if had < 0 or not s.records:  # the trade-off needs the history; no records: curves from it
+                self._curves_dirty = True
+            more = True
+        if feed.history is None and feed.note and self._zipf_dirty:
+            self.zipf.set_data(None, note=feed.note)
+            self._zipf_dirty = False
+            self.refreshes += 1
         self._update_status(step)
-        if more:
-            self._schedule()
+        if more and not self._timer.isActive():
+            self._timer.start(BUSY_MS)
 
-    def _update_zipf(self, step: int) -> None:
+    def _update_zipf(self, step: int) -> bool:
+        """One slice towards the Zipf plot of *step*; True if more remains."""
         feed = self.feed
-        z = feed.zipf(step)
+        h = feed.history
+        if h is None:
+            return False  # advance() builds the history (or says why not); a new history marks the plot dirty
+        target = min(step, h.n_merges)
+        shown = self.zipf.data
+        if target < step and shown is not None and (
+            shown.step == target or time.perf_counter() - self._zipf_at < CATCH_UP_S
+        ):
+            return True  # catching up: the plot of a recent step stays a little longer
+        z = feed.zipf(target, SLICE_S)
         if z is None:
-            h = feed.history
-            note = feed.note or (
-                f"Pair frequencies: replaying merges ({h.n_merges:,} of {len(self.session.model.merges):,})…"
-                if h is not None else "Pair frequencies"
-            )
-            self.zipf.set_data(None, note=note)
-            return
-        self.zipf.set_data(z, feed.next_pair(step))
-        self._zipf_dirty = False
+            return True
+        note = f"catching up with step {step:,}…" if target < step else ""
+        self.zipf.set_data(z, feed.next_pair(target), note=note)
+        self.refreshes += 1
         self._zipf_at = time.perf_counter()
+        self._zipf_dirty = target < step
+        return self._zipf_dirty
 
     def _update_status(self, step: int) -> None:
         s = self.session
