@@ -289,7 +289,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         table = s.display_word_counts if edited else src.word_counts
         if edited and not self._model_trained():
             self.kind = "words" if table else "text"
-            self.note = "the corpus changed: press Train (F5) to see it as tokens"
+            self.note = "press Train (F5) to cut this text into tokens"
         elif table:
             self.kind = "words"
             counts: dict[str, int] = {}
