@@ -124,6 +124,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         # (token id, label, pen kind 0 plain / 1 selected / 2 latest merge) -> the whole box, border and label
         self._box_pixmaps: dict[tuple[int, str, int], QtGui.QPixmap] = {}
         self.box_pixmaps_made = 0  # (tests, benchmarks)
+        self._pixmap_dpr = 1.0  # device pixel ratio the box pictures were drawn for
         self.rows_encoded = 0  # how many (row, step) encodings were computed (tests, benchmarks)
         # state
         self.selected: int | None = None
@@ -533,6 +534,10 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             painter.end()
 
     def _paint(self, painter: QtGui.QPainter) -> None:
+        dpr = self.devicePixelRatioF()
+        if dpr != self._pixmap_dpr:  # moved to a screen of another density: redraw the box pictures
+            self._box_pixmaps.clear()
+            self._pixmap_dpr = dpr
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         painter.setFont(self.font())
         pal = self.palette()
