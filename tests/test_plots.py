@@ -4,11 +4,12 @@ exports produce valid PNG, SVG and CSV files."""
 from __future__ import annotations
 
 import csv
+import itertools
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from PySide6 import QtGui, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
 from bpe_desktop.core.errors import BpeError
@@ -223,3 +224,98 @@ def test_screenshot_renders(qtbot, trained, tmp_path) -> None:
         # something other than the white background was drawn in the plot area
         colours = {img.pixelColor(x, y).name() for x in range(100, 800, 7) for y in range(80, 500, 7)}
         assert len(colours) > 3
+
+
+# -- live training while the statistics catch up in slices ---------------------------------------------
+def test_zipf_shown_while_catching_up_is_always_exact_for_its_own_step(qtbot, trained) -> None:
+    _cfg, wc, t, recs = trained
+    s = make_session(trained, records=False)
+    s.reset_model(t.model.truncated(0))
+    s.set_state("training")
+    panel = panel_for(qtbot, s)
+    full = SegmentationHistory(wc, t.model)
+    seen: set[int] = set()
+    for i in range(0, MERGES, 20):  # records arrive faster than the pane's slices replay them
+        s.append_records(recs[i : i + 20])
+        s.set_step(s.n_steps)
+        qtbot.wait(20)
+        z = panel.zipf.data
+        if z is not None and z.step not in seen:
+            seen.add(z.step)
+            assert z.counts == full.zipf(z.step).counts and z.pairs == full.zipf(z.step).pairs
+            title = panel.zipf.plot.titleLabel.text
+            assert f"step {z.step:,}" in title
+            assert ("catching up" in title) == (z.step < s.step)
+    wait_zipf_at(qtbot, panel, MERGES)
+    qtbot.waitUntil(lambda: "catching up" not in panel.zipf.plot.titleLabel.text, timeout=10_000)
+    assert panel.zipf.data.counts == full.zipf(MERGES).counts
+    assert panel.slices > panel.refreshes  # the work was spread over more slices than redraws
+
+
+def test_scrubbing_during_a_sliced_recount_shows_the_new_step(qtbot, trained) -> None:
+    _cfg, wc, t, _ = trained
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    wait_zipf_at(qtbot, panel, MERGES)
+    full = SegmentationHistory(wc, t.model)
+    for a, b in ((10, 150), (3, 4), (199, 0)):
+        panel.feed.history._cache.clear()  # force full recounts, which take several slices
+        s.set_step(a)
+        panel.refresh()  # one slice of step a's recount, then the user moves on
+        s.set_step(b)
+        wait_zipf_at(qtbot, panel, b)
+        assert panel.zipf.data == full.zipf(b)
+
+
+# -- legibility ------------------------------------------------------------------------------------------
+def _tick_labels(axis) -> list[tuple[float, str]]:
+    lo, hi = axis.range
+    size = axis.width() if axis.orientation in ("top", "bottom") else axis.height()
+    values = [v for _spacing, vs in axis.tickValues(lo, hi, size) for v in vs]
+    strings = axis.tickStrings(values, 1.0, 1.0)
+    return [((v - lo) / (hi - lo) * size, text) for v, text in zip(values, strings, strict=True)]
+
+
+@pytest.mark.parametrize("width", [900, 420])
+def test_log_axes_show_round_numbers_that_do_not_collide(qtbot, width) -> None:
+    s = Session()
+    text = "low low low low low lower lower newest newest newest widest widest widest"
+    s.set_corpus(CorpusSource.from_text(text), TrainConfig(merges=7))
+    t = Trainer(count_text(text, TrainConfig()), TrainConfig(merges=7))
+    s.reset_model(t.model.truncated(0))
+    s.append_records(t.run())
+    s.set_step(3)
+    panel = panel_for(qtbot, s)
+    panel.resize(width, 340)
+    wait_zipf_at(qtbot, panel, 3)
+    qtbot.wait(50)
+    fm = QtGui.QFontMetrics(panel.zipf.plot.getAxis("bottom").style.get("tickFont") or panel.font())
+    for name in ("bottom", "left"):
+        ticks = _tick_labels(panel.zipf.plot.getAxis(name))
+        assert len(ticks) >= 2, name
+        for _pos, label in ticks:
+            v = float(label.replace(",", "").replace("k", "e3"))
+            assert v >= 1 and v == round(v), label  # no "0.91", no "10¹"
+            assert str(int(v)).rstrip("0") in {"1", "2", "3", "4", "5", "6", "7", "8", "9"}, label
+        if name == "bottom":  # neighbouring labels leave room for their text
+            for (p0, l0), (p1, l1) in itertools.pairwise(ticks):
+                assert p1 - p0 >= (fm.horizontalAdvance(l0) + fm.horizontalAdvance(l1)) / 2, (l0, l1)
+
+
+@pytest.mark.parametrize("width", [900, 420])
+def test_key_and_top_pairs_never_cover_the_curve(qtbot, trained, width) -> None:
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    panel.resize(width, 380)
+    s.set_step(20)
+    wait_zipf_at(qtbot, panel, 20)
+    qtbot.wait(50)
+    z = panel.zipf
+    view = z.plot.vb.sceneBoundingRect()
+    card = QtCore.QRectF(z.viewport().rect())
+    for box in (z.top_box, z.key):
+        r = box.sceneBoundingRect()
+        assert box.textItem.toPlainText().strip()
+        assert not r.intersects(view), (width, r, view)
+        assert card.contains(r), (width, r, card)  # legible: inside the card, not cut off
+    assert card.contains(z.plot.sceneBoundingRect())

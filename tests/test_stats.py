@@ -13,8 +13,10 @@ from bpe_desktop.core import TrainConfig, Trainer, count_text, train
 from bpe_desktop.core.naive import merge_word
 from bpe_desktop.core.stats import (
     SegmentationHistory,
+    Sliced,
     compression_from_records,
     csv_text,
+    finish,
     fit_zipf,
     recount_pairs,
     symbol_config,
@@ -195,3 +197,73 @@ def test_property_pair_counts_at_random_step_equal_recount(corpus, mode, tie, da
     ks = data.draw(st.lists(st.integers(0, len(model.merges)), min_size=1, max_size=4))
     for k in ks:  # several in a row, so the cached/incremental paths are exercised too
         assert as_tokens(h, h.pair_counts(k)) == naive_pairs(corpus, model, k)
+
+
+# -- the same work in small units (what the plots pane runs between event-loop turns) -----------------------
+def test_history_built_and_extended_in_small_units_equals_one_built_at_once(topics_bytes) -> None:
+    counts, model, _ = topics_bytes
+    grow = model.truncated(0)
+    build = SegmentationHistory.building(counts, grow, chunk=50)
+    units = 0
+    while True:  # one unit at a time; nothing is visible until the build returns
+        try:
+            next(build)
+            units += 1
+        except StopIteration as stop:
+            h = stop.value
+            break
+    assert units >= len(counts) // 50 - 1 and h.n_merges == 0
+    grow.merges[:] = model.merges[:120]
+    grow.invalidate()
+    job = h.extending(chunk=3)
+    n_units = 0
+    for _ in job:
+        n_units += 1
+        k = h.n_merges  # between units (even in the middle of a merge) every applied step is exact
+        if n_units % 97 == 0:
+            assert as_tokens(h, h.pair_counts(k)) == tokenizer_pairs(counts, model, k), k
+            assert h.pair_counts(k) == h._count(k)  # the live table equals a recount from the snapshots
+    assert h.n_merges == 120 and n_units > 2 * 120  # big merges were cut into several units
+    full = SegmentationHistory(counts, model)
+    for k in (0, 1, 60, 120):
+        assert h.pair_counts(k) == full.pair_counts(k)
+        assert h.zipf(k) == full.zipf(k)
+    assert h.compression() == full.compression(120)
+
+
+def test_zipf_in_units_equals_zipf_even_while_merges_are_applied_between_them(topics_chars) -> None:
+    counts, model, _ = topics_chars
+    full = SegmentationHistory(counts, model)
+    for k in (0, 37, 149, 150):
+        grow = model.truncated(150)
+        h = SegmentationHistory(counts, grow)
+        h.pair_counts(min(k + 3, 150))  # a cached neighbour for some, a full recount for others
+        grow.merges[:] = model.merges  # 150 more merges arrive
+        grow.invalidate()
+        zjob = h.zipf_steps(k, chunk=16)
+        ext = h.extending(chunk=5)
+        z = None
+        while z is None:  # interleave one unit of each, as the pane's slices can
+            try:
+                next(zjob)
+            except StopIteration as stop:
+                z = stop.value
+            next(ext, None)
+        assert z == full.zipf(k)
+        assert sorted(z.counts) == sorted(tokenizer_pairs(counts, model, k).values())
+        finish(ext)
+        assert h.n_merges == 300 and h.zipf(300) == full.zipf(300)
+
+
+def test_sliced_runs_at_least_one_unit_and_keeps_the_result() -> None:
+    def job():
+        for _ in range(5):
+            yield
+        return "r"
+
+    s = Sliced(job())
+    assert s.run(0.0) is False and s.units == 1  # a zero budget still makes progress
+    while not s.run(0.0):
+        pass
+    assert s.done and s.result == "r" and s.units == 6
+    assert s.run(0.0) is True

@@ -1,7 +1,9 @@
 """The pair-frequency (Zipf) plot: rank vs count of every adjacent pair at one step, log-log.
 
-Shows the fitted log-log slope, labels the top pairs and highlights the pair about to be merged.  Plot
-items are created once; :meth:`ZipfPlot.set_data` only calls ``setData``/``setText``.  It computes nothing
+Shows the fitted log-log slope, labels the top pairs and highlights the pair about to be merged.  The
+top pairs are spelled out in a table beside the plot (below it, on one wrapped line, when the card is
+narrow), never over the curve; the axes are :class:`~.plot_common.LogAxis`.  Plot items are created
+once; :meth:`ZipfPlot.set_data` only calls ``setData``/``setText``.  It computes nothing
 (the numbers come from :class:`bpe_desktop.core.stats.ZipfData`) and does not observe the session.
 """
 
@@ -16,13 +18,35 @@ import pyqtgraph as pg
 from PySide6 import QtCore
 
 from ..core.stats import ZIPF_COLUMNS, Pair, ZipfData
-from .plot_common import ACCENT, FIT, INK, LINE, PlotCard, style_plot
+from .plot_common import ACCENT, FIT, INK, LINE, LogAxis, PlotCard, style_plot
 
 N_LABELS = 5  # top pairs labelled
+NARROW_PX = 560  # narrower cards show the top pairs under the plot instead of beside it
+MAX_LABEL = 14  # characters of a token shown in the top-pairs table (longer ones are cut with "…")
 
 
 def pair_text(a: str, b: str) -> str:
     return f"{a} + {b}"
+
+
+def _cut(t: str) -> str:
+    return t if len(t) <= MAX_LABEL else t[: MAX_LABEL - 1] + "…"
+
+
+class HtmlBox(pg.LabelItem):
+    """A few lines of HTML (the key, the top-pairs table) laid out beside or under the plot."""
+
+    def __init__(self) -> None:
+        super().__init__("", justify="left", color=INK)
+        self.wrap_width: float | None = None
+
+    @property
+    def textItem(self):  # type: ignore[no-untyped-def]
+        return self.item
+
+    def set_html(self, text: str) -> None:
+        self.item.setTextWidth(-1 if self.wrap_width is None else self.wrap_width)
+        self.setText(text)
 
 
 class ZipfPlot(PlotCard):
@@ -33,9 +57,10 @@ class ZipfPlot(PlotCard):
         super().__init__(parent)
         self.data: ZipfData | None = None
         self.next_rank: int | None = None
-        p = self.plot = self.addPlot()
+        p = self.plot = self.addPlot(row=0, col=0, axisItems={"bottom": LogAxis("bottom"), "left": LogAxis("left")})
         style_plot(p, "Pair frequencies", "rank of the pair (log)", "count (log)")
         p.setLogMode(x=True, y=True)
+        p.vb.setDefaultPadding(0.06)  # room for the rank numbers over the top points
         self.curve = p.plot([], [], pen=pg.mkPen(LINE, width=2), antialias=True)
         self.fit = p.plot([], [], pen=pg.mkPen(FIT, width=1.5, style=QtCore.Qt.PenStyle.DashLine))
         self.top = p.plot([], [], pen=None, symbol="o", symbolSize=6, symbolBrush=LINE, symbolPen=None)
@@ -48,15 +73,18 @@ class ZipfPlot(PlotCard):
             self.labels.append(t)
         self.next_label = pg.TextItem("", color=ACCENT, anchor=(0, 0))
         p.addItem(self.next_label, ignoreBounds=True)
-        # the top pairs spelled out, in a box pinned to the bottom-left corner of the view
-        self.top_box = pg.TextItem("", anchor=(0, 1), fill=pg.mkBrush(255, 255, 255, 225),
-                                   border=pg.mkPen("#c8c8c8"))
-        self.top_box.setParentItem(p.vb)
-        # the key (a TextItem, not a LegendItem, so that it scales with the rest in exported images)
-        self.key = pg.TextItem("", anchor=(1, 0), fill=pg.mkBrush(255, 255, 255, 225), border=pg.mkPen("#c8c8c8"))
-        self.key.setParentItem(p.vb)
-        p.vb.sigResized.connect(self._place_box)
-        self._place_box()
+        # the key and the top pairs spelled out, beside the plot (under it when narrow): never over the
+        # curve.  Layout items, not a LegendItem, so that they scale with the rest in exported images.
+        self.key = HtmlBox()
+        self._key_parts: list[str] = []
+        self.top_box = HtmlBox()
+        self.side = pg.GraphicsLayout()
+        self.side.setContentsMargins(4, 0, 0, 0)
+        self.side.addItem(self.key, row=0, col=0)
+        self.side.addItem(self.top_box, row=1, col=0)
+        self._narrow: bool | None = None
+        self._top_rows: list[tuple[int, str, str, int, bool]] = []
+        self._arrange()
 
     def set_data(self, data: ZipfData | None, next_pair: Pair | None = None, note: str = "") -> None:
         """Show *data* (``None``: clear) with *note* in the title; ring *next_pair* if it occurs."""
@@ -67,8 +95,9 @@ class ZipfPlot(PlotCard):
                 item.setData([], [])
             for t in (*self.labels, self.next_label):
                 t.setText("")
-            self.top_box.setHtml("")
-            self.key.setHtml("")
+            self._top_rows = []
+            self._fill_top_box()
+            self._key_parts = []
             self.next_rank = None
             p.setTitle(note or "Pair frequencies: no pairs", color=INK, size="11pt")
             return
@@ -103,25 +132,70 @@ class ZipfPlot(PlotCard):
         else:
             self.next.setData([], [])
             self.next_label.setText("")
-        rows = []
-        for i in range(n_top):
-            a, b = data.labels[i]
-            mark = f' <span style="color:{ACCENT}">◀ next merge</span>' if r == i + 1 else ""
-            rows.append(f"<tr><td align=right>{i + 1}&nbsp;&nbsp;</td><td>{html.escape(pair_text(a, b))}"
-                        f"&nbsp;&nbsp;</td><td align=right>{data.counts[i]:,}</td><td>{mark}</td></tr>")
-        self.top_box.setHtml(f'<div style="color:{INK}"><b>top pairs</b><table>{"".join(rows)}</table></div>')
-        self.key.setHtml(
-            f'<div style="color:{INK}"><span style="color:{LINE}">━━</span> {len(counts):,} pairs<br>'
-            f'<span style="color:{FIT}">┅┅</span> {slope}<br>'
-            f'<span style="color:{ACCENT}">◯</span> next merge</div>'
-        )
+        self._top_rows = [(i + 1, *data.labels[i], data.counts[i], r == i + 1) for i in range(n_top)]
+        self._key_parts = [
+            f'<span style="color:{LINE}">━━</span>&nbsp;{len(counts):,}&nbsp;pairs',
+            f'<span style="color:{FIT}">┅┅</span>&nbsp;{slope.replace(" ", "&nbsp;")}',
+            f'<span style="color:{ACCENT}">◯</span>&nbsp;next&nbsp;merge',
+        ]
+        self._fill_top_box()
         title = f"Pair frequencies at step {data.step:,}"
         p.setTitle(f"{title} ({note})" if note else title, color=INK, size="11pt")
 
-    def _place_box(self, *_: object) -> None:
-        r = self.plot.vb.boundingRect()
-        self.top_box.setPos(r.left() + 8, r.bottom() - 8)
-        self.key.setPos(r.right() - 8, r.top() + 8)
+    def _fill_top_box(self) -> None:
+        self.key.set_html((" &nbsp; " if self._narrow else "<br>").join(self._key_parts))
+        rows = self._top_rows
+        if not rows:
+            self.top_box.set_html("")
+            self._fit_layout()
+            return
+        nxt = f'<span style="color:{ACCENT}">◀&nbsp;next</span>'
+        if self._narrow:
+            items = [f"<b>{k}</b>&nbsp;{html.escape(pair_text(_cut(a), _cut(b))).replace(' ', '&nbsp;')}"
+                     f"&nbsp;({c:,}){'&nbsp;' + nxt if n else ''}" for k, a, b, c, n in rows]
+            self.top_box.set_html(f"<b>top pairs:</b> {' · '.join(items)}")
+            self._fit_layout()
+            return
+        trs = "".join(
+            f"<tr><td align=right>{k}&nbsp;</td><td>{html.escape(pair_text(_cut(a), _cut(b)))}&nbsp;</td>"
+            f"<td align=right>{c:,}</td><td>{'&nbsp;' + nxt if n else ''}</td></tr>"
+            for k, a, b, c, n in rows
+        )
+        self.top_box.set_html(f"<b>top pairs</b><table cellspacing=0>{trs}</table>")
+        self._fit_layout()
+
+    def _fit_layout(self) -> None:
+        """Size the layout to the view again (the view only does so when it is resized itself, so a layout
+        that once needed more room -- a longer text -- would stay wider than the card)."""
+        self.ci.resize(QtCore.QSizeF(self.viewport().size()))
+
+    def _arrange(self, card_width: int | None = None) -> None:
+        """Put the key and top-pairs box beside the plot, or under it when the card is narrow."""
+        cw = self.width() if card_width is None else card_width
+        narrow = cw < NARROW_PX
+        width = max(120.0, cw - 40.0)
+        if narrow == self._narrow and (not narrow or self.top_box.wrap_width == width):
+            return
+        if self._narrow is not None:
+            self.ci.removeItem(self.side)
+        self._narrow = narrow
+        self.top_box.wrap_width = self.key.wrap_width = width if narrow else None
+        lay = self.ci.layout
+        if narrow:
+            self.ci.addItem(self.side, row=1, col=0)
+            lay.setColumnStretchFactor(1, 0)
+        else:
+            self.ci.addItem(self.side, row=0, col=1)
+            lay.setColumnStretchFactor(1, 0)
+        lay.setRowStretchFactor(0, 1)
+        lay.setRowStretchFactor(1, 0)
+        lay.setColumnStretchFactor(0, 1)
+        self._fill_top_box()
+
+    def resizeEvent(self, ev) -> None:  # type: ignore[no-untyped-def]
+        if hasattr(self, "side"):
+            self._arrange(ev.size().width())  # before the view sizes the layout to the new width
+        super().resizeEvent(ev)
 
     def csv_rows(self) -> list[Sequence[object]]:
         return list(self.data.rows()) if self.data is not None else []
