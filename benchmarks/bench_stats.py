@@ -2,8 +2,11 @@
 
 Trains (bytes, GPT-2 pre-tokenization, hf ties) on the corpus, builds the segmentation history once, then
 times ``SegmentationHistory.zipf(k)`` (pair counts + sort + fit) cold (cache emptied) at fixed and random
-steps, and warm when scrubbing one step from a cached one.  With ``--gui`` it also times the plots pane's
-whole redraw after ``session.set_step(k)`` (offscreen), setData included.
+steps, and warm when scrubbing one step from a cached one.  Then the same work cut into the units the
+window runs between event-loop turns (``SegmentationHistory.building``, ``extending``, ``zipf_steps``):
+how many units and the longest one, with the cyclic GC off (as during a training run) and on.  With
+``--gui`` it also times the plots pane: the history replayed in slices (longest ``refresh()`` call) and,
+after ``session.set_step(k)``, the time until the plot shows step k and the longest slice on the way.
 
     python benchmarks/bench_stats.py /work/shared/corpora/kjv.txt --merges 8000 --gui
 """
@@ -11,6 +14,7 @@ whole redraw after ``session.set_step(k)`` (offscreen), setData included.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import statistics
@@ -19,6 +23,19 @@ import time
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_source
 from bpe_desktop.core.stats import SegmentationHistory
+
+
+def unit_times(job) -> tuple[object, list[float]]:  # type: ignore[no-untyped-def]
+    """Run a generator of units to its end; its result and every unit's duration (ms)."""
+    out = []
+    while True:
+        t0 = time.perf_counter()
+        try:
+            next(job)
+        except StopIteration as stop:
+            out.append(ms(t0))
+            return stop.value, out
+        out.append(ms(t0))
 
 
 def ms(t0: float) -> float:
@@ -66,6 +83,22 @@ def main() -> int:
         warm.append(ms(t0))
     print(f"zipf scrubbing one step: median {statistics.median(warm):.1f} ms, max {max(warm):.1f} ms")
 
+    for gc_on in (False, True):
+        if not gc_on:
+            gc.disable()
+        hs, b = unit_times(SegmentationHistory.building(wc, trainer.model.truncated(0)))
+        assert isinstance(hs, SegmentationHistory)
+        hs.model = trainer.model
+        _, e = unit_times(hs.extending())
+        zs = []
+        for k in fixed:
+            hs._cache.clear()
+            zs += unit_times(hs.zipf_steps(k))[1]
+        gc.enable()
+        print(f"in units, GC {'on ' if gc_on else 'off'}: build {len(b)} units, longest {max(b):.1f} ms; "
+              f"replay {len(e):,} units ({sum(e):.0f} ms), longest {max(e):.1f} ms; zipf at {len(fixed)} steps "
+              f"{len(zs)} units, longest {max(zs):.1f} ms")
+
     if args.gui:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from PySide6 import QtWidgets
@@ -81,20 +114,32 @@ def main() -> int:
         panel = PlotsPanel(s)
         panel.resize(900, 600)
         panel.show()
+        slices: list[float] = []
+        real_refresh = panel.refresh
+
+        def timed_refresh() -> None:
+            t = time.perf_counter()
+            real_refresh()
+            slices.append(ms(t))
+
+        panel._timer.timeout.disconnect()
+        panel._timer.timeout.connect(timed_refresh)
         t0 = time.perf_counter()
         while panel.feed.history is None or panel.feed.history.pending:
             app.processEvents()
-        print(f"pane: history replayed in slices while the event loop ran: {ms(t0):.0f} ms")
+        print(f"pane: history replayed in {len(slices)} slices while the event loop ran: {ms(t0):.0f} ms wall, "
+              f"longest refresh() {max(slices):.1f} ms")
         times = []
+        slices.clear()
         for k in ks:
             panel.feed.history._cache.clear()  # type: ignore[union-attr]
             t0 = time.perf_counter()
             s.set_step(k)
-            panel.refresh()
-            app.processEvents()
+            while not (panel.zipf.data is not None and panel.zipf.data.step == k):
+                app.processEvents()
             times.append(ms(t0))
-        print(f"pane redraw after set_step(k), cold: median {statistics.median(times):.1f} ms, "
-              f"max {max(times):.1f} ms")
+        print(f"pane: set_step(k) until the plot shows step k, cold: median {statistics.median(times):.1f} ms, "
+              f"max {max(times):.1f} ms; longest refresh() slice {max(slices):.1f} ms")
     return 0
 
 

@@ -319,3 +319,19 @@ def test_key_and_top_pairs_never_cover_the_curve(qtbot, trained, width) -> None:
         assert not r.intersects(view), (width, r, view)
         assert card.contains(r), (width, r, card)  # legible: inside the card, not cut off
     assert card.contains(z.plot.sceneBoundingRect())
+
+
+def test_a_new_model_empties_the_old_history_in_slices(qtbot, trained) -> None:
+    _cfg, wc, t, recs = trained
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    wait_zipf_at(qtbot, panel, MERGES)
+    old = panel.feed.history
+    assert old is not None and old.wcounts
+    s.reset_model(t.model.truncated(0))  # Retrain: the old history goes, a new one is built
+    s.append_records(recs[:50])
+    s.set_step(50)
+    wait_zipf_at(qtbot, panel, 50)
+    assert not old.wcounts and not old._segs and not panel.feed._trash
+    assert panel.feed.history is not old
+    assert panel.zipf.data == SegmentationHistory(wc, t.model).zipf(50)

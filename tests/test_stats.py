@@ -267,3 +267,12 @@ def test_sliced_runs_at_least_one_unit_and_keeps_the_result() -> None:
         pass
     assert s.done and s.result == "r" and s.units == 6
     assert s.run(0.0) is True
+
+
+def test_releasing_empties_the_history_in_units(topics_bytes) -> None:
+    counts, model, _ = topics_bytes
+    h = SegmentationHistory(counts, model)
+    h.zipf(10)
+    units = sum(1 for _ in h.releasing(chunk=50))
+    assert units > len(counts) // 50  # several units, not one big deallocation
+    assert not (h._segs or h._ranks or h._changed or h._where or h._live or h._cache or h.wcounts)

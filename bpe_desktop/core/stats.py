@@ -360,6 +360,28 @@ class SegmentationHistory:
             yield from self._apply(self.model.merges[r], r + 1, chunk)
             yield
 
+    def releasing(self, chunk: int = 400) -> Iterator[None]:
+        """Empty the history in small units (dropping a history of a large corpus at once takes ~20 ms of
+        deallocation); it is unusable afterwards.
+
+        >>> h = SegmentationHistory({"low": 5, "lower": 2}, BPEModel("chars", list("elorw</>")))
+        >>> finish(h.releasing(1)), h.wcounts
+        (None, [])
+        """
+        for table in (self._segs, self._ranks, self._changed):
+            while table:
+                del table[-chunk:]
+                yield
+        for d in (self._where, *self._cache.values(), self._live):
+            while d:
+                for _ in range(min(len(d), 8 * chunk)):
+                    d.popitem()
+                yield
+        self._cache.clear()
+        self.wcounts.clear()
+        self._merged.clear()
+        self._new_ids.clear()
+
     @property
     def pending(self) -> int:
         """Merges of the model not applied yet."""

@@ -3,7 +3,8 @@
 It observes the session only.  Signals mark parts dirty and start a single-shot timer, so bursts of
 ``recordsAppended`` (and fast scrubbing via ``stepChanged``) coalesce into at most one redraw every
 :data:`REFRESH_MS` milliseconds.  The statistics work (building the history, replaying merges, recounting
-pairs) runs in slices of :data:`SLICE_S` seconds every :data:`BUSY_MS` ms until done, the Zipf recount of
+pairs) runs in slices of :data:`SLICE_S` seconds every :data:`BUSY_MS` ms while training runs (a little
+more when idle: :data:`IDLE_SLICE_S`, :data:`IDLE_BUSY_MS`) until done, the Zipf recount of
 the step shown first, so the GUI thread never stalls for long.  While the history lags behind the step
 shown (live training), the Zipf plot shows the latest step it has reached, says so in its title, and is
 redrawn at most every :data:`CATCH_UP_S` seconds.  Plot items live in :mod:`.plot_zipf`,
@@ -29,8 +30,9 @@ from .plot_zipf import ZipfPlot
 from .session import Session
 
 REFRESH_MS = 33  # at most ~30 redraws a second
-BUSY_MS = 15  # next slice of statistics work while some remains
-SLICE_S = 0.004  # GUI-thread time per slice (a unit of work may run past it by ~1 ms)
+BUSY_MS = 15  # next slice of statistics work while some remains (training runs)
+SLICE_S = 0.004  # GUI-thread time per slice (a unit of work may run past it by ~1 ms) while training runs
+IDLE_BUSY_MS, IDLE_SLICE_S = 10, 0.007  # the same when no training competes for the GUI thread
 CURVES_EVERY_S = 0.1  # while training: redraw the compression and trade-off curves at most this often
 HIDDEN_EVERY_S = 0.5  # ... or this often while their tab is not the one shown
 CATCH_UP_S = 0.3  # while the history lags: redraw the Zipf plot of its latest step at most this often
@@ -132,10 +134,12 @@ class PlotsPanel(QtWidgets.QWidget):
             else:
                 more = True
         had = feed.history.n_merges if feed.history is not None else -1
-        if time.perf_counter() - now < SLICE_S / 2:  # else the statistics wait for the next slice
+        busy = s.state in ("counting", "training")
+        slice_s = SLICE_S if busy else IDLE_SLICE_S
+        if time.perf_counter() - now < slice_s / 2:  # else the statistics wait for the next slice
             if self._zipf_dirty:
-                more = self._update_zipf(step) or more
-            left = SLICE_S - (time.perf_counter() - now)
+                more = self._update_zipf(step, slice_s) or more
+            left = slice_s - (time.perf_counter() - now)
             if left > 0 or feed.history is None:
                 more = feed.advance(max(left, 0.001)) or more
         else:
@@ -154,9 +158,9 @@ class PlotsPanel(QtWidgets.QWidget):
             self.refreshes += 1
         self._update_status(step)
         if more and not self._timer.isActive():
-            self._timer.start(BUSY_MS)
+            self._timer.start(BUSY_MS if busy else IDLE_BUSY_MS)
 
-    def _update_zipf(self, step: int) -> bool:
+    def _update_zipf(self, step: int, slice_s: float) -> bool:
         """One slice towards the Zipf plot of *step*; True if more remains."""
         feed = self.feed
         h = feed.history
@@ -168,7 +172,7 @@ class PlotsPanel(QtWidgets.QWidget):
             shown.step == target or time.perf_counter() - self._zipf_at < CATCH_UP_S
         ):
             return True  # catching up: the plot of a recent step stays a little longer
-        z = feed.zipf(target, SLICE_S)
+        z = feed.zipf(target, slice_s)
         if z is None:
             return True
         note = f"catching up with step {step:,}…" if target < step else ""
