@@ -5,7 +5,9 @@ It observes the session only.  Signals mark parts dirty and start a single-shot 
 :data:`REFRESH_MS` milliseconds.  The statistics work (building the history, replaying merges, recounting
 pairs) runs in slices of :data:`SLICE_S` seconds every :data:`BUSY_MS` ms while training runs (a little
 more when idle: :data:`IDLE_SLICE_S`, :data:`IDLE_BUSY_MS`) until done, the Zipf recount of
-the step shown first, so the GUI thread never stalls for long.  While the history lags behind the step
+the step shown first, so the GUI thread never stalls for long; a slice is put off (up to
+:data:`MAX_YIELDS` times) when the timer fires late or records have just arrived, i.e. right after other
+work in the GUI thread.  While the history lags behind the step
 shown (live training), the Zipf plot shows the latest step it has reached, says so in its title, and is
 redrawn at most every :data:`CATCH_UP_S` seconds.  Plot items live in :mod:`.plot_zipf`,
 :mod:`.plot_compression` and :mod:`.plot_tradeoff`; the numbers come from :mod:`.plot_feed` (which uses
@@ -31,8 +33,10 @@ from .session import Session
 
 REFRESH_MS = 33  # at most ~30 redraws a second
 BUSY_MS = 15  # next slice of statistics work while some remains (training runs)
-SLICE_S = 0.004  # GUI-thread time per slice (a unit of work may run past it by ~1 ms) while training runs
-IDLE_BUSY_MS, IDLE_SLICE_S = 10, 0.007  # the same when no training competes for the GUI thread
+SLICE_S = 0.003  # GUI-thread time per slice (a unit of work may run past it by ~1 ms) while training runs
+IDLE_BUSY_MS, IDLE_SLICE_S = 10, 0.005  # the same when no training competes for the GUI thread
+LATE_S = 0.003  # a timer this late means the GUI thread was just busy: skip the slice ...
+LATE_RETRY_MS, MAX_YIELDS = 4, 3  # ... and retry soon, but work anyway after this many skips in a row
 CURVES_EVERY_S = 0.1  # while training: redraw the compression and trade-off curves at most this often
 HIDDEN_EVERY_S = 0.5  # ... or this often while their tab is not the one shown
 CATCH_UP_S = 0.3  # while the history lags: redraw the Zipf plot of its latest step at most this often
@@ -86,6 +90,9 @@ class PlotsPanel(QtWidgets.QWidget):
         self._zipf_dirty = True
         self._zipf_at = 0.0  # when the Zipf plot was last recomputed (perf_counter)
         self._curves_at = 0.0  # when the curves were last redrawn
+        self._due = 0.0  # when the timer should fire
+        self._records_at = 0.0  # when records last arrived
+        self._yielded = 0  # slices skipped in a row because the timer fired late
         session.corpusChanged.connect(self._on_reset)
         session.modelReset.connect(self._on_reset)
         session.recordsAppended.connect(self._on_records)
@@ -95,7 +102,11 @@ class PlotsPanel(QtWidgets.QWidget):
     # -- signals ----------------------------------------------------------------------------------------
     def _schedule(self) -> None:
         if not self._timer.isActive():
-            self._timer.start(REFRESH_MS)
+            self._start(REFRESH_MS)
+
+    def _start(self, ms: int) -> None:
+        self._due = time.perf_counter() + ms / 1000
+        self._timer.start(ms)
 
     def _on_reset(self) -> None:
         self.feed.reset()
@@ -103,6 +114,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self._schedule()
 
     def _on_records(self, first: int, last: int) -> None:
+        self._records_at = time.perf_counter()
         self._curves_dirty = True
         self._zipf_dirty = True  # the next pair to merge may have become known
         self._schedule()
@@ -136,7 +148,13 @@ class PlotsPanel(QtWidgets.QWidget):
         had = feed.history.n_merges if feed.history is not None else -1
         busy = s.state in ("counting", "training")
         slice_s = SLICE_S if busy else IDLE_SLICE_S
-        if time.perf_counter() - now < slice_s / 2:  # else the statistics wait for the next slice
+        # a timer that fires late means the GUI thread has just been busy with something else (a batch of
+        # records, a repaint): adding a slice now would lengthen that stall, so wait a little (not forever)
+        late = (now - self._due > LATE_S or now - self._records_at < LATE_S) and self._yielded < MAX_YIELDS
+        self._yielded = self._yielded + 1 if late else 0
+        if late:
+            more = True
+        elif time.perf_counter() - now < slice_s / 2:  # else the statistics wait for the next slice
             if self._zipf_dirty:
                 more = self._update_zipf(step, slice_s) or more
             left = slice_s - (time.perf_counter() - now)
@@ -158,7 +176,7 @@ class PlotsPanel(QtWidgets.QWidget):
             self.refreshes += 1
         self._update_status(step)
         if more and not self._timer.isActive():
-            self._timer.start(BUSY_MS if busy else IDLE_BUSY_MS)
+            self._start(LATE_RETRY_MS if late else BUSY_MS if busy else IDLE_BUSY_MS)
 
     def _update_zipf(self, step: int, slice_s: float) -> bool:
         """One slice towards the Zipf plot of *step*; True if more remains."""
