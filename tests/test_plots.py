@@ -319,6 +319,11 @@ def test_key_and_top_pairs_never_cover_the_curve(qtbot, trained, width) -> None:
         assert not r.intersects(view), (width, r, view)
         assert card.contains(r), (width, r, card)  # legible: inside the card, not cut off
     assert card.contains(z.plot.sceneBoundingRect())
+    # a long title widens the layout for a while; a shorter one later gives the room back
+    z.set_data(z.data, note="catching up with a rather long explanation of what is going on here")
+    z.set_data(panel.feed.zipf(20))
+    qtbot.wait(20)
+    assert card.contains(z.plot.sceneBoundingRect()), (width, z.plot.sceneBoundingRect(), card)
 
 
 def test_a_new_model_empties_the_old_history_in_slices(qtbot, trained) -> None:

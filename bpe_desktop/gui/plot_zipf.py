@@ -22,6 +22,7 @@ from .plot_common import ACCENT, FIT, INK, LINE, LogAxis, PlotCard, style_plot
 
 N_LABELS = 5  # top pairs labelled
 NARROW_PX = 560  # narrower cards show the top pairs under the plot instead of beside it
+THIN_ABOVE = 2000  # pairs above which the curve is drawn 1 pixel wide
 MAX_LABEL = 14  # characters of a token shown in the top-pairs table (longer ones are cut with "…")
 
 
@@ -100,11 +101,14 @@ class ZipfPlot(PlotCard):
             self._key_parts = []
             self.next_rank = None
             p.setTitle(note or "Pair frequencies: no pairs", color=INK, size="11pt")
+            self._fit_layout()
             return
         counts = np.asarray(data.counts, dtype=float)
         ranks = np.arange(1, len(counts) + 1, dtype=float)
         few = len(counts) <= 60  # few pairs: show each as a dot
-        self.curve.setData(ranks, counts, symbol="o" if few else None, symbolSize=5, symbolBrush=LINE,
+        # a 1-pixel line is Qt's fast path: a 12,000-point curve paints in ~0.3 ms instead of ~2 ms at width 2
+        pen = pg.mkPen(LINE, width=1 if len(counts) > THIN_ABOVE else 2)
+        self.curve.setData(ranks, counts, pen=pen, symbol="o" if few else None, symbolSize=5, symbolBrush=LINE,
                            symbolPen=None)
         n_top = min(N_LABELS, len(counts))
         self.top.setData(ranks[:n_top], counts[:n_top])
@@ -141,6 +145,7 @@ class ZipfPlot(PlotCard):
         self._fill_top_box()
         title = f"Pair frequencies at step {data.step:,}"
         p.setTitle(f"{title} ({note})" if note else title, color=INK, size="11pt")
+        self._fit_layout()  # the title may have become shorter
 
     def _fill_top_box(self) -> None:
         self.key.set_html((" &nbsp; " if self._narrow else "<br>").join(self._key_parts))

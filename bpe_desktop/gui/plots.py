@@ -39,7 +39,7 @@ LATE_S = 0.003  # a timer this late means the GUI thread was just busy: skip the
 LATE_RETRY_MS, MAX_YIELDS = 4, 3  # ... and retry soon, but work anyway after this many skips in a row
 CURVES_EVERY_S = 0.1  # while training: redraw the compression and trade-off curves at most this often
 HIDDEN_EVERY_S = 0.5  # ... or this often while their tab is not the one shown
-CATCH_UP_S = 0.3  # while the history lags: redraw the Zipf plot of its latest step at most this often
+CATCH_UP_S = 0.5  # while the history lags: redraw the Zipf plot of its latest step at most this often
 EXPORT_KINDS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV numbers (*.csv)"}
 
 
@@ -193,7 +193,7 @@ class PlotsPanel(QtWidgets.QWidget):
         z = feed.zipf(target, slice_s)
         if z is None:
             return True
-        note = f"catching up with step {step:,}…" if target < step else ""
+        note = "catching up…" if target < step else ""  # short: a long title would widen a narrow card
         self.zipf.set_data(z, feed.next_pair(target), note=note)
         self.refreshes += 1
         self._zipf_at = time.perf_counter()
