@@ -20,6 +20,15 @@ cheaply while training runs.  Then, for any step ``k``:
 CSV text for all of these comes from :func:`csv_text` and the ``*_rows`` helpers (shared by the CLI and the
 window's export).
 
+The history also keeps the pair counts of its latest step up to date as merges apply (so the Zipf data of
+the step being trained needs no recount).  For an event loop, the expensive work also comes cut into small
+units: :meth:`SegmentationHistory.building`, :meth:`~SegmentationHistory.extending` (a merge that rewrites
+thousands of words is cut too), :meth:`~SegmentationHistory.zipf_steps` and
+:meth:`~SegmentationHistory.releasing` are generators that ``yield`` between units of well under a
+millisecond and ``return`` their result; :class:`Sliced` runs one for a time budget, :func:`finish` to its
+end.  Between units every step already applied stays exact.  (The units bound the work, not the pauses of
+Python's cyclic garbage collector, which the caller has to manage.)
+
 This module does not train, draw or read files; it is pure Python and never imports Qt.
 """
 

@@ -22,6 +22,7 @@ from .plot_common import ACCENT, FIT, INK, LINE, LogAxis, PlotCard, style_plot
 
 N_LABELS = 5  # top pairs labelled
 NARROW_PX = 560  # narrower cards show the top pairs under the plot instead of beside it
+MIN_LABEL_GAP_PX = 16  # rank numbers closer than this to the previous shown one are hidden
 THIN_ABOVE = 2000  # pairs above which the curve is drawn 1 pixel wide
 MAX_LABEL = 14  # characters of a token shown in the top-pairs table (longer ones are cut with "…")
 
@@ -83,6 +84,8 @@ class ZipfPlot(PlotCard):
         self.side.setContentsMargins(4, 0, 0, 0)
         self.side.addItem(self.key, row=0, col=0)
         self.side.addItem(self.top_box, row=1, col=0)
+        p.vb.sigResized.connect(self._thin_labels)
+        p.vb.sigXRangeChanged.connect(self._thin_labels)
         self._narrow: bool | None = None
         self._top_rows: list[tuple[int, str, str, int, bool]] = []
         self._arrange()
@@ -118,6 +121,7 @@ class ZipfPlot(PlotCard):
                 t.setPos(math.log10(i + 1), math.log10(counts[i]))
             else:
                 t.setText("")
+        self._thin_labels()
         if math.isnan(data.slope):
             self.fit.setData([], [])
             slope = "too few pairs to fit"
@@ -146,6 +150,19 @@ class ZipfPlot(PlotCard):
         title = f"Pair frequencies at step {data.step:,}"
         p.setTitle(f"{title} ({note})" if note else title, color=INK, size="11pt")
         self._fit_layout()  # the title may have become shorter
+
+    def _thin_labels(self, *_: object) -> None:
+        """Hide rank numbers that would sit on top of the previous one (ranks 2-5 crowd on a log axis)."""
+        vb = self.plot.vb
+        (x0, x1), _y = vb.viewRange()
+        px_per_unit = vb.width() / (x1 - x0) if x1 > x0 else 0.0
+        last = -math.inf
+        for i, t in enumerate(self.labels):
+            x = math.log10(i + 1) * px_per_unit
+            show = bool(t.toPlainText()) and x - last >= MIN_LABEL_GAP_PX
+            t.setVisible(show)
+            if show:
+                last = x
 
     def _fill_top_box(self) -> None:
         self.key.set_html((" &nbsp; " if self._narrow else "<br>").join(self._key_parts))
