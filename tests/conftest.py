@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Windows remember their layout in QSettings: keep the tests' settings away from the user's.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="bpe-desktop-test-config-")
 
 SEED_000 = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 # Seed 001's corpus in first-appearance order (its own listing is cut short; this is its full table).
@@ -27,3 +31,11 @@ def topics_file(tmp_path_factory: pytest.TempPathFactory, topics_text: str) -> P
     p = tmp_path_factory.mktemp("corpus") / "topics.txt"
     p.write_text(topics_text, encoding="utf-8")
     return p
+
+
+@pytest.fixture(autouse=True)
+def _forget_window_layout():
+    """Each test starts from the default window layout, whatever an earlier test's window saved."""
+    yield
+    if "bpe_desktop.gui.window_state" in sys.modules:
+        sys.modules["bpe_desktop.gui.window_state"].forget()

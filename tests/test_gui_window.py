@@ -289,3 +289,30 @@ def test_screenshot_reports_a_missing_corpus_without_a_dialog(qtbot, tmp_path: P
     assert gui_app.main(["--screenshot", str(tmp_path / "x.png"), "--corpus", str(tmp_path / "nope.txt")]) == 2
     assert "no such file" in capsys.readouterr().err
     assert file_actions.show_error.__name__ == "show_error"  # restored
+
+
+def test_window_fits_the_screen_and_remembers_its_layout(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+    from PySide6 import QtGui
+
+    from bpe_desktop.gui.main_window import MainWindow
+
+    avail = QtGui.QGuiApplication.primaryScreen().availableGeometry()
+    w = MainWindow()
+    qtbot.addWidget(w)
+    assert w.width() <= avail.width() and w.height() <= avail.height()
+    w.show()
+    w.docks["plots"].hide()
+    w.close()
+
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.show()
+    assert again.docks["plots"].isHidden()  # as the user left it
+    again.reset_layout()
+    assert not again.docks["plots"].isHidden()
+    again.docks["plots"].hide()
+    again.close()  # saved hidden again
+    third = MainWindow(remember_layout=False)  # screenshots: always the default layout
+    qtbot.addWidget(third)
+    third.show()
+    assert not third.docks["plots"].isHidden()

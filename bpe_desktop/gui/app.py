@@ -43,12 +43,15 @@ def make_app(argv: Sequence[str] = ()) -> object:
     return app
 
 
-def make_window(corpus: str | None = None, merges: int | None = None) -> object:
-    """A main window loaded with *corpus* (or the default seed table) and the seed settings."""
+def make_window(corpus: str | None = None, merges: int | None = None, *, remember_layout: bool = True) -> object:
+    """A main window loaded with *corpus* (or the default seed table) and the seed settings.
+
+    With ``remember_layout`` the window reopens where and as the user left it (see :mod:`.window_state`).
+    """
     from . import resources
     from .main_window import MainWindow
 
-    w = MainWindow()
+    w = MainWindow(remember_layout=remember_layout)
     if corpus:
         w.open_corpus(corpus)
     else:
@@ -94,7 +97,7 @@ def _render(args: argparse.Namespace, errors: list[str]) -> int:
     from PySide6 import QtWidgets
 
     make_app()
-    w = make_window(args.corpus, args.merges)
+    w = make_window(args.corpus, args.merges, remember_layout=False)  # the same picture for everyone
     width, height = (int(v) for v in args.size.lower().split("x"))
     w.resize(width, height)  # type: ignore[attr-defined]
     w.show()  # type: ignore[attr-defined]

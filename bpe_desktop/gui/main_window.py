@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.errors import BpeError
-from . import file_actions, resources
+from . import file_actions, resources, window_state
 from .compare_panel import ComparePanel
 from .controller import TrainingController
 from .corpus_editor import CorpusEditor
@@ -28,8 +28,11 @@ RUNNING = ("counting", "training", "paused")
 
 
 class MainWindow(QtWidgets.QMainWindow):
-    def __init__(self, session: Session | None = None, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(
+        self, session: Session | None = None, parent: QtWidgets.QWidget | None = None, *, remember_layout: bool = True
+    ) -> None:
         super().__init__(parent)
+        self._remember_layout = remember_layout
         self.session = session or Session(self)
         self.controller = TrainingController(self.session, self)
         self.setWindowTitle("bpe-desktop — watch BPE learn a tokenizer")
@@ -60,7 +63,10 @@ class MainWindow(QtWidgets.QMainWindow):
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
         self._update_actions()
-        self.resize(1440, 900)
+        self._default_state = self.saveState()
+        window_state.fit_to_screen(self)
+        if remember_layout:
+            window_state.restore(self)
 
     # -- layout -------------------------------------------------------------------------------------
     def _dock(self, key: str, title: str, widget: QtWidgets.QWidget, area: QtCore.Qt.DockWidgetArea
@@ -145,6 +151,8 @@ class MainWindow(QtWidgets.QMainWindow):
         vm = mb.addMenu("&View")
         for d in self.docks.values():
             vm.addAction(d.toggleViewAction())
+        vm.addSeparator()
+        vm.addAction(act("Reset layout", self.reset_layout))
         hm = mb.addMenu("&Help")
         hm.addAction(act("About bpe-desktop", self._about))
 
@@ -218,7 +226,19 @@ class MainWindow(QtWidgets.QMainWindow):
         self.step_action.setEnabled(not running or state == "paused")
         self.stop_action.setEnabled(running)
 
+    def reset_layout(self) -> None:
+        """Every pane back where it starts, the window fitted to the screen; the saved layout is forgotten."""
+        self.restoreState(self._default_state)
+        for d in self.docks.values():
+            d.setFloating(False)
+            d.show()
+        self.docks["tokens"].raise_()
+        window_state.fit_to_screen(self)
+        window_state.forget()
+
     def closeEvent(self, e: QtGui.QCloseEvent) -> None:
+        if self._remember_layout:
+            window_state.save(self)
         self.timeline.set_playing(False)
         self.controller.shutdown()
         super().closeEvent(e)

@@ -34,6 +34,8 @@ class TokenStreamView(QtWidgets.QWidget):
 
         self.header = QtWidgets.QLabel(self)
         self.header.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        # a long header is cut at the pane's edge (full text in the tooltip) rather than widening the window
+        self.header.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.find_box = QtWidgets.QLineEdit(self)
         self.find_box.setPlaceholderText("find token…  (e.g. est</w>, ·the, Ġthe)")
         self.find_box.setClearButtonEnabled(True)
@@ -118,6 +120,7 @@ class TokenStreamView(QtWidgets.QWidget):
         if self.canvas.note:
             text += f" &nbsp;·&nbsp; <i>{_esc(self.canvas.note)}</i>"
         self.header.setText(text)
+        self.header.setToolTip(text)
 
     def _on_model_reset(self) -> None:
         self.tree.clear()

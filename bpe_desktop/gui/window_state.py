@@ -1,0 +1,56 @@
+"""The main window's geometry and dock layout: fitted to the screen at first start, remembered between
+sessions (QSettings), and restorable to the default with View → Reset layout.
+
+It stores nothing but geometry and dock state; corpus, settings and models are not remembered here.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+DEFAULT_SIZE = QtCore.QSize(1440, 900)
+_VERSION = 1  # bump when the dock set changes, so an old saved layout is ignored
+
+
+def settings() -> QtCore.QSettings:
+    return QtCore.QSettings("bpe-desktop", "bpe-desktop")
+
+
+def fit_to_screen(window: QtWidgets.QWidget, size: QtCore.QSize = DEFAULT_SIZE) -> None:
+    """Resize to *size*, shrunk to 95 % of the screen's available area if that is smaller, and centre."""
+    screen = window.screen() or QtGui.QGuiApplication.primaryScreen()
+    if screen is None:
+        window.resize(size)
+        return
+    avail = screen.availableGeometry()
+    w = min(size.width(), int(avail.width() * 0.95))
+    h = min(size.height(), int(avail.height() * 0.95))
+    window.resize(w, h)
+    window.move(avail.x() + (avail.width() - w) // 2, avail.y() + (avail.height() - h) // 2)
+
+
+def restore(window: QtWidgets.QMainWindow) -> bool:
+    """Apply the saved geometry and dock layout; ``False`` (and nothing changed) if there is none."""
+    s = settings()
+    if s.value("layout_version", 0, type=int) != _VERSION:
+        return False
+    geometry, state = s.value("geometry"), s.value("state")
+    if not isinstance(geometry, QtCore.QByteArray) or not isinstance(state, QtCore.QByteArray):
+        return False
+    return bool(window.restoreGeometry(geometry) and window.restoreState(state, _VERSION))
+
+
+def save(window: QtWidgets.QMainWindow) -> None:
+    s = settings()
+    s.setValue("layout_version", _VERSION)
+    s.setValue("geometry", window.saveGeometry())
+    s.setValue("state", window.saveState(_VERSION))
+    s.sync()
+
+
+def forget() -> None:
+    """Drop the saved layout (the next start uses the default)."""
+    s = settings()
+    for key in ("layout_version", "geometry", "state"):
+        s.remove(key)
+    s.sync()
