@@ -41,9 +41,9 @@ import io
 import itertools
 import math
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic, TypeVar
 
 from .config import TrainConfig
 from .corpus import WordCounts
@@ -197,7 +197,15 @@ def symbol_config(model: BPEModel) -> TrainConfig:
 
 
 # -- small units of work ---------------------------------------------------------------------------------
-def finish(job: Iterator[None]) -> Any:
+T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
+
+#: a generator of units of work: ``yield`` (nothing) between units, ``return`` a *T* at the end
+Job = Generator[None, None, T]
+
+
+def finish(job: Job[T]) -> T:
     """Run a generator of units of work to its end and return its result.
 
     >>> def job():
@@ -213,7 +221,7 @@ def finish(job: Iterator[None]) -> Any:
             return stop.value
 
 
-class Sliced:
+class Sliced(Generic[T]):
     """A generator of units of work (``yield`` between units, ``return`` the result) run a slice at a time:
     :meth:`run` does units until a time budget is spent, so an event loop can run between slices.
 
@@ -228,10 +236,10 @@ class Sliced:
     (True, 4, 'done')
     """
 
-    def __init__(self, job: Iterator[None]) -> None:
+    def __init__(self, job: Job[T]) -> None:
         self.job = job
         self.done = False
-        self.result: Any = None
+        self.result: T | None = None
         self.units = 0  # units run so far
 
     def run(self, budget_s: float) -> bool:
@@ -249,6 +257,14 @@ class Sliced:
                 return True
             if time.perf_counter() >= end:
                 return False
+
+
+def _emptying(d: dict[K, V], n: int) -> Job[None]:
+    """Empty *d* in units of *n* items (``popitem``, so the last inserted go first)."""
+    while d:
+        for _ in range(min(len(d), n)):
+            d.popitem()
+        yield
 
 
 # -- the segmentation history -----------------------------------------------------------------------------
@@ -275,7 +291,7 @@ class SegmentationHistory:
 
     @classmethod
     def building(cls, word_counts: WordCounts | Mapping[str, int], model: BPEModel,
-                 chunk: int = 256) -> Iterator[None]:
+                 chunk: int = 256) -> Job[SegmentationHistory]:
         """Build a history in small units of work: a generator that yields after every *chunk* words and
         returns the history (with no merge applied; call :meth:`extending` next).  Drive it with
         :class:`Sliced` so an event loop can run between the units.
@@ -286,9 +302,9 @@ class SegmentationHistory:
         """
         h = cls.__new__(cls)
         yield from h._build(word_counts, model, chunk)
-        return h  # type: ignore[misc]
+        return h
 
-    def _build(self, word_counts: WordCounts | Mapping[str, int], model: BPEModel, chunk: int) -> Iterator[None]:
+    def _build(self, word_counts: WordCounts | Mapping[str, int], model: BPEModel, chunk: int) -> Job[None]:
         counts = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
         self.model = model
         cfg = symbol_config(model)
@@ -357,7 +373,7 @@ class SegmentationHistory:
             finish(self._apply(merges[r], r + 1, 1 << 30))
         return end - start
 
-    def extending(self, chunk: int = 48) -> Iterator[None]:
+    def extending(self, chunk: int = 48) -> Job[None]:
         """Apply pending merges of ``self.model`` (re-read after every unit, so it may grow meanwhile),
         yielding after every *chunk* words rewritten; ends when none is pending.
 
@@ -369,7 +385,7 @@ class SegmentationHistory:
             yield from self._apply(self.model.merges[r], r + 1, chunk)
             yield
 
-    def releasing(self, chunk: int = 400) -> Iterator[None]:
+    def releasing(self, chunk: int = 400) -> Job[None]:
         """Empty the history in small units (dropping a history of a large corpus at once takes ~20 ms of
         deallocation); it is unusable afterwards.
 
@@ -381,11 +397,10 @@ class SegmentationHistory:
             while table:
                 del table[-chunk:]
                 yield
-        for d in (self._where, *self._cache.values(), self._live):
-            while d:
-                for _ in range(min(len(d), 8 * chunk)):
-                    d.popitem()
-                yield
+        yield from _emptying(self._where, 8 * chunk)
+        for counts in self._cache.values():
+            yield from _emptying(counts, 8 * chunk)
+        yield from _emptying(self._live, 8 * chunk)
         self._cache.clear()
         self.wcounts.clear()
         self._merged.clear()
@@ -396,7 +411,7 @@ class SegmentationHistory:
         """Merges of the model not applied yet."""
         return len(self.model.merges) - self.n_merges
 
-    def _apply(self, pair: Pair, rank: int, chunk: int) -> Iterator[None]:
+    def _apply(self, pair: Pair, rank: int, chunk: int) -> Job[None]:
         a, b = pair
         ta, tb = self._token(a), self._token(b)
         new_tok = ta + tb  # type: ignore[operator]
@@ -490,7 +505,7 @@ class SegmentationHistory:
         """Weighted count of every adjacent pair after the first *k* merges (a fresh dict; counts > 0)."""
         return dict(finish(self._counts_at(self._clamp(k), 1 << 30)))
 
-    def _counts_at(self, k: int, chunk: int) -> Iterator[None]:
+    def _counts_at(self, k: int, chunk: int) -> Job[dict[Pair, int]]:
         """Generator returning the (shared, do not mutate) pair-count table at step *k*, cached."""
         cached = self._cache.get(k)
         if cached is None:
@@ -503,12 +518,12 @@ class SegmentationHistory:
             if len(self._cache) >= self._CACHE:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[k] = cached
-        return cached  # type: ignore[misc]
+        return cached
 
     def _count(self, k: int) -> dict[Pair, int]:
         return finish(self._count_steps(k, 1 << 30))
 
-    def _count_steps(self, k: int, chunk: int) -> Iterator[None]:
+    def _count_steps(self, k: int, chunk: int) -> Job[dict[Pair, int]]:
         counts: dict[Pair, int] = {}
         get = counts.get
         right = bisect.bisect_right
@@ -518,12 +533,12 @@ class SegmentationHistory:
             seg = segs[-1] if ranks[-1] <= k else segs[right(ranks, k) - 1]
             for p in itertools.pairwise(seg):
                 counts[p] = get(p, 0) + c
-        return counts  # type: ignore[misc]
+        return counts
 
     def _from_nearby(self, k: int) -> dict[Pair, int] | None:
         return finish(self._from_nearby_steps(k, 1 << 30))
 
-    def _from_nearby_steps(self, k: int, chunk: int) -> Iterator[None]:
+    def _from_nearby_steps(self, k: int, chunk: int) -> Job[dict[Pair, int] | None]:
         """Update the table of the nearest known step (cached, or the live one) by the words the merges
         between them changed; ``None`` if that would touch more than a third of the words."""
         bases = dict(self._cache)
@@ -534,7 +549,7 @@ class SegmentationHistory:
         for r in range(lo, hi):
             work += len(self._changed[r])
             if work * 3 > len(self.wcounts):
-                return None  # type: ignore[misc]
+                return None
         counts = dict(bases[k0])
         words = {wi for r in range(lo, hi) for wi in self._changed[r]}
         right = bisect.bisect_right
@@ -552,7 +567,7 @@ class SegmentationHistory:
                     del counts[p]
             for p in itertools.pairwise(new):
                 counts[p] = counts.get(p, 0) + c
-        return counts  # type: ignore[misc]
+        return counts
 
     def sort_key(self, pair: Pair, count: int) -> tuple[int, Token, Token]:
         """Zipf order: highest count first, then the smallest (left, right) in token order."""
@@ -562,7 +577,7 @@ class SegmentationHistory:
         """The pairs at step *k* by rank (see :class:`ZipfData`)."""
         return finish(self.zipf_steps(k, 1 << 30))
 
-    def zipf_steps(self, k: int, chunk: int = 512) -> Iterator[None]:
+    def zipf_steps(self, k: int, chunk: int = 512) -> Job[ZipfData]:
         """:meth:`zipf` in small units: a generator yielding after about *chunk* words or pairs of work and
         returning the :class:`ZipfData` (drive it with :class:`Sliced`).  It reads only steps already
         applied, so :meth:`extending` may run between its units; its result is the same as :meth:`zipf`'s.
@@ -592,7 +607,7 @@ class SegmentationHistory:
             values.append(-negc)
             labels.append((text(p[0]), text(p[1])))
         slope, intercept = fit_zipf(values)
-        return ZipfData(k, pairs, values, labels, slope, intercept)  # type: ignore[misc]
+        return ZipfData(k, pairs, values, labels, slope, intercept)
 
     def next_pair(self, k: int) -> Pair | None:
         """The pair merge ``k + 1`` merges (the one "about to be merged" at step *k*), if any."""
