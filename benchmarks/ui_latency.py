@@ -9,12 +9,12 @@ first paint event of the main window with the default corpus (median of ``--cold
 Prints one JSON object: p50_ms, p99_ms, max_ms (tick gaps), train_s, cold_start_s and details.
 
     python benchmarks/ui_latency.py [--corpus FILE] [--merges N] [--runs 3] [--cold-runs 3]
-                                     [--placeholders none|tokens|plots|both]
+                                     [--placeholders none|tokens|plots|compare|both]
 
 The training runs ``--runs`` times in the same window (as the Retrain button does; the gaps are pooled).
 ``drain_*`` is the GUI-thread time of each wake-up of the controller: reading the pipe plus every pane's
-reaction to the new records.  ``--placeholders`` swaps the token view and/or the plots for empty widgets, to
-tell their cost from the rest of the window's.
+reaction to the new records.  ``--placeholders`` swaps the token view, the plots (``both``: those two) or the
+compare pane for empty widgets, to tell their cost from the rest of the window's.
 
 Targets (issue 4): p99 <= 20 ms, max <= 50 ms, cold start <= 1.0 s.
 """
@@ -73,7 +73,7 @@ def cold_start(runs: int) -> list[float]:
 
 
 def _placeholder_panes(which: str) -> None:
-    """Swap the token view and/or plots for empty widgets (to attribute stalls to the panes or the rest)."""
+    """Swap the token view, plots or compare pane for empty widgets (to attribute stalls to the panes or the rest)."""
     from PySide6 import QtWidgets
 
     from bpe_desktop.gui import main_window
@@ -86,6 +86,8 @@ def _placeholder_panes(which: str) -> None:
         main_window.TokenStreamView = Empty  # type: ignore[assignment,misc]
     if which in ("plots", "both"):
         main_window.PlotsPanel = Empty  # type: ignore[assignment,misc]
+    if which == "compare":
+        main_window.ComparePanel = Empty  # type: ignore[assignment,misc]
 
 
 def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3) -> dict[str, object]:
@@ -174,8 +176,9 @@ def main() -> int:
     p.add_argument("--merges", type=int, default=8000)
     p.add_argument("--cold-runs", type=int, default=3)
     p.add_argument("--runs", type=int, default=3, help="training runs in the same window (gaps pooled)")
-    p.add_argument("--placeholders", choices=("none", "tokens", "plots", "both"), default="none",
-                   help="replace the token view and/or the plots by empty widgets (attributes stalls)")
+    p.add_argument("--placeholders", choices=("none", "tokens", "plots", "compare", "both"), default="none",
+                   help="replace the token view, the plots (both: those two) or the compare pane by empty "
+                        "widgets (attributes stalls)")
     p.add_argument("--cold-start-child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

