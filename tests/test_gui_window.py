@@ -316,3 +316,13 @@ def test_window_fits_the_screen_and_remembers_its_layout(qtbot, dialogs) -> None
     qtbot.addWidget(third)
     third.show()
     assert not third.docks["plots"].isHidden()
+
+
+def test_preset_option_sets_the_training_settings(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.gui.app import build_parser, make_window
+    from bpe_desktop.gui.presets import PRESETS
+
+    args = build_parser().parse_args(["--preset", "Robot logs", "--merges", "300"])
+    w = make_window(args.corpus, args.merges, preset=args.preset, remember_layout=False)
+    qtbot.addWidget(w)
+    assert w.settings.config() == PRESETS["Robot logs"].with_(merges=300)

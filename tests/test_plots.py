@@ -15,6 +15,7 @@ from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
 from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.stats import SegmentationHistory, compression_from_records, csv_text, recount_pairs
 from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.gui.display import token_label
 from bpe_desktop.gui.plots import PlotsPanel
 from bpe_desktop.gui.session import Session
 
@@ -94,7 +95,7 @@ def test_zipf_plot_shows_the_true_pair_counts_at_the_current_step(qtbot, trained
     assert f"slope {z.slope:.2f}" in panel.zipf.key.textItem.toPlainText()
     # top pairs labelled, in rank order
     box = panel.zipf.top_box.textItem.toPlainText()
-    a, b = z.labels[0]
+    a, b = (token_label(t, s.model.mode) for t in z.labels[0])  # written as the other panes write them
     assert f"{a} + {b}" in box
 
 

@@ -15,10 +15,18 @@ import time
 from collections.abc import Sequence
 
 
+def _preset_names() -> list[str]:
+    from .presets import PRESETS  # Qt-free
+
+    return list(PRESETS)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bpe-desktop", description="Watch byte-pair encoding learn a tokenizer. "
                                 "Sub-commands (train, encode, ...) run without a window.")
     p.add_argument("--corpus", metavar="FILE", help="open this corpus instead of the seeds' word counts")
+    p.add_argument("--preset", choices=list(_preset_names()), metavar="NAME",
+                   help="training settings: " + ", ".join(repr(n) for n in _preset_names()))
     p.add_argument("--merges", type=int, metavar="N", help="number of merges to train")
     p.add_argument("--step", type=int, metavar="K", help="(with --screenshot) show the timeline at step K")
     p.add_argument("--screenshot", metavar="FILE.png", help="train, render the window offscreen, save a PNG, exit")
@@ -43,7 +51,9 @@ def make_app(argv: Sequence[str] = ()) -> object:
     return app
 
 
-def make_window(corpus: str | None = None, merges: int | None = None, *, remember_layout: bool = True) -> object:
+def make_window(
+    corpus: str | None = None, merges: int | None = None, *, preset: str | None = None, remember_layout: bool = True
+) -> object:
     """A main window loaded with *corpus* (or the default seed table) and the seed settings.
 
     With ``remember_layout`` the window reopens where and as the user left it (see :mod:`.window_state`).
@@ -56,6 +66,10 @@ def make_window(corpus: str | None = None, merges: int | None = None, *, remembe
         w.open_corpus(corpus)
     else:
         w.corpus.set_text(resources.read_text(resources.SEED_TABLE), name="seed word counts", word_counts=True)
+    if preset is not None:
+        from .presets import PRESETS
+
+        w.settings.set_config(PRESETS[preset])
     if merges is not None:
         w.settings.merges.setValue(merges)
     return w
@@ -93,20 +107,34 @@ def screenshot(args: argparse.Namespace) -> int:
         file_actions.show_error = original
 
 
-def _render(args: argparse.Namespace, errors: list[str]) -> int:
+def _settle(window: object, timeout_s: float = 30.0) -> None:
+    """Let the panes finish their background work (the plots' statistics) so the picture shows the step."""
     from PySide6 import QtWidgets
 
+    session = window.session  # type: ignore[attr-defined]
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        z = window.plots.zipf.data  # type: ignore[attr-defined]
+        if (z is not None and z.step == session.step) or not session.records:
+            break
+        QtWidgets.QApplication.processEvents()
+        time.sleep(0.01)
+    for _ in range(5):
+        QtWidgets.QApplication.processEvents()
+        time.sleep(0.02)
+
+
+def _render(args: argparse.Namespace, errors: list[str]) -> int:
     make_app()
-    w = make_window(args.corpus, args.merges, remember_layout=False)  # the same picture for everyone
+    # the default layout, never the user's saved one: the same picture for everyone
+    w = make_window(args.corpus, args.merges, preset=args.preset, remember_layout=False)
     width, height = (int(v) for v in args.size.lower().split("x"))
     w.resize(width, height)  # type: ignore[attr-defined]
     w.show()  # type: ignore[attr-defined]
     ok = w.train() and wait_for_training(w)  # type: ignore[attr-defined]
     if args.step is not None:
         w.session.set_step(args.step)  # type: ignore[attr-defined]
-    for _ in range(5):
-        QtWidgets.QApplication.processEvents()
-        time.sleep(0.02)
+    _settle(w)
     saved = w.grab().save(args.screenshot)  # type: ignore[attr-defined]
     w.close()  # type: ignore[attr-defined]
     if not saved:
@@ -124,6 +152,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         return screenshot(args)
     app = make_app()
-    w = make_window(args.corpus, args.merges)
+    w = make_window(args.corpus, args.merges, preset=args.preset)
     w.show()  # type: ignore[attr-defined]
     return int(app.exec())  # type: ignore[attr-defined]

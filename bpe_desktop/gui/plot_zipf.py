@@ -18,6 +18,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore
 
 from ..core.stats import ZIPF_COLUMNS, Pair, ZipfData
+from .display import token_label
 from .plot_common import ACCENT, FIT, INK, LINE, LogAxis, PlotCard, style_plot
 
 N_LABELS = 5  # top pairs labelled
@@ -90,9 +91,15 @@ class ZipfPlot(PlotCard):
         self._top_rows: list[tuple[int, str, str, int, bool]] = []
         self._arrange()
 
-    def set_data(self, data: ZipfData | None, next_pair: Pair | None = None, note: str = "") -> None:
-        """Show *data* (``None``: clear) with *note* in the title; ring *next_pair* if it occurs."""
+    def set_data(
+        self, data: ZipfData | None, next_pair: Pair | None = None, note: str = "", mode: str = "chars"
+    ) -> None:
+        """Show *data* (``None``: clear) with *note* in the title; ring *next_pair* if it occurs.
+
+        Tokens are written as in the other panes (*mode* ``bytes``: ``·the``, not ``Ġthe``).
+        """
         self.data = data
+        self._mode = mode
         p = self.plot
         if data is None or not data.counts:
             for item in (self.curve, self.fit, self.top, self.next):
@@ -135,12 +142,17 @@ class ZipfPlot(PlotCard):
             c = counts[r - 1]
             self.next.setData([float(r)], [c])
             a, b = data.labels[r - 1]
+            a, b = token_label(a, mode), token_label(b, mode)
             self.next_label.setText(f"next merge: {pair_text(a, b)} (rank {r})" if r > n_top else "")
             self.next_label.setPos(math.log10(r), math.log10(c))
         else:
             self.next.setData([], [])
             self.next_label.setText("")
-        self._top_rows = [(i + 1, *data.labels[i], data.counts[i], r == i + 1) for i in range(n_top)]
+        self._top_rows = [
+            (i + 1, token_label(data.labels[i][0], mode), token_label(data.labels[i][1], mode), data.counts[i],
+             r == i + 1)
+            for i in range(n_top)
+        ]
         self._key_parts = [
             f'<span style="color:{LINE}">━━</span>&nbsp;{len(counts):,}&nbsp;pairs',
             f'<span style="color:{FIT}">┅┅</span>&nbsp;{slope.replace(" ", "&nbsp;")}',

@@ -194,7 +194,7 @@ class PlotsPanel(QtWidgets.QWidget):
         if z is None:
             return True
         note = "catching up…" if target < step else ""  # short: a long title would widen a narrow card
-        self.zipf.set_data(z, feed.next_pair(target), note=note)
+        self.zipf.set_data(z, feed.next_pair(target), note=note, mode=self.session.model.mode)
         self.refreshes += 1
         self._zipf_at = time.perf_counter()
         self._zipf_dirty = target < step
