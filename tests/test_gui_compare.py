@@ -332,3 +332,28 @@ def test_background_tab_does_no_layout_or_encoding_while_records_stream(qtbot, l
     back.raise_()  # the user clicks the Compare tab
     qtbot.waitUntil(lambda: p.own_row.count == len(s.tokenizer.encode(p.text(), upto=s.n_steps)))
     assert p.on_screen() and calls["tokenize"] >= 1 and calls["refresh"] >= 1
+
+
+def test_narrow_pane_rows_fit_and_figures_line_up(qtbot, log_training) -> None:
+    """In a dock as narrow as the main window gives it, no row is wider than the scroll area (the strip would
+    be cut on the right with no way to see it); the figures shrink alike and use their short texts."""
+    s = trained_session(log_training)
+    p = ComparePanel(s)
+    qtbot.addWidget(p)
+    p.resize(350, 520)
+    p.show()
+    qtbot.waitExposed(p)
+    if p.reference(CL100K_NAME) is not None:
+        p.set_reference_enabled(CL100K_NAME, True)
+    p.refresh()
+    qtbot.wait(50)
+    view_w = p.scroll.viewport().width()
+    for row in p.rows:
+        assert row.width() <= view_w
+        assert row.strip.geometry().right() < row.width()
+    own = p.own_row
+    assert own.cpt_label.text().endswith("c/tok") and own.bpt_label.text().endswith("B/tok")
+    xs = {row.cpt_label.mapTo(p, QtCore.QPoint(0, 0)).x() for row in p.rows}
+    assert len(xs) == 1  # the columns line up across rows
+    p.resize(1000, 520)
+    qtbot.waitUntil(lambda: own.cpt_label.text().endswith("chars/tok"))

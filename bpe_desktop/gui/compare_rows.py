@@ -1,10 +1,11 @@
 """One row of the compare pane: a tokenizer's name, its figures on the text, and its token strip.
 
 :class:`TokenizerRow` shows ``name | tokens | chars/token | bytes/token`` in aligned columns above a
-:class:`~.compare_strip.TokenStrip`.  A reference row's name is a check box (unticked: nothing is loaded
-or encoded) and an added reference has a remove button.  :class:`Reference` is what the pane knows about
-a reference tokenizer: its spec for :func:`bpe_desktop.core.formats.load_tokenizer`, the tokenizer once
-loaded, and the last result per text.
+:class:`~.compare_strip.TokenStrip`; in a narrow dock the columns shrink alike and say ``c/tok``, ``B/tok``
+so a row never gets wider than the pane (the strip would be cut on the right).  A reference row's name is
+a check box (unticked: nothing is loaded or encoded) and an added reference has a remove button.
+:class:`Reference` is what the pane knows about a reference tokenizer: its spec for
+:func:`bpe_desktop.core.formats.load_tokenizer`, the tokenizer once loaded, and the last result per text.
 
 It does not load files or tokenize (the pane does, through :mod:`.compare_sources`).
 """
@@ -14,12 +15,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from .compare_sources import Tokenized
 from .compare_strip import TokenStrip
 
 FIG_W = 92  # the figures line up across rows
+FIG_MIN = 48  # ... and shrink alike down to this in a narrow dock (short texts then)
 CACHE_SIZE = 32
 
 
@@ -41,6 +43,42 @@ def remember(cache: OrderedDict, key: object, value: Tokenized) -> None:  # type
     cache.move_to_end(key)
     while len(cache) > CACHE_SIZE:
         cache.popitem(last=False)
+
+
+class Figure(QtWidgets.QLabel):
+    """A figure column: the same size hints in every row (so columns line up) and a short text when narrow."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.setObjectName("compareFigure")
+        self.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        self.setMaximumWidth(FIG_W)
+        self._full = self._short = ""
+
+    def set_texts(self, full: str, short: str | None = None) -> None:
+        """Show *full* (rich text allowed) when it fits, else *short*."""
+        self._full, self._short = full, full if short is None else short
+        self._choose()
+
+    def _choose(self) -> None:
+        doc = QtGui.QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(self.font())
+        doc.setHtml(self._full)
+        fits = doc.idealWidth() <= self.contentsRect().width()
+        text = self._full if fits or self._full == self._short else self._short
+        if text != self.text():
+            self.setText(text)
+
+    def sizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(FIG_W, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(FIG_MIN, super().minimumSizeHint().height())
+
+    def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(e)
+        self._choose()
 
 
 class TokenizerRow(QtWidgets.QFrame):
@@ -72,12 +110,12 @@ class TokenizerRow(QtWidgets.QFrame):
             title = QtWidgets.QLabel(name)
             title.setObjectName("compareName")
         title.setToolTip(name)
-        title.setMinimumWidth(80)
+        title.setMinimumWidth(60)
         title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         head.addWidget(title, 1)
-        self.count_label = self._figure(head, FIG_W)
-        self.cpt_label = self._figure(head, FIG_W)
-        self.bpt_label = self._figure(head, FIG_W)
+        self.count_label = self._figure(head)
+        self.cpt_label = self._figure(head)
+        self.bpt_label = self._figure(head)
         self.count_label.setToolTip("How many tokens this tokenizer makes of the text")
         self.cpt_label.setToolTip("Characters of the text per token (higher: more compression)")
         self.bpt_label.setToolTip("UTF-8 bytes of the text per token (higher: more compression)")
@@ -98,11 +136,8 @@ class TokenizerRow(QtWidgets.QFrame):
         self.clear("")
 
     @staticmethod
-    def _figure(layout: QtWidgets.QHBoxLayout, width: int) -> QtWidgets.QLabel:
-        lab = QtWidgets.QLabel("")
-        lab.setObjectName("compareFigure")
-        lab.setFixedWidth(width)
-        lab.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+    def _figure(layout: QtWidgets.QHBoxLayout) -> Figure:
+        lab = Figure()
         layout.addWidget(lab)
         return lab
 
@@ -120,9 +155,9 @@ class TokenizerRow(QtWidgets.QFrame):
             self.detail.setText(self._detail(detail, result))
             return
         self.result = result
-        self.count_label.setText(f"<b>{result.n_tokens:,}</b> tokens")
-        self.cpt_label.setText(f"{result.chars_per_token:.2f} chars/tok")
-        self.bpt_label.setText(f"{result.bytes_per_token:.2f} bytes/tok")
+        self.count_label.set_texts(f"<b>{result.n_tokens:,}</b> tokens", f"<b>{result.n_tokens:,}</b>")
+        self.cpt_label.set_texts(f"{result.chars_per_token:.2f} chars/tok", f"{result.chars_per_token:.2f} c/tok")
+        self.bpt_label.set_texts(f"{result.bytes_per_token:.2f} bytes/tok", f"{result.bytes_per_token:.2f} B/tok")
         self.detail.setText(self._detail(detail, result))
         self.strip.set_segments(result.segments, n_base)
 
@@ -136,6 +171,6 @@ class TokenizerRow(QtWidgets.QFrame):
         """No result: show *message* in place of the strip."""
         self.result = None
         for lab in (self.count_label, self.cpt_label, self.bpt_label):
-            lab.setText("—")
+            lab.set_texts("—")
         self.detail.setText(detail)
         self.strip.set_placeholder(message)
