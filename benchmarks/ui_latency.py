@@ -41,7 +41,7 @@ def _cold_start_child() -> None:
     from bpe_desktop.gui import app as gui_app
 
     gui_app.make_app()
-    w = gui_app.make_window()
+    w = gui_app.make_window(remember_layout=False)
 
     class FirstPaint(QtCore.QObject):
         def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
@@ -99,7 +99,7 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3)
         _placeholder_panes(placeholders)
 
     app = gui_app.make_app()
-    w = gui_app.make_window(corpus, merges)
+    w = gui_app.make_window(corpus, merges, remember_layout=False)
     st = w.settings
     st.mode.setCurrentText("bytes")
     st.pretok.setCurrentText("gpt2")
