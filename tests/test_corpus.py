@@ -127,3 +127,18 @@ def test_atomic_write_replaces_whole_file_and_respects_umask(tmp_path) -> None:
         os.umask(umask)
     assert target.read_text() == "new"
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+def test_whitespace_pretokenizer_is_exactly_str_split() -> None:
+    import sys
+
+    import regex
+
+    from bpe_desktop.core.pretokenize import WHITESPACE_PATTERN
+
+    pre = Pretokenizer.from_spec("whitespace")
+    every_char = "".join(map(chr, range(sys.maxunicode + 1)))  # each whitespace char separates two pieces
+    expected = every_char.split()
+    assert len(expected) > 5  # (runs of whitespace merge; a misclassified char would show as a piece)
+    assert pre.split(every_char) == expected
+    assert regex.findall(WHITESPACE_PATTERN, every_char) == expected  # the pattern exported to other tools

@@ -103,6 +103,12 @@ class PieceCounter:
     def add_text(self, text: str) -> None:
         """Count the pieces of *text* (whole lines; a trailing partial line is treated as a line)."""
         split = self.pretokenizer.split
+        if self.pretokenizer.line_independent:
+            if self._special_re is None:
+                self.counter.update(split(text))
+            else:
+                self.counter.update(p for seg in self._special_re.split(text) for p in split(seg))
+            return
         pieces: list[str] = []
         for line in _lines(text):
             if self._special_re is not None:

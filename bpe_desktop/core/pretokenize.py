@@ -41,7 +41,8 @@ O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
-WHITESPACE_PATTERN = r"\S+"
+# exactly what str.split() splits on: regex's \s plus the four information separators U+001C..U+001F
+WHITESPACE_PATTERN = r"[^\s\x1c-\x1f]+"
 
 #: name -> (pattern or None for "no split", one-line description)
 NAMED_PATTERNS: dict[str, tuple[str | None, str]] = {
@@ -144,6 +145,12 @@ class Pretokenizer:
         return self.name if self.name != "custom" else (self.pattern or "")
 
     @property
+    def line_independent(self) -> bool:
+        """True when splitting a text at its newlines first cannot change the pieces (no piece spans a
+        newline), so a whole chunk of lines can be split at once."""
+        return self.name == "whitespace"
+
+    @property
     def drops_whitespace(self) -> bool:
         """True when the pieces do not cover spaces (``whitespace``), so decoding must re-insert them."""
         return self.name == "whitespace"
@@ -152,6 +159,8 @@ class Pretokenizer:
         """Split *text* into pieces; empty matches are dropped."""
         if self._compiled is None:
             return _lines(text)
+        if self.name == "whitespace":
+            return text.split()  # same pieces as WHITESPACE_PATTERN, three times faster
         if self.name != "custom":
             return self._compiled.findall(text)  # type: ignore[no-any-return]
         try:
