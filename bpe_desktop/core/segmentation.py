@@ -7,6 +7,9 @@
   they hold whole characters and as hex (``⟨e2 80⟩``) for the bytes that do not;
 * :func:`segment_line` / :func:`segment_word` cut a text line or a word-count table's word into
   :class:`Segment` s (tokens and the uncovered gaps between them) with ``upto=k``;
+  :func:`segment_line_packed` / :func:`segment_word_packed` give the same as one flat tuple of ints, str
+  and None (:data:`PackedSegments`), which the garbage collector stops tracking: what long-lived caches
+  of many rows should hold (:func:`unpack_segments` turns it back into :class:`Segment` s);
 * :func:`derivation_tree` unfolds which merges built a token, down to the base symbols;
 * :func:`token_hue` gives a stable colour (a hue in [0, 1)) per token id;
 * :func:`read_display_text` reads the head of large corpus files for display.
@@ -121,6 +124,60 @@ class Segment:
     label: str
 
 
+#: a row's segments as one flat tuple ``(id, start, end, label) * n`` (id None for a gap).  It holds only
+#: atomic values, so the garbage collector untracks it at its first collection: a cache of thousands of
+#: rows adds nothing to what a full collection scans (``gc.is_tracked`` says False), unlike a list of
+#: :class:`Segment` objects (each one tracked).
+PackedSegments = tuple
+#: fields per segment in a :data:`PackedSegments` tuple
+PACK = 4
+
+
+def unpack_segments(packed: PackedSegments) -> list[Segment]:
+    """The :class:`Segment` s of a :data:`PackedSegments` tuple.
+
+    >>> unpack_segments((7, 0, 3, "low", None, 3, 4, "·"))
+    [Segment(id=7, start=0, end=3, label='low'), Segment(id=None, start=3, end=4, label='·')]
+    """
+    return [Segment(*packed[j : j + PACK]) for j in range(0, len(packed), PACK)]
+
+
+def segment_line_packed(
+    tokenizer: Tokenizer, line: str, upto: int, labels: dict[int, str] | None = None
+) -> PackedSegments:
+    """:func:`segment_line` as a flat tuple ``(id, start, end, label, ...)`` (see :data:`PackedSegments`).
+
+    >>> from bpe_desktop.core import TrainConfig, train
+    >>> model, _ = train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=7))
+    >>> packed = segment_line_packed(Tokenizer(model, unknown="keep"), "lowest low", 7)
+    >>> packed[3::4], packed[1:3]
+    (('low', 'est</w>', '·', 'low', '</w>'), (0, 3))
+    """
+    if labels is None:
+        labels = {}
+    data = line.encode("utf-8", "surrogateescape")
+    out: list[int | str | None] = []
+    add = out.extend
+    pos = 0
+    model = tokenizer.model
+    for span in tokenizer.encode_with_offsets(line, upto=upto):
+        start, end, i = span.start, span.end, span.id
+        if start > pos:
+            add((None, pos, start, bytes_label(data[pos:start])))
+        if i == UNKNOWN_ID:
+            label = bytes_label(data[start:end])
+        else:
+            label = labels.get(i)  # type: ignore[assignment]
+            if label is None:
+                label = labels[i] = id_label(model, i)
+        add((i, start, end, label))
+        if end > pos:
+            pos = end
+    if pos < len(data):
+        add((None, pos, len(data), bytes_label(data[pos:])))
+    return tuple(out)
+
+
 def segment_line(
     tokenizer: Tokenizer, line: str, upto: int, labels: dict[int, str] | None = None
 ) -> list[Segment]:
@@ -133,26 +190,36 @@ def segment_line(
     >>> [s.label for s in segment_line(Tokenizer(model, unknown="keep"), "lowest low", 7)]
     ['low', 'est</w>', '·', 'low', '</w>']
     """
+    return unpack_segments(segment_line_packed(tokenizer, line, upto, labels))
+
+
+def segment_word_packed(
+    tokenizer: Tokenizer, word: str, upto: int, labels: dict[int, str] | None = None
+) -> PackedSegments:
+    """:func:`segment_word` as a flat tuple ``(id, start, end, label, ...)`` (see :data:`PackedSegments`).
+
+    >>> from bpe_desktop.core import TrainConfig, train
+    >>> model, _ = train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=7))
+    >>> segment_word_packed(Tokenizer(model), "newest", 3)[-4:]
+    (13, 3, 7, 'est</w>')
+    """
     if labels is None:
         labels = {}
-    data = line.encode("utf-8", "surrogateescape")
-    out: list[Segment] = []
-    pos = 0
     model = tokenizer.model
-    for span in tokenizer.encode_with_offsets(line, upto=upto):
-        if span.start > pos:
-            out.append(Segment(None, pos, span.start, bytes_label(data[pos : span.start])))
-        if span.id == UNKNOWN_ID:
-            label = bytes_label(data[span.start : span.end])
+    out: list[int | str | None] = []
+    add = out.extend
+    pos = 0
+    for i in tokenizer.encode_piece(word, upto):
+        n = base_length(model, i)
+        if i == UNKNOWN_ID:  # chars mode: base symbols are the word's characters (then the marker)
+            label = visible_text(word[pos]) if pos < len(word) else "<unk>"
         else:
-            label = labels.get(span.id)  # type: ignore[assignment]
+            label = labels.get(i)  # type: ignore[assignment]
             if label is None:
-                label = labels[span.id] = id_label(model, span.id)
-        out.append(Segment(span.id, span.start, span.end, label))
-        pos = max(pos, span.end)
-    if pos < len(data):
-        out.append(Segment(None, pos, len(data), bytes_label(data[pos:])))
-    return out
+                label = labels[i] = id_label(model, i)
+        add((i, pos, pos + n, label))
+        pos += n
+    return tuple(out)
 
 
 def segment_word(
@@ -167,22 +234,7 @@ def segment_word(
     >>> " ".join(s.label for s in segment_word(Tokenizer(model), "newest", 3))
     'n e w est</w>'
     """
-    if labels is None:
-        labels = {}
-    model = tokenizer.model
-    out: list[Segment] = []
-    pos = 0
-    for i in tokenizer.encode_piece(word, upto):
-        n = base_length(model, i)
-        if i == UNKNOWN_ID:  # chars mode: base symbols are the word's characters (then the marker)
-            label = visible_text(word[pos]) if pos < len(word) else "<unk>"
-        else:
-            label = labels.get(i)  # type: ignore[assignment]
-            if label is None:
-                label = labels[i] = id_label(model, i)
-        out.append(Segment(i, pos, pos + n, label))
-        pos += n
-    return out
+    return unpack_segments(segment_word_packed(tokenizer, word, upto, labels))
 
 
 def base_length(model: BPEModel, token_id: int) -> int:

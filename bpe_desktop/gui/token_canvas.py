@@ -3,8 +3,16 @@
 :class:`TokenCanvas` is a :class:`QAbstractScrollArea` whose vertical scroll bar counts *rows* (text lines,
 or the distinct words of a word-count table).  A paint encodes and lays out only the rows that are on
 screen (``Tokenizer.encode_with_offsets(line, upto=k)``; the segments are cached per ``(row, step)`` and
-the layouts per ``(row, step, width)``), so a multi-megabyte corpus scrolls smoothly and a jump between
-any two steps costs one screenful of encoding.
+the layouts per ``(row, step, width)``, both least-recently-used caches of at most :data:`CACHE_ROWS`
+rows), so a multi-megabyte corpus scrolls smoothly and a jump between any two steps costs one screenful of
+encoding.
+
+The caches hold each row as flat tuples of ints, floats, str and None only (segments as
+:data:`~bpe_desktop.core.segmentation.PackedSegments`, a layout as ``(height, segments, (x, y, w) * n)``):
+Python's garbage collector untracks such tuples at their first collection, so thousands of cached rows add
+nothing to what a full (generation-2) collection scans, and the view creates no long-lived tracked objects
+per token that would make those collections come sooner.  The :class:`Box` / :class:`Segment` objects of
+the query API (:meth:`TokenCanvas.visible_rows`, :meth:`TokenCanvas.row_segments`) are made on demand.
 
 Stepping ``k -> k+1`` animates the merge ``k+1``: every visible occurrence of the pair glows, the two boxes
 slide together and fuse into the new token; ``k+1 -> k`` plays the same animation backwards (a split).
@@ -28,12 +36,16 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..core.corpus import parse_word_counts
 from ..core.errors import BpeError
 from ..core.segmentation import (
+    PACK,
+    PackedSegments,
     Segment,
+    id_label,
     read_display_text,
-    segment_line,
-    segment_word,
+    segment_line_packed,
+    segment_word_packed,
     split_lines,
     token_hue,
+    unpack_segments,
     visible_text,
 )
 from ..core.tokenizer import UNKNOWN_ID
@@ -43,7 +55,8 @@ from .session import Session
 MIN_ANIMATION_MS = 50
 #: default duration of one merge animation
 DEFAULT_ANIMATION_MS = 450
-_CACHE_ROWS = 20_000
+#: rows kept by each of the segment and layout caches (least recently used rows are dropped first)
+CACHE_ROWS = 20_000
 _BOX_PIXMAP_LIMIT = 4_000  # cached box pictures (~4 KB each); the cache is emptied when full
 BOX_PIXMAP_MARGIN = 2  # transparent pixels round a cached box picture (room for the 2.2 px selection pen)
 
@@ -68,6 +81,18 @@ class Box:
 class RowLayout:
     boxes: list[Box]
     height: float
+
+
+#: a cached layout: (height, packed segments, flat (x, y, w) per segment) -- atomic values only
+PackedLayout = tuple[float, PackedSegments, tuple[float, ...]]
+
+
+def _unpack_layout(lay: PackedLayout) -> RowLayout:
+    height, segs, geom = lay
+    return RowLayout(
+        [Box(geom[3 * k], geom[3 * k + 1], geom[3 * k + 2], seg) for k, seg in enumerate(unpack_segments(segs))],
+        height,
+    )
 
 
 @dataclass(slots=True)
@@ -114,8 +139,8 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._words: list[tuple[str, int]] = []
         self.note = ""  # e.g. "showing the first 4 MB"
         # caches
-        self._segs: OrderedDict[tuple[int, int], list[Segment]] = OrderedDict()
-        self._layouts: dict[tuple[int, int, int], RowLayout] = {}
+        self._segs: OrderedDict[tuple[int, int], PackedSegments] = OrderedDict()
+        self._layouts: OrderedDict[tuple[int, int, int], PackedLayout] = OrderedDict()
         self._labels: dict[int, str] = {}
         self._widths: dict[str, float] = {}
         self._colors: dict[int, QtGui.QColor] = {}
@@ -129,7 +154,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         # state
         self.selected: int | None = None
         self._shown_step = session.step
-        self._visible: list[VisibleRow] = []
+        self._visible: list[tuple[int, float, PackedLayout]] = []  # (row, top, layout) as last painted
         self._prefix_w = 0.0
         # animation
         self.animations_enabled = True
@@ -192,23 +217,31 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         return self._words[row][0] if self.kind == "words" else self._lines[row]
 
     def row_segments(self, row: int, step: int | None = None) -> list[Segment]:
-        """The segments of *row* at *step* (default: the shown step), cached."""
+        """The segments of *row* at *step* (default: the shown step); the encoding is cached."""
+        return unpack_segments(self.row_packed(row, step))
+
+    def row_ids(self, row: int, step: int | None = None) -> tuple[int | None, ...]:
+        """The ids of the segments of *row* at *step* (None for the gaps between tokens), cached."""
+        return self.row_packed(row, step)[0::PACK]
+
+    def row_packed(self, row: int, step: int | None = None) -> PackedSegments:
+        """The segments of *row* at *step* as the flat tuple the cache holds (least recently used rows go)."""
         step = self._shown_step if step is None else step
         key = (row, step)
-        segs = self._segs.get(key)
+        cache = self._segs
+        segs = cache.get(key)
         if segs is not None:
+            cache.move_to_end(key)
             return segs
         tok = self.session.tokenizer
         if self.kind == "words":
-            segs = segment_word(tok, self._words[row][0], step, self._labels)
+            segs = segment_word_packed(tok, self._words[row][0], step, self._labels)
         else:
-            segs = segment_line(tok, self._lines[row], step, self._labels)
+            segs = segment_line_packed(tok, self._lines[row], step, self._labels)
         self.rows_encoded += 1
-        self._segs[key] = segs
-        if len(self._segs) > _CACHE_ROWS:
-            for _ in range(_CACHE_ROWS // 4):
-                self._segs.popitem(last=False)
-            self._layouts.clear()
+        cache[key] = segs
+        if len(cache) > CACHE_ROWS:
+            cache.popitem(last=False)
         return segs
 
     def first_row(self) -> int:
@@ -219,17 +252,27 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self.viewport().update()
 
     def visible_rows(self) -> list[VisibleRow]:
-        """Rows on screen as laid out by the last paint (paints now if nothing was painted yet)."""
+        """Rows on screen as laid out by the last paint (lays them out now if nothing was painted yet).
+
+        The :class:`VisibleRow` s are made on each call from the packed cache (the canvas keeps none).
+        """
         if not self._visible:
             self._compute_visible()
-        return self._visible
+        return [VisibleRow(row, top, _unpack_layout(lay)) for row, top, lay in self._visible]
 
     def visible_tokens(self) -> list[list[str]]:
         """Token labels per visible row at the shown step (gaps between tokens left out)."""
-        return [[b.seg.label for b in vr.layout.boxes if b.seg.id is not None] for vr in self.visible_rows()]
+        if not self._visible:
+            self._compute_visible()
+        return [
+            [lab for i, lab in zip(segs[0::PACK], segs[3::PACK], strict=True) if i is not None]
+            for _, _, (_, segs, _) in self._visible
+        ]
 
     def visible_ids(self) -> list[list[int]]:
-        return [[b.seg.id for b in vr.layout.boxes if b.seg.id is not None] for vr in self.visible_rows()]
+        if not self._visible:
+            self._compute_visible()
+        return [[i for i in segs[0::PACK] if i is not None] for _, _, (_, segs, _) in self._visible]
 
     def token_at(self, pos: QtCore.QPointF | QtCore.QPoint) -> tuple[int, Segment] | None:
         """(row, segment) of the token box under a viewport position, or None."""
@@ -428,8 +471,6 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         return w
 
     def _label(self, token_id: int) -> str:
-        from ..core.segmentation import id_label
-
         lab = self._labels.get(token_id)
         if lab is None:
             lab = self._labels[token_id] = id_label(self.session.model, token_id)
@@ -466,38 +507,43 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             self._prefix_w = MARGIN + fm.horizontalAdvance("9" * digits) + 12
 
     # -- layout ---------------------------------------------------------------------------------------
-    def _layout(self, row: int, step: int, width: int) -> RowLayout:
+    def _layout(self, row: int, step: int, width: int) -> PackedLayout:
         key = (row, step, width)
-        lay = self._layouts.get(key)
+        cache = self._layouts
+        lay = cache.get(key)
         if lay is not None:
+            cache.move_to_end(key)
             return lay
-        segs = self.row_segments(row, step)
+        segs = self.row_packed(row, step)
         x0 = self._prefix_w
         right = max(width - MARGIN, x0 + 40)
         x, y = x0, 0.0
         h = self._box_h
-        boxes: list[Box] = []
-        for s in segs:
-            w = self._width(s.label) + (2 * PAD_X if s.id is not None else 0)
+        pad = 2 * PAD_X
+        geom: list[float] = []
+        add = geom.extend
+        width_of = self._width
+        for i, label in zip(segs[0::PACK], segs[3::PACK], strict=True):
+            w = width_of(label) + (pad if i is not None else 0)
             if x + w > right and x > x0:
                 x = x0
                 y += h + GAP_Y
-            boxes.append(Box(x, y, w, s))
+            add((x, y, w))
             x += w + GAP_X
-        lay = RowLayout(boxes, y + h)
-        if len(self._layouts) > _CACHE_ROWS:
-            self._layouts.clear()
-        self._layouts[key] = lay
+        lay = (y + h, segs, tuple(geom))
+        cache[key] = lay
+        if len(cache) > CACHE_ROWS:
+            cache.popitem(last=False)
         return lay
 
-    def _compute_visible(self) -> list[tuple[VisibleRow, RowLayout | None, float]]:
-        """Lay out the rows on screen; during an animation also the other step's layout and the row height."""
+    def _compute_visible(self) -> list[tuple[int, float, PackedLayout, PackedLayout | None, float]]:
+        """Lay out the rows on screen: (row, top, shown layout, the other step's layout while animating, height)."""
         width = self.viewport().width()
         height = self.viewport().height()
         anim = self.animating or 0.0 < self._progress < 1.0
         lo = self._anim_lo
         p = _ease(self._progress)
-        out: list[tuple[VisibleRow, RowLayout | None, float]] = []
+        out: list[tuple[int, float, PackedLayout, PackedLayout | None, float]] = []
         top = float(MARGIN)
         row = self.first_row()
         n = self.n_rows
@@ -505,18 +551,17 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             if anim:
                 lay_lo = self._layout(row, lo, width)
                 lay_hi = self._layout(row, lo + 1, width)
-                shown = lay_hi if self._shown_step == lo + 1 else lay_lo
-                other = lay_lo if shown is lay_hi else lay_hi
-                h = _lerp(lay_lo.height, lay_hi.height, p)
+                shown, other = (lay_hi, lay_lo) if self._shown_step == lo + 1 else (lay_lo, lay_hi)
+                h = _lerp(lay_lo[0], lay_hi[0], p)
             else:
                 shown = self._layout(row, self._shown_step, width)
                 other = None
-                h = shown.height
-            out.append((VisibleRow(row, top, shown), other, h))
+                h = shown[0]
+            out.append((row, top, shown, other, h))
             top += h + ROW_GAP
             row += 1
-        self._visible = [v for v, _, _ in out]
-        fits = sum(1 for v, _, h in out if v.top + h <= height)
+        self._visible = [(r, t, lay) for r, t, lay, _, _ in out]
+        fits = sum(1 for _, t, _, _, h in out if t + h <= height)
         sb = self.verticalScrollBar()
         sb.setPageStep(max(1, fits - 1))
         if row >= n and top <= height:  # the last row is on screen: no need to scroll further
@@ -552,23 +597,25 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         text_col = pal.color(QtGui.QPalette.ColorRole.Text)
         dim = QtGui.QColor(text_col)
         dim.setAlphaF(0.45)
-        for vr, other, _h in rows:
-            self._paint_prefix(painter, vr, dim, text_col)
+        for row, top, shown, other, _h in rows:
+            self._paint_prefix(painter, row, top, dim, text_col)
             if other is None:
-                self._paint_boxes(painter, vr.top, vr.layout.boxes, latest, dim, text_col)
+                self._paint_boxes(painter, top, shown, latest, dim, text_col)
             else:
-                lay_lo, lay_hi = (other, vr.layout) if self._shown_step == self._anim_lo + 1 else (vr.layout, other)
-                self._paint_animated(painter, vr.top, lay_lo, lay_hi, latest, dim, text_col)
+                lay_lo, lay_hi = (other, shown) if self._shown_step == self._anim_lo + 1 else (shown, other)
+                self._paint_animated(painter, top, lay_lo, lay_hi, latest, dim, text_col)
 
     def _latest_token(self) -> int | None:
         k = self._shown_step
         ids = self.session.model.merge_token_ids
         return ids[k - 1] if 0 < k <= len(ids) else None
 
-    def _paint_prefix(self, painter: QtGui.QPainter, vr: VisibleRow, dim: QtGui.QColor, text: QtGui.QColor) -> None:
-        y = vr.top + (self._box_h + self._ascent - self._fm.descent()) / 2
+    def _paint_prefix(
+        self, painter: QtGui.QPainter, row: int, top: float, dim: QtGui.QColor, text: QtGui.QColor
+    ) -> None:
+        y = top + (self._box_h + self._ascent - self._fm.descent()) / 2
         if self.kind == "words":
-            word, count = self._words[vr.row]
+            word, count = self._words[row]
             painter.setPen(text)
             painter.drawText(QtCore.QPointF(MARGIN, y), visible_text(word))
             painter.setPen(dim)
@@ -577,7 +624,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             painter.drawText(QtCore.QPointF(x, y), c)
         else:
             painter.setPen(dim)
-            num = str(vr.row + 1)
+            num = str(row + 1)
             x = self._prefix_w - 12 - self._fm.horizontalAdvance(num)
             painter.drawText(QtCore.QPointF(x, y), num)
 
@@ -616,7 +663,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         if abs(rect.width() - self._width(seg.label) - 2 * PAD_X) < 0.01:  # its natural size: the cached picture
             painter.drawPixmap(
                 QtCore.QPoint(int(rect.x() + 0.5) - BOX_PIXMAP_MARGIN, int(rect.y() + 0.5) - BOX_PIXMAP_MARGIN),
-                self._box_pixmap(seg, latest, text),
+                self._box_pixmap(i, seg.label, latest, text),
             )
             if opacity < 1.0:
                 painter.setOpacity(1.0)
@@ -632,24 +679,22 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         if opacity < 1.0:
             painter.setOpacity(1.0)
 
-    def _box_pixmap(self, seg: Segment, latest: int | None, text: QtGui.QColor) -> QtGui.QPixmap:
+    def _box_pixmap(self, i: int, label: str, latest: int | None, text: QtGui.QColor) -> QtGui.QPixmap:
         """The picture of a token box at its natural width (border, fill and label), drawn once and cached.
 
         Drawing a cached pixmap costs about a tenth of an antialiased rounded rectangle plus its text, and
         the same tokens recur on every screen and at every step.  The picture has a margin of
         :data:`BOX_PIXMAP_MARGIN` pixels all round so that the thicker selection border is not cut.
         """
-        i = seg.id
-        assert i is not None
         kind = 1 if i == self.selected else 2 if i == latest else 0
-        key = (i, seg.label, kind)
+        key = (i, label, kind)
         pm = self._box_pixmaps.get(key)
         if pm is not None:
             return pm
         if len(self._box_pixmaps) >= _BOX_PIXMAP_LIMIT:
             self._box_pixmaps.clear()
         m = BOX_PIXMAP_MARGIN
-        w, h = self._width(seg.label) + 2 * PAD_X, self._box_h
+        w, h = self._width(label) + 2 * PAD_X, self._box_h
         dpr = self.devicePixelRatioF()
         pm = QtGui.QPixmap(math.ceil((w + 2 * m) * dpr), math.ceil((h + 2 * m) * dpr))
         pm.setDevicePixelRatio(dpr)
@@ -663,7 +708,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             p.setBrush(self.color(i))
             p.drawRoundedRect(QtCore.QRectF(m + 0.5, m + 0.5, w - 1, h - 1), 4, 4)
             p.setPen(text)
-            p.drawStaticText(QtCore.QPointF(m + PAD_X, m + self._text_dy), self._static(seg.label))
+            p.drawStaticText(QtCore.QPointF(m + PAD_X, m + self._text_dy), self._static(label))
         finally:
             p.end()
         self._box_pixmaps[key] = pm
@@ -671,7 +716,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         return pm
 
     def _paint_boxes(
-        self, painter: QtGui.QPainter, top: float, boxes: list[Box], latest: int | None,
+        self, painter: QtGui.QPainter, top: float, lay: PackedLayout, latest: int | None,
         dim: QtGui.QColor, text: QtGui.QColor,
     ) -> None:
         h = self._box_h
@@ -680,28 +725,29 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         sel = self.selected
         draw = painter.drawPixmap
         point = QtCore.QPoint
-        for b in boxes:
-            seg = b.seg
-            i = seg.id
+        _, segs, geom = lay
+        for i, label, x, y, w in zip(segs[0::PACK], segs[3::PACK], geom[0::3], geom[1::3], geom[2::3], strict=True):
             if i is None:
                 painter.setPen(dim)
-                painter.drawText(QtCore.QRectF(b.x, top + b.y, b.w, h), QtCore.Qt.AlignmentFlag.AlignCenter, seg.label)
+                painter.drawText(QtCore.QRectF(x, top + y, w, h), QtCore.Qt.AlignmentFlag.AlignCenter, label)
                 continue
-            pm = cache.get((i, seg.label, 1 if i == sel else 2 if i == latest else 0))
+            pm = cache.get((i, label, 1 if i == sel else 2 if i == latest else 0))
             if pm is None:
-                pm = self._box_pixmap(seg, latest, text)
-            draw(point(int(b.x + 0.5) - m, int(top + b.y + 0.5) - m), pm)
+                pm = self._box_pixmap(i, label, latest, text)
+            draw(point(int(x + 0.5) - m, int(top + y + 0.5) - m), pm)
 
     def _paint_animated(
-        self, painter: QtGui.QPainter, top: float, lay_lo: RowLayout, lay_hi: RowLayout, latest: int | None,
-        dim: QtGui.QColor, text: QtGui.QColor,
+        self, painter: QtGui.QPainter, top: float, packed_lo: PackedLayout, packed_hi: PackedLayout,
+        latest: int | None, dim: QtGui.QColor, text: QtGui.QColor,
     ) -> None:
         """Interpolate a row between step lo (progress 0) and lo+1 (progress 1)."""
         p = self._progress
         h = self._box_h
-        if len(lay_lo.boxes) == len(lay_hi.boxes):  # the merge does not occur in this row
-            self._paint_boxes(painter, top, lay_hi.boxes, latest, dim, text)
+        if len(packed_lo[1]) == len(packed_hi[1]):  # the merge does not occur in this row
+            self._paint_boxes(painter, top, packed_hi, latest, dim, text)
             return
+        # the few rows the merge changes: Box objects for this paint only
+        lay_lo, lay_hi = _unpack_layout(packed_lo), _unpack_layout(packed_hi)
         slide = _ease(p / 0.6)
         fuse = _ease((p - 0.55) / 0.45)
         glow = math.sin(math.pi * min(1.0, p / 0.9)) if p < 0.9 else 0.0

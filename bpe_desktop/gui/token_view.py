@@ -206,7 +206,7 @@ class TokenStreamView(QtWidgets.QWidget):
             encoded += 1
             if encoded > FIND_ROW_LIMIT:
                 break
-            if any(s.id == tid for s in canvas.row_segments(row, step)):
+            if tid in canvas.row_ids(row, step):
                 canvas.scroll_to_row(row)
                 self.find_status.setText(f"row {row + 1:,}")
                 return row
