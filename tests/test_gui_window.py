@@ -326,3 +326,129 @@ def test_preset_option_sets_the_training_settings(qtbot, dialogs) -> None:  # ty
     w = make_window(args.corpus, args.merges, preset=args.preset, remember_layout=False)
     qtbot.addWidget(w)
     assert w.settings.config() == PRESETS["Robot logs"].with_(merges=300)
+
+
+# -- Train further ------------------------------------------------------------------------------------
+# The seed's corpus has 5*4 + 2*6 + 6*7 + 3*7 = 95 symbols; its merge counts are 9, 9, 9, 7, 7, 6, 6.
+SEED_SYMBOLS_AFTER = [86, 77, 68, 61, 54, 48, 42]
+
+
+class _Asked(list):  # type: ignore[type-arg]
+    """The questions asked so far; ``answer`` is what the next one gets."""
+
+    answer = QtWidgets.QMessageBox.StandardButton.No
+
+
+@pytest.fixture
+def questions(monkeypatch: pytest.MonkeyPatch) -> _Asked:
+    """Record yes/no questions instead of blocking on them (answered No unless a test says otherwise)."""
+    asked = _Asked()
+
+    def question(parent: object, title: str, text: str, *a: object, **k: object) -> object:
+        asked.append(text)
+        return asked.answer
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", staticmethod(question))
+    return asked
+
+
+def test_train_further_appends_to_the_same_run(qtbot, window, dialogs, questions) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.core.config import TrainConfig
+    from bpe_desktop.core.corpus import parse_word_counts
+    from bpe_desktop.core.trainer import Trainer
+
+    s = window.session
+    window.settings.merges.setValue(3)
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    assert table_pairs(window) == SEED_MERGES[:3]
+    assert window.controller.can_continue and window.controller.process.is_alive()  # idle, waiting
+    assert window.further_action.isEnabled()
+    assert window.more_spin.value() == 3  # follows the settings' Merges box
+    window.settings.merges.setValue(4)  # a limit is not a setting that invalidates the run
+    assert window.more_spin.value() == 4
+    appended: list[tuple[int, int]] = []
+    s.recordsAppended.connect(lambda a, b: appended.append((a, b)))
+    reset: list[int] = []
+    s.modelReset.connect(lambda: reset.append(1))
+    proc = window.controller.process
+    window.further_action.trigger()  # +4 merges, from the toolbar spin box
+    wait_finished(qtbot, window)
+    assert not dialogs and not questions
+    assert window.controller.process is proc  # the same worker continued; nothing retrained
+    assert not reset and appended and appended[0][0] == 4 and appended[-1][1] == 7
+    assert table_pairs(window) == SEED_MERGES
+    assert [r.rank for r in s.records] == list(range(1, 8))
+    assert [r.symbols_after for r in s.records] == SEED_SYMBOLS_AFTER
+    m = window.merges.proxy
+    assert [m.index(r, 0).data() for r in range(m.rowCount())] == list(range(1, 8))
+    # exactly what one 7-merge run gives, record for record
+    one_shot = Trainer(parse_word_counts(window.corpus.editor.toPlainText()), TrainConfig(merges=7)).run()
+    assert s.records == one_shot
+    assert s.step == 7 and window.timeline.slider.maximum() == 7
+    assert window.settings.merges.value() == 7 and s.config.merges == 7  # the settings describe the run
+    assert not window.settings.retrain_btn.isVisible()
+    assert "7 merges" in window.statusBar().state_label.text()
+    assert window.train_action.text() == "Retrain"
+
+
+def test_train_further_refuses_when_no_pair_is_left(qtbot, window, dialogs, questions) -> None:  # type: ignore[no-untyped-def]
+    window.settings.merges.setValue(0)  # no limit: the seed runs out of pairs
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    n = len(window.session.records)
+    assert window.session.stop_reason == "no pair left to merge"
+    assert not window.controller.can_continue
+    qtbot.waitUntil(lambda: not multiprocessing.active_children(), timeout=START_S)  # nothing idles
+    assert window.train_further(5) is False
+    assert dialogs and dialogs[-1][0] == "Cannot train further" and "no pair was left" in dialogs[-1][1]
+    assert not questions and len(window.session.records) == n and window.session.state == "finished"
+
+
+def test_train_further_after_changed_settings_offers_retrain(qtbot, window, dialogs, questions) -> None:  # type: ignore[no-untyped-def]
+    s = window.session
+    window.settings.merges.setValue(3)
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    window.settings.tie.setCurrentText("first-seen")
+    assert window.train_further(4) is False  # answered No: nothing happens
+    assert questions and "settings changed" in questions[-1] and "Retrain" in questions[-1]
+    assert len(s.records) == 3 and s.state == "finished" and s.config.tie_break == "lexical"
+    questions.answer = QtWidgets.QMessageBox.StandardButton.Yes
+    window.train_further(4)
+    wait_finished(qtbot, window)
+    assert s.config.tie_break == "first-seen" and len(s.records) == 3  # retrained with the new settings
+    # a stopped run cannot be continued either: it says so and offers Retrain
+    window.controller.shutdown()
+    n = len(questions)
+    questions.answer = QtWidgets.QMessageBox.StandardButton.No
+    assert window.train_further(4) is False
+    assert len(questions) == n + 1 and "cannot be continued" in questions[-1]
+    assert not dialogs
+
+
+def test_new_corpus_frees_the_idle_worker(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.settings.merges.setValue(3)
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    assert window.controller.can_continue
+    window.corpus.set_text("hello world hello\n", name="other")
+    assert not window.controller.can_continue and window.controller.process is None
+    assert multiprocessing.active_children() == []
+
+
+def test_close_while_training_further_leaves_no_process(qtbot, dialogs, questions, topics_text) -> None:  # type: ignore[no-untyped-def]
+    gui_app.make_app()
+    w = gui_app.make_window()
+    qtbot.addWidget(w)
+    w.show()
+    w.corpus.set_text(topics_text, name="topics")
+    w.settings.merges.setValue(5)
+    w.train()
+    wait_finished(qtbot, w)
+    assert w.train_further(100_000)
+    qtbot.waitUntil(lambda: len(w.session.records) > 10, timeout=START_S)
+    assert w.controller.running and w.session.state == "training"
+    w.close()
+    assert multiprocessing.active_children() == []
+    assert not dialogs and not questions

@@ -9,6 +9,12 @@ States published on the session: ``counting`` -> ``training`` <-> ``paused`` -> 
 ``error``).  A worker that dies without saying goodbye is reported through :attr:`failed`.  Closing the
 window calls :meth:`shutdown`, which stops, joins and if need be kills the child: no process is left.
 
+"Train further": a run that ended at its merge or vocabulary limit leaves its worker alive and idle
+(:attr:`can_continue`); :meth:`continue_training` asks it for n more merges, which stream into the same
+session (``finished`` -> ``training`` -> ``finished``).  The idle worker costs its trainer's memory until
+the next run, :meth:`shutdown` or the window closes; deciding whether continuing is valid (same settings
+and corpus) is the main window's job.
+
 Two measured sources of stalls are kept off the GUI thread: launching the child (``Process.start`` blocks
 on writing the launch data into a pipe until the new interpreter reads it, 50-100 ms) runs in a short-lived
 helper thread; and Python's cyclic garbage collector, whose collections over every new record took
@@ -102,7 +108,8 @@ class TrainingController(QtCore.QObject):
         self._proc: BaseProcess | None = None
         self._conn: Connection | None = None
         self._notifier: QtCore.QSocketNotifier | None = None
-        self._done = False  # the worker sent its last message
+        self._done = False  # the worker sent its last message (or "finished" and went idle)
+        self._idle = False  # the worker is alive, idle after reaching a limit, and can train further
         self._rate: list[tuple[float, int]] = []
         self._starter: threading.Thread | None = None
         self._gc_paused = False
@@ -114,8 +121,31 @@ class TrainingController(QtCore.QObject):
         return self._conn is not None and not self._done
 
     @property
+    def can_continue(self) -> bool:
+        """The last run reached its limit and its worker waits, alive, for :meth:`continue_training`."""
+        return self._conn is not None and self._done and self._idle
+
+    @property
     def process(self) -> BaseProcess | None:
         return self._proc
+
+    def continue_training(self, n: int) -> bool:
+        """Ask the idle worker for *n* more merges, appended to the session; False if it cannot continue."""
+        if not self.can_continue or n <= 0 or self._conn is None:
+            return False
+        try:
+            self._conn.send(("more", int(n)))
+        except (OSError, EOFError):
+            return False  # the notifier will see the closed pipe
+        s = self.session
+        self._done = self._idle = False
+        s.error = ""
+        s.stop_reason = ""
+        self._rate = [(time.monotonic(), len(s.records))]
+        self._pause_gc()
+        s.set_progress("merging", len(s.records), s.target_merges or 0, 0.0)
+        s.set_state("training")
+        return True
 
     def start(self, source: CorpusSource, config: TrainConfig, *, paused: bool = False) -> None:
         """Stop any run, reset the session to *source*/*config* and start a worker."""
@@ -125,7 +155,7 @@ class TrainingController(QtCore.QObject):
         s.error = ""
         s.stop_reason = ""
         self._rate = []
-        self._done = False
+        self._done = self._idle = False
         ctx = mp.get_context("spawn")
         parent_conn, child_conn = ctx.Pipe(duplex=True)
         proc = ctx.Process(target=worker.run, args=(child_conn, source, config, paused), daemon=True,
@@ -222,6 +252,7 @@ class TrainingController(QtCore.QObject):
             self._notifier = None
         self._conn = None
         self._proc = None
+        self._idle = False
 
     def _drain(self) -> None:
         conn = self._conn
@@ -287,6 +318,7 @@ class TrainingController(QtCore.QObject):
             s.set_state(str(msg[1]))
         elif kind == "finished":
             self._done = True
+            self._idle = len(msg) > 2 and bool(msg[2])
             self._resume_gc()
             s.stop_reason = str(msg[1])
             s.set_progress("done", len(s.records), len(s.records))

@@ -2,6 +2,8 @@
 
 It holds no state of its own beyond the widgets: the session is the state, the controller runs training,
 each pane observes the session.  Menus call :mod:`.file_actions`; training actions call the controller.
+"Train further" (F9) appends the toolbar's "+N merges" to a finished run when its settings (limits aside)
+and corpus are unchanged; otherwise it says why and offers Retrain.
 It does not draw tokens or plots (:mod:`.token_view`, :mod:`.plots`) or train (:mod:`.controller`).
 """
 
@@ -123,6 +125,19 @@ class MainWindow(QtWidgets.QMainWindow):
         self.resume_action = act("Resume", self.controller.resume, "F7", sp.SP_MediaSeekForward)
         self.step_action = act("Step", self.step_once, "F8", sp.SP_ArrowRight)
         self.stop_action = act("Stop", self.controller.stop, "Shift+F5", sp.SP_MediaStop)
+        self.further_action = act("Train further", lambda: self.train_further(), "F9", sp.SP_MediaSkipForward)
+        self.further_action.setToolTip("Continue the finished run by the number of merges next to this button "
+                                       "(F9); the merges are appended, nothing is retrained")
+        self.more_spin = QtWidgets.QSpinBox()
+        self.more_spin.setObjectName("moreMergesSpin")
+        self.more_spin.setRange(1, 1_000_000)
+        self.more_spin.setPrefix("+")
+        self.more_spin.setSuffix(" merges")
+        self.more_spin.setGroupSeparatorShown(True)
+        self.more_spin.setValue(self.settings.merges.value() or 100)
+        self.more_spin.setToolTip("How many merges Train further adds (follows the settings' Merges box)")
+        self._syncing_limits = False
+        self.settings.merges.valueChanged.connect(self._merges_box_changed)
         tb = self.addToolBar("Training")
         tb.setObjectName("training_toolbar")
         tb.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -130,6 +145,9 @@ class MainWindow(QtWidgets.QMainWindow):
         training = (self.train_action, self.pause_action, self.resume_action, self.step_action, self.stop_action)
         for a in training:
             tb.addAction(a)
+        tb.addSeparator()
+        tb.addAction(self.further_action)
+        tb.addWidget(self.more_spin)
         tb.widgetForAction(self.train_action).setObjectName("trainButton")
 
         mb = self.menuBar()
@@ -148,6 +166,8 @@ class MainWindow(QtWidgets.QMainWindow):
         tm = mb.addMenu("&Training")
         for a in training:
             tm.addAction(a)
+        tm.addSeparator()
+        tm.addAction(self.further_action)
         vm = mb.addMenu("&View")
         for d in self.docks.values():
             vm.addAction(d.toggleViewAction())
@@ -169,6 +189,69 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         self.controller.start(source, config, paused=paused)
         return True
+
+    def train_further(self, n: int | None = None) -> bool:
+        """Append *n* merges (default: the toolbar's "+N merges") to the finished run, in the same session.
+
+        Refuses with a dialog when the last run ran out of pairs or hit the minimum frequency; when the
+        settings (merge/vocabulary limits aside) or the corpus changed, or the run cannot be continued,
+        it says why and offers Retrain.
+        """
+        s, ctl = self.session, self.controller
+        if ctl.running:
+            return False
+        n = self.more_spin.value() if n is None else int(n)
+        title = "Cannot train further"
+        if not s.records:
+            file_actions.show_error(self, title, "nothing has been trained yet -- press Train (F5) first")
+            return False
+        changed = self._run_changed()
+        reason = s.stop_reason
+        if not changed and reason.startswith("no pair left"):
+            file_actions.show_error(self, title, "the last run stopped because no pair was left to merge: every "
+                                    "word is already a single token, so there is nothing more to learn -- add "
+                                    "text to the corpus and Retrain (F5)")
+            return False
+        if not changed and "minimum frequency" in reason:
+            file_actions.show_error(self, title, f"the last run stopped because the {reason} -- lower Min "
+                                    "frequency in the settings and Retrain (F5)")
+            return False
+        if changed or not ctl.can_continue:
+            why = changed or ("this run cannot be continued (it was stopped, failed, or opened from a file: "
+                              "its training process has ended)")
+            answer = QtWidgets.QMessageBox.question(
+                self, "Train further", f"{why[0].upper()}{why[1:]}, so its merges cannot be extended.\n\n"
+                "Retrain from scratch with the current settings and corpus?",
+                QtWidgets.QMessageBox.StandardButton.Yes | QtWidgets.QMessageBox.StandardButton.No)
+            if answer == QtWidgets.QMessageBox.StandardButton.Yes:
+                self.train()
+            return False
+        total = len(s.records) + n
+        s.config = s.config.with_(merges=total, vocab_size=None)
+        self._syncing_limits = True  # the settings now describe the longer run (no Retrain banner)
+        try:
+            self.settings.merges.setValue(total)
+            self.settings.vocab.setValue(0)
+        finally:
+            self._syncing_limits = False
+        return ctl.continue_training(n)
+
+    def _run_changed(self) -> str:
+        """Why the last run no longer matches the settings or corpus ("" if it does; limits do not count)."""
+        s = self.session
+        try:
+            now = self.settings.config()
+        except BpeError:
+            return "the settings are not valid any more"
+        if now.with_(merges=None, vocab_size=None) != s.config.with_(merges=None, vocab_size=None):
+            return "the settings changed since this run"
+        if self.corpus.source() != s.source:
+            return "the corpus changed since this run"
+        return ""
+
+    def _merges_box_changed(self, value: int) -> None:
+        if not self._syncing_limits and value > 0:
+            self.more_spin.setValue(value)
 
     def step_once(self) -> None:
         """One merge: starts a paused run when idle."""
@@ -197,6 +280,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.controller.shutdown()
         model = file_actions.open_tokenizer(self, self.session, path or None)
         if model is not None:
+            if self.controller.can_continue:
+                self.controller.shutdown()  # the idle run no longer matches what is shown
             try:
                 self.settings.set_config(self.settings.config().with_(
                     mode=model.mode, pretokenizer=model.pretokenizer, end_of_word=model.end_of_word,
@@ -207,6 +292,8 @@ class MainWindow(QtWidgets.QMainWindow):
                 pass
 
     def _corpus_edited(self) -> None:
+        if self.controller.can_continue and self.corpus.source() != self.session.source:
+            self.controller.shutdown()  # a new corpus: the idle run cannot be continued, free its process
         if self.session.records and not self.controller.running:
             self.statusBar().showMessage("The corpus changed since training: press Retrain (F5) to learn from it.",
                                          10_000)
@@ -225,6 +312,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.resume_action.setEnabled(running and state == "paused")
         self.step_action.setEnabled(not running or state == "paused")
         self.stop_action.setEnabled(running)
+        self.further_action.setEnabled(not running and bool(self.session.records))
 
     def reset_layout(self) -> None:
         """Every pane back where it starts, the window fitted to the screen; the saved layout is forgotten."""

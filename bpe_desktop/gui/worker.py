@@ -14,10 +14,16 @@ Messages to the GUI (in this order):
 * ``("records", [row, ...])`` -- batched by time (``BATCH_SECONDS``), at once after a single step; a row is
   the tuple of a :class:`MergeRecord`'s fields (``MergeRecord(*row)``): plain tuples unpickle in half
   the time of frozen dataclasses, and unpickling happens in the GUI thread;
-* ``("finished", stop_reason)`` or ``("error", message)`` -- the last message; the pipe closes after it.
+* ``("finished", stop_reason, idle)`` -- the run ended.  ``idle`` True means the stop reason was a limit
+  (merges or vocabulary size) and the process stays alive, holding its trainer, waiting for
+  ``("more", n)``: then it continues where it stopped (``Trainer.set_limits``) and streams ``state`` and
+  ``records`` messages again, the ranks following on.  ``idle`` False (stopped, no pair left, minimum
+  frequency) means the pipe closes after this message;
+* ``("error", message)`` -- the last message; the pipe closes after it.
 
-Commands from the GUI: ``"pause"``, ``"resume"``, ``"step"`` (one merge, then stay paused), ``"stop"``.
-A closed pipe counts as ``"stop"``.  This module does not decide anything about display.
+Commands from the GUI: ``"pause"``, ``"resume"``, ``"step"`` (one merge, then stay paused), ``"stop"``,
+and, only while idle, ``("more", n)`` (n further merges; the vocabulary-size limit is lifted).  A closed
+pipe counts as ``"stop"``.  This module does not decide anything about display.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ class _Commands:
         self.paused = paused
         self.steps = 0
         self.stop = False
+        self.more = 0  # further merges asked for while idle
 
     def _apply(self, cmd: object) -> None:
         if cmd == "pause":
@@ -60,6 +67,8 @@ class _Commands:
             self.steps += 1
         elif cmd == "stop":
             self.stop = True
+        elif isinstance(cmd, tuple) and len(cmd) == 2 and cmd[0] == "more" and isinstance(cmd[1], int):
+            self.more = max(0, cmd[1])
 
     def poll(self, block: bool = False) -> None:
         """Read every pending command; with *block*, wait for at least one."""
@@ -132,7 +141,26 @@ def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: _C
                      tie_break=m.tie_break)
     qt_loaded = any(name.split(".")[0] in ("PySide6", "shiboken6", "pyqtgraph") for name in sys.modules)
     _send(conn, ("started", empty, trainer.initial_symbols, words, qt_loaded))
-    _merge_loop(conn, trainer, cmds)
+    while True:
+        _merge_loop(conn, trainer, cmds)
+        reason = trainer.stop_reason or "done"
+        idle = reason.startswith("reached ")  # a limit: more merges are possible
+        _send(conn, ("finished", reason, idle))
+        if not idle:
+            return
+        n = _wait_for_more(cmds)
+        trainer.set_limits(merges=trainer.n_merges + n, vocab_size=None)
+
+
+def _wait_for_more(cmds: _Commands) -> int:
+    """Idle after a run that reached its limit: block until ``("more", n)`` (return n) or stop (raise)."""
+    cmds.more = 0
+    while True:
+        cmds.poll(block=True)
+        if cmds.more > 0:
+            n, cmds.more = cmds.more, 0
+            cmds.paused, cmds.steps = False, 0  # what arrived while idle does not carry over
+            return n
 
 
 _FIELDS = MergeRecord.__slots__
@@ -180,4 +208,3 @@ def _merge_loop(conn: Connection, trainer: Trainer, cmds: _Commands) -> None:
         raise
     if batch:
         _send(conn, ("records", batch))
-    _send(conn, ("finished", trainer.stop_reason or "done"))
