@@ -17,10 +17,13 @@ from bpe_desktop.core.segmentation import (
     find_token,
     read_display_text,
     segment_line,
+    segment_line_packed,
     segment_word,
+    segment_word_packed,
     split_lines,
     token_hue,
     token_label,
+    unpack_segments,
     visible_text,
 )
 from bpe_desktop.core.tokenizer import UNKNOWN_ID, Tokenizer
@@ -209,3 +212,21 @@ def test_model_invalidate_refreshes_merge_ranks(seed_model) -> None:
     newest = full.token_ids["ewest</w>"]
     assert model.merge_rank_of(newest) == full.merge_rank_of(newest) == 6
     assert derivation_tree(model, newest).ranks() == [1, 2, 3, 6, 7]
+
+
+def test_packed_segments_are_the_same_segments_and_untracked_by_the_gc(topics_text, topics_bytes_model) -> None:
+    import gc
+
+    tok = Tokenizer(topics_bytes_model, unknown="keep")
+    lines = split_lines(topics_text[:20_000])[:200]
+    packed = [segment_line_packed(tok, line, 150) for line in lines]
+    for line, p in zip(lines, packed, strict=True):
+        assert unpack_segments(p) == segment_line(tok, line, 150)
+        assert p[0::4] == tuple(tok.encode(line, upto=150))  # GPT-2 pre-tokenization drops nothing: no gaps
+    words = ["newest", "lowest", "\u00e9t\u00e9"]
+    for w in words:
+        assert unpack_segments(segment_word_packed(tok, w, 100)) == segment_word(tok, w, 100)
+    gc.collect()
+    # one untracked tuple per row, however many tokens: a cache of many rows costs a full collection nothing
+    assert not any(gc.is_tracked(p) for p in packed)
+    assert all(gc.is_tracked(s) for s in segment_line(tok, lines[0], 150))  # what a list of Segments costs

@@ -486,3 +486,90 @@ def test_box_pictures_are_reused_and_show_the_selection(seed_view) -> None:
     c.viewport().repaint()
     assert c.box_pixmaps_made > made  # the selected token gets its own picture (thicker border)
     assert border_is_selected()
+
+
+def _topics_view(qtbot, topics_text: str, merges: int = 120) -> tuple[Session, TokenStreamView]:
+    text = topics_text[:200_000]
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=merges)
+    t = Trainer(count_text(text[:30_000], cfg), cfg)
+    recs = t.run()
+    s = Session()
+    s.set_corpus(CorpusSource.from_text(text), cfg)
+    view = TokenStreamView(s)
+    qtbot.addWidget(view)
+    view.resize(900, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    s.reset_model(copy.deepcopy(t.model), recs)
+    return s, view
+
+
+def _show_rows(canvas, first: int, n: int) -> int:
+    """Scroll page by page through rows first..first+n, painting each page; returns the next row."""
+    row = first
+    while row < first + n:
+        canvas.scroll_to_row(row)
+        canvas.viewport().repaint()
+        row += max(1, len(canvas.visible_rows()) - 1)  # lays the page out if the paint was coalesced
+    return row
+
+
+def _show_top(canvas) -> list[int]:
+    """Scroll to the first row and lay out the screen; returns the rows on it."""
+    canvas.scroll_to_row(0)
+    return [vr.row for vr in canvas.visible_rows()]
+
+
+def test_cached_rows_add_no_gc_tracked_objects(qtbot, topics_text) -> None:
+    """The view's caches hold rows as untracked tuples: showing many more rows adds (almost) nothing that a
+    full garbage collection must scan -- not one object per token as a list of Segment / Box objects did."""
+    gc_mod = pytest.importorskip("gc")
+    s, view = _topics_view(qtbot, topics_text)
+    canvas = view.canvas
+    s.set_step(80)
+    canvas.finish_animation()
+    row = _show_rows(canvas, 0, 300)  # warm up: box pictures, labels and colours of the common tokens
+    gc_mod.collect()
+    gc_mod.collect()
+    before_objects, before_rows = len(gc_mod.get_objects()), len(canvas._segs)
+    _show_rows(canvas, row, 1500)
+    gc_mod.collect()
+    gc_mod.collect()  # a tuple whose items were still tracked at the first pass is untracked at the next
+    added_rows = len(canvas._segs) - before_rows
+    tokens = sum(len(segs) // 4 for segs in canvas._segs.values())
+    added_objects = len(gc_mod.get_objects()) - before_objects
+    assert added_rows >= 1400 and tokens > 10 * added_rows  # the caches did take in those rows, many tokens each
+    assert not any(gc_mod.is_tracked(v) for v in canvas._segs.values())
+    assert not any(gc_mod.is_tracked(v) for v in canvas._layouts.values())
+    assert not any(gc_mod.is_tracked(k) for k in canvas._segs)
+    # what remains per new row (a new token's picture, colour, pen, prepared text) is well under one a row
+    assert added_objects < 0.5 * added_rows, (added_objects, added_rows, tokens)
+    # the query API still gives real objects (made on demand)
+    assert all(vr.layout.boxes for vr in canvas.visible_rows())
+
+
+def test_row_caches_are_least_recently_used_and_bounded(qtbot, topics_text, monkeypatch) -> None:
+    from bpe_desktop.gui import token_canvas
+
+    monkeypatch.setattr(token_canvas, "CACHE_ROWS", 60)
+    s, view = _topics_view(qtbot, topics_text, merges=40)
+    canvas = view.canvas
+    top = _show_top(canvas)
+    assert len(top) > 3
+    _show_rows(canvas, 100, 40)  # fewer than the cap: the first screen is still cached
+    before = canvas.rows_encoded
+    assert _show_top(canvas) == top and canvas.rows_encoded == before
+    _show_rows(canvas, 200, 300)  # far more than the cap
+    assert len(canvas._segs) <= 60 and len(canvas._layouts) <= 60
+    # the rows just shown are the ones kept: showing them again encodes nothing
+    last = canvas.first_row()
+    before = canvas.rows_encoded
+    canvas.scroll_to_row(last - 5)
+    canvas.visible_rows()
+    assert canvas.rows_encoded == before
+    # a row pushed out is encoded again when shown again, and the same
+    assert _show_top(canvas) == top
+    assert canvas.rows_encoded == before + len(top)
+    assert [b.seg.id for b in canvas.visible_rows()[0].layout.boxes] == s.tokenizer.encode(
+        canvas.row_text(0), upto=s.step
+    )

@@ -69,7 +69,8 @@ class Tokenizer(EncodesSpecials):
         self._byte_ids = [self._base_ids[bytes([b])] for b in range(256)] if self.mode == "bytes" else []
         self._specials = dict(model.special_ids)
         self._special_by_id = {i: s for s, i in self._specials.items()}
-        self._caches: dict[int, dict[str, list[int]]] = {}
+        # values are tuples of ints: the garbage collector untracks them, however many pieces are cached
+        self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
         self._marker = model.end_of_word
         self._glue = model.glue_marker
 
@@ -171,7 +172,7 @@ class Tokenizer(EncodesSpecials):
             last = best_r
         return ids
 
-    def _cache(self, limit: int) -> dict[str, list[int]]:
+    def _cache(self, limit: int) -> dict[str, tuple[int, ...]]:
         cache = self._caches.get(limit)
         if cache is None:
             if len(self._caches) > 8:
@@ -195,7 +196,7 @@ class Tokenizer(EncodesSpecials):
         for piece in self.pretokenizer.split(text):
             ids = cache.get(piece)
             if ids is None:
-                ids = cache[piece] = self._bpe(self._symbols(piece), limit)
+                ids = cache[piece] = tuple(self._bpe(self._symbols(piece), limit))
             extend(ids)
         return out
 
@@ -233,7 +234,7 @@ class Tokenizer(EncodesSpecials):
             for start_char, piece in self._piece_starts(segment):
                 ids = cache.get(piece)
                 if ids is None:
-                    ids = cache[piece] = self._bpe(self._symbols(piece), limit)
+                    ids = cache[piece] = tuple(self._bpe(self._symbols(piece), limit))
                 if self.mode == "bytes":
                     b = byte_of(start_char)
                     for i in ids:
