@@ -452,3 +452,22 @@ def test_close_while_training_further_leaves_no_process(qtbot, dialogs, question
     w.close()
     assert multiprocessing.active_children() == []
     assert not dialogs and not questions
+
+
+def test_train_further_lifts_a_vocabulary_limit(qtbot, window, dialogs, questions) -> None:  # type: ignore[no-untyped-def]
+    s = window.session
+    window.settings.merges.setValue(0)
+    window.settings.vocab.setValue(14)  # 11 base symbols (10 letters and </w>) + 3 merges
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    assert s.stop_reason == "reached vocabulary size 14" and table_pairs(window) == SEED_MERGES[:3]
+    stages: list[tuple[str, int, int]] = []
+    s.progressChanged.connect(lambda st, d, t: stages.append((st, d, t)))
+    assert window.train_further(2)
+    assert s.state == "training" and window.statusBar().progress.isVisible()
+    wait_finished(qtbot, window)
+    assert table_pairs(window) == SEED_MERGES[:5] and s.stop_reason == "reached 5 merges"
+    assert stages[0] == ("merging", 3, 5)  # progress counts on from the 3 merges already made
+    assert window.settings.vocab.value() == 0 and window.settings.merges.value() == 5
+    assert s.config.vocab_size is None and s.config.merges == 5
+    assert not dialogs and not questions

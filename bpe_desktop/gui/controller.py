@@ -143,8 +143,8 @@ class TrainingController(QtCore.QObject):
         s.stop_reason = ""
         self._rate = [(time.monotonic(), len(s.records))]
         self._pause_gc()
-        s.set_progress("merging", len(s.records), s.target_merges or 0, 0.0)
         s.set_state("training")
+        s.set_progress("merging", len(s.records), s.target_merges or 0, 0.0)
         return True
 
     def start(self, source: CorpusSource, config: TrainConfig, *, paused: bool = False) -> None:

@@ -121,6 +121,7 @@ class StatusBar(QtWidgets.QStatusBar):
     def _progress(self, stage: str, done: int, total: int) -> None:
         if self.session.state not in ("counting", "training", "paused") or stage == "done":
             self.progress.setVisible(False)
+            self._stage = ("", 0.0, 0)  # a continued run ("Train further") times its ETA afresh
             return
         now = time.monotonic()
         if stage != self._stage[0]:
