@@ -11,7 +11,13 @@ shows the whole text (4.1 MB) in a :class:`TokenStreamView` offscreen, then
   counts paints and the frames whose paint (encoding + layout + drawing) overran the 16.7 ms of a
   60 Hz frame, plus frames lost because the event loop could not deliver 60 paints a second.
 
-Run:  QT_QPA_PLATFORM=offscreen python benchmarks/bench_token_view.py [--corpus PATH] [--merges N]
+By default the heap is NOT frozen: the window only calls ``gc.freeze()`` when a run ends, so jumps while
+a run is still streaming in (or after a model was opened) meet full collections of everything the process
+holds.  ``--freeze`` calls ``gc.freeze()`` after loading the model, as the controller does after a run.
+The report also says how many GC-tracked objects the process holds after the jumps and how long each
+full collection took.
+
+Run:  QT_QPA_PLATFORM=offscreen python benchmarks/bench_token_view.py [--freeze] [--corpus PATH] [--merges N]
 """
 
 from __future__ import annotations
@@ -70,6 +76,8 @@ def main() -> None:
     ap.add_argument("--jumps", type=int, default=40)
     ap.add_argument("--width", type=int, default=1200)
     ap.add_argument("--height", type=int, default=700)
+    ap.add_argument("--freeze", action="store_true",
+                    help="gc.freeze() after loading the model, as the window does when a run ends")
     args = ap.parse_args()
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
 
@@ -91,13 +99,14 @@ def main() -> None:
     view.show()
     app.processEvents()
     session.reset_model(model, records)
-    gc.freeze()  # as the window's controller does when a run ends: the model and records are never scanned again
+    if args.freeze:  # as the window's controller does when a run ends: the model and records are never scanned again
+        gc.freeze()
     canvas = view.canvas
     canvas.viewport().repaint()
     app.processEvents()
     print(f"trained {len(records)} merges in {train_s:.2f} s; {canvas.n_rows:,} lines, "
           f"{len(text.encode()):,} bytes; viewport {canvas.viewport().width()}x{canvas.viewport().height()}, "
-          f"{len(canvas.visible_rows())} lines on screen")
+          f"{len(canvas.visible_rows())} lines on screen; gc.freeze() {'called' if args.freeze else 'NOT called'}")
 
     # -- jumps ------------------------------------------------------------------------------------------
     rng = random.Random(5)
@@ -127,6 +136,17 @@ def main() -> None:
           f"{statistics.median(encoded):.0f}, new box pictures per jump median {statistics.median(pictures):.0f} "
           f"(first jump {pictures[0]})")
     print(f"  {len(times) - len(no_gc)} jump(s) included a full GC; max without them {max(no_gc):.1f} ms")
+    gc_ms = ", ".join(f"{d:.1f}" for d in full_gcs) or "none"
+    print(f"  full GCs since start: {len(full_gcs)} ({gc_ms} ms); GC-tracked objects now "
+          f"{len(gc.get_objects()):,} (+{gc.get_freeze_count():,} frozen); canvas caches {len(canvas._segs):,} rows, "
+          f"{sum(len(v) // 4 for v in canvas._segs.values()):,} segments")
+    forced = []
+    for _ in range(3):
+        t = time.perf_counter()
+        gc.collect()
+        forced.append((time.perf_counter() - t) * 1000)
+    del full_gcs[-3:]
+    print(f"  a forced full collection now takes {statistics.median(forced):.1f} ms (median of 3)")
 
     # -- play -------------------------------------------------------------------------------------------
     for sps in (4, 15, 60):

@@ -501,6 +501,7 @@ def _topics_view(qtbot, topics_text: str, merges: int = 120) -> tuple[Session, T
     view.show()
     qtbot.waitExposed(view)
     s.reset_model(copy.deepcopy(t.model), recs)
+    qtbot.waitUntil(lambda: view.canvas.box_pixmaps_made > 0)  # painted once: the window is exposed
     return s, view
 
 
@@ -542,7 +543,7 @@ def test_cached_rows_add_no_gc_tracked_objects(qtbot, topics_text) -> None:
     assert not any(gc_mod.is_tracked(v) for v in canvas._segs.values())
     assert not any(gc_mod.is_tracked(v) for v in canvas._layouts.values())
     assert not any(gc_mod.is_tracked(k) for k in canvas._segs)
-    # what remains per new row (a new token's picture, colour, pen, prepared text) is well under one a row
+    # what remains per new row (a new token's box picture) is well under one a row
     assert added_objects < 0.5 * added_rows, (added_objects, added_rows, tokens)
     # the query API still gives real objects (made on demand)
     assert all(vr.layout.boxes for vr in canvas.visible_rows())
@@ -552,6 +553,7 @@ def test_row_caches_are_least_recently_used_and_bounded(qtbot, topics_text, monk
     from bpe_desktop.gui import token_canvas
 
     monkeypatch.setattr(token_canvas, "CACHE_ROWS", 60)
+    monkeypatch.setattr(token_canvas, "BOX_PIXMAP_LIMIT", 80)
     s, view = _topics_view(qtbot, topics_text, merges=40)
     canvas = view.canvas
     top = _show_top(canvas)
@@ -561,6 +563,7 @@ def test_row_caches_are_least_recently_used_and_bounded(qtbot, topics_text, monk
     assert _show_top(canvas) == top and canvas.rows_encoded == before
     _show_rows(canvas, 200, 300)  # far more than the cap
     assert len(canvas._segs) <= 60 and len(canvas._layouts) <= 60
+    assert len(canvas._box_pixmaps) <= 80 < canvas.box_pixmaps_made
     # the rows just shown are the ones kept: showing them again encodes nothing
     last = canvas.first_row()
     before = canvas.rows_encoded

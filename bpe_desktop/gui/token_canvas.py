@@ -55,9 +55,13 @@ from .session import Session
 MIN_ANIMATION_MS = 50
 #: default duration of one merge animation
 DEFAULT_ANIMATION_MS = 450
-#: rows kept by each of the segment and layout caches (least recently used rows are dropped first)
-CACHE_ROWS = 20_000
-_BOX_PIXMAP_LIMIT = 4_000  # cached box pictures (~4 KB each); the cache is emptied when full
+#: rows kept by each of the segment and layout caches (least recently used rows are dropped first); a jump
+#: needs one screenful (two steps of it while animating), so this keeps well over a hundred screens
+CACHE_ROWS = 4_000
+#: cached box pictures (~4 KB each), least recently drawn dropped first.  Each is a Qt wrapper object that a
+#: full garbage collection scans (about 0.5 us each): enough for several screens, not the whole vocabulary.
+BOX_PIXMAP_LIMIT = 1_500
+_STATIC_LIMIT = 512  # prepared label texts (only drawn into new pictures and mid-animation); emptied when full
 BOX_PIXMAP_MARGIN = 2  # transparent pixels round a cached box picture (room for the 2.2 px selection pen)
 
 PAD_X = 4  # horizontal padding inside a box
@@ -143,11 +147,10 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._layouts: OrderedDict[tuple[int, int, int], PackedLayout] = OrderedDict()
         self._labels: dict[int, str] = {}
         self._widths: dict[str, float] = {}
-        self._colors: dict[int, QtGui.QColor] = {}
-        self._pens: dict[int, QtGui.QPen] = {}  # token id -> border pen
-        self._statics: dict[str, QtGui.QStaticText] = {}  # label -> prepared text
+        # colours and pens are made when a picture is drawn (a few per jump), not kept per token id
+        self._statics: dict[str, QtGui.QStaticText] = {}  # label -> prepared text (at most _STATIC_LIMIT)
         # (token id, label, pen kind 0 plain / 1 selected / 2 latest merge) -> the whole box, border and label
-        self._box_pixmaps: dict[tuple[int, str, int], QtGui.QPixmap] = {}
+        self._box_pixmaps: OrderedDict[tuple[int, str, int], QtGui.QPixmap] = OrderedDict()
         self.box_pixmaps_made = 0  # (tests, benchmarks)
         self._pixmap_dpr = 1.0  # device pixel ratio the box pictures were drawn for
         self.rows_encoded = 0  # how many (row, step) encodings were computed (tests, benchmarks)
@@ -382,8 +385,6 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._segs.clear()
         self._layouts.clear()
         self._labels.clear()
-        self._colors.clear()
-        self._pens.clear()
         self._box_pixmaps.clear()
         self._visible = []
         self._anim.stop()
@@ -445,7 +446,6 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._ascent = fm.ascent()
         self._widths.clear()
         self._statics.clear()
-        self._pens.clear()
         self._box_pixmaps.clear()
         self._text_dy = (self._box_h - fm.height()) / 2
         pal = self.palette()
@@ -459,7 +459,6 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         if e.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.PaletteChange):
             self._setup_metrics()
             self._layouts.clear()
-            self._colors.clear()
             self._box_pixmaps.clear()
             self._setup_prefix()
         super().changeEvent(e)
@@ -478,20 +477,15 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
 
     def color(self, token_id: int) -> QtGui.QColor:
         """Fill colour of a token: neutral for base symbols, a stable hue per merged token."""
-        c = self._colors.get(token_id)
-        if c is None:
-            model = self.session.model
-            if token_id == UNKNOWN_ID:
-                c = QtGui.QColor("#5a2a2a" if self._dark else "#ffd6d6")
-            elif token_id < model.n_base:
-                c = QtGui.QColor("#3b3f45" if self._dark else "#eceef1")
-            elif token_id >= len(model.tokens):
-                c = QtGui.QColor("#555555" if self._dark else "#d9d9d9")
-            else:
-                h = token_hue(token_id)
-                c = QtGui.QColor.fromHslF(h, 0.55, 0.32) if self._dark else QtGui.QColor.fromHslF(h, 0.80, 0.84)
-            self._colors[token_id] = c
-        return c
+        model = self.session.model
+        if token_id == UNKNOWN_ID:
+            return QtGui.QColor("#5a2a2a" if self._dark else "#ffd6d6")
+        if token_id < model.n_base:
+            return QtGui.QColor("#3b3f45" if self._dark else "#eceef1")
+        if token_id >= len(model.tokens):
+            return QtGui.QColor("#555555" if self._dark else "#d9d9d9")
+        h = token_hue(token_id)
+        return QtGui.QColor.fromHslF(h, 0.55, 0.32) if self._dark else QtGui.QColor.fromHslF(h, 0.80, 0.84)
 
     def _setup_prefix(self) -> None:
         """Width of the left column: line numbers (text) or word and count (word table)."""
@@ -633,18 +627,15 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             return self._special_pens[0]
         if token_id == latest:
             return self._special_pens[1]
-        pen = self._pens.get(token_id)
-        if pen is None:
-            if token_id == UNKNOWN_ID:
-                pen = QtGui.QPen(QtGui.QColor("#c03030"), 1.0, QtCore.Qt.PenStyle.DashLine)
-            else:
-                pen = QtGui.QPen(self.color(token_id).darker(70 if self._dark else 135), 1.0)
-            self._pens[token_id] = pen
-        return pen
+        if token_id == UNKNOWN_ID:
+            return QtGui.QPen(QtGui.QColor("#c03030"), 1.0, QtCore.Qt.PenStyle.DashLine)
+        return QtGui.QPen(self.color(token_id).darker(70 if self._dark else 135), 1.0)
 
     def _static(self, label: str) -> QtGui.QStaticText:
         st = self._statics.get(label)
         if st is None:
+            if len(self._statics) >= _STATIC_LIMIT:
+                self._statics.clear()
             st = self._statics[label] = QtGui.QStaticText(label)
             st.setTextFormat(QtCore.Qt.TextFormat.PlainText)
             st.prepare(QtGui.QTransform(), self.font())
@@ -688,11 +679,13 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         """
         kind = 1 if i == self.selected else 2 if i == latest else 0
         key = (i, label, kind)
-        pm = self._box_pixmaps.get(key)
+        cache = self._box_pixmaps
+        pm = cache.get(key)
         if pm is not None:
+            cache.move_to_end(key)
             return pm
-        if len(self._box_pixmaps) >= _BOX_PIXMAP_LIMIT:
-            self._box_pixmaps.clear()
+        while len(cache) >= BOX_PIXMAP_LIMIT:
+            cache.popitem(last=False)
         m = BOX_PIXMAP_MARGIN
         w, h = self._width(label) + 2 * PAD_X, self._box_h
         dpr = self.devicePixelRatioF()
@@ -722,6 +715,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         h = self._box_h
         m = BOX_PIXMAP_MARGIN
         cache = self._box_pixmaps
+        touch = cache.move_to_end
         sel = self.selected
         draw = painter.drawPixmap
         point = QtCore.QPoint
@@ -731,9 +725,12 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
                 painter.setPen(dim)
                 painter.drawText(QtCore.QRectF(x, top + y, w, h), QtCore.Qt.AlignmentFlag.AlignCenter, label)
                 continue
-            pm = cache.get((i, label, 1 if i == sel else 2 if i == latest else 0))
+            key = (i, label, 1 if i == sel else 2 if i == latest else 0)
+            pm = cache.get(key)
             if pm is None:
                 pm = self._box_pixmap(i, label, latest, text)
+            else:
+                touch(key)  # least recently drawn pictures are dropped first
             draw(point(int(x + 0.5) - m, int(top + y + 0.5) - m), pm)
 
     def _paint_animated(
