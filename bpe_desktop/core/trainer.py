@@ -22,12 +22,13 @@ merges from any process.  It does not read files (:mod:`.corpus`) or encode text
 from __future__ import annotations
 
 import heapq
-import itertools
+from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .config import TrainConfig
 from .corpus import WordCounts
+from .errors import ConfigError
 from .model import BPEModel, Token, token_text
 from .records import CONTENDERS, MergeRecord
 
@@ -65,40 +66,70 @@ class Trainer:
     """
 
     def __init__(self, word_counts: WordCounts | Mapping[str, int], config: TrainConfig) -> None:
-        counts = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
+        table = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
         self.config = config
-        words_syms = [(word_symbols(w, config), c) for w, c in counts.items() if c > 0 and w]
-        alphabet = {ch for w, c in counts.items() if c > 0 for ch in w} if config.mode == "chars" else ()
+        live = [(w, c) for w, c in table.items() if c > 0 and w]
+        alphabet = {ch for w, _ in live for ch in w} if config.mode == "chars" else ()
         self.model = BPEModel.empty(config, alphabet)
         self.tokens: list[Token] = list(self.model.base)
         self.ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}
         self.texts: list[str] = [token_text(t) for t in self.tokens]  # display text, by id
-        ids = self.ids
-        self.words: list[list[int]] = [[ids[s] for s in syms] for syms, _ in words_syms]
-        self.wcounts: list[int] = [c for _, c in words_syms]
-        self.total_symbols = sum(len(w) * c for w, c in zip(self.words, self.wcounts, strict=True))
+        # Each word is kept as a str whose i-th character is chr(id of its i-th symbol), and a pair (a, b) as
+        # the 2-character str chr(a) + chr(b).  Finding a pair in a word (str.find) and rewriting every
+        # occurrence left to right without overlaps (str.replace) then run in C; a pair key is made by one
+        # slice and hashes once (a str caches its hash; a tuple rehashes on every lookup); and comparing two
+        # keys compares (a, b) in id order, which is the ``hf`` tie rule.  :attr:`words` and
+        # :attr:`pair_counts` give the same data as ids.
+        self._words: list[str] = self._initial_words([w for w, _ in live])
+        self.wcounts: list[int] = [c for _, c in live]
+        self.total_symbols = sum(len(w) * c for w, c in zip(self._words, self.wcounts, strict=True))
         self.initial_symbols = self.total_symbols
         self.stop_reason: str | None = None
 
-        pair_counts: dict[tuple[int, int], int] = {}
-        where: dict[tuple[int, int], set[int]] = {}
-        for wi, (w, c) in enumerate(zip(self.words, self.wcounts, strict=True)):
-            for pair in itertools.pairwise(w):
-                pair_counts[pair] = pair_counts.get(pair, 0) + c
-                s = where.get(pair)
-                if s is None:
-                    where[pair] = {wi}
-                else:
-                    s.add(wi)
-        self.pair_counts = pair_counts
+        counts: defaultdict[str, int] = defaultdict(int)  # pair key -> weighted count (may hold zeros)
+        where: defaultdict[str, set[int]] = defaultdict(set)  # pair key -> words that held it (may be stale)
+        for wi, (w, c) in enumerate(zip(self._words, self.wcounts, strict=True)):
+            for i in range(len(w) - 1):
+                key = w[i : i + 2]
+                counts[key] += c
+                where[key].add(wi)
+        self._counts = counts
         self.where = where
-        self._heap: list[tuple[Any, ...]] = [self._entry(p, c) for p, c in pair_counts.items()]
+        self._lexical = config.tie_break == "lexical"
+        entry = self._entry
+        self._heap: list[tuple[Any, ...]] = [entry(p, c) for p, c in counts.items()]
         heapq.heapify(self._heap)
+
+    def _initial_words(self, words: list[str]) -> list[str]:
+        """The words in str form (see ``__init__``): :func:`word_symbols` mapped to ids, done by str.translate."""
+        ids, config = self.ids, self.config
+        if config.mode == "bytes":
+            to_id = {i: ids[bytes([i])] for i in range(256)}  # latin-1 char i = byte i
+            return [w.encode("utf-8", "surrogateescape").decode("latin-1").translate(to_id) for w in words]
+        to_id = {ord(t): i for t, i in ids.items() if len(t) == 1}  # type: ignore[arg-type]
+        out = [w.translate(to_id) for w in words]
+        marker = config.end_of_word
+        if marker and config.glue_marker:  # the last char and the marker are one symbol
+            return [s[:-1] + chr(ids[w[-1] + marker]) for s, w in zip(out, words, strict=True)]
+        if marker:
+            end = chr(ids[marker])
+            return [s + end for s in out]
+        return out
 
     # -- public -------------------------------------------------------------------------------------
     @property
     def n_merges(self) -> int:
         return len(self.model.merges)
+
+    @property
+    def pair_counts(self) -> dict[tuple[int, int], int]:
+        """The weighted count of every adjacent pair of ids seen so far (a fresh dict; may hold zeros)."""
+        return {(ord(k[0]), ord(k[1])): n for k, n in self._counts.items()}
+
+    @property
+    def words(self) -> list[list[int]]:
+        """The current segmentation of every distinct word as a list of token ids (first-seen order)."""
+        return [list(map(ord, w)) for w in self._words]
 
     @property
     def vocab_size(self) -> int:
@@ -128,17 +159,18 @@ class Trainer:
         if best is None:
             self.stop_reason = "no pair left to merge"
             return None
-        pair, count = best
+        key, count = best
         if count < cfg.min_frequency:
-            heapq.heappush(self._heap, self._entry(pair, count))
+            heapq.heappush(self._heap, self._entry(key, count))
             self.stop_reason = f"best pair count {count} is below the minimum frequency {cfg.min_frequency}"
             return None
-        pair, popped = self._choose(pair, count)
-        for p, c in popped:
-            heapq.heappush(self._heap, self._entry(p, c))
+        key, popped = self._choose(key, count)
+        heap, entry = self._heap, self._entry
+        for k, c in popped:
+            heapq.heappush(heap, entry(k, c))
         texts = self.texts
-        contenders = tuple((texts[p[0]], texts[p[1]], c) for p, c in popped[:CONTENDERS])
-        return self._merge(pair, count, contenders)
+        contenders = tuple((texts[ord(k[0])], texts[ord(k[1])], c) for k, c in popped[:CONTENDERS])
+        return self._merge(key, count, contenders)
 
     def set_limits(self, *, merges: int | None = None, vocab_size: int | None = None) -> None:
         """Change the stop conditions mid-run (the GUI's "train further")."""
@@ -146,138 +178,135 @@ class Trainer:
         self.stop_reason = None
 
     # -- internals ----------------------------------------------------------------------------------
-    def _entry(self, pair: tuple[int, int], count: int) -> tuple[Any, ...]:
-        rule = self.config.tie_break
-        if rule == "lexical":
+    def _entry(self, key: str, count: int) -> tuple[Any, ...]:
+        """The heap entry of pair *key*: smallest first = highest count, then the tie rule's order."""
+        if self._lexical:
             t = self.tokens
-            return (-count, t[pair[0]], t[pair[1]], pair)
-        return (-count, pair[0], pair[1], pair)  # hf; first-seen refines ties in _choose
+            return (-count, t[ord(key[0])], t[ord(key[1])], key)
+        return (-count, key)  # hf: keys compare as (left id, right id); first-seen refines ties in _choose
 
-    def _pop_valid(self) -> tuple[tuple[int, int], int] | None:
-        heap, counts = self._heap, self.pair_counts
+    def _pop_valid(self) -> tuple[str, int] | None:
+        heap, counts = self._heap, self._counts
         while heap:
             entry = heapq.heappop(heap)
-            pair = entry[-1]
-            c = counts.get(pair, 0)
+            key = entry[-1]
+            c = counts.get(key, 0)
             if c <= 0:
                 continue
             if c != -entry[0]:
-                heapq.heappush(heap, self._entry(pair, c))
+                heapq.heappush(heap, self._entry(key, c))
                 continue
-            return pair, c
+            return key, c
         return None
 
-    def _choose(
-        self, pair: tuple[int, int], count: int
-    ) -> tuple[tuple[int, int], list[tuple[tuple[int, int], int]]]:
+    def _choose(self, key: str, count: int) -> tuple[str, list[tuple[str, int]]]:
         """Pick the winner among the top pairs; return it and the popped runners-up (best first).
 
         Pops :data:`CONTENDERS` further pairs for the explanation; under ``first-seen`` it also pops every
         pair tied at *count*, since that rule's key changes as words are rewritten and cannot live in the
         heap.  The caller pushes the runners-up back.
         """
-        popped: list[tuple[tuple[int, int], int]] = []
-        seen = {pair}
+        popped: list[tuple[str, int]] = []
+        seen = {key}
         first_seen = self.config.tie_break == "first-seen"
-        while len(popped) < CONTENDERS or (first_seen and self._heap and -self._heap[0][0] >= count):
-            nxt = self._pop_valid()
-            if nxt is None:
-                break
-            if nxt[0] not in seen:
-                seen.add(nxt[0])
-                popped.append(nxt)
+        heap, counts, pop = self._heap, self._counts, heapq.heappop
+        while heap and (len(popped) < CONTENDERS or (first_seen and -heap[0][0] >= count)):
+            entry = pop(heap)  # the loop of _pop_valid, inlined
+            k = entry[-1]
+            n = counts.get(k, 0)
+            if n <= 0:
+                continue
+            if n != -entry[0]:
+                heapq.heappush(heap, self._entry(k, n))
+            elif k not in seen:
+                seen.add(k)
+                popped.append((k, n))
         if first_seen:
-            tied = [pair] + [p for p, c in popped if c == count]
+            tied = [key] + [k for k, c in popped if c == count]
             if len(tied) > 1:
                 tied.sort(key=self._first_occurrence)
-                pair = tied[0]
-                popped = [(p, count) for p in tied[1:]] + [(p, c) for p, c in popped if c != count]
-        return pair, popped
+                key = tied[0]
+                popped = [(k, count) for k in tied[1:]] + [(k, c) for k, c in popped if c != count]
+        return key, popped
 
-    def _first_occurrence(self, pair: tuple[int, int]) -> tuple[int, int]:
+    def _first_occurrence(self, key: str) -> tuple[int, int]:
         """(word index, position) of the pair's first occurrence; drops stale words from the index."""
-        a, b = pair
-        s = self.where.get(pair)
+        s = self.where.get(key)
         while s:
             wi = min(s)
-            w = self.words[wi]
-            for i in range(len(w) - 1):
-                if w[i] == a and w[i + 1] == b:
-                    return (wi, i)
+            i = self._words[wi].find(key)
+            if i >= 0:
+                return (wi, i)
             s.discard(wi)  # the pair left this word for good: a merge only ever removes it
         return (1 << 62, 0)
 
-    def _merge(
-        self, pair: tuple[int, int], count: int, contenders: tuple[tuple[str, str, int], ...]
-    ) -> MergeRecord:
-        a, b = pair
+    def _merge(self, ab: str, count: int, contenders: tuple[tuple[str, str, int], ...]) -> MergeRecord:
+        a, b = ord(ab[0]), ord(ab[1])
         new_tok = self.tokens[a] + self.tokens[b]  # type: ignore[operator]
         c = self.ids.get(new_tok)
         if c is None:
+            if len(self.tokens) > 0x10FFFF:  # ids must fit in one str character (see __init__)
+                raise ConfigError("more than 1,114,111 tokens is not supported: ask for fewer merges")
             c = self.ids[new_tok] = len(self.tokens)
             self.tokens.append(new_tok)
             self.texts.append(self.texts[a] + self.texts[b])
-        self.model.merges.append(pair)
+        self.model.merges.append((a, b))
         self.model.invalidate()
 
-        counts = self.pair_counts
-        where = self.where
-        words, wcounts = self.words, self.wcounts
-        grown: set[tuple[int, int]] = set()
+        counts, where = self._counts, self.where
+        words, wcounts = self._words, self.wcounts
+        # New pairs (all contain c) gather their counts here first: one dict update per occurrence, and
+        # at the end their keys are the pairs that need a fresh heap entry.
+        gain: defaultdict[str, int] = defaultdict(int)
+        cc = chr(c)
         merged = 0
         touched = 0
-        for wi in where.pop(pair, ()):
+        for wi in where.pop(ab, ()):
             w = words[wi]
-            n = len(w)
+            i = w.find(ab)
+            if i < 0:
+                continue  # stale index entry: an earlier merge took the pair out of this word
+            new_w = w.replace(ab, cc)  # left to right, no overlaps: exactly the textbook rewrite
+            words[wi] = new_w
             f = wcounts[wi]
-            out: list[int] = []
-            i = 0
-            hits = 0
-            while i < n:
-                if i + 1 < n and w[i] == a and w[i + 1] == b:
-                    if out:
-                        p = out[-1]
-                        old = (p, a)
-                        counts[old] -= f
-                        new = (p, c)
-                        counts[new] = counts.get(new, 0) + f
-                        grown.add(new)
-                        s = where.get(new)
-                        if s is None:
-                            where[new] = {wi}
-                        else:
-                            s.add(wi)
-                    if i + 2 < n:
-                        q = w[i + 2]
-                        old = (b, q)
-                        counts[old] -= f
-                        new = (c, q)
-                        counts[new] = counts.get(new, 0) + f
-                        grown.add(new)
-                        s = where.get(new)
-                        if s is None:
-                            where[new] = {wi}
-                        else:
-                            s.add(wi)
-                    out.append(c)
-                    hits += 1
-                    i += 2
-                else:
-                    out.append(w[i])
-                    i += 1
-            if hits:
-                words[wi] = out
-                merged += hits * f
-                touched += 1
-        counts.pop(pair, None)
-        heap = self._heap
-        for gp in grown:
-            n_gp = counts.get(gp, 0)
-            if n_gp > 0:
-                heapq.heappush(heap, self._entry(gp, n_gp))
+            touched += 1
+            last = len(w) - 2  # a hit at i < last has a right neighbour w[i + 2]
+            k = 0  # hits so far: the hit at old position i is new_w[i - k]
+            prev_end = 0  # old position just after the previous hit (0: no left neighbour at i = 0)
+            while i >= 0:
+                j = i - k
+                # Left side: (x, a) becomes (x, c).  When the previous hit ends right here, x was its b:
+                # that hit's right side already removed (b, a) and added the final (c, c) -- skip.
+                if i != prev_end:
+                    counts[w[i - 1 : i + 1]] -= f
+                    new = new_w[j - 1 : j + 1]
+                    gain[new] += f
+                    where[new].add(wi)
+                # Right side: (b, q) goes; the new pair is read from the rewritten word, so it is the
+                # final (c, q), or (c, c) when the next hit starts at q.
+                if i < last:
+                    counts[w[i + 1 : i + 3]] -= f
+                    new = new_w[j : j + 2]
+                    gain[new] += f
+                    where[new].add(wi)
+                k += 1
+                prev_end = i + 2
+                i = w.find(ab, prev_end)
+            merged += k * f
+        counts.pop(ab, None)
+        heap, push = self._heap, heapq.heappush
+        if self._lexical:  # self._entry, inlined
+            t = self.tokens
+            for gp, g in gain.items():
+                n_gp = counts[gp] = counts.get(gp, 0) + g
+                push(heap, (-n_gp, t[ord(gp[0])], t[ord(gp[1])], gp))
+        else:
+            for gp, g in gain.items():
+                n_gp = counts[gp] = counts.get(gp, 0) + g
+                push(heap, (-n_gp, gp))
         self.total_symbols -= merged
         if merged == 0:  # cannot happen with consistent counts; guard against silent corruption
-            raise RuntimeError(f"internal error: pair {pair} had count {count} but no occurrence")
+            raise RuntimeError(f"internal error: pair {(a, b)} had count {count} but no occurrence")
         texts = self.texts
         return MergeRecord(
             rank=self.n_merges, left=texts[a], right=texts[b], token=texts[c],
@@ -289,7 +318,7 @@ class Trainer:
     def segmentation(self) -> list[tuple[list[Token], int]]:
         """Every distinct word in its current segmentation, with its count (first-seen order)."""
         t = self.tokens
-        return [([t[s] for s in w], c) for w, c in zip(self.words, self.wcounts, strict=True)]
+        return [([t[ord(s)] for s in w], c) for w, c in zip(self._words, self.wcounts, strict=True)]
 
 
 def train(word_counts: WordCounts | Mapping[str, int], config: TrainConfig) -> tuple[BPEModel, list[MergeRecord]]:
