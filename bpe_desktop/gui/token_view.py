@@ -171,7 +171,9 @@ class TokenStreamView(QtWidgets.QWidget):
                 walk(item.child(i), depth + 1)
 
         for i in range(self.tree.topLevelItemCount()):
-            walk(self.tree.topLevelItem(i), 0)
+            top = self.tree.topLevelItem(i)
+            if top is not None:
+                walk(top, 0)
         return out
 
     def _count_visible(self, token_id: int) -> int:
