@@ -134,3 +134,27 @@ def test_records_explain_ties_with_runner_ups() -> None:
     recs = Trainer(SEED_000, TrainConfig(merges=4)).run()
     assert explain(recs[0], "lexical") == "e+s, s+t and t+</w> tie at 9; the lexical rule takes e+s."
     assert explain(recs[2], "lexical").startswith("est+</w> has the highest count, 9; the runner-up is")
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(table=tables, rule=st.sampled_from(["lexical", "hf"]), mode=st.sampled_from(["chars", "bytes"]),
+       n=st.integers(1, 20))
+def test_winner_and_contenders_are_the_best_live_pairs_in_rule_order(table, rule, mode, n) -> None:
+    """Recount from the live pair counts before every step: the record names the best pair and, as its
+    runner-ups, the next CONTENDERS pairs in the rule's order (the trainer keeps them out of the heap)."""
+    from bpe_desktop.core.records import CONTENDERS
+
+    t = Trainer(table, TrainConfig(mode=mode, tie_break=rule, merges=n))
+    while True:
+        live = {p: c for p, c in t.pair_counts.items() if c > 0}
+        toks = list(t.tokens)
+        rec = t.step()
+        if rec is None:
+            assert not live or t.n_merges == n
+            break
+        if rule == "lexical":
+            order = sorted(live, key=lambda p: (-live[p], toks[p[0]], toks[p[1]]))
+        else:
+            order = sorted(live, key=lambda p: (-live[p], p))
+        assert (rec.left_id, rec.right_id) == order[0]
+        assert list(rec.contenders) == [(t.texts[a], t.texts[b], live[(a, b)]) for a, b in order[1 : 1 + CONTENDERS]]

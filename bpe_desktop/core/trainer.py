@@ -96,6 +96,7 @@ class Trainer:
         self._counts = counts
         self.where = where
         self._lexical = config.tie_break == "lexical"
+        self._aside: list[tuple[Any, ...]] = []  # valid entries of last step's runner-ups, out of the heap
         entry = self._entry
         self._heap: list[tuple[Any, ...]] = [entry(p, c) for p, c in counts.items()]
         heapq.heapify(self._heap)
@@ -155,19 +156,23 @@ class Trainer:
         if cfg.vocab_size is not None and self.vocab_size >= cfg.vocab_size:
             self.stop_reason = f"reached vocabulary size {self.vocab_size}"
             return None
-        best = self._pop_valid()
-        if best is None:
+        ranked = self._ranked()
+        if not ranked:
             self.stop_reason = "no pair left to merge"
             return None
-        key, count = best
+        count = -ranked[0][0]
         if count < cfg.min_frequency:
-            heapq.heappush(self._heap, self._entry(key, count))
+            self._aside = ranked
             self.stop_reason = f"best pair count {count} is below the minimum frequency {cfg.min_frequency}"
             return None
-        key, popped = self._choose(key, count)
-        heap, entry = self._heap, self._entry
-        for k, c in popped:
-            heapq.heappush(heap, entry(k, c))
+        key, popped = self._choose([(e[-1], -e[0]) for e in ranked])
+        # The best CONTENDERS runner-ups stay aside for the next step's _ranked (most of them are still
+        # valid then, which saves popping and pushing them every merge); any others go back to the heap.
+        by_key = {e[-1]: e for e in ranked}
+        self._aside = [by_key[k] for k, _ in popped[:CONTENDERS]]
+        heap = self._heap
+        for k, _ in popped[CONTENDERS:]:
+            heapq.heappush(heap, by_key[k])
         texts = self.texts
         contenders = tuple((texts[ord(k[0])], texts[ord(k[1])], c) for k, c in popped[:CONTENDERS])
         return self._merge(key, count, contenders)
@@ -185,43 +190,60 @@ class Trainer:
             return (-count, t[ord(key[0])], t[ord(key[1])], key)
         return (-count, key)  # hf: keys compare as (left id, right id); first-seen refines ties in _choose
 
-    def _pop_valid(self) -> tuple[str, int] | None:
-        heap, counts = self._heap, self._counts
-        while heap:
-            entry = heapq.heappop(heap)
-            key = entry[-1]
-            c = counts.get(key, 0)
-            if c <= 0:
-                continue
-            if c != -entry[0]:
-                heapq.heappush(heap, self._entry(key, c))
-                continue
-            return key, c
-        return None
+    def _ranked(self) -> list[tuple[Any, ...]]:
+        """Valid entries of the best pairs, best first, taken out of the heap and the set-aside runner-ups.
 
-    def _choose(self, key: str, count: int) -> tuple[str, list[tuple[str, int]]]:
-        """Pick the winner among the top pairs; return it and the popped runners-up (best first).
-
-        Pops :data:`CONTENDERS` further pairs for the explanation; under ``first-seen`` it also pops every
-        pair tied at *count*, since that rule's key changes as words are rewritten and cannot live in the
-        heap.  The caller pushes the runners-up back.
+        At least 1 + :data:`CONTENDERS` when there are that many pairs (the winner and its runner-ups for
+        the explanation), every one better than anything left in the heap; under ``first-seen`` also every
+        pair tied with the best, since that rule's order changes as words are rewritten and cannot live in
+        the heap.  An entry is valid when its count is the pair's live count; a stale one is pushed back
+        corrected (lazy re-check: existing pairs only lose count, and a pair that grows gets a new entry).
         """
-        popped: list[tuple[str, int]] = []
-        seen = {key}
+        heap, counts, entry, pop = self._heap, self._counts, self._entry, heapq.heappop
+        got: dict[str, tuple[Any, ...]] = {}
+        for e in self._aside:
+            k = e[-1]
+            n = counts.get(k, 0)
+            if n == -e[0]:
+                got[k] = e
+            elif n > 0:
+                heapq.heappush(heap, entry(k, n))
+        self._aside = []
+        need = 1 + CONTENDERS
         first_seen = self.config.tie_break == "first-seen"
-        heap, counts, pop = self._heap, self._counts, heapq.heappop
-        while heap and (len(popped) < CONTENDERS or (first_seen and -heap[0][0] >= count)):
-            entry = pop(heap)  # the loop of _pop_valid, inlined
-            k = entry[-1]
+        worst = max(got.values()) if len(got) >= need else None
+        while heap:
+            top = heap[0]
+            # Stop once we hold `need` pairs and the heap offers nothing better than the worst of them
+            # (under first-seen: nor anything tied with the best).
+            if worst is not None and top >= worst:
+                if not first_seen or -top[0] < -min(got.values())[0]:
+                    break
+            e = pop(heap)
+            k = e[-1]
             n = counts.get(k, 0)
             if n <= 0:
                 continue
-            if n != -entry[0]:
-                heapq.heappush(heap, self._entry(k, n))
-            elif k not in seen:
-                seen.add(k)
-                popped.append((k, n))
-        if first_seen:
+            if n != -e[0]:
+                heapq.heappush(heap, entry(k, n))
+            elif k not in got:
+                got[k] = e
+                if worst is None:
+                    if len(got) >= need:
+                        worst = max(got.values())  # the worst we hold; the heap has nothing better left
+                elif e > worst:
+                    worst = e
+        return sorted(got.values())
+
+    def _choose(self, ranked: list[tuple[str, int]]) -> tuple[str, list[tuple[str, int]]]:
+        """Pick the winner among the best (pair, count)s; return it and the runners-up (best first).
+
+        The first is the winner, except under ``first-seen``, where the pair whose first occurrence comes
+        first wins among those tied with it.
+        """
+        key, count = ranked[0]
+        popped = ranked[1:]
+        if self.config.tie_break == "first-seen":
             tied = [key] + [k for k, c in popped if c == count]
             if len(tied) > 1:
                 tied.sort(key=self._first_occurrence)
