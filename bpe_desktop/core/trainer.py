@@ -7,6 +7,11 @@ the stored count is stale it is pushed back corrected (lazy re-check, correct be
 lose count); then only the words the index names are rewritten, left to right and without overlaps,
 applying +/- deltas to the neighbouring pairs.  Nothing rescans the corpus.
 
+Two representation choices keep that Python-cheap (see ``Trainer.__init__``): a word is a str of
+``chr(token id)`` and a pair a 2-character str, so finding and rewriting a pair run in C (``str.find``,
+``str.replace``) and the Python work is per occurrence, not per symbol; and the runner-ups popped for the
+"why this merge" record wait outside the heap until the next step instead of being pushed and popped again.
+
 Tie-break rules (:data:`~.config.TIE_BREAKS`):
 
 * ``lexical``    -- smallest ``(left, right)`` in string order (bytes order in bytes mode);
