@@ -101,6 +101,10 @@ class Trainer:
         self._counts = counts
         self.where = where
         self._lexical = config.tie_break == "lexical"
+        # first-seen ties: pair -> index of the first word holding it.  Valid while that word still holds the
+        # pair: the words holding a pair only ever shrink, except in the merge that gains it occurrences,
+        # which drops the entry (see _merge).
+        self._first_word: dict[str, int] = {}
         self._aside: list[tuple[Any, ...]] = []  # valid entries of last step's runner-ups, out of the heap
         entry = self._entry
         self._heap: list[tuple[Any, ...]] = [entry(p, c) for p, c in counts.items()]
@@ -171,12 +175,14 @@ class Trainer:
             self.stop_reason = f"best pair count {count} is below the minimum frequency {cfg.min_frequency}"
             return None
         key, popped = self._choose([(e[-1], -e[0]) for e in ranked])
-        # The best CONTENDERS runner-ups stay aside for the next step's _ranked (most of them are still
-        # valid then, which saves popping and pushing them every merge); any others go back to the heap.
+        # The best CONTENDERS runner-ups -- and under first-seen every pair tied with the winner, which the
+        # next step must look at again anyway -- stay aside for the next step's _ranked (most of them are
+        # still valid then, which saves popping and pushing them every merge); any others go back to the heap.
         by_key = {e[-1]: e for e in ranked}
-        self._aside = [by_key[k] for k, _ in popped[:CONTENDERS]]
+        keep = max(CONTENDERS, sum(1 for _, c in popped if c == count))
+        self._aside = [by_key[k] for k, _ in popped[:keep]]
         heap = self._heap
-        for k, _ in popped[CONTENDERS:]:
+        for k, _ in popped[keep:]:
             heapq.heappush(heap, by_key[k])
         texts = self.texts
         contenders = tuple((texts[ord(k[0])], texts[ord(k[1])], c) for k, c in popped[:CONTENDERS])
@@ -217,12 +223,13 @@ class Trainer:
         need = 1 + CONTENDERS
         first_seen = self.config.tie_break == "first-seen"
         worst = max(got.values()) if len(got) >= need else None
+        best = min(got.values()) if got else None  # kept up to date below: min() per pop was quadratic in ties
         while heap:
             top = heap[0]
             # Stop once we hold `need` pairs and the heap offers nothing better than the worst of them
             # (under first-seen: nor anything tied with the best).
             if worst is not None and top >= worst:
-                if not first_seen or -top[0] < -min(got.values())[0]:
+                if not first_seen or best is None or -top[0] < -best[0]:
                     break
             e = pop(heap)
             k = e[-1]
@@ -233,6 +240,8 @@ class Trainer:
                 heapq.heappush(heap, entry(k, n))
             elif k not in got:
                 got[k] = e
+                if best is None or e < best:
+                    best = e
                 if worst is None:
                     if len(got) >= need:
                         worst = max(got.values())  # the worst we hold; the heap has nothing better left
@@ -258,11 +267,17 @@ class Trainer:
 
     def _first_occurrence(self, key: str) -> tuple[int, int]:
         """(word index, position) of the pair's first occurrence; drops stale words from the index."""
+        wi = self._first_word.get(key)
+        if wi is not None:
+            i = self._words[wi].find(key)
+            if i >= 0:
+                return (wi, i)
         s = self.where.get(key)
         while s:
             wi = min(s)
             i = self._words[wi].find(key)
             if i >= 0:
+                self._first_word[key] = wi
                 return (wi, i)
             s.discard(wi)  # the pair left this word for good: a merge only ever removes it
         return (1 << 62, 0)
@@ -321,6 +336,9 @@ class Trainer:
                 i = w.find(ab, prev_end)
             merged += k * f
         counts.pop(ab, None)
+        if self._first_word:  # pairs that gained occurrences may now first occur in an earlier word
+            for gp in gain:
+                self._first_word.pop(gp, None)
         heap, push = self._heap, heapq.heappush
         if self._lexical:  # self._entry, inlined
             t = self.tokens
