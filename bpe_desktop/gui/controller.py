@@ -2,8 +2,12 @@
 
 Training runs in a ``multiprocessing`` *spawn* child (:mod:`.worker`, Qt-free), never in a thread: a
 pure-Python trainer in a QThread holds the GIL and stalls painting for seconds.  Messages arrive on a pipe
-whose file descriptor is watched by a :class:`QSocketNotifier`; each wake-up drains for at most
-``DRAIN_BUDGET_S`` and appends the records in one batch, so the GUI thread never does long work.
+whose file descriptor is watched by a :class:`QSocketNotifier`; each wake-up reads for at most
+``DRAIN_BUDGET_S`` and appends at most ``MAX_RECORDS_PER_DRAIN`` records in one batch (a backlog -- after a
+stall, say -- waits in order for the next event-loop turns), so the GUI thread never does long work.  While
+training streams, the step that follows the newest merge moves at most every ``FOLLOW_EVERY_MS``: every step
+change makes each pane react and the whole window repaint, and the records arrive every ~30 ms; the step
+catches up at once when the run pauses, finishes or fails, so the end state does not depend on it.
 
 States published on the session: ``counting`` -> ``training`` <-> ``paused`` -> ``finished`` (or
 ``error``).  A worker that dies without saying goodbye is reported through :attr:`failed`.  Closing the
@@ -34,6 +38,7 @@ import multiprocessing as mp
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -46,7 +51,9 @@ from ..core.records import MergeRecord
 from . import worker
 from .session import Session
 
-DRAIN_BUDGET_S = 0.008  # longest the GUI thread spends reading the pipe per wake-up
+DRAIN_BUDGET_S = 0.004  # longest the GUI thread spends reading the pipe per wake-up
+MAX_RECORDS_PER_DRAIN = 1000  # most records handed to the session per wake-up; the rest wait for the next turn
+FOLLOW_EVERY_MS = 100  # while training, the followed step moves to the newest merge at most this often
 STOP_GRACE_MS = 2000  # after "stop", how long the worker may take before it is terminated
 RATE_WINDOW_S = 1.0
 GC_FREEZE_EVERY_S = 0.5
@@ -90,6 +97,15 @@ def _launch(proc: BaseProcess, child_conn: Connection) -> None:
         child_conn.close()
 
 
+class _Message:
+    """A message other than records, waiting in the backlog between rows."""
+
+    __slots__ = ("msg",)
+
+    def __init__(self, msg: tuple[object, ...]) -> None:
+        self.msg = msg
+
+
 def _started(proc: BaseProcess) -> bool:
     return getattr(proc, "_popen", None) is not None
 
@@ -114,6 +130,18 @@ class TrainingController(QtCore.QObject):
         self._starter: threading.Thread | None = None
         self._gc_paused = False
         self._gc_last = 0.0
+        self._backlog: deque[tuple[object, ...] | _Message] = deque()  # rows received but not yet handed to the session
+        self._followed_at = 0.0  # when the step last moved to the newest merge (monotonic)
+        self._follow_pending = False  # the step should be at the newest merge but was not moved yet ...
+        self._pending_from = 0  # ... and still is where it was then (else the user moved it: stop following)
+        self._follow_timer = QtCore.QTimer(self)
+        self._follow_timer.setSingleShot(True)
+        self._follow_timer.timeout.connect(self._catch_up)
+        self._more = QtCore.QTimer(self)  # next turn of a drain that left records in the backlog
+        self._more.setSingleShot(True)
+        self._more.setInterval(0)
+        self._more.timeout.connect(self._drain)
+        self.drained = 0  # records handed to the session by the last wake-up (for the tests)
 
     # -- public -------------------------------------------------------------------------------------
     @property
@@ -253,38 +281,72 @@ class TrainingController(QtCore.QObject):
         self._conn = None
         self._proc = None
         self._idle = False
+        self._backlog.clear()
+        self._more.stop()
+        if self._follow_pending:
+            self._catch_up()
 
     def _drain(self) -> None:
         conn = self._conn
         if conn is None:
             return
         deadline = time.monotonic() + DRAIN_BUDGET_S
-        records: list[MergeRecord] = []
+        self.drained = 0
+        closed = False
         try:
-            while conn.poll(0):
+            while not self._backlog_full() and time.monotonic() <= deadline and conn.poll(0):
                 msg = conn.recv()
                 if msg[0] == "records":
-                    records.extend([MergeRecord(*row) for row in msg[1]])
+                    self._backlog.extend(msg[1])
                 else:
-                    self._flush(records)
-                    records = []
-                    self._handle(msg)
-                if time.monotonic() > deadline or self._conn is not conn:
+                    self._backlog.append(_Message(msg))
+                if self._conn is not conn:
                     break
         except (EOFError, OSError):
-            self._flush(records)
+            closed = True
+        self._feed(conn)
+        if self._conn is not conn:
+            return
+        if self._backlog:  # more than one wake-up's worth: the rest on the next event-loop turn
+            if not self._more.isActive():
+                self._more.start()
+        elif closed:
             self._closed()
             return
-        self._flush(records)
         if self._gc_paused and time.monotonic() - self._gc_last > GC_FREEZE_EVERY_S:
             gc.freeze()  # O(1): what exists now (mostly records) is never scanned again
             self._gc_last = time.monotonic()
+
+    def _backlog_full(self) -> bool:
+        """Enough rows are waiting for one wake-up (messages other than rows count as one each)."""
+        return len(self._backlog) >= MAX_RECORDS_PER_DRAIN
+
+    def _feed(self, conn: Connection) -> None:
+        """Hand at most ``MAX_RECORDS_PER_DRAIN`` backlog rows (in order, with the messages between them) to
+        the session."""
+        records: list[MergeRecord] = []
+        backlog = self._backlog
+        while backlog and len(records) < MAX_RECORDS_PER_DRAIN:
+            item = backlog.popleft()
+            if isinstance(item, _Message):
+                self._flush(records)
+                self.drained += len(records)
+                records = []
+                if self._follow_pending:
+                    self._catch_up()  # a pause, the end or an error: the step shows the newest merge now
+                self._handle(item.msg)
+                if self._conn is not conn:  # the message ended the run (or a slot started another)
+                    return
+            else:
+                records.append(MergeRecord(*item))
+        self._flush(records)
+        self.drained += len(records)
 
     def _flush(self, records: list[MergeRecord]) -> None:
         if not records:
             return
         s = self.session
-        at_end = s.step == s.n_steps
+        at_end = s.step == s.n_steps or (self._follow_pending and s.step == self._pending_from)
         s.append_records(records)
         now = time.monotonic()
         self._rate.append((now, len(s.records)))
@@ -294,7 +356,25 @@ class TrainingController(QtCore.QObject):
         rate = (len(s.records) - n0) / (now - t0) if now > t0 else s.merges_per_s
         s.set_progress("merging", len(s.records), s.target_merges or 0, rate)
         if self.follow and at_end:
-            s.set_step(s.n_steps)
+            wait_ms = FOLLOW_EVERY_MS - (now - self._followed_at) * 1000
+            if s.state != "training" or wait_ms <= 0:
+                self._follow_pending = True
+                self._pending_from = s.step
+                self._catch_up()
+            else:
+                self._follow_pending = True
+                self._pending_from = s.step
+                if not self._follow_timer.isActive():
+                    self._follow_timer.start(max(1, int(wait_ms)))
+
+    def _catch_up(self) -> None:
+        """Move the step to the newest merge if it is still following (a scrub meanwhile stops following)."""
+        self._follow_timer.stop()
+        s = self.session
+        if self._follow_pending and s.step == self._pending_from:
+            self._followed_at = time.monotonic()
+            self.session.set_step(self.session.n_steps)
+        self._follow_pending = False
 
     def _handle(self, msg: tuple[object, ...]) -> None:
         s = self.session

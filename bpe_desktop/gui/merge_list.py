@@ -21,6 +21,15 @@ COLUMNS = ("#", "left", "right", "new token", "count", "removed")
 HEADER_TIPS = ("rank (1 = first merge)", "left symbol", "right symbol", "the token the merge makes",
                "pair count when chosen (overlaps counted)", "symbols removed from the corpus by the merge")
 _Idx = QtCore.QModelIndex | QtCore.QPersistentModelIndex
+_Role = QtCore.Qt.ItemDataRole
+# plain ints: the view passes ints, and comparing ints is cheaper than comparing enum members
+_DISPLAY, _FOREGROUND, _FONT, _ALIGN = (int(r) for r in (_Role.DisplayRole, _Role.ForegroundRole, _Role.FontRole,
+                                                          _Role.TextAlignmentRole))
+_UNUSED_ROLES = frozenset(int(r) for r in (_Role.DecorationRole, _Role.BackgroundRole, _Role.CheckStateRole,
+                                           _Role.SizeHintRole, _Role.EditRole, _Role.StatusTipRole,
+                                           _Role.WhatsThisRole, _Role.AccessibleTextRole,
+                                           _Role.AccessibleDescriptionRole))
+_RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 
 
 class MergeTableModel(QtCore.QAbstractTableModel):
@@ -35,6 +44,7 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         self._step = session.step
         self._future = QtGui.QBrush(QtGui.QColor("#9ca3af"))
         self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
+        self._label_cache: dict[int, tuple[str, str, str]] = {}
 
     def rowCount(self, parent: _Idx = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else self._rows
@@ -50,34 +60,49 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         return None
 
     def data(self, index: _Idx, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        # a view asks for ~10 roles per visible cell on every repaint: answer the ones we never set first,
+        # without touching the record, and keep each row's labels (records never change)
+        if role in _UNUSED_ROLES or not index.isValid():
             return None
-        r = self.session.records[index.row()]
+        row = index.row()
         col = index.column()
-        mode = self.session.model.mode
-        if role == QtCore.Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if col in (1, 2, 3):
-                return token_label((r.left, r.right, r.token)[col - 1], mode)
+                return self._labels(row)[col - 1]
+            r = self.session.records[row]
             return (r.rank, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]]
+        if role == _FOREGROUND:
+            return self._future if row >= self._step else None
+        if role == _FONT:
+            return self._mono if col in (1, 2, 3) else None
+        if role == _ALIGN:
+            return _RIGHT if col in (0, 4, 5) else None
+        r = self.session.records[row]
+        mode = self.session.model.mode
         if role == QtCore.Qt.ItemDataRole.UserRole:  # the characters, for the filter and the tests
             if col in (1, 2, 3):
                 return token_plain((r.left, r.right, r.token)[col - 1], mode)
             return str((r.rank, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]])
-        if role == QtCore.Qt.ItemDataRole.ForegroundRole and r.rank > self._step:
-            return self._future
-        if role == QtCore.Qt.ItemDataRole.FontRole and col in (1, 2, 3):
-            return self._mono
-        if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and col in (0, 4, 5):
-            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
         if role == QtCore.Qt.ItemDataRole.ToolTipRole and col == 5:
             return f"symbols removed from the corpus by merge {r.rank}: {r.merged:,}"
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
-            a, b, t = (token_label(x, mode) for x in (r.left, r.right, r.token))
+            a, b, t = self._labels(row)
             return f"merge {r.rank}: {a} + {b} → {t} (count {r.count:,}, vocabulary {r.vocab_size:,})"
         return None
 
+    def _labels(self, row: int) -> tuple[str, str, str]:
+        """The visible left, right and token text of a row (cached: painting asks for them again and again)."""
+        got = self._label_cache.get(row)
+        if got is None:
+            r = self.session.records[row]
+            mode = self.session.model.mode
+            got = self._label_cache[row] = (token_label(r.left, mode), token_label(r.right, mode),
+                                            token_label(r.token, mode))
+        return got
+
     def _reset(self) -> None:
         self.beginResetModel()
+        self._label_cache.clear()
         self._rows = len(self.session.records)
         self._step = self.session.step
         self.endResetModel()
@@ -116,6 +141,9 @@ class MergeListPane(QtWidgets.QWidget):
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self.set_filter)
         self.count_label = QtWidgets.QLabel(self)
+        self.count_label.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        self.count_label.setFixedSize(self.count_label.fontMetrics().horizontalAdvance("00,000 of 00,000") + 8,
+                                      self.count_label.sizeHint().height())
 
         self.view = QtWidgets.QTableView(self)
         self.view.setModel(self.proxy)
@@ -156,7 +184,8 @@ class MergeListPane(QtWidgets.QWidget):
     def _update_count(self, *_: object) -> None:
         total = len(self.session.records)
         shown_rows = self.proxy.rowCount()
-        self.count_label.setText(f"{total:,} merges" if shown_rows == total else f"{shown_rows:,} of {total:,}")
+        _set_text_fixed(self.count_label,
+                        f"{total:,} merges" if shown_rows == total else f"{shown_rows:,} of {total:,}")
 
     def _row_selected(self, current: QtCore.QModelIndex, _previous: QtCore.QModelIndex) -> None:
         if self._syncing or not current.isValid():
@@ -182,3 +211,12 @@ class MergeListPane(QtWidgets.QWidget):
             self.view.scrollTo(idx)
         finally:
             self._syncing = False
+
+
+def _set_text_fixed(label: QtWidgets.QLabel, text: str) -> None:
+    """Set *label*'s text keeping its size fixed (growing it only when the text no longer fits): a label whose
+    size may change relayouts its dock and the main window whenever its text changes."""
+    label.setText(text)
+    width = label.fontMetrics().horizontalAdvance(text) + 8
+    if width > label.minimumWidth() or label.minimumHeight() != label.maximumHeight():
+        label.setFixedSize(max(width, label.minimumWidth()), label.sizeHint().height())

@@ -76,6 +76,15 @@ class TimelinePane(QtWidgets.QWidget):
         lay.addWidget(self.jump)
 
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Fixed)
+        # fixed sizes (grown only when a text no longer fits): a widget whose size hint may change relayouts the
+        # main window each time its text or range changes, i.e. on every batch of records while training
+        self.jump.setRange(0, 999_999)
+        self.jump.setFixedSize(self.jump.sizeHint())
+        self.jump.setRange(0, 0)
+        _fit(self.label, "step 00,000 / 00,000 · vocabulary 000,000")
+        for lab in (self.low_label, self.high_label):
+            _fit(lab, "000,000")
+            lab.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
         self._timer = QtCore.QTimer(self)
         self._timer.timeout.connect(self._tick)
         self.first_btn.clicked.connect(lambda: session.set_step(0))
@@ -155,13 +164,14 @@ class TimelinePane(QtWidgets.QWidget):
             w.blockSignals(False)
         s = self.session
         trained = bool(s.initial_symbols or s.records)
-        self.low_label.setText(f"{s.model.vocab_size_at(0):,}" if trained else "")
-        self.high_label.setText(f"{s.model.vocab_size_at(n):,}" if trained else "")
+        _fit(self.low_label, f"{s.model.vocab_size_at(0):,}" if trained else "")
+        _fit(self.high_label, f"{s.model.vocab_size_at(n):,}" if trained else "")
         self.low_label.setToolTip("vocabulary size at step 0")
         self.high_label.setToolTip(f"vocabulary size after all {n:,} merges")
         self.slider.setTickInterval(max(1, n // 20))
-        self.slider.setTickPosition(QtWidgets.QSlider.TickPosition.TicksBelow if n else
-                                    QtWidgets.QSlider.TickPosition.NoTicks)
+        ticks = QtWidgets.QSlider.TickPosition.TicksBelow if n else QtWidgets.QSlider.TickPosition.NoTicks
+        if self.slider.tickPosition() != ticks:  # setting it relayouts, even to the same value
+            self.slider.setTickPosition(ticks)
         self._show_step(self.session.step)
 
     def _show_step(self, k: int) -> None:
@@ -173,9 +183,18 @@ class TimelinePane(QtWidgets.QWidget):
         s = self.session
         trained = bool(s.initial_symbols or s.records)
         vocab = f"{s.model.vocab_size_at(k):,}" if trained else "–"
-        self.label.setText(f"step {k:,} / {s.n_steps:,} · vocabulary {vocab}")
+        _fit(self.label, f"step {k:,} / {s.n_steps:,} · vocabulary {vocab}")
         self.slider.setToolTip(f"step {k:,}: vocabulary {vocab}")
         self.back_btn.setEnabled(k > 0)
         self.first_btn.setEnabled(k > 0)
         self.fwd_btn.setEnabled(k < s.n_steps)
         self.last_btn.setEnabled(k < s.n_steps)
+
+
+def _fit(label: QtWidgets.QLabel, text: str) -> None:
+    """Show *text* in *label*, whose size stays fixed unless the text no longer fits (then it grows once)."""
+    if label.text() != text:
+        label.setText(text)
+    width = label.fontMetrics().horizontalAdvance(text) + 8
+    if width > label.maximumWidth() or label.minimumSize() != label.maximumSize():
+        label.setFixedSize(max(width, label.minimumWidth()), label.sizeHint().height())

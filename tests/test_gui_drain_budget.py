@@ -1,0 +1,140 @@
+"""The training controller's per-wake-up budget and the throttles that keep the GUI thread's ticks short.
+
+No worker process here: the test writes the worker's messages into a pipe itself and calls the drain the way
+the socket notifier does, counting what each wake-up hands to the session (never timing it).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+
+import pytest
+from PySide6 import QtWidgets
+
+from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.trainer import Trainer
+from bpe_desktop.gui import controller as controller_mod
+from bpe_desktop.gui import why_panel as why_mod
+from bpe_desktop.gui.controller import TrainingController
+from bpe_desktop.gui.merge_list import MergeListPane
+from bpe_desktop.gui.session import Session
+from bpe_desktop.gui.status_bar import StatusBar
+from bpe_desktop.gui.timeline import TimelinePane
+from bpe_desktop.gui.why_panel import WhyPanel
+from bpe_desktop.gui.worker import _row
+
+
+@pytest.fixture
+def trained(topics_text: str):  # type: ignore[no-untyped-def]
+    t = Trainer({w: 1 for w in topics_text.split()[:20_000]}, TrainConfig(merges=700))
+    return t, t.run()
+
+
+def _wired(qtbot, trained):  # type: ignore[no-untyped-def]
+    t, recs = trained
+    s = Session()
+    s.initial_symbols = t.initial_symbols
+    s.reset_model(t.model.truncated(0))
+    s.set_state("training")
+    ctl = TrainingController(s)
+    parent, child = mp.Pipe(duplex=True)
+    ctl._conn = parent  # what start() sets up, without a worker process
+    return s, ctl, child, recs
+
+
+def test_a_drain_hands_at_most_its_budget_of_records_and_keeps_their_order(qtbot, trained, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(controller_mod, "MAX_RECORDS_PER_DRAIN", 100)
+    monkeypatch.setattr(controller_mod, "DRAIN_BUDGET_S", 10.0)  # only the record budget limits a wake-up
+    s, ctl, child, recs = _wired(qtbot, trained)
+    batches: list[tuple[int, int]] = []
+    s.recordsAppended.connect(lambda a, b: batches.append((a, b)))
+    for i in range(0, 600, 150):  # a backlog: four batches of 150 rows queued before the GUI thread wakes up
+        child.send(("records", [_row(r) for r in recs[i : i + 150]]))
+    child.send(("state", "paused"))
+    for i in range(600, len(recs), 37):
+        child.send(("records", [_row(r) for r in recs[i : i + 37]]))
+    child.send(("finished", "reached 700 merges", True))
+
+    handed: list[int] = []
+    ctl._drain()
+    handed.append(ctl.drained)
+    while ctl._backlog or ctl._conn.poll(0):
+        ctl._drain()  # what the next event-loop turns do (the controller's own zero-timer or the notifier)
+        handed.append(ctl.drained)
+        assert len(handed) < 100
+    assert max(handed) == 100 and all(n <= 100 for n in handed)
+    assert sum(handed) == len(recs)
+    assert [r.rank for r in s.records] == list(range(1, len(recs) + 1))
+    assert s.records == recs  # every record, in order, unchanged
+    assert all(b - a + 1 <= 100 for a, b in batches)
+    # the paused message was handled between ranks 600 and 601, and the end state is the plain one
+    assert s.state == "finished" and s.stop_reason == "reached 700 merges"
+    assert s.step == len(recs)  # it followed the newest merge to the end
+    assert not ctl._backlog
+
+
+def test_following_the_newest_merge_is_throttled_while_training_but_ends_at_the_end(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+    s, ctl, child, recs = _wired(qtbot, trained)
+    steps: list[int] = []
+    s.stepChanged.connect(steps.append)
+    for i in range(0, 600, 20):  # 30 wake-ups in quick succession while training
+        child.send(("records", [_row(r) for r in recs[i : i + 20]]))
+        ctl._drain()
+    assert len(s.records) == 600
+    assert len(steps) < 30  # not one step change per wake-up
+    qtbot.waitUntil(lambda: s.step == 600, timeout=2000)  # ... but the step catches up by itself
+    # scrubbing back stops following: later records do not pull the step forward
+    s.set_step(100)
+    child.send(("records", [_row(r) for r in recs[600:650]]))
+    ctl._drain()
+    qtbot.wait(controller_mod.FOLLOW_EVERY_MS + 50)
+    assert s.step == 100
+    s.set_step(s.n_steps)  # back at the end: following again; the end of the run shows the last merge
+    child.send(("records", [_row(r) for r in recs[650:]]))
+    child.send(("finished", "reached 700 merges", True))
+    ctl._drain()
+    assert s.state == "finished" and s.step == len(recs) == s.n_steps
+
+
+def test_why_panel_refreshes_at_most_once_per_burst_while_training(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+    t, recs = trained
+    s = Session()
+    s.reset_model(t.model.truncated(0))
+    why = WhyPanel(s)
+    qtbot.addWidget(why)
+    s.set_state("training")
+    before = why.refreshes
+    for i in range(0, 300, 10):
+        s.append_records(recs[i : i + 10])
+        s.set_step(s.n_steps)
+    assert why.refreshes == before  # nothing yet: the burst waits for the timer
+    qtbot.waitUntil(lambda: why.refreshes == before + 1, timeout=2 * why_mod.TRAINING_EVERY_MS + 1000)
+    assert why.title.text().startswith("Merge 300:")
+    s.set_step(120)
+    s.set_state("finished")  # the end of the run shows the step at once
+    assert why.title.text().startswith("Merge 120:")
+    s.set_step(5)  # not training: at once
+    assert why.title.text().startswith("Merge 5:")
+
+
+def test_streaming_labels_have_fixed_sizes(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+    """A label whose size is not fixed both ways relayouts the window whenever its text changes."""
+    t, recs = trained
+    s = Session()
+    s.initial_symbols = t.initial_symbols
+    s.reset_model(t.model.truncated(0))
+    host = QtWidgets.QWidget()
+    qtbot.addWidget(host)
+    bar, tl, ml = StatusBar(s, host), TimelinePane(s, host), MergeListPane(s, host)
+    s.set_state("training")
+    for i in range(0, len(recs), 70):
+        s.append_records(recs[i : i + 70])
+        s.set_step(s.n_steps)
+    labels = [bar.step_label, bar.vocab_label, bar.tokens_label, bar.ratio_label, bar.rate_label,
+              tl.label, tl.low_label, tl.high_label, tl.jump, ml.count_label]
+    for w in labels:
+        assert w.minimumSize() == w.maximumSize(), w
+    for w in (tl.label, tl.low_label, tl.high_label, ml.count_label):  # and the text still fits
+        assert w.fontMetrics().horizontalAdvance(w.text()) <= w.width(), w.text()
+    assert ml.count_label.text() == f"{len(recs):,} merges"
+    assert tl.label.text().startswith(f"step {len(recs):,} / {len(recs):,}")
