@@ -9,7 +9,7 @@ from __future__ import annotations
 import multiprocessing as mp
 
 import pytest
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.trainer import Trainer
@@ -138,3 +138,45 @@ def test_streaming_labels_have_fixed_sizes(qtbot, trained) -> None:  # type: ign
         assert w.fontMetrics().horizontalAdvance(w.text()) <= w.width(), w.text()
     assert ml.count_label.text() == f"{len(recs):,} merges"
     assert tl.label.text().startswith(f"step {len(recs):,} / {len(recs):,}")
+
+
+def test_merge_view_goes_through_the_filter_proxy_only_while_filtering(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+    t, recs = trained
+    s = Session()
+    s.reset_model(t.model.truncated(0))
+    pane = MergeListPane(s)
+    qtbot.addWidget(pane)
+    s.append_records(recs)
+    s.set_step(40)
+    assert pane.view.model() is pane.table_model and pane.view.currentIndex().row() == 39
+    token = pane.table_model.index(39, 3).data(QtCore.Qt.ItemDataRole.UserRole)
+    pane.set_filter(token)
+    assert pane.view.model() is pane.proxy
+    shown = [pane.proxy.mapToSource(pane.proxy.index(r, 0)).row() for r in range(pane.proxy.rowCount())]
+    assert 39 in shown and all(token.lower() in pane.table_model.index(r, 3).data(QtCore.Qt.ItemDataRole.UserRole)
+                               .lower() for r in shown)
+    assert pane.proxy.mapToSource(pane.view.currentIndex()).row() == 39  # the step's row stays selected
+    pane.view.selectRow(0)
+    assert s.step == shown[0] + 1
+    pane.set_filter("")
+    assert pane.view.model() is pane.table_model and pane.view.currentIndex().row() == shown[0]
+    pane.view.selectRow(9)  # selecting still moves the timeline
+    assert s.step == 10
+
+
+def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.gui.plots import PlotsPanel
+
+    t, recs = trained
+    s = Session()
+    s.initial_symbols = t.initial_symbols
+    s.reset_model(t.model.truncated(0), recs)
+    panel = PlotsPanel(s)
+    qtbot.addWidget(panel)
+    s.set_step(30)  # not training: at once
+    assert panel.compression.step_line.value() == 30
+    s.set_state("training")
+    s.set_step(300)
+    assert panel.compression.step_line.value() == 30  # left to the throttled refresh ...
+    qtbot.waitUntil(lambda: panel.compression.step_line.value() == 300, timeout=2000)  # ... which moves it
+    assert panel.compression.step_line_bottom.value() == 300

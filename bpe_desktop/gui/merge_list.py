@@ -2,8 +2,10 @@
 
 A :class:`MergeTableModel` (``QAbstractTableModel``) reads ``session.records`` directly and grows with
 ``beginInsertRows`` on ``recordsAppended``, so tens of thousands of rows cost nothing until painted.  A
-filter box (``QSortFilterProxyModel``) narrows the rows to tokens containing a text.  Selecting a row moves
-the timeline to that merge; merges after the current step are greyed out.
+filter box (``QSortFilterProxyModel``) narrows the rows to tokens containing a text; the view shows the proxy
+only while a filter is set (going through it doubled the cost of a repaint, and the table repaints after every
+batch of records while training).  Selecting a row moves the timeline to that merge; merges after the
+current step are greyed out.
 
 It does not train or explain merges (see :mod:`.why_panel`).
 """
@@ -146,7 +148,7 @@ class MergeListPane(QtWidgets.QWidget):
                                       self.count_label.sizeHint().height())
 
         self.view = QtWidgets.QTableView(self)
-        self.view.setModel(self.proxy)
+        self.view.setModel(self.table_model)  # the proxy only while a filter is set: it costs ~40 % of a repaint
         self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setAlternatingRowColors(True)
@@ -179,7 +181,21 @@ class MergeListPane(QtWidgets.QWidget):
 
     def set_filter(self, text: str) -> None:
         self.proxy.setFilterFixedString(text)
+        want = self.proxy if text else self.table_model
+        if self.view.model() is not want:
+            old = self.view.selectionModel()
+            self.view.setModel(want)
+            old.deleteLater()
+            self.view.selectionModel().currentRowChanged.connect(self._row_selected)
+            self._syncing = True
+            try:
+                self._show_step(self.session.step)
+            finally:
+                self._syncing = False
         self._update_count()
+
+    def _filtering(self) -> bool:
+        return self.view.model() is self.proxy
 
     def _update_count(self, *_: object) -> None:
         total = len(self.session.records)
@@ -190,7 +206,7 @@ class MergeListPane(QtWidgets.QWidget):
     def _row_selected(self, current: QtCore.QModelIndex, _previous: QtCore.QModelIndex) -> None:
         if self._syncing or not current.isValid():
             return
-        src = self.proxy.mapToSource(current)
+        src = self.proxy.mapToSource(current) if self._filtering() else current
         self.session.set_step(src.row() + 1)
 
     def _show_step(self, k: int) -> None:
@@ -200,7 +216,9 @@ class MergeListPane(QtWidgets.QWidget):
             self.view.selectionModel().clearSelection()
             self._syncing = False
             return
-        idx = self.proxy.mapFromSource(self.table_model.index(k - 1, 0))
+        idx = self.table_model.index(k - 1, 0)
+        if self._filtering():
+            idx = self.proxy.mapFromSource(idx)
         if not idx.isValid():
             return
         self._syncing = True

@@ -7,7 +7,8 @@ pairs) runs in slices of :data:`SLICE_S` seconds every :data:`BUSY_MS` ms while 
 more when idle: :data:`IDLE_SLICE_S`, :data:`IDLE_BUSY_MS`) until done, the Zipf recount of
 the step shown first, so the GUI thread never stalls for long; a slice is put off (up to
 :data:`MAX_YIELDS` times) when the timer fires late or records have just arrived, i.e. right after other
-work in the GUI thread.  While the history lags behind the step
+work in the GUI thread (or the records, and the repaint they cause, are less than :data:`RECENT_S` old).
+While the history lags behind the step
 shown (live training), the Zipf plot shows the latest step it has reached, says so in its title, and is
 redrawn at most every :data:`CATCH_UP_S` seconds.  Plot items live in :mod:`.plot_zipf`,
 :mod:`.plot_compression` and :mod:`.plot_tradeoff`; the numbers come from :mod:`.plot_feed` (which uses
@@ -36,6 +37,7 @@ BUSY_MS = 15  # next slice of statistics work while some remains (training runs)
 SLICE_S = 0.003  # GUI-thread time per slice (a unit of work may run past it by ~1 ms) while training runs
 IDLE_BUSY_MS, IDLE_SLICE_S = 10, 0.005  # the same when no training competes for the GUI thread
 LATE_S = 0.003  # a timer this late means the GUI thread was just busy: skip the slice ...
+RECENT_S = 0.012  # ... and so do records (or a followed step) this recent: the window's repaint comes next
 LATE_RETRY_MS, MAX_YIELDS = 4, 3  # ... and retry soon, but work anyway after this many skips in a row
 CURVES_EVERY_S = 0.1  # while training: redraw the compression and trade-off curves at most this often
 HIDDEN_EVERY_S = 0.5  # ... or this often while their tab is not the one shown
@@ -93,6 +95,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self._due = 0.0  # when the timer should fire
         self._records_at = 0.0  # when records last arrived
         self._yielded = 0  # slices skipped in a row because the timer fired late
+        self._marks_dirty = False  # the step marks on the curves lag the step (moved by the next refresh)
         session.corpusChanged.connect(self._on_reset)
         session.modelReset.connect(self._on_reset)
         session.recordsAppended.connect(self._on_records)
@@ -121,8 +124,13 @@ class PlotsPanel(QtWidgets.QWidget):
 
     def _on_step(self, step: int) -> None:
         self._zipf_dirty = True
-        self.compression.set_step(step)  # cheap: moves a line
-        self.tradeoff.set_step(step)
+        if self.session.state == "training":  # the step follows the records: the window repaints next, and
+            self._records_at = time.perf_counter()  # moving the step marks (1-3 ms) waits for the next refresh
+            self._marks_dirty = True
+        else:
+            self._marks_dirty = False
+            self.compression.set_step(step)  # moves a line and a dot
+            self.tradeoff.set_step(step)
         self._schedule()
 
     # -- redraw -----------------------------------------------------------------------------------------
@@ -145,12 +153,16 @@ class PlotsPanel(QtWidgets.QWidget):
                 self.refreshes += 1
             else:
                 more = True
+        if self._marks_dirty:
+            self._marks_dirty = False
+            self.compression.set_step(step)
+            self.tradeoff.set_step(step)
         had = feed.history.n_merges if feed.history is not None else -1
         busy = s.state in ("counting", "training")
         slice_s = SLICE_S if busy else IDLE_SLICE_S
         # a timer that fires late means the GUI thread has just been busy with something else (a batch of
         # records, a repaint): adding a slice now would lengthen that stall, so wait a little (not forever)
-        late = (now - self._due > LATE_S or now - self._records_at < LATE_S) and self._yielded < MAX_YIELDS
+        late = (now - self._due > LATE_S or now - self._records_at < RECENT_S) and self._yielded < MAX_YIELDS
         self._yielded = self._yielded + 1 if late else 0
         if late:
             more = True
