@@ -576,3 +576,40 @@ def test_row_caches_are_least_recently_used_and_bounded(qtbot, topics_text, monk
     assert [b.seg.id for b in canvas.visible_rows()[0].layout.boxes] == s.tokenizer.encode(
         canvas.row_text(0), upto=s.step
     )
+
+
+def test_retraining_on_the_same_file_reuses_the_split_rows(qtbot, tmp_path, monkeypatch) -> None:
+    """Train/Retrain sets the corpus again (as the controller does); an unchanged corpus file must not be
+    re-read and re-split (15 ms of GUI time for a 4 MB file), a changed one must."""
+    import os
+
+    import bpe_desktop.gui.token_canvas as tc
+    from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_source
+    from bpe_desktop.gui.session import Session
+    from bpe_desktop.gui.token_view import TokenStreamView
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower newest\nwidest low\n" * 50, encoding="utf-8")
+    reads = []
+    real = tc.read_display_text
+    monkeypatch.setattr(tc, "read_display_text", lambda *a, **k: reads.append(a) or real(*a, **k))
+    s = Session()
+    view = TokenStreamView(s)
+    qtbot.addWidget(view)
+    cfg = TrainConfig(merges=5)
+
+    def train() -> None:
+        src = CorpusSource.from_files([corpus])  # a new, equal source each time, as the editor makes it
+        s.set_corpus(src, cfg)
+        t = Trainer(count_source(src, cfg), cfg)
+        s.reset_model(t.model, t.run())
+
+    train()
+    train()
+    assert len(reads) == 1
+    assert view.visible_tokens()[0][0] == "low"
+    corpus.write_text("newest widest\n", encoding="utf-8")  # the file changed on disk: read it again
+    os.utime(corpus, ns=(1, 1))
+    train()
+    assert len(reads) == 2
+    assert view.visible_tokens()[0][0] != "low"

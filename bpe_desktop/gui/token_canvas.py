@@ -27,6 +27,7 @@ changes the session.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -124,6 +125,17 @@ def _mix(
     return QtCore.QRectF(x0 + (x1 - x0) * t, top + y0 + (y1 - y0) * t, w0 + (w1 - w0) * t, h)
 
 
+def _text_key(text: str | None, paths: tuple[str, ...], mode: str) -> tuple[object, ...] | None:
+    """Identifies the text a canvas shows: the text itself (the same object compares in no time), or the files
+    by path, size and modification time."""
+    if text is not None:
+        return ("text", text)
+    try:
+        return ("files", mode, *((p, os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in paths))
+    except OSError:
+        return None
+
+
 class TokenCanvas(QtWidgets.QAbstractScrollArea):
     """Rows of token boxes at the session's step. Signals: ``tokenClicked(int id)``, ``rowsChanged()``."""
 
@@ -141,6 +153,9 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self.kind = "text"  # "text" | "words"
         self._lines: list[str] = []
         self._words: list[tuple[str, int]] = []
+        # what _lines were split from, so a retrain on the same corpus neither re-reads nor re-splits it
+        self._lines_key: tuple[object, ...] | None = None
+        self._lines_note = ""
         self.note = ""  # e.g. "showing the first 4 MB"
         # caches
         self._segs: OrderedDict[tuple[int, int], PackedSegments] = OrderedDict()
@@ -358,11 +373,18 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         else:
             self.kind = "text"
             text = s.display_text if edited else src.text
-            if text is None and src.paths:
-                text, cut = read_display_text(src.paths, s.config.mode)
-                if cut:
-                    self.note = "showing the first 4 MB of the corpus files"
-            self._lines = split_lines(text or "")
+            key = _text_key(text, src.paths, s.config.mode)
+            if key is not None and key == self._lines_key:
+                self._lines, self.note = old_lines, self._lines_note  # same text as shown: keep its rows
+            else:
+                if text is None and src.paths:
+                    text, cut = read_display_text(src.paths, s.config.mode)
+                    if cut:
+                        self.note = "showing the first 4 MB of the corpus files"
+                self._lines = split_lines(text or "")
+                self._lines_key, self._lines_note = key, self.note
+        if self.kind != "text":
+            self._lines_key = None
         del old_lines
         self._clear_caches()
         self._shown_step = s.step
