@@ -471,3 +471,31 @@ def test_train_further_lifts_a_vocabulary_limit(qtbot, window, dialogs, question
     assert window.settings.vocab.value() == 0 and window.settings.merges.value() == 5
     assert s.config.vocab_size is None and s.config.merges == 5
     assert not dialogs and not questions
+
+
+def test_retrain_reaps_the_old_worker_off_the_gui_thread(qtbot, window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Retrain replaces an idle worker; the GUI thread must not sit out the old process's exit."""
+    import threading
+
+    from bpe_desktop.gui import controller as ctl
+
+    reaped_in: list[str] = []
+    real = ctl._reap
+    def reap(proc, timeout):  # type: ignore[no-untyped-def]
+        reaped_in.append(threading.current_thread().name)
+        real(proc, timeout)
+
+    monkeypatch.setattr(ctl, "_reap", reap)
+    window.settings.merges.setValue(3)
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    old = window.controller.process
+    assert window.controller.can_continue and old is not None  # idle, waiting for "train further"
+    window.train()  # Retrain
+    qtbot.waitUntil(lambda: reaped_in != [], timeout=START_S)
+    assert reaped_in == ["bpe-desktop-reap"]
+    wait_finished(qtbot, window)
+    assert len(window.session.records) == 3
+    window.close()  # closing still waits for its worker
+    assert reaped_in[-1] == threading.main_thread().name
+    qtbot.waitUntil(lambda: multiprocessing.active_children() == [], timeout=START_S)

@@ -86,6 +86,18 @@ def _main_module_hidden() -> Iterator[None]:
             main.__spec__ = saved_spec  # type: ignore[assignment]
 
 
+def _reap(proc: BaseProcess, timeout: float) -> None:
+    """Wait for a worker told to stop; terminate, then kill it if it lingers."""
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join(1.0)
+    if proc.is_alive():
+        proc.kill()
+        proc.join(1.0)
+    proc.close()
+
+
 def _launch(proc: BaseProcess, child_conn: Connection) -> None:
     """Start *proc* (in a helper thread), then drop our copy of its pipe end: its exit closes the pipe."""
     try:
@@ -177,7 +189,7 @@ class TrainingController(QtCore.QObject):
 
     def start(self, source: CorpusSource, config: TrainConfig, *, paused: bool = False) -> None:
         """Stop any run, reset the session to *source*/*config* and start a worker."""
-        self.shutdown()
+        self.shutdown(wait=False)
         s = self.session
         s.set_corpus(source, config)
         s.error = ""
@@ -216,8 +228,12 @@ class TrainingController(QtCore.QObject):
             proc = self._proc
             QtCore.QTimer.singleShot(STOP_GRACE_MS, self, lambda: self._force_stop(proc))
 
-    def shutdown(self, timeout: float = 2.0) -> None:
-        """Stop the worker now (window closing, new run): join it, terminate or kill if it lingers."""
+    def shutdown(self, timeout: float = 2.0, *, wait: bool = True) -> None:
+        """Stop the worker now (window closing, new run): join it, terminate or kill if it lingers.
+
+        With ``wait=False`` (a new run replacing an old one) the old process is told to stop and reaped by a
+        background thread, so the GUI thread does not sit out its exit (~25 ms).
+        """
         proc, conn = self._proc, self._conn
         self._join_starter()
         self._teardown()
@@ -228,14 +244,10 @@ class TrainingController(QtCore.QObject):
                 pass
             conn.close()
         if proc is not None and _started(proc):
-            proc.join(timeout)
-            if proc.is_alive():
-                proc.terminate()
-                proc.join(1.0)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(1.0)
-            proc.close()
+            if wait:
+                _reap(proc, timeout)
+            else:
+                threading.Thread(target=_reap, args=(proc, timeout), daemon=True, name="bpe-desktop-reap").start()
         if self.session.state in ("counting", "training", "paused"):
             self.session.stop_reason = "stopped"
             self.session.set_state("finished")
