@@ -31,6 +31,7 @@ import os
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -125,6 +126,27 @@ def _mix(
     return QtCore.QRectF(x0 + (x1 - x0) * t, top + y0 + (y1 - y0) * t, w0 + (w1 - w0) * t, h)
 
 
+class _LRU(OrderedDict):  # type: ignore[type-arg]
+    """An ordered dict that forgets its least recently used entries beyond *limit*."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def hit(self, key: object) -> Any:
+        """The value for *key* (marked as just used), or ``None``."""
+        value = self.get(key)
+        if value is not None:
+            self.move_to_end(key)
+        return value
+
+    def put(self, key: object, value: object) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.limit:
+            self.popitem(last=False)
+
+
 def _text_key(text: str | None, paths: tuple[str, ...], mode: str) -> tuple[object, ...] | None:
     """Identifies the text a canvas shows: the text itself (the same object compares in no time), or the files
     by path, size and modification time."""
@@ -158,14 +180,14 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._lines_note = ""
         self.note = ""  # e.g. "showing the first 4 MB"
         # caches
-        self._segs: OrderedDict[tuple[int, int], PackedSegments] = OrderedDict()
-        self._layouts: OrderedDict[tuple[int, int, int], PackedLayout] = OrderedDict()
+        self._segs = _LRU(CACHE_ROWS)  # (row, step) -> PackedSegments
+        self._layouts = _LRU(CACHE_ROWS)  # (row, step, width) -> PackedLayout
         self._labels: dict[int, str] = {}
         self._widths: dict[str, float] = {}
         # colours and pens are made when a picture is drawn (a few per jump), not kept per token id
         self._statics: dict[str, QtGui.QStaticText] = {}  # label -> prepared text (at most _STATIC_LIMIT)
         # (token id, label, pen kind 0 plain / 1 selected / 2 latest merge) -> the whole box, border and label
-        self._box_pixmaps: OrderedDict[tuple[int, str, int], QtGui.QPixmap] = OrderedDict()
+        self._box_pixmaps = _LRU(BOX_PIXMAP_LIMIT)  # (token id, label, kind) -> QPixmap
         self.box_pixmaps_made = 0  # (tests, benchmarks)
         self._pixmap_dpr = 1.0  # device pixel ratio the box pictures were drawn for
         self.rows_encoded = 0  # how many (row, step) encodings were computed (tests, benchmarks)
@@ -246,20 +268,16 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         """The segments of *row* at *step* as the flat tuple the cache holds (least recently used rows go)."""
         step = self._shown_step if step is None else step
         key = (row, step)
-        cache = self._segs
-        segs = cache.get(key)
+        segs = self._segs.hit(key)
         if segs is not None:
-            cache.move_to_end(key)
-            return segs
+            return segs  # type: ignore[no-any-return]
         tok = self.session.tokenizer
         if self.kind == "words":
             segs = segment_word_packed(tok, self._words[row][0], step, self._labels)
         else:
             segs = segment_line_packed(tok, self._lines[row], step, self._labels)
         self.rows_encoded += 1
-        cache[key] = segs
-        if len(cache) > CACHE_ROWS:
-            cache.popitem(last=False)
+        self._segs.put(key, segs)
         return segs
 
     def first_row(self) -> int:
@@ -525,11 +543,9 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
     # -- layout ---------------------------------------------------------------------------------------
     def _layout(self, row: int, step: int, width: int) -> PackedLayout:
         key = (row, step, width)
-        cache = self._layouts
-        lay = cache.get(key)
+        lay = self._layouts.hit(key)
         if lay is not None:
-            cache.move_to_end(key)
-            return lay
+            return lay  # type: ignore[no-any-return]
         segs = self.row_packed(row, step)
         x0 = self._prefix_w
         right = max(width - MARGIN, x0 + 40)
@@ -547,9 +563,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             add((x, y, w))
             x += w + GAP_X
         lay = (y + h, segs, tuple(geom))
-        cache[key] = lay
-        if len(cache) > CACHE_ROWS:
-            cache.popitem(last=False)
+        self._layouts.put(key, lay)
         return lay
 
     def _compute_visible(self) -> list[tuple[int, float, PackedLayout, PackedLayout | None, float]]:
@@ -701,13 +715,9 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         """
         kind = 1 if i == self.selected else 2 if i == latest else 0
         key = (i, label, kind)
-        cache = self._box_pixmaps
-        pm = cache.get(key)
+        pm = self._box_pixmaps.hit(key)
         if pm is not None:
-            cache.move_to_end(key)
-            return pm
-        while len(cache) >= BOX_PIXMAP_LIMIT:
-            cache.popitem(last=False)
+            return pm  # type: ignore[no-any-return]
         m = BOX_PIXMAP_MARGIN
         w, h = self._width(label) + 2 * PAD_X, self._box_h
         dpr = self.devicePixelRatioF()
@@ -726,7 +736,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             p.drawStaticText(QtCore.QPointF(m + PAD_X, m + self._text_dy), self._static(label))
         finally:
             p.end()
-        self._box_pixmaps[key] = pm
+        self._box_pixmaps.put(key, pm)
         self.box_pixmaps_made += 1
         return pm
 
