@@ -67,14 +67,14 @@ def _lines(text: str) -> list[str]:
 
 
 def validate_pattern(pattern: str) -> str | None:
-    """Return ``None`` if *pattern* compiles, else a one-line error message with the position.
+    r"""Return ``None`` if *pattern* compiles, else a one-line error message with the position.
 
     Meant for as-you-type validation in the GUI.
 
-    >>> validate_pattern(r"\\w+") is None
+    >>> validate_pattern(r"\w+") is None
     True
-    >>> validate_pattern("(ab")
-    "missing ) at position 3: '(ab' -- close the group or escape the parenthesis as \\\\("
+    >>> print(validate_pattern(r"(\w+"))
+    missing ) at position 4 of «(\w+» -- close the group or escape the parenthesis as \(
     """
     try:
         regex.compile(pattern)
@@ -82,8 +82,13 @@ def validate_pattern(pattern: str) -> str | None:
         pos = getattr(e, "pos", None)
         where = f" at position {pos}" if pos is not None else ""
         hint = _hint(str(getattr(e, "msg", e)))
-        return f"{getattr(e, 'msg', e)}{where}: {pattern!r}{hint}"
+        return f"{getattr(e, 'msg', e)}{where} of {_quoted(pattern)}{hint}"
     return None
+
+
+def _quoted(pattern: str) -> str:
+    """The pattern as the user typed it (no repr doubling of backslashes)."""
+    return f"«{pattern}»"
 
 
 def _hint(msg: str) -> str:
@@ -167,13 +172,13 @@ class Pretokenizer:
             pieces = self._compiled.findall(text, timeout=CUSTOM_TIMEOUT_S)
         except TimeoutError as e:
             raise PatternError(
-                f"the custom pre-tokenizer pattern {self.pattern!r} took more than {CUSTOM_TIMEOUT_S:g} s "
+                f"the custom pre-tokenizer pattern {_quoted(self.pattern or '')} took more than {CUSTOM_TIMEOUT_S:g} s "
                 "on one piece of input (catastrophic backtracking) -- simplify nested quantifiers such "
                 "as (a+)+ or use a named pattern"
             ) from e
         if pieces and not isinstance(pieces[0], str):
             raise PatternError(
-                f"the custom pattern {self.pattern!r} has several capturing groups -- use "
+                f"the custom pattern {_quoted(self.pattern or '')} has several capturing groups -- use "
                 "non-capturing groups (?:...) so each match is one piece"
             )
         return [p for p in pieces if p]
