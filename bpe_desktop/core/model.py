@@ -11,6 +11,7 @@ This module does not encode text (see :mod:`.tokenizer`) nor read or write files
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -178,11 +179,18 @@ class BPEModel:
         return len(self.tokens) + len(self.specials)
 
     def vocab_size_at(self, step: int) -> int:
-        """Vocabulary size with only the first *step* merges (specials included)."""
+        """Vocabulary size with only the first *step* merges (specials included), in O(log merges).
+
+        Tokens are created in merge order, so the merges that made a new token are ``_creation_rank``,
+        ascending: the tokens made within the first *step* merges are those ranks below *step*.
+
+        >>> m = BPEModel(mode="chars", base=["a", "b"], merges=[(0, 1), (0, 1), (2, 2)])
+        >>> [m.vocab_size_at(k) for k in range(4)]  # the second merge recreates "ab": no new token
+        [2, 3, 3, 4]
+        """
         if step <= 0:
             return self.n_base + len(self.specials)
-        step = min(step, len(self.merges))
-        return max(self.merge_token_ids[:step], default=self.n_base - 1) + 1 + len(self.specials)
+        return self.n_base + bisect.bisect_left(self._creation_rank, step) + len(self.specials)
 
     def token_str(self, i: int) -> str:
         """Display text of any id, specials included."""

@@ -283,11 +283,12 @@ class MainWindow(QtWidgets.QMainWindow):
             if self.controller.can_continue:
                 self.controller.shutdown()  # the idle run no longer matches what is shown
             try:
-                self.settings.set_config(self.settings.config().with_(
+                cfg = self.settings.config().with_(
                     mode=model.mode, pretokenizer=model.pretokenizer, end_of_word=model.end_of_word,
                     glue_marker=model.glue_marker, specials=model.specials,
-                    tie_break=model.tie_break or "lexical", merges=len(model.merges), vocab_size=None))
-                self.session.config = self.settings.config()
+                    tie_break=model.tie_break or "lexical", merges=len(model.merges), vocab_size=None)
+                self.session.config = cfg  # first: the settings pane compares itself with it
+                self.settings.set_config(cfg)
             except BpeError:
                 pass
 
