@@ -520,3 +520,37 @@ def test_opening_cl100k_shows_its_100k_merges_and_matching_settings(qtbot, windo
                                                                        100_256 + n_specials]
     assert s.config.pretokenizer == "cl100k" and s.config.mode == "bytes"
     assert not window.settings._banner_row.isVisible()  # the settings are the tokenizer's, not "different"
+
+
+def test_export_tokenizer_at_the_current_step_is_read_by_its_home_library(qtbot, window, dialogs, tmp_path,
+                                                                        topics_text) -> None:  # type: ignore[no-untyped-def]
+    """File > Export tokenizer at this step: the first k merges, in another tool's format."""
+    import copy
+
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
+    from bpe_desktop.core.tokenizer import Tokenizer
+    from bpe_desktop.gui import file_actions
+
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=300)
+    text = topics_text[:60_000]
+    t = Trainer(count_text(text, cfg), cfg)
+    recs = t.run()
+    s = window.session
+    s.set_corpus(CorpusSource.from_text(text), cfg)
+    s.reset_model(copy.deepcopy(t.model), recs)
+    s.set_step(120)
+    out = tmp_path / "tok.json"
+    assert file_actions.export_tokenizer(window, s, str(out), "hf")
+    probe = "Robot arm moved 12.5 mm; naïve café ✓"
+    assert HFTokenizer.from_file(str(out)).encode(probe).ids == Tokenizer(t.model).encode(probe, upto=120)
+    assert HFTokenizer.from_file(str(out)).get_vocab_size() == 256 + 120
+    folder = tmp_path / "gpt2"
+    assert file_actions.export_tokenizer(window, s, str(folder), "vocab-merges")
+    assert sorted(p.name for p in folder.iterdir()) == ["merges.txt", "vocab.json"]
+    assert not dialogs
+    # a format that cannot hold byte-level merges refuses, in a dialog, naming one that can
+    assert not file_actions.export_tokenizer(window, s, str(tmp_path / "codes.txt"), "subword-nmt")
+    assert dialogs and dialogs[-1][0] == "Cannot export tokenizer"
+    assert not (tmp_path / "codes.txt").exists()

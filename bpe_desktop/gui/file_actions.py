@@ -1,4 +1,5 @@
-"""The File menu's work: open a tokenizer, save it, export the merge list as CSV.
+"""The File menu's work: open a tokenizer, save it, export it at the current step in another tool's format
+(HF, GPT-2, tiktoken, subword-nmt), export the merge list as CSV.
 
 Each function asks for a path (unless given one), calls the core, and turns a :class:`BpeError` (or an
 ``OSError``) into a dialog: the window never crashes on a bad file.  Writes are atomic (the core's
@@ -7,6 +8,7 @@ writers use ``atomic_write``).  It builds no widgets of its own beyond standard 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from PySide6 import QtWidgets
@@ -86,6 +88,45 @@ def save_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
         save_model(session.model, path, "native", session.records)
     except (BpeError, OSError) as e:
         show_error(parent, "Cannot save tokenizer", str(e))
+        return False
+    return True
+
+
+#: file-dialog filter -> (format for core.formats.save_model, writes a folder, default name)
+EXPORT_FORMATS: dict[str, tuple[str, bool, str]] = {
+    "HF tokenizers tokenizer.json (*.json)": ("hf", False, "tokenizer.json"),
+    "GPT-2 vocab.json + merges.txt (a folder)": ("vocab-merges", True, "tokenizer"),
+    "GPT-2 encoder.json + vocab.bpe (a folder)": ("gpt2", True, "tokenizer"),
+    "tiktoken ranks (*.tiktoken)": ("tiktoken", False, "tokenizer.tiktoken"),
+    "subword-nmt codes (*.codes *.txt)": ("subword-nmt", False, "codes.txt"),
+    "bpe-desktop native (*.json)": ("native", False, "tokenizer.json"),
+}
+
+
+def export_tokenizer(
+    parent: QtWidgets.QWidget, session: Session, path: str | None = None, fmt: str | None = None
+) -> bool:
+    """Write the tokenizer *as it is at the timeline's current step* (its first k merges) in another tool's
+    format; a format that cannot express it says which can (the error comes from the core writer)."""
+    step = session.step
+    if step <= 0:
+        show_error(parent, "Nothing to export", "The timeline is at step 0 (no merges) -- train, or move "
+                   "the timeline to the step whose tokenizer you want.")
+        return False
+    if path is None or fmt is None:
+        chosen, flt = QtWidgets.QFileDialog.getSaveFileName(
+            parent, f"Export the tokenizer at step {step:,}", "tokenizer.json", ";;".join(EXPORT_FORMATS))
+        if not chosen:
+            return False
+        fmt = EXPORT_FORMATS.get(flt, ("native", False, ""))[0]
+        path = chosen
+    folder = fmt in ("gpt2", "vocab-merges")
+    try:
+        if folder:
+            os.makedirs(path, exist_ok=True)
+        save_model(session.model.truncated(step), path, fmt, session.records[:step])
+    except (BpeError, OSError) as e:
+        show_error(parent, "Cannot export tokenizer", str(e))
         return False
     return True
 

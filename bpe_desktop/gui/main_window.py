@@ -160,6 +160,8 @@ class MainWindow(QtWidgets.QMainWindow):
         fm.addAction(act("Open tokenizer…", self.open_tokenizer, "Ctrl+Shift+O"))
         fm.addAction(act("Save tokenizer…", lambda: file_actions.save_tokenizer(self, self.session), "Ctrl+S",
                          sp.SP_DialogSaveButton))
+        fm.addAction(act("Export tokenizer at this step…", lambda: file_actions.export_tokenizer(self, self.session),
+                         "Ctrl+E"))
         fm.addAction(act("Export merges as CSV…", lambda: file_actions.export_merges_csv(self, self.session)))
         fm.addSeparator()
         fm.addAction(act("Quit", self.close, "Ctrl+Q"))
