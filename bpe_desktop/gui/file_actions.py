@@ -22,6 +22,12 @@ from ..core.records import MergeRecord
 from .session import Session
 
 TOKENIZER_FILTER = "bpe-desktop tokenizer (*.json);;All files (*)"
+#: what Open tokenizer offers: every format the readers detect (a GPT-2 pair: pick either of its files)
+OPEN_TOKENIZER_FILTER = (
+    "Tokenizer files (*.json *.tiktoken *.bpe *.txt *.codes);;bpe-desktop or HF tokenizer (*.json);;"
+    "tiktoken ranks (*.tiktoken);;GPT-2 vocab.json / encoder.json (*.json);;subword-nmt codes (*.codes *.txt);;"
+    "All files (*)"
+)
 
 
 def show_error(parent: QtWidgets.QWidget | None, title: str, message: str) -> None:
@@ -57,7 +63,7 @@ def _load(path: str) -> tuple[BPEModel, list[dict[str, Any]]]:
 def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None = None) -> BPEModel | None:
     """Load a tokenizer file into the session (its merges become the timeline)."""
     if path is None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(parent, "Open tokenizer", "", TOKENIZER_FILTER)
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(parent, "Open tokenizer", "", OPEN_TOKENIZER_FILTER)
         if not path:
             return None
     try:
