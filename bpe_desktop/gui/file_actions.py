@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from ..cli.train import steps_csv
 from ..core.atomic import atomic_write
@@ -66,12 +66,16 @@ def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
         path, _ = QtWidgets.QFileDialog.getOpenFileName(parent, "Open tokenizer", "", OPEN_TOKENIZER_FILTER)
         if not path:
             return None
+    # a big tokenizer (cl100k: 100k merges recovered from its ranks) takes a second: say so with the cursor
+    QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
     try:
         model, stats = _load(path)
         records = records_for(model, stats)
     except BpeError as e:
+        QtWidgets.QApplication.restoreOverrideCursor()
         show_error(parent, "Cannot open tokenizer", str(e))
         return None
+    QtWidgets.QApplication.restoreOverrideCursor()
     first = records[0] if records else None
     session.initial_symbols = first.symbols_before if first is not None and first.merged else 0
     session.reset_model(model, records)
