@@ -214,19 +214,8 @@ def test_find_box_selects_token_and_scrolls_to_it(qtbot, topics_text) -> None:
 
 
 def test_large_text_encodes_only_visible_rows(qtbot, topics_text) -> None:
-    small = topics_text[:30_000]
-    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=150)
-    t = Trainer(count_text(small, cfg), cfg)
-    recs = t.run()
     big = topics_text * 5  # ≈ 3.7 MB
-    s = Session()
-    s.set_corpus(CorpusSource.from_text(big), cfg)
-    view = TokenStreamView(s)
-    qtbot.addWidget(view)
-    view.resize(900, 400)
-    view.show()
-    qtbot.waitExposed(view)
-    s.reset_model(copy.deepcopy(t.model), recs)
+    s, view = _topics_view(qtbot, topics_text, merges=150, shown=big)
     canvas = view.canvas
     lines = split_lines(big)
     assert canvas.n_rows == len(lines) > 50_000
@@ -488,8 +477,11 @@ def test_box_pictures_are_reused_and_show_the_selection(seed_view) -> None:
     assert border_is_selected()
 
 
-def _topics_view(qtbot, topics_text: str, merges: int = 120) -> tuple[Session, TokenStreamView]:
-    text = topics_text[:200_000]
+def _topics_view(
+    qtbot, topics_text: str, merges: int = 120, shown: str | None = None
+) -> tuple[Session, TokenStreamView]:
+    """A shown view of *shown* (default: the first 200 KB of the topics), trained on the first 30 KB."""
+    text = topics_text[:200_000] if shown is None else shown
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=merges)
     t = Trainer(count_text(text[:30_000], cfg), cfg)
     recs = t.run()
