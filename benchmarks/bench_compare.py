@@ -39,8 +39,8 @@ def main() -> int:
     from bpe_desktop.core import CorpusSource, TrainConfig, Trainer
     from bpe_desktop.core.corpus import count_source
     from bpe_desktop.gui import resources
-    from bpe_desktop.gui.compare_panel import CL100K_NAME, ComparePanel
-    from bpe_desktop.gui.compare_sources import SAMPLE_NAMES
+    from bpe_desktop.gui.compare.panel import CL100K_NAME, ComparePanel
+    from bpe_desktop.gui.compare.sources import SAMPLE_NAMES
     from bpe_desktop.gui.session import Session
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])

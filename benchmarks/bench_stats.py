@@ -103,7 +103,7 @@ def main() -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from PySide6 import QtWidgets
 
-        from bpe_desktop.gui.plots import PlotsPanel
+        from bpe_desktop.gui.plots.panel import PlotsPanel
         from bpe_desktop.gui.session import Session
 
         app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])

@@ -30,7 +30,9 @@ def main() -> int:
     import ui_latency
     from PySide6 import QtWidgets
 
-    from bpe_desktop.gui import main_window, plot_common, plots
+    from bpe_desktop.gui import main_window
+    from bpe_desktop.gui.plots import common as plot_common
+    from bpe_desktop.gui.plots import panel as plots
 
     class Empty(QtWidgets.QWidget):
         def __init__(self, session: object, parent: QtWidgets.QWidget | None = None) -> None:

@@ -48,12 +48,22 @@ def test_every_module_has_a_docstring() -> None:
     assert missing == []
 
 
-def test_pyproject_package_list_covers_every_package() -> None:
+def test_every_folder_of_modules_is_a_package_that_setup_finds() -> None:
+    from setuptools import find_packages
+
+    folders = {".".join(p.relative_to(PKG.parent).parts[:-1]) for p in PKG.rglob("*.py")}
+    found = set(find_packages(str(PKG.parent), include=["bpe_desktop", "bpe_desktop.*"]))
+    assert folders - found == set()  # a folder without __init__.py would be left out of the wheel
+
+
+def test_resources_ship_as_a_package() -> None:
     import tomllib
 
     conf = tomllib.loads((PKG.parent / "pyproject.toml").read_text())["tool"]["setuptools"]
-    on_disk = {
-        ".".join(p.relative_to(PKG.parent).parts[:-1]) for p in PKG.rglob("__init__.py")
-    }
-    assert set(conf["packages"]) == on_disk | {"bpe_desktop.resources"}
     assert (PKG.parent / conf["package-dir"]["bpe_desktop.resources"]).is_dir()
+    assert '"bpe_desktop.resources"' in (PKG.parent / "setup.py").read_text()
+
+
+def test_no_module_over_450_lines() -> None:
+    long = {str(p.relative_to(PKG)): n for p in PKG.rglob("*.py") if (n := len(p.read_text().splitlines())) > 450}
+    assert long == {}

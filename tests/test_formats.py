@@ -150,7 +150,7 @@ def test_rank_tokenizer_encode_ids_text_matches_encode(models, tmp_path) -> None
 
 
 def test_csv_has_the_steps_columns(small_text, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from bpe_desktop.cli.train import steps_csv
+    from bpe_desktop.core.formats.csv_stats import steps_csv
 
     model, recs = _train(small_text, merges=20)
     save_model(model, tmp_path / "s.csv", "csv", recs)

@@ -14,8 +14,8 @@ from bpe_desktop.core.corpus import count_source
 from bpe_desktop.core.formats import load_tokenizer, save_model
 from bpe_desktop.core.tokenizer import UNKNOWN_ID
 from bpe_desktop.gui import resources
-from bpe_desktop.gui.compare_panel import CL100K_NAME, OWN_NAME, ComparePanel, spec_for_folder
-from bpe_desktop.gui.compare_sources import SAMPLE_NAMES, cl100k_path, sample_text
+from bpe_desktop.gui.compare.panel import CL100K_NAME, OWN_NAME, ComparePanel, spec_for_folder
+from bpe_desktop.gui.compare.sources import SAMPLE_NAMES, cl100k_path, sample_text
 from bpe_desktop.gui.session import Session
 
 LOG_CONFIG = TrainConfig(mode="bytes", pretokenizer="cl100k", tie_break="hf", merges=300)
@@ -237,7 +237,7 @@ THROTTLE_WAIT_MS = 200
 
 
 def test_long_text_is_cut_and_the_summary_says_so(panel) -> None:
-    from bpe_desktop.gui.compare_panel import TEXT_LIMIT
+    from bpe_desktop.gui.compare.panel import TEXT_LIMIT
 
     long_text = resources.read_text(resources.ROBOT_LOGS)[: 3 * TEXT_LIMIT]
     panel.set_text(long_text)
@@ -281,7 +281,8 @@ def test_background_tab_does_no_layout_or_encoding_while_records_stream(qtbot, l
     """Docked as a background tab (Qt moves it out of sight but keeps it 'visible'), the pane must not encode,
     lay out its strips or touch its labels while training streams records and moves the step; brought to the
     front, it catches up."""
-    from bpe_desktop.gui import compare_panel, compare_strip
+    from bpe_desktop.gui.compare import panel as compare_panel
+    from bpe_desktop.gui.compare import strip as compare_strip
 
     model, recs = log_training
     s = Session()

@@ -13,15 +13,16 @@ from PySide6 import QtCore, QtWidgets
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.trainer import Trainer
-from bpe_desktop.gui import controller as controller_mod
-from bpe_desktop.gui import why_panel as why_mod
-from bpe_desktop.gui.controller import TrainingController
-from bpe_desktop.gui.merge_list import MergeListPane
+from bpe_desktop.gui.panes import why as why_mod
+from bpe_desktop.gui.panes.merge_list import MergeListPane
+from bpe_desktop.gui.panes.status_bar import StatusBar
+from bpe_desktop.gui.panes.timeline import TimelinePane
+from bpe_desktop.gui.panes.why import WhyPanel
 from bpe_desktop.gui.session import Session
-from bpe_desktop.gui.status_bar import StatusBar
-from bpe_desktop.gui.timeline import TimelinePane
-from bpe_desktop.gui.why_panel import WhyPanel
-from bpe_desktop.gui.worker import _row
+from bpe_desktop.gui.training import controller as controller_mod
+from bpe_desktop.gui.training.controller import TrainingController
+from bpe_desktop.gui.training.protocol import Finished, Records, StateChanged, StopReason, TrainingState
+from bpe_desktop.gui.training.worker import _row
 
 
 @pytest.fixture
@@ -35,30 +36,30 @@ def _wired(qtbot, trained):  # type: ignore[no-untyped-def]
     s = Session()
     s.initial_symbols = t.initial_symbols
     s.reset_model(t.model.truncated(0))
-    s.set_state("training")
+    s.set_state(TrainingState.TRAINING)
     ctl = TrainingController(s)
     parent, child = mp.Pipe(duplex=True)
-    ctl._conn = parent  # what start() sets up, without a worker process
-    return s, ctl, child, recs
+    ctl.connect_pipe(parent)  # what start() sets up, without a worker process
+    return s, ctl, parent, child, recs
 
 
 def test_a_drain_hands_at_most_its_budget_of_records_and_keeps_their_order(qtbot, trained, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(controller_mod, "MAX_RECORDS_PER_DRAIN", 100)
     monkeypatch.setattr(controller_mod, "DRAIN_BUDGET_S", 10.0)  # only the record budget limits a wake-up
-    s, ctl, child, recs = _wired(qtbot, trained)
+    s, ctl, parent, child, recs = _wired(qtbot, trained)
     batches: list[tuple[int, int]] = []
     s.recordsAppended.connect(lambda a, b: batches.append((a, b)))
     for i in range(0, 600, 150):  # a backlog: four batches of 150 rows queued before the GUI thread wakes up
-        child.send(("records", [_row(r) for r in recs[i : i + 150]]))
-    child.send(("state", "paused"))
+        child.send(Records([_row(r) for r in recs[i : i + 150]]))
+    child.send(StateChanged(TrainingState.PAUSED))
     for i in range(600, len(recs), 37):
-        child.send(("records", [_row(r) for r in recs[i : i + 37]]))
-    child.send(("finished", "reached 700 merges", True))
+        child.send(Records([_row(r) for r in recs[i : i + 37]]))
+    child.send(Finished(StopReason.MERGES, "reached 700 merges"))
 
     handed: list[int] = []
     ctl._drain()
     handed.append(ctl.drained)
-    while ctl._backlog or ctl._conn.poll(0):
+    while ctl.backlog or parent.poll(0):
         ctl._drain()  # what the next event-loop turns do (the controller's own zero-timer or the notifier)
         handed.append(ctl.drained)
         assert len(handed) < 100
@@ -68,32 +69,33 @@ def test_a_drain_hands_at_most_its_budget_of_records_and_keeps_their_order(qtbot
     assert s.records == recs  # every record, in order, unchanged
     assert all(b - a + 1 <= 100 for a, b in batches)
     # the paused message was handled between ranks 600 and 601, and the end state is the plain one
-    assert s.state == "finished" and s.stop_reason == "reached 700 merges"
+    assert s.state is TrainingState.FINISHED and s.stop_reason is StopReason.MERGES
+    assert s.stop_text == "reached 700 merges"
     assert s.step == len(recs)  # it followed the newest merge to the end
-    assert not ctl._backlog
+    assert not ctl.backlog
 
 
 def test_following_the_newest_merge_is_throttled_while_training_but_ends_at_the_end(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
-    s, ctl, child, recs = _wired(qtbot, trained)
+    s, ctl, _, child, recs = _wired(qtbot, trained)
     steps: list[int] = []
     s.stepChanged.connect(steps.append)
     for i in range(0, 600, 20):  # 30 wake-ups in quick succession while training
-        child.send(("records", [_row(r) for r in recs[i : i + 20]]))
+        child.send(Records([_row(r) for r in recs[i : i + 20]]))
         ctl._drain()
     assert len(s.records) == 600
     assert len(steps) < 30  # not one step change per wake-up
     qtbot.waitUntil(lambda: s.step == 600, timeout=2000)  # ... but the step catches up by itself
     # scrubbing back stops following: later records do not pull the step forward
     s.set_step(100)
-    child.send(("records", [_row(r) for r in recs[600:650]]))
+    child.send(Records([_row(r) for r in recs[600:650]]))
     ctl._drain()
     qtbot.wait(controller_mod.FOLLOW_EVERY_MS + 50)
     assert s.step == 100
     s.set_step(s.n_steps)  # back at the end: following again; the end of the run shows the last merge
-    child.send(("records", [_row(r) for r in recs[650:]]))
-    child.send(("finished", "reached 700 merges", True))
+    child.send(Records([_row(r) for r in recs[650:]]))
+    child.send(Finished(StopReason.MERGES, "reached 700 merges"))
     ctl._drain()
-    assert s.state == "finished" and s.step == len(recs) == s.n_steps
+    assert s.state is TrainingState.FINISHED and s.step == len(recs) == s.n_steps
 
 
 def test_why_panel_refreshes_at_most_once_per_burst_while_training(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
@@ -102,7 +104,7 @@ def test_why_panel_refreshes_at_most_once_per_burst_while_training(qtbot, traine
     s.reset_model(t.model.truncated(0))
     why = WhyPanel(s)
     qtbot.addWidget(why)
-    s.set_state("training")
+    s.set_state(TrainingState.TRAINING)
     before = why.refreshes
     for i in range(0, 300, 10):
         s.append_records(recs[i : i + 10])
@@ -111,7 +113,7 @@ def test_why_panel_refreshes_at_most_once_per_burst_while_training(qtbot, traine
     qtbot.waitUntil(lambda: why.refreshes == before + 1, timeout=2 * why_mod.TRAINING_EVERY_MS + 1000)
     assert why.title.text().startswith("Merge 300:")
     s.set_step(120)
-    s.set_state("finished")  # the end of the run shows the step at once
+    s.set_state(TrainingState.FINISHED)  # the end of the run shows the step at once
     assert why.title.text().startswith("Merge 120:")
     s.set_step(5)  # not training: at once
     assert why.title.text().startswith("Merge 5:")
@@ -126,7 +128,7 @@ def test_streaming_labels_have_fixed_sizes(qtbot, trained) -> None:  # type: ign
     host = QtWidgets.QWidget()
     qtbot.addWidget(host)
     bar, tl, ml = StatusBar(s, host), TimelinePane(s, host), MergeListPane(s, host)
-    s.set_state("training")
+    s.set_state(TrainingState.TRAINING)
     for i in range(0, len(recs), 70):
         s.append_records(recs[i : i + 70])
         s.set_step(s.n_steps)
@@ -165,7 +167,7 @@ def test_merge_view_goes_through_the_filter_proxy_only_while_filtering(qtbot, tr
 
 
 def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
-    from bpe_desktop.gui.plots import PlotsPanel
+    from bpe_desktop.gui.plots.panel import PlotsPanel
 
     t, recs = trained
     s = Session()
@@ -175,7 +177,7 @@ def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, traine
     qtbot.addWidget(panel)
     s.set_step(30)  # not training: at once
     assert panel.compression.step_line.value() == 30
-    s.set_state("training")
+    s.set_state(TrainingState.TRAINING)
     s.set_step(300)
     assert panel.compression.step_line.value() == 30  # left to the throttled refresh ...
     qtbot.waitUntil(lambda: panel.compression.step_line.value() == 300, timeout=2000)  # ... which moves it

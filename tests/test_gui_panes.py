@@ -12,14 +12,15 @@ from bpe_desktop.core.errors import PatternError
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.records import MergeRecord
 from bpe_desktop.core.trainer import Trainer
-from bpe_desktop.gui import corpus_editor
-from bpe_desktop.gui.corpus_editor import CorpusEditor
-from bpe_desktop.gui.merge_list import MergeListPane
+from bpe_desktop.gui.panes import corpus_editor
+from bpe_desktop.gui.panes.corpus_editor import CorpusEditor
+from bpe_desktop.gui.panes.merge_list import MergeListPane
+from bpe_desktop.gui.panes.settings import CUSTOM, SettingsPanel
+from bpe_desktop.gui.panes.status_bar import StatusBar
+from bpe_desktop.gui.panes.timeline import TimelinePane
 from bpe_desktop.gui.presets import PRESETS
 from bpe_desktop.gui.session import Session
-from bpe_desktop.gui.settings_panel import CUSTOM, SettingsPanel
-from bpe_desktop.gui.status_bar import StatusBar
-from bpe_desktop.gui.timeline import TimelinePane
+from bpe_desktop.gui.training.protocol import TrainingState
 
 
 @pytest.fixture
@@ -147,13 +148,13 @@ def test_status_bar_shows_progress_and_eta(qtbot, session) -> None:  # type: ign
     bar = StatusBar(session)
     qtbot.addWidget(bar)
     bar.show()
-    session.set_state("counting")
+    session.set_state(TrainingState.COUNTING)
     session.set_progress("counting", 10, 100)
     assert bar.progress.isVisible() and bar.progress.text.startswith("counting 10%")
     assert bar.progress.fraction == pytest.approx(0.1)
     session.set_progress("merging", 0, 0, 0.0)
     assert bar.progress.fraction is None  # unknown total: busy indicator
-    session.set_state("finished")
+    session.set_state(TrainingState.FINISHED)
     assert not bar.progress.isVisible()
     assert QtCore.QCoreApplication.instance() is not None
 

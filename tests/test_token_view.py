@@ -12,7 +12,8 @@ from bpe_desktop.core.corpus import count_source, count_text
 from bpe_desktop.core.segmentation import split_lines
 from bpe_desktop.core.tokenizer import UNKNOWN_ID
 from bpe_desktop.gui.session import Session
-from bpe_desktop.gui.token_view import TokenStreamView
+from bpe_desktop.gui.stream.view import TokenStreamView
+from bpe_desktop.gui.training.protocol import TrainingState
 
 SEED_TABLE = "low 5\nlower 2\nnewest 6\nwidest 3"
 
@@ -345,13 +346,14 @@ def main_window(qtbot, monkeypatch):  # type: ignore[no-untyped-def]
 def train_seed_in_window(qtbot, w) -> None:  # type: ignore[no-untyped-def]
     """Press Train (a real worker process) and wait for the 7 seed merges."""
     w.train_action.trigger()
-    qtbot.waitUntil(lambda: w.session.state in ("finished", "error") and not w.controller.running, timeout=30_000)
-    assert w.session.state == "finished", w.session.error
+    qtbot.waitUntil(lambda: w.session.state in (TrainingState.FINISHED, TrainingState.ERROR)
+                    and not w.controller.running, timeout=30_000)
+    assert w.session.state is TrainingState.FINISHED, w.session.error
     assert w.session.n_steps == 7
 
 
 def test_timeline_speed_drives_the_token_animation(main_window, qtbot) -> None:
-    from bpe_desktop.gui.timeline import SPEEDS
+    from bpe_desktop.gui.panes.timeline import SPEEDS
 
     w = main_window
     canvas = w.token_view.canvas
@@ -396,7 +398,7 @@ def test_edited_text_is_shown_with_the_current_model(main_window, qtbot) -> None
     assert row_of(view, "lowest") == ["low", "est</w>"]
     assert s.display_text is not None and s.display_text.endswith("lowest 4")
     # not retrained, model kept; the status bar still offers Retrain
-    assert s.model is model and len(s.records) == n_records and s.state == "finished"
+    assert s.model is model and len(s.records) == n_records and s.state is TrainingState.FINISHED
     assert "Retrain" in w.statusBar().currentMessage()
     # the timeline still moves the edited view
     go(s, view, 0)
@@ -542,7 +544,7 @@ def test_cached_rows_add_no_gc_tracked_objects(qtbot, topics_text) -> None:
 
 
 def test_row_caches_are_least_recently_used_and_bounded(qtbot, topics_text, monkeypatch) -> None:
-    from bpe_desktop.gui import token_canvas
+    from bpe_desktop.gui.stream import canvas as token_canvas
 
     monkeypatch.setattr(token_canvas, "CACHE_ROWS", 60)
     monkeypatch.setattr(token_canvas, "BOX_PIXMAP_LIMIT", 80)
@@ -575,10 +577,10 @@ def test_retraining_on_the_same_file_reuses_the_split_rows(qtbot, tmp_path, monk
     re-read and re-split (15 ms of GUI time for a 4 MB file), a changed one must."""
     import os
 
-    import bpe_desktop.gui.token_canvas as tc
+    import bpe_desktop.gui.stream.canvas as tc
     from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_source
     from bpe_desktop.gui.session import Session
-    from bpe_desktop.gui.token_view import TokenStreamView
+    from bpe_desktop.gui.stream.view import TokenStreamView
 
     corpus = tmp_path / "c.txt"
     corpus.write_text("low lower newest\nwidest low\n" * 50, encoding="utf-8")

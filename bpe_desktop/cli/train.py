@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import time
 
 from ..core.atomic import atomic_write
 from ..core.corpus import count_source
 from ..core.formats import WRITE_FORMATS, save_model
-from ..core.records import STEP_COLUMNS, MergeRecord
+from ..core.formats.csv_stats import steps_csv
 from ..core.trainer import Trainer
 from .common import add_training_options, config_from_args, progress_printer, source_from_args
 
@@ -23,16 +21,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="output format (gpt2 and vocab-merges write two files into the folder --out)")
     p.add_argument("--steps", metavar="FILE.csv", help="also write one CSV row per merge")
     p.set_defaults(run=run)
-
-
-def steps_csv(records: list[MergeRecord]) -> str:
-    """The ``--steps`` CSV text: header :data:`STEP_COLUMNS`, one row per merge."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(STEP_COLUMNS)
-    for r in records:
-        w.writerow(r.row())
-    return buf.getvalue()
 
 
 def run(args: argparse.Namespace) -> int:

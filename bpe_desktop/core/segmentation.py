@@ -14,7 +14,7 @@
 * :func:`token_hue` gives a stable colour (a hue in [0, 1)) per token id;
 * :func:`read_display_text` reads the head of large corpus files for display.
 
-It leaves out drawing, layout in pixels and animation (``bpe_desktop.gui.token_view`` and its canvas).
+It leaves out drawing, layout in pixels and animation (``bpe_desktop.gui.stream.view`` and its canvas).
 """
 
 from __future__ import annotations

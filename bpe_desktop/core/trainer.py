@@ -36,6 +36,7 @@ from .corpus import WordCounts
 from .errors import ConfigError
 from .model import BPEModel, Token, token_text
 from .records import CONTENDERS, MergeRecord
+from .stopping import StopReason
 
 
 def word_symbols(word: str, config: TrainConfig) -> list[Token]:
@@ -90,6 +91,7 @@ class Trainer:
         self.total_symbols = sum(len(w) * c for w, c in zip(self._words, self.wcounts, strict=True))
         self.initial_symbols = self.total_symbols
         self.stop_reason: str | None = None
+        self.stopped_by: StopReason | None = None  # the same, as a value
 
         counts: defaultdict[str, int] = defaultdict(int)  # pair key -> weighted count (may hold zeros)
         where: defaultdict[str, set[int]] = defaultdict(set)  # pair key -> words that held it (may be stale)
@@ -160,19 +162,20 @@ class Trainer:
         """Make the next merge, or return ``None`` (and set :attr:`stop_reason`) when training is over."""
         cfg = self.config
         if cfg.merges is not None and self.n_merges >= cfg.merges:
-            self.stop_reason = f"reached {cfg.merges} merges"
+            self.stop_reason, self.stopped_by = f"reached {cfg.merges} merges", StopReason.MERGES
             return None
         if cfg.vocab_size is not None and self.vocab_size >= cfg.vocab_size:
-            self.stop_reason = f"reached vocabulary size {self.vocab_size}"
+            self.stop_reason, self.stopped_by = f"reached vocabulary size {self.vocab_size}", StopReason.VOCAB_SIZE
             return None
         ranked = self._ranked()
         if not ranked:
-            self.stop_reason = "no pair left to merge"
+            self.stop_reason, self.stopped_by = "no pair left to merge", StopReason.NO_PAIR
             return None
         count = -ranked[0][0]
         if count < cfg.min_frequency:
             self._aside = ranked
             self.stop_reason = f"best pair count {count} is below the minimum frequency {cfg.min_frequency}"
+            self.stopped_by = StopReason.MIN_FREQUENCY
             return None
         key, popped = self._choose([(e[-1], -e[0]) for e in ranked])
         # The best CONTENDERS runner-ups -- and under first-seen every pair tied with the winner, which the
@@ -191,7 +194,7 @@ class Trainer:
     def set_limits(self, *, merges: int | None = None, vocab_size: int | None = None) -> None:
         """Change the stop conditions mid-run (the GUI's "train further")."""
         self.config = self.config.with_(merges=merges, vocab_size=vocab_size)
-        self.stop_reason = None
+        self.stop_reason = self.stopped_by = None
 
     # -- internals ----------------------------------------------------------------------------------
     def _entry(self, key: str, count: int) -> tuple[Any, ...]:

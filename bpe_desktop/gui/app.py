@@ -79,12 +79,14 @@ def wait_for_training(window: object, timeout_s: float = 600.0) -> bool:
     """Process events until the window's training run ends; True if it finished."""
     from PySide6 import QtCore, QtWidgets
 
+    from .training.protocol import TrainingState
+
     session = window.session  # type: ignore[attr-defined]
     deadline = time.monotonic() + timeout_s
-    while session.state in ("counting", "training", "paused") and time.monotonic() < deadline:
+    while session.state.active and time.monotonic() < deadline:
         QtWidgets.QApplication.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
         time.sleep(0.005)
-    return session.state == "finished"
+    return session.state is TrainingState.FINISHED
 
 
 def screenshot(args: argparse.Namespace) -> int:

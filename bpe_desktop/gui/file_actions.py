@@ -13,13 +13,14 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from ..cli.train import steps_csv
 from ..core.atomic import atomic_write
 from ..core.errors import BpeError, FormatError
 from ..core.formats import load_model, native, save_model
+from ..core.formats.csv_stats import steps_csv
 from ..core.model import BPEModel
 from ..core.records import MergeRecord
 from .session import Session
+from .training.protocol import StopReason, TrainingState
 
 TOKENIZER_FILTER = "bpe-desktop tokenizer (*.json);;All files (*)"
 #: what Open tokenizer offers: every format the readers detect (a GPT-2 pair: pick either of its files)
@@ -79,8 +80,8 @@ def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
     first = records[0] if records else None
     session.initial_symbols = first.symbols_before if first is not None and first.merged else 0
     session.reset_model(model, records)
-    session.stop_reason = f"loaded from {path}"
-    session.set_state("finished")
+    session.set_stop(StopReason.LOADED, f"loaded from {path}")
+    session.set_state(TrainingState.FINISHED)
     return model
 
 

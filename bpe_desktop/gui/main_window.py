@@ -13,20 +13,19 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.errors import BpeError
 from . import file_actions, resources, window_state
-from .compare_panel import ComparePanel
-from .controller import TrainingController
-from .corpus_editor import CorpusEditor
-from .merge_list import MergeListPane
-from .plots import PlotsPanel
+from .compare.panel import ComparePanel
+from .panes.corpus_editor import CorpusEditor
+from .panes.merge_list import MergeListPane
+from .panes.settings import SettingsPanel
+from .panes.status_bar import StatusBar
+from .panes.timeline import TimelinePane
+from .panes.why import WhyPanel
+from .plots.panel import PlotsPanel
 from .presets import SAMPLES
 from .session import Session
-from .settings_panel import SettingsPanel
-from .status_bar import StatusBar
-from .timeline import TimelinePane
-from .token_view import TokenStreamView
-from .why_panel import WhyPanel
-
-RUNNING = ("counting", "training", "paused")
+from .stream.view import TokenStreamView
+from .training.controller import TrainingController
+from .training.protocol import StopReason, TrainingState
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -209,13 +208,13 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         changed = self._run_changed()
         reason = s.stop_reason
-        if not changed and reason.startswith("no pair left"):
+        if not changed and reason is StopReason.NO_PAIR:
             file_actions.show_error(self, title, "the last run stopped because no pair was left to merge: every "
                                     "word is already a single token, so there is nothing more to learn -- add "
                                     "text to the corpus and Retrain (F5)")
             return False
-        if not changed and "minimum frequency" in reason:
-            file_actions.show_error(self, title, f"the last run stopped because the {reason} -- lower Min "
+        if not changed and reason is StopReason.MIN_FREQUENCY:
+            file_actions.show_error(self, title, f"the last run stopped because the {s.stop_text} -- lower Min "
                                     "frequency in the settings and Retrain (F5)")
             return False
         if changed or not ctl.can_continue:
@@ -308,12 +307,12 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _update_actions(self, *_: object) -> None:
         state = self.session.state
-        running = self.controller.running and state in RUNNING
+        running = self.controller.running and state.active
         self.train_action.setEnabled(True)
         self.train_action.setText("Retrain" if self.session.records and not running else "Train")
-        self.pause_action.setEnabled(running and state != "paused")
-        self.resume_action.setEnabled(running and state == "paused")
-        self.step_action.setEnabled(not running or state == "paused")
+        self.pause_action.setEnabled(running and state is not TrainingState.PAUSED)
+        self.resume_action.setEnabled(running and state is TrainingState.PAUSED)
+        self.step_action.setEnabled(not running or state is TrainingState.PAUSED)
         self.stop_action.setEnabled(running)
         self.further_action.setEnabled(not running and bool(self.session.records))
 

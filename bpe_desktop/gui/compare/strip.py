@@ -1,0 +1,214 @@
+"""The token strip of the compare pane: one tokenized text drawn as coloured boxes that wrap like the text.
+
+:class:`TokenStrip` lays its segments out left to right, breaking after every segment that ends a line
+(its label ends with ``↵``) and where the width runs out; its height follows its width
+(``heightForWidth``, cached per width until the content changes: Qt's layouts ask for it many times per
+pass), so a column of strips sits in a scroll area.  Each token gets a stable colour per id
+(:func:`~bpe_desktop.core.segmentation.token_hue`); unknown characters (id -1) are red, gaps that no token
+covers (spaces the ``whitespace`` pre-tokenizer drops) are plain grey text.  Hovering a box shows its text,
+id and size in a tooltip.
+
+It does not tokenize (:mod:`.compare_sources`) and knows nothing of the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ...core.segmentation import Segment, token_hue
+from ...core.tokenizer import UNKNOWN_ID
+
+PAD_X = 3
+GAP_X = 2
+GAP_Y = 3
+MARGIN = 4
+MAX_LABEL = 48  # longer labels are cut with an ellipsis (the tooltip has the whole text)
+
+
+def token_color(token_id: int | None, n_base: int = 256) -> QtGui.QColor:
+    """Box colour: a stable light hue per merged token, neutral for base symbols, red for unknowns."""
+    if token_id is None:
+        return QtGui.QColor(0, 0, 0, 0)
+    if token_id == UNKNOWN_ID:
+        return QtGui.QColor("#fecaca")
+    if token_id < n_base:
+        return QtGui.QColor("#e5e7eb")
+    return QtGui.QColor.fromHslF(token_hue(token_id), 0.78, 0.85)
+
+
+class TokenStrip(QtWidgets.QWidget):
+    """Coloured token boxes for one tokenized text; ``set_segments`` replaces them."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        font = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
+        font.setPointSizeF(max(8.0, self.font().pointSizeF() - 0.5))
+        self.setFont(font)
+        self._fm = QtGui.QFontMetricsF(font)
+        self._segments: tuple[Segment, ...] = ()
+        self._n_base = 256
+        self._boxes: list[tuple[QtCore.QRectF, int]] = []  # laid-out rect -> segment index
+        self._layout_width = -1
+        self._heights: dict[int, int] = {}  # width -> height for the current content
+        self._placeholder = ""
+        self.setMouseTracking(True)
+        sp = QtWidgets.QSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Preferred)
+        sp.setHeightForWidth(True)
+        self.setSizePolicy(sp)
+
+    # -- content ------------------------------------------------------------------------------------
+    def set_segments(self, segments: Sequence[Segment], n_base: int = 256) -> None:
+        self._segments = tuple(segments)
+        self._n_base = n_base
+        self._placeholder = ""
+        self._layout_width = -1
+        self._heights.clear()
+        self._fit_height()
+        self.update()
+
+    def set_placeholder(self, text: str) -> None:
+        """Show *text* (grey) instead of tokens."""
+        self._segments = ()
+        self._placeholder = text
+        self._layout_width = -1
+        self._heights.clear()
+        self._fit_height()
+        self.update()
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        return self._segments
+
+    # -- layout -------------------------------------------------------------------------------------
+    def _box_width(self, label: str) -> float:
+        if len(label) > MAX_LABEL:
+            label = label[: MAX_LABEL - 1] + "…"
+        return self._fm.horizontalAdvance(label) + 2 * PAD_X
+
+    def _compute(self, width: int) -> tuple[list[tuple[QtCore.QRectF, int]], float]:
+        h = self._fm.height() + 4
+        x = y = float(MARGIN)
+        right = max(width - MARGIN, MARGIN + 40)
+        boxes: list[tuple[QtCore.QRectF, int]] = []
+        for i, seg in enumerate(self._segments):
+            w = self._box_width(seg.label)
+            if x > MARGIN and x + w > right:
+                x, y = float(MARGIN), y + h + GAP_Y
+            boxes.append((QtCore.QRectF(x, y, w, h), i))
+            x += w + GAP_X
+            if seg.label.endswith("↵"):
+                x, y = float(MARGIN), y + h + GAP_Y
+        bottom = (boxes[-1][0].bottom() if boxes else y + h) + MARGIN
+        return boxes, bottom
+
+    def _ensure_layout(self) -> None:
+        if self._layout_width != self.width():
+            self._boxes, _ = self._compute(self.width())
+            self._layout_width = self.width()
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        if not self._segments:
+            return int(self._fm.height() + 4 + 2 * MARGIN)
+        h = self._heights.get(width)
+        if h is None:
+            if len(self._heights) >= 16:
+                self._heights.clear()
+            boxes, bottom = self._compute(width)
+            h = self._heights[width] = int(bottom + 0.5)
+            if width == self.width():  # the paint at this width reuses the layout
+                self._boxes, self._layout_width = boxes, width
+        return h
+
+    def sizeHint(self) -> QtCore.QSize:
+        w = max(self.width(), 400)
+        return QtCore.QSize(w, self.heightForWidth(w))
+
+    def minimumSizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(120, int(self._fm.height() + 4 + 2 * MARGIN))
+
+    def _fit_height(self) -> None:
+        """Fix the height to what the boxes need at the current width (nested layouts do not propagate
+        height-for-width reliably, so the strip sets it itself)."""
+        h = self.heightForWidth(max(self.width(), 200))
+        if h != self.height() or self.minimumHeight() != h:
+            self.setFixedHeight(h)
+
+    def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(e)  # the box layout follows the width (_ensure_layout); a new height changes nothing
+        if e.size().width() != e.oldSize().width():
+            self._fit_height()
+
+    # -- hover --------------------------------------------------------------------------------------
+    def segment_at(self, pos: QtCore.QPointF | QtCore.QPoint) -> Segment | None:
+        """The segment drawn at *pos* (widget coordinates), if any."""
+        self._ensure_layout()
+        p = QtCore.QPointF(pos)
+        for rect, i in self._boxes:
+            if rect.contains(p):
+                return self._segments[i]
+        return None
+
+    def box_center(self, index: int) -> QtCore.QPoint:
+        """Where segment *index* is drawn (for tests and keyboard users)."""
+        self._ensure_layout()
+        return self._boxes[index][0].center().toPoint()
+
+    def tooltip_at(self, pos: QtCore.QPointF | QtCore.QPoint) -> str:
+        """The hover text at *pos*: the token's text and id ("" over no token)."""
+        seg = self.segment_at(pos)
+        if seg is None:
+            return ""
+        size = seg.end - seg.start
+        if seg.id is None:
+            return f"“{seg.label}” — not part of any token (dropped by the pre-tokenizer)"
+        if seg.id == UNKNOWN_ID:
+            return f"“{seg.label}” — unknown character (id -1): not in this tokenizer's alphabet"
+        return f"“{seg.label}” — id {seg.id} · {size} byte{'s' if size != 1 else ''}"
+
+    def event(self, e: QtCore.QEvent) -> bool:
+        if e.type() == QtCore.QEvent.Type.ToolTip:
+            he = e  # QHelpEvent
+            text = self.tooltip_at(he.pos())  # type: ignore[attr-defined]
+            if text:
+                QtWidgets.QToolTip.showText(he.globalPos(), text, self)  # type: ignore[attr-defined]
+            else:
+                QtWidgets.QToolTip.hideText()
+                e.ignore()
+            return True
+        return super().event(e)
+
+    # -- painting -----------------------------------------------------------------------------------
+    def paintEvent(self, e: QtGui.QPaintEvent) -> None:
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        p.setFont(self.font())
+        pal = self.palette()
+        if self._placeholder:
+            p.setPen(pal.color(QtGui.QPalette.ColorRole.PlaceholderText))
+            p.drawText(QtCore.QRectF(MARGIN, MARGIN, self.width() - 2 * MARGIN, self._fm.height() + 4),
+                       QtCore.Qt.AlignmentFlag.AlignVCenter, self._placeholder)
+            return
+        self._ensure_layout()
+        clip = QtCore.QRectF(e.rect())
+        text_pen = QtGui.QPen(QtGui.QColor("#111827"))
+        gap_pen = QtGui.QPen(QtGui.QColor("#9ca3af"))
+        for rect, i in self._boxes:
+            if rect.bottom() < clip.top() or rect.top() > clip.bottom():
+                continue
+            seg = self._segments[i]
+            label = seg.label if len(seg.label) <= MAX_LABEL else seg.label[: MAX_LABEL - 1] + "…"
+            if seg.id is None:
+                p.setPen(gap_pen)
+            else:
+                fill = token_color(seg.id, self._n_base)
+                p.setPen(QtGui.QPen(fill.darker(125), 1.0))
+                p.setBrush(fill)
+                p.drawRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+                p.setPen(text_pen)
+            p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, label)
+        p.end()

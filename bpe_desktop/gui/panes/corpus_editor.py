@@ -1,0 +1,187 @@
+"""The corpus pane: edit the training text or a word-count table in place, or open files.
+
+The text is a plain-text table (``word count`` per line, as in the seeds) or running text; which one is
+detected with :func:`~bpe_desktop.core.corpus.looks_like_word_counts` until the user sets the toggle.
+Files open from the menu or by drag-and-drop.  A file larger than ``LARGE_FILE_BYTES`` (or not valid
+UTF-8) is shown as a read-only preview of its beginning, and :meth:`CorpusEditor.source` names the file so
+that the worker process reads all of it.  Edits reach the session ~300 ms after the last key as its
+``display_text`` (the token view shows them tokenized by the current model); a previewed file is never
+pushed there.  It does not count or train.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ...core.corpus import CorpusSource, looks_like_word_counts
+from ...core.errors import CorpusError
+from ..session import Session
+
+LIVE_TEXT_MS = 300  # edits are shown in the token view this long after the last key
+LARGE_FILE_BYTES = 2 << 20  # larger files: read-only preview, the worker reads the file
+PREVIEW_BYTES = 256 << 10
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MB" if n >= 1 << 20 else f"{n / 1024:.0f} KB" if n >= 1024 else f"{n} bytes"
+
+
+class _Editor(QtWidgets.QPlainTextEdit):
+    """A plain-text editor that hands dropped files to its pane instead of inserting their names."""
+
+    filesDropped = QtCore.Signal(list)
+
+    def dragEnterEvent(self, e: QtGui.QDragEnterEvent) -> None:
+        if e.mimeData().hasUrls():
+            e.acceptProposedAction()
+        else:
+            super().dragEnterEvent(e)
+
+    def dragMoveEvent(self, e: QtGui.QDragMoveEvent) -> None:
+        if e.mimeData().hasUrls():
+            e.acceptProposedAction()
+        else:
+            super().dragMoveEvent(e)
+
+    def dropEvent(self, e: QtGui.QDropEvent) -> None:
+        paths = [u.toLocalFile() for u in e.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            e.acceptProposedAction()
+            self.filesDropped.emit(paths)
+        else:
+            super().dropEvent(e)
+
+
+class CorpusEditor(QtWidgets.QWidget):
+    """Signals: ``edited()`` when the corpus (text, file or table toggle) changes; ``openFailed(str)``."""
+
+    edited = QtCore.Signal()
+    openFailed = QtCore.Signal(str)
+
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.path: str | None = None  # set when the trainer should read a file rather than the text
+        self.name = "<editor>"
+        self._user_toggled = False
+        self.title = QtWidgets.QLabel(self)
+        self.title.setStyleSheet("color: #4b5563;")
+        # a long file name must not widen the dock (and the window): let the label be cut instead
+        self.title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.table_toggle = QtWidgets.QCheckBox("word-count table", self)
+        self.table_toggle.setToolTip("Each line is 'word count' (as in the seeds) instead of running text")
+        self.editor = _Editor(self)
+        self.editor.setFont(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont))
+        self.editor.setLineWrapMode(QtWidgets.QPlainTextEdit.LineWrapMode.NoWrap)
+        self.editor.setPlaceholderText("Type or paste text here, or drop a file…")
+        self.editor.setAcceptDrops(True)
+        self.notice = QtWidgets.QLabel(self)
+        self.notice.setObjectName("banner")
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.table_toggle)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(top)
+        lay.addWidget(self.notice)
+        lay.addWidget(self.editor, 1)
+        self._detect = QtCore.QTimer(self, singleShot=True, interval=300)
+        self._detect.timeout.connect(self._auto_detect)
+        self._live = QtCore.QTimer(self, singleShot=True, interval=LIVE_TEXT_MS)
+        self._live.timeout.connect(self.publish_display_text)
+        self.editor.textChanged.connect(self._text_changed)
+        self.editor.filesDropped.connect(self._dropped)
+        self.table_toggle.clicked.connect(self._toggled)
+        self._update_title()
+
+    # -- public -------------------------------------------------------------------------------------
+    def source(self) -> CorpusSource:
+        """What the trainer should read: the file when one is previewed, else the editor's text."""
+        table = self.table_toggle.isChecked()
+        if self.path is not None:
+            return CorpusSource.from_files([self.path], word_counts=table)
+        return CorpusSource.from_text(self.editor.toPlainText(), word_counts=table, name=self.name)
+
+    def set_text(self, text: str, name: str = "<editor>", word_counts: bool | None = None) -> None:
+        """Show *text* (editable); the table toggle follows *word_counts* or is detected."""
+        self.path = None
+        self.name = name
+        self.notice.hide()
+        self.editor.setReadOnly(False)
+        self._user_toggled = word_counts is not None
+        self.editor.blockSignals(True)
+        self.editor.setPlainText(text)
+        self.editor.blockSignals(False)
+        self.table_toggle.setChecked(looks_like_word_counts(text) if word_counts is None else word_counts)
+        self._update_title()
+        self._live.start()
+        self.edited.emit()
+
+    def publish_display_text(self) -> None:
+        """Hand the editor's text to the session for the token view (nothing for a previewed file)."""
+        self._live.stop()
+        if self.path is not None:
+            self.session.set_display_text(None)
+        else:
+            self.session.set_display_text(self.editor.toPlainText(), self.table_toggle.isChecked())
+
+    def open_file(self, path: str) -> None:
+        """Open a text file: small UTF-8 files become editable text, others a read-only preview."""
+        try:
+            size = os.path.getsize(path)
+            with open(path, "rb") as f:
+                head = f.read(PREVIEW_BYTES if size > LARGE_FILE_BYTES else size)
+        except OSError as e:
+            raise CorpusError(f"{path}: cannot open ({e.strerror}) -- check the path and permissions") from None
+        try:
+            text = head.decode("utf-8")
+            utf8 = True
+        except UnicodeDecodeError:
+            text = head.decode("utf-8", "replace")
+            utf8 = size > LARGE_FILE_BYTES  # a cut may split a character: only small files must be clean
+        name = os.path.basename(path)
+        if size <= LARGE_FILE_BYTES and utf8:
+            self.set_text(text, name)
+            return
+        self.set_text(text[: text.rfind("\n") + 1] or text, name)
+        self.path = os.fspath(path)
+        self.editor.setReadOnly(True)
+        why = "is not valid UTF-8" if not utf8 else f"is {_size(size)}"
+        self.notice.setText(f"{name} {why}: this is a read-only preview of its first {_size(len(head))}. "
+                            "Training reads the whole file.")
+        self.notice.show()
+        self._update_title()
+
+    # -- internals ----------------------------------------------------------------------------------
+    def _dropped(self, paths: list[str]) -> None:
+        try:
+            self.open_file(paths[0])
+        except CorpusError as e:
+            self.openFailed.emit(str(e))
+
+    def _text_changed(self) -> None:
+        self._detect.start()
+        self._live.start()
+        self.edited.emit()
+
+    def _auto_detect(self) -> None:
+        if not self._user_toggled:
+            self.table_toggle.setChecked(looks_like_word_counts(self.editor.toPlainText()))
+        self._update_title()
+
+    def _toggled(self) -> None:
+        self._user_toggled = True
+        self._update_title()
+        self._live.start()
+        self.edited.emit()
+
+    def _update_title(self) -> None:
+        kind = "word-count table" if self.table_toggle.isChecked() else "text"
+        size = self.path and os.path.getsize(self.path)
+        extra = f" · {_size(size)} file" if size else f" · {self.editor.blockCount():,} lines"
+        self.title.setText(f"{self.name} · {kind}{extra}")
+        self.title.setToolTip(self.path or self.name)

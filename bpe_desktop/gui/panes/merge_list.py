@@ -1,0 +1,240 @@
+"""The merge list pane: every learned merge in a table (rank, left, right, new token, count, symbols removed).
+
+A :class:`MergeTableModel` (``QAbstractTableModel``) reads ``session.records`` directly and grows with
+``beginInsertRows`` on ``recordsAppended``, so tens of thousands of rows cost nothing until painted.  A
+filter box (``QSortFilterProxyModel``) narrows the rows to tokens containing a text; the view shows the proxy
+only while a filter is set (going through it doubled the cost of a repaint, and the table repaints after every
+batch of records while training).  Selecting a row moves the timeline to that merge; merges after the
+current step are greyed out.
+
+It does not train or explain merges (see :mod:`.why_panel`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..session import Session
+from ..widgets.token_labels import token_label, token_plain
+
+COLUMNS = ("#", "left", "right", "new token", "count", "removed")
+HEADER_TIPS = ("rank (1 = first merge)", "left symbol", "right symbol", "the token the merge makes",
+               "pair count when chosen (overlaps counted)", "symbols removed from the corpus by the merge")
+_Idx = QtCore.QModelIndex | QtCore.QPersistentModelIndex
+_Role = QtCore.Qt.ItemDataRole
+# plain ints: the view passes ints, and comparing ints is cheaper than comparing enum members
+_DISPLAY, _FOREGROUND, _FONT, _ALIGN = (int(r) for r in (_Role.DisplayRole, _Role.ForegroundRole, _Role.FontRole,
+                                                          _Role.TextAlignmentRole))
+_UNUSED_ROLES = frozenset(int(r) for r in (_Role.DecorationRole, _Role.BackgroundRole, _Role.CheckStateRole,
+                                           _Role.SizeHintRole, _Role.EditRole, _Role.StatusTipRole,
+                                           _Role.WhatsThisRole, _Role.AccessibleTextRole,
+                                           _Role.AccessibleDescriptionRole))
+_RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+
+
+class MergeTableModel(QtCore.QAbstractTableModel):
+    def __init__(self, session: Session, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self._rows = len(session.records)
+        session.modelReset.connect(self._reset)
+        session.corpusChanged.connect(self._reset)
+        session.recordsAppended.connect(self._appended)
+        session.stepChanged.connect(self._step_changed)
+        self._step = session.step
+        self._future = QtGui.QBrush(QtGui.QColor("#9ca3af"))
+        self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
+        self._label_cache: dict[int, tuple[str, str, str]] = {}
+
+    def rowCount(self, parent: _Idx = QtCore.QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._rows
+
+    def columnCount(self, parent: _Idx = QtCore.QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: QtCore.Qt.Orientation, role: int = 0) -> Any:
+        if orientation == QtCore.Qt.Orientation.Horizontal and role == QtCore.Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if orientation == QtCore.Qt.Orientation.Horizontal and role == QtCore.Qt.ItemDataRole.ToolTipRole:
+            return HEADER_TIPS[section]
+        return None
+
+    def data(self, index: _Idx, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
+        # a view asks for ~10 roles per visible cell on every repaint: answer the ones we never set first,
+        # without touching the record, and keep each row's labels (records never change)
+        if role in _UNUSED_ROLES or not index.isValid():
+            return None
+        row = index.row()
+        col = index.column()
+        if role == _DISPLAY:
+            if col in (1, 2, 3):
+                return self._labels(row)[col - 1]
+            r = self.session.records[row]
+            return (r.rank, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]]
+        if role == _FOREGROUND:
+            return self._future if row >= self._step else None
+        if role == _FONT:
+            return self._mono if col in (1, 2, 3) else None
+        if role == _ALIGN:
+            return _RIGHT if col in (0, 4, 5) else None
+        r = self.session.records[row]
+        mode = self.session.model.mode
+        if role == QtCore.Qt.ItemDataRole.UserRole:  # the characters, for the filter and the tests
+            if col in (1, 2, 3):
+                return token_plain((r.left, r.right, r.token)[col - 1], mode)
+            return str((r.rank, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]])
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole and col == 5:
+            return f"symbols removed from the corpus by merge {r.rank}: {r.merged:,}"
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole:
+            a, b, t = self._labels(row)
+            return f"merge {r.rank}: {a} + {b} → {t} (count {r.count:,}, vocabulary {r.vocab_size:,})"
+        return None
+
+    def _labels(self, row: int) -> tuple[str, str, str]:
+        """The visible left, right and token text of a row (cached: painting asks for them again and again)."""
+        got = self._label_cache.get(row)
+        if got is None:
+            r = self.session.records[row]
+            mode = self.session.model.mode
+            got = self._label_cache[row] = (token_label(r.left, mode), token_label(r.right, mode),
+                                            token_label(r.token, mode))
+        return got
+
+    def _reset(self) -> None:
+        self.beginResetModel()
+        self._label_cache.clear()
+        self._rows = len(self.session.records)
+        self._step = self.session.step
+        self.endResetModel()
+
+    def _appended(self, first: int, last: int) -> None:
+        n = len(self.session.records)
+        if n <= self._rows:
+            return
+        self.beginInsertRows(QtCore.QModelIndex(), self._rows, n - 1)
+        self._rows = n
+        self.endInsertRows()
+
+    def _step_changed(self, k: int) -> None:
+        old, self._step = self._step, k
+        lo, hi = sorted((old, k))
+        if self._rows and hi > lo:  # rows lo+1..hi changed colour (0-based lo..hi-1)
+            self.dataChanged.emit(self.index(lo, 0), self.index(min(hi, self._rows) - 1, len(COLUMNS) - 1),
+                                  [QtCore.Qt.ItemDataRole.ForegroundRole])
+
+
+class MergeListPane(QtWidgets.QWidget):
+    """Filter box over a table of merges; selecting a row sets the session's step."""
+
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.table_model = MergeTableModel(session, self)
+        self.proxy = QtCore.QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.table_model)
+        self.proxy.setFilterRole(QtCore.Qt.ItemDataRole.UserRole)
+        self.proxy.setFilterKeyColumn(3)
+        self.proxy.setFilterCaseSensitivity(QtCore.Qt.CaseSensitivity.CaseInsensitive)
+
+        self.filter_edit = QtWidgets.QLineEdit(self)
+        self.filter_edit.setPlaceholderText("Filter: tokens containing…")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self.set_filter)
+        self.count_label = QtWidgets.QLabel(self)
+        self.count_label.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        self.count_label.setFixedSize(self.count_label.fontMetrics().horizontalAdvance("00,000 of 00,000") + 8,
+                                      self.count_label.sizeHint().height())
+
+        self.view = QtWidgets.QTableView(self)
+        self.view.setModel(self.table_model)  # the proxy only while a filter is set: it costs ~40 % of a repaint
+        self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setAlternatingRowColors(True)
+        self.view.setShowGrid(False)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
+        header = self.view.horizontalHeader()
+        header.setMinimumSectionSize(36)
+        for col, width in enumerate((56, 64, 64, 96, 60, 72)):
+            header.setSectionResizeMode(col, QtWidgets.QHeaderView.ResizeMode.Stretch if col == 3
+                                        else QtWidgets.QHeaderView.ResizeMode.Interactive)
+            self.view.setColumnWidth(col, width)
+        self.view.selectionModel().currentRowChanged.connect(self._row_selected)
+
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(self.filter_edit, 1)
+        top.addWidget(self.count_label)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(top)
+        lay.addWidget(self.view, 1)
+
+        self._syncing = False
+        session.stepChanged.connect(self._show_step)
+        session.recordsAppended.connect(self._update_count)
+        session.modelReset.connect(self._update_count)
+        self._update_count()
+
+    def set_filter(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text)
+        want = self.proxy if text else self.table_model
+        if self.view.model() is not want:
+            old = self.view.selectionModel()
+            self.view.setModel(want)
+            old.deleteLater()
+            self.view.selectionModel().currentRowChanged.connect(self._row_selected)
+            self._syncing = True
+            try:
+                self._show_step(self.session.step)
+            finally:
+                self._syncing = False
+        self._update_count()
+
+    def _filtering(self) -> bool:
+        return self.view.model() is self.proxy
+
+    def _update_count(self, *_: object) -> None:
+        total = len(self.session.records)
+        shown_rows = self.proxy.rowCount()
+        _set_text_fixed(self.count_label,
+                        f"{total:,} merges" if shown_rows == total else f"{shown_rows:,} of {total:,}")
+
+    def _row_selected(self, current: QtCore.QModelIndex, _previous: QtCore.QModelIndex) -> None:
+        if self._syncing or not current.isValid():
+            return
+        src = self.proxy.mapToSource(current) if self._filtering() else current
+        self.session.set_step(src.row() + 1)
+
+    def _show_step(self, k: int) -> None:
+        """Select the row of merge k (the last merge applied) without moving the timeline back."""
+        if k <= 0:
+            self._syncing = True
+            self.view.selectionModel().clearSelection()
+            self._syncing = False
+            return
+        idx = self.table_model.index(k - 1, 0)
+        if self._filtering():
+            idx = self.proxy.mapFromSource(idx)
+        if not idx.isValid():
+            return
+        self._syncing = True
+        try:
+            self.view.selectionModel().setCurrentIndex(
+                idx, QtCore.QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QtCore.QItemSelectionModel.SelectionFlag.Rows)
+            self.view.scrollTo(idx)
+        finally:
+            self._syncing = False
+
+
+def _set_text_fixed(label: QtWidgets.QLabel, text: str) -> None:
+    """Set *label*'s text keeping its size fixed (growing it only when the text no longer fits): a label whose
+    size may change relayouts its dock and the main window whenever its text changes."""
+    label.setText(text)
+    width = label.fontMetrics().horizontalAdvance(text) + 8
+    if width > label.minimumWidth() or label.minimumHeight() != label.maximumHeight():
+        label.setFixedSize(max(width, label.minimumWidth()), label.sizeHint().height())

@@ -1,0 +1,192 @@
+"""The settings pane: every training option as a form, presets, and as-you-type checks.
+
+Mode, pre-tokenizer (named patterns or a custom regex checked on every keystroke with
+:func:`~bpe_desktop.core.pretokenize.validate_pattern`, the error shown under the field), stop conditions
+(merges and/or target vocabulary size, minimum frequency), tie-break rule, end-of-word marker and special
+tokens.  :meth:`SettingsPanel.config` builds the :class:`TrainConfig` (raising the core's ``BpeError`` when
+the form is invalid).  When the form no longer matches the settings of the trained model a banner offers to
+retrain (signal ``retrainRequested``).  It does not train and does not touch the corpus.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from ...core.config import MODES, TIE_BREAKS, TrainConfig
+from ...core.errors import BpeError, PatternError
+from ...core.pretokenize import NAMED_PATTERNS, validate_pattern
+from ..presets import PRESETS, SEED_CONFIG, preset_matching
+from ..session import Session
+from ..training.protocol import TrainingState
+
+CUSTOM = "custom regex…"
+
+
+class SettingsPanel(QtWidgets.QWidget):
+    changed = QtCore.Signal()
+    retrainRequested = QtCore.Signal()
+
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.preset = QtWidgets.QComboBox(self)
+        self.preset.addItem("(custom settings)")
+        self.preset.addItems(list(PRESETS))
+        self.mode = QtWidgets.QComboBox(self)
+        self.mode.addItems(list(MODES))
+        self.mode.setToolTip("chars: characters plus an end-of-word marker · bytes: byte-level, like GPT-2")
+        self.pretok = QtWidgets.QComboBox(self)
+        for name, (_, desc) in NAMED_PATTERNS.items():
+            self.pretok.addItem(name)
+            self.pretok.setItemData(self.pretok.count() - 1, desc, QtCore.Qt.ItemDataRole.ToolTipRole)
+        self.pretok.addItem(CUSTOM)
+        self.regex = QtWidgets.QLineEdit(self)
+        self.regex.setPlaceholderText(r"custom pattern, e.g. \w+|[^\w\s]+")
+        self.regex_error = QtWidgets.QLabel(self)
+        self.regex_error.setObjectName("inlineError")
+        self.regex_error.setWordWrap(True)
+        self.regex_error.hide()
+        self.merges = self._spin(0, 1_000_000, "no limit", "Stop after this many merges")
+        self.vocab = self._spin(0, 10_000_000, "no limit", "Stop at this vocabulary size")
+        self.min_freq = self._spin(1, 1_000_000_000, "", "Stop when the best pair occurs fewer times")
+        self.tie = QtWidgets.QComboBox(self)
+        for name, desc in TIE_BREAKS.items():
+            self.tie.addItem(name)
+            self.tie.setItemData(self.tie.count() - 1, desc, QtCore.Qt.ItemDataRole.ToolTipRole)
+        self.marker = QtWidgets.QLineEdit(self)
+        self.marker.setToolTip("End-of-word marker (chars mode; empty for none)")
+        self.glue = QtWidgets.QCheckBox("glue to last character", self)
+        self.specials = QtWidgets.QLineEdit(self)
+        self.specials.setPlaceholderText("e.g. <|endoftext|> <pad>  (space-separated)")
+        self.banner = QtWidgets.QLabel("Settings differ from the trained tokenizer.", self)
+        self.banner.setObjectName("banner")
+        self.retrain_btn = QtWidgets.QPushButton("Retrain", self)
+        self.retrain_btn.clicked.connect(self.retrainRequested)
+        self._banner_row = QtWidgets.QWidget(self)
+        row = QtWidgets.QHBoxLayout(self._banner_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.banner, 1)
+        row.addWidget(self.retrain_btn)
+        self._banner_row.hide()
+
+        form = QtWidgets.QFormLayout(self)
+        form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setContentsMargins(8, 6, 8, 6)
+        form.addRow("Preset", self.preset)
+        form.addRow("Mode", self.mode)
+        form.addRow("Pre-tokenizer", self.pretok)
+        form.addRow("", self.regex)
+        form.addRow("", self.regex_error)
+        form.addRow("Merges", self.merges)
+        form.addRow("Vocab size", self.vocab)
+        form.addRow("Min frequency", self.min_freq)
+        form.addRow("Tie-break", self.tie)
+        marker_row = QtWidgets.QHBoxLayout()
+        marker_row.addWidget(self.marker, 1)
+        marker_row.addWidget(self.glue)
+        form.addRow("End of word", marker_row)
+        form.addRow("Special tokens", self.specials)
+        form.addRow(self._banner_row)
+
+        self._loading = False
+        self.set_config(SEED_CONFIG)
+        for sig in (self.mode.currentIndexChanged, self.pretok.currentIndexChanged, self.merges.valueChanged,
+                    self.vocab.valueChanged, self.min_freq.valueChanged, self.tie.currentIndexChanged,
+                    self.glue.toggled, self.marker.textChanged, self.specials.textChanged,
+                    self.regex.textChanged):
+            sig.connect(self._edited)
+        self.preset.activated.connect(self._preset_chosen)
+        session.modelReset.connect(self._update_banner)
+        session.trainingStateChanged.connect(self._update_banner)
+
+    def _spin(self, lo: int, hi: int, special: str, tip: str) -> QtWidgets.QSpinBox:
+        s = QtWidgets.QSpinBox(self)
+        s.setRange(lo, hi)
+        s.setGroupSeparatorShown(True)
+        if special:
+            s.setSpecialValueText(special)
+        s.setToolTip(tip)
+        return s
+
+    # -- public -------------------------------------------------------------------------------------
+    def pattern_spec(self) -> str:
+        name = self.pretok.currentText()
+        return self.regex.text() if name == CUSTOM else name
+
+    def error(self) -> str | None:
+        """What is wrong with the form right now (the inline message), or ``None``."""
+        if self.pretok.currentText() != CUSTOM:
+            return None
+        if not self.regex.text():
+            return "type a regular expression, or choose a named pattern"
+        return validate_pattern(self.regex.text())
+
+    def config(self) -> TrainConfig:
+        """The settings as a config; raises a :class:`BpeError` (with the fix) when the form is invalid."""
+        problem = self.error()
+        if problem is not None:
+            raise PatternError(f"the custom pre-tokenizer pattern is not valid: {problem}")
+        return TrainConfig(
+            mode=self.mode.currentText(),  # type: ignore[arg-type]
+            pretokenizer=self.pattern_spec(), end_of_word=self.marker.text(),
+            glue_marker=self.glue.isChecked(), tie_break=self.tie.currentText(),  # type: ignore[arg-type]
+            merges=self.merges.value() or None, vocab_size=self.vocab.value() or None,
+            min_frequency=self.min_freq.value(), specials=tuple(self.specials.text().split()),
+        )
+
+    def set_config(self, cfg: TrainConfig) -> None:
+        self._loading = True
+        try:
+            self.mode.setCurrentText(cfg.mode)
+            if cfg.pretokenizer in NAMED_PATTERNS:
+                self.pretok.setCurrentText(cfg.pretokenizer)
+            else:
+                self.pretok.setCurrentText(CUSTOM)
+                self.regex.setText(cfg.pretokenizer)
+            self.merges.setValue(cfg.merges or 0)
+            self.vocab.setValue(cfg.vocab_size or 0)
+            self.min_freq.setValue(cfg.min_frequency)
+            self.tie.setCurrentText(cfg.tie_break)
+            self.marker.setText(cfg.end_of_word)
+            self.glue.setChecked(cfg.glue_marker)
+            self.specials.setText(" ".join(cfg.specials))
+        finally:
+            self._loading = False
+        self._edited()
+
+    # -- internals ----------------------------------------------------------------------------------
+    def _preset_chosen(self, index: int) -> None:
+        name = self.preset.itemText(index)
+        if name in PRESETS:
+            self.set_config(PRESETS[name])
+
+    def _edited(self, *_: object) -> None:
+        custom = self.pretok.currentText() == CUSTOM
+        self.regex.setVisible(custom)
+        problem = self.error() if custom else None
+        self.regex_error.setText(problem or "")
+        self.regex_error.setVisible(bool(problem))
+        self.regex.setProperty("invalid", bool(problem))
+        self.regex.style().unpolish(self.regex)
+        self.regex.style().polish(self.regex)
+        chars = self.mode.currentText() == "chars"
+        self.marker.setEnabled(chars)
+        self.glue.setEnabled(chars)
+        if self._loading:
+            return
+        try:
+            name = preset_matching(self.config())
+        except BpeError:
+            name = None
+        self.preset.setCurrentText(name or "(custom settings)")
+        self._update_banner()
+        self.changed.emit()
+
+    def _update_banner(self, *_: object) -> None:
+        s = self.session
+        trained = bool(s.records) and s.state in (TrainingState.FINISHED, TrainingState.IDLE)
+        try:
+            differs = self.config() != s.config
+        except BpeError:
+            differs = True
+        self._banner_row.setVisible(trained and differs)

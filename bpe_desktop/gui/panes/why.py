@@ -1,0 +1,135 @@
+"""The "why this merge" pane: for the current step, the sentence that explains the choice and the runner-ups.
+
+Step k shows merge k (the last one applied), explained by :func:`bpe_desktop.core.records.explain` with the
+tie-break rule of the current settings, then a small table of the pairs that competed with it.  Step 0
+describes the starting alphabet.  It does not compute anything itself: the trainer recorded it all.
+
+While training streams (the step following the newest merge several times a second) the pane redraws at most
+every :data:`TRAINING_EVERY_MS`: its word-wrapped sentences change height with their text, so each refresh
+relayouts the pane (measured 4-5 ms).  Scrubbing, stepping and the end of a run show the step at once.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ...core.records import explain
+from ..session import Session
+from ..training.protocol import TrainingState
+from ..widgets.token_labels import display_record
+
+TRAINING_EVERY_MS = 250  # while training: at most this often a refresh
+
+
+class WhyPanel(QtWidgets.QWidget):
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.title = QtWidgets.QLabel(self)
+        self.title.setObjectName("stepLabel")
+        self.sentence = QtWidgets.QLabel(self)
+        self.sentence.setObjectName("why")
+        self.sentence.setWordWrap(True)
+        self.sentence.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.detail = QtWidgets.QLabel(self)
+        self.detail.setWordWrap(True)
+        self.detail.setStyleSheet("color: #4b5563;")
+        self.runners = QtWidgets.QLabel("Runner-up pairs (best first; bold = tied with the winner)", self)
+        self.runners.setStyleSheet("color: #4b5563; margin-top: 4px;")
+        self.table = QtWidgets.QTableWidget(0, 3, self)
+        self.table.setHorizontalHeaderLabels(["left", "right", "count"])
+        self.table.setAlternatingRowColors(True)
+        for col in (0, 1):
+            self.table.horizontalHeader().setSectionResizeMode(col, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(2, QtWidgets.QHeaderView.ResizeMode.Fixed)
+        self.table.setColumnWidth(2, 90)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setShowGrid(False)
+        self.table.verticalHeader().setDefaultSectionSize(20)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(8, 6, 8, 6)
+        lay.addWidget(self.title)
+        lay.addWidget(self.sentence)
+        lay.addWidget(self.detail)
+        lay.addWidget(self.runners)
+        lay.addWidget(self.table, 1)
+        self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
+        self.refreshes = 0  # refresh() calls (the throttle's effect is visible in tests)
+        self._timer = QtCore.QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(TRAINING_EVERY_MS)
+        self._timer.timeout.connect(self.refresh)
+        session.stepChanged.connect(self._step_changed)
+        session.modelReset.connect(self.refresh)
+        session.trainingStateChanged.connect(self._state_changed)
+        self.refresh()
+
+    def _step_changed(self, _k: int) -> None:
+        if self.session.state is not TrainingState.TRAINING:
+            self.refresh()
+        elif not self._timer.isActive():  # the first step change of a burst waits, the next ones join it
+            self._timer.start()
+
+    def _state_changed(self, state: TrainingState) -> None:
+        if state is not TrainingState.TRAINING and self._timer.isActive():
+            self.refresh()
+
+    def text(self) -> str:
+        """The explanation currently shown (plain text)."""
+        return self.sentence.text()
+
+    def refresh(self, *_: object) -> None:
+        self._timer.stop()
+        self.refreshes += 1
+        s = self.session
+        k = s.step
+        if k <= 0 or k > len(s.records):
+            n = len(s.model.base)
+            self.title.setText("Step 0 · the starting alphabet")
+            if s.initial_symbols:
+                self.sentence.setText(
+                    f"{n} base symbols, {s.initial_symbols:,} symbols in the corpus. "
+                    "Step forward to see the first merge.")
+            else:
+                self.title.setText("Nothing trained yet")
+                self.sentence.setText("Press Train (F5) to learn merges from the corpus, or Step (F8) to "
+                                      "watch them one at a time.")
+            self.detail.setText("")
+            self.table.setRowCount(0)
+            self.runners.hide()
+            return
+        r = display_record(s.records[k - 1], s.model.mode)
+        rule = s.model.tie_break or s.config.tie_break
+        self.title.setText(f"Merge {r.rank}: {r.left} + {r.right} → {r.token}")
+        if r.count == 0 and r.merged == 0:  # opened from a file that kept no training statistics
+            self.sentence.setText(f"{r.left}+{r.right} was loaded from a tokenizer file, which does not "
+                                  "record the counts that chose it.")
+            self.detail.setText(f"vocabulary {r.vocab_size:,}")
+            self.runners.hide()
+            self.table.setRowCount(0)
+            return
+        self.sentence.setText(explain(r, rule))
+        before = r.symbols_before
+        self.detail.setText(
+            f"<span>Replaced {r.merged:,} occurrences in {r.words_touched:,} distinct words: "
+            f"{before:,} → {r.symbols_after:,} symbols ({100.0 * r.merged / before if before else 0:.2f}% fewer); "
+            f"vocabulary {r.vocab_size:,}. Tie-break rule: <i>{escape(rule)}</i>.</span>")
+        self.runners.setVisible(bool(r.contenders))
+        self.table.setRowCount(len(r.contenders))
+        for row, (a, b, c) in enumerate(r.contenders):
+            for col, val in enumerate((a, b, f"{c:,}")):
+                item = QtWidgets.QTableWidgetItem(val)
+                if col == 2:
+                    item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+                else:
+                    item.setFont(self._mono)
+                if c == r.count:
+                    item.setToolTip("tied with the winner")
+                    f = item.font()
+                    f.setBold(True)
+                    item.setFont(f)
+                self.table.setItem(row, col, item)

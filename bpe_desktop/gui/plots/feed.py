@@ -1,0 +1,190 @@
+"""Where the plots' numbers come from: a :class:`~bpe_desktop.core.stats.SegmentationHistory` kept in step
+with the session's growing merge list, in time-boxed slices so the GUI thread never stalls for long.
+
+All the statistics work is cut into small units (a few hundred words each: building the history, applying
+one merge, counting and sorting the pairs at a step) run by :class:`~bpe_desktop.core.stats.Sliced` for at
+most a given budget per call, so one call costs about that budget however large the corpus or the merge.
+A history that is no longer needed is emptied the same way (freeing a large one at once takes ~20 ms).
+
+Python's cyclic garbage collector would undo this: the work allocates many small objects, and a
+collection triggered by them scans everything young (measured: 50-70 ms pauses on kjv).  So, like the
+training controller, the feed moves what exists to the permanent generation (``gc.freeze()``, constant
+time) every :data:`GC_FREEZE_EVERY_S` while it works; the cost is that a reference cycle that became
+garbage meanwhile is never reclaimed (the history itself holds no cycles and is freed by reference counts).
+
+Word counts come from ``session.word_counts`` (the controller fills them after counting).  Without them,
+an idle in-memory corpus of at most :data:`SELF_COUNT_LIMIT` characters is counted here; anything else
+waits for the controller.  The compression and trade-off curves come from the session's records when it has
+them (cheap, exact), else from the history.  This module draws nothing and connects no signals: the
+plots pane (:mod:`.plots`) calls it from its throttled refresh.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+
+from ...core.corpus import WordCounts, count_source
+from ...core.errors import BpeError
+from ...core.stats import (
+    CompressionCurve,
+    SegmentationHistory,
+    Sliced,
+    TradeOff,
+    ZipfData,
+    compression_from_records,
+    tradeoff_from,
+)
+from ..session import Session
+from ..training.protocol import TrainingState
+
+SELF_COUNT_LIMIT = 500_000  # characters of in-memory text the pane may count itself (≈0.1 s)
+GC_FREEZE_EVERY_S = 0.25  # while working: move the objects made so far out of the collector's sight
+
+
+class PlotFeed:
+    """Statistics for the session's current corpus and model, computed lazily, a slice at a time."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.history: SegmentationHistory | None = None
+        self.note = ""  # why there is no history yet, for the plot titles
+        self._words: WordCounts | None = None
+        self._zipf: ZipfData | None = None
+        self._build: Sliced | None = None  # building the history
+        self._extend: Sliced | None = None  # applying the merges the session has and the history not yet
+        self._zjob: Sliced | None = None  # the pair counts at self._zjob_step
+        self._zjob_step = -1
+        self._zjob_ms = 0.0
+        self._trash: list[Sliced] = []  # histories being emptied a slice at a time
+        self._gc_at = 0.0
+        self.last_zipf_ms = 0.0  # GUI-thread time the last Zipf data took, all its slices together
+
+    def reset(self) -> None:
+        """Forget everything (new corpus or model); an old history is emptied in later slices."""
+        if self.history is not None:
+            self._trash.append(Sliced(self.history.releasing()))
+        self.history = None
+        self._words = None
+        self._zipf = None
+        self._build = self._extend = self._zjob = None
+        self.note = ""
+
+    # -- history ----------------------------------------------------------------------------------------
+    def _word_counts(self) -> WordCounts | None:
+        s = self.session
+        if s.word_counts is not None:
+            return s.word_counts
+        if self._words is not None:
+            return self._words
+        src = s.source
+        counting = s.state in (TrainingState.COUNTING, TrainingState.TRAINING)
+        if counting or src.paths or src.text is None:  # the controller counts
+            self.note = "pair counts appear once the corpus is counted"
+            return None
+        if len(src.text) > SELF_COUNT_LIMIT:
+            self.note = "pair counts appear once the corpus is counted"
+            return None
+        try:
+            self._words = count_source(src, s.config)
+        except BpeError as e:
+            self.note = f"cannot count the corpus: {e}"
+            return None
+        return self._words
+
+    def advance(self, budget_s: float = 0.004) -> bool:
+        """Build or extend the history for about *budget_s* seconds (one unit of a few hundred words may
+        run past it; at least one unit runs); True if work remains."""
+        t0 = time.perf_counter()
+        try:
+            return self._advance(t0, budget_s)
+        finally:
+            if gc.isenabled() and time.perf_counter() - self._gc_at > GC_FREEZE_EVERY_S:
+                gc.freeze()  # O(1); see the module docstring
+                self._gc_at = time.perf_counter()
+
+    def _advance(self, t0: float, budget_s: float) -> bool:
+        s = self.session
+        while self._trash:
+            if self._trash[0].run(budget_s - (time.perf_counter() - t0)):
+                self._trash.pop(0)
+            else:
+                return True
+        if self.history is None:
+            if self._build is None:
+                words = self._word_counts()
+                if words is None:
+                    return False
+                if not words.counts:
+                    self.note = "the corpus is empty"
+                    return False
+                self._build = Sliced(SegmentationHistory.building(words, s.model.truncated(0)))
+            if not self._build.run(budget_s - (time.perf_counter() - t0)):
+                return True
+            self.history = self._build.result
+            self._build = None
+            self.note = ""
+        h = self.history
+        assert h is not None
+        h.model = s.model
+        while h.pending or self._extend is not None:
+            left = budget_s - (time.perf_counter() - t0)
+            if left <= 0:
+                break
+            if self._extend is None:
+                self._extend = Sliced(h.extending())
+            if self._extend.run(left):
+                self._extend = None
+        return h.pending > 0 or self._extend is not None
+
+    def ready_for(self, step: int) -> bool:
+        return self.history is not None and self.history.n_merges >= step
+
+    # -- numbers ----------------------------------------------------------------------------------------
+    def zipf(self, step: int, budget_s: float | None = None) -> ZipfData | None:
+        """The pair frequencies at *step*; ``None`` if the history has not got there yet or (with a
+        *budget_s*) the recount needs more slices -- call again: the work done so far is kept while the
+        step stays the same."""
+        if not self.ready_for(step):
+            return None
+        z = self._zipf
+        if z is not None and z.step == step:
+            return z
+        assert self.history is not None
+        if self._zjob is None or self._zjob_step != step:
+            self._zjob = Sliced(self.history.zipf_steps(step))
+            self._zjob_step = step
+            self._zjob_ms = 0.0
+        t0 = time.perf_counter()
+        done = self._zjob.run(1e9 if budget_s is None else budget_s)
+        self._zjob_ms += (time.perf_counter() - t0) * 1000
+        if not done:
+            return None
+        z = self._zipf = self._zjob.result
+        self._zjob = None
+        self.last_zipf_ms = self._zjob_ms
+        return z
+
+    def next_pair(self, step: int) -> tuple[int, int] | None:
+        merges = self.session.model.merges
+        return merges[step] if 0 <= step < len(merges) else None
+
+    def compression(self) -> CompressionCurve | None:
+        s = self.session
+        if s.records:
+            first = s.initial_symbols or s.records[0].symbols_before
+            return compression_from_records(first, s.records)
+        if self.history is not None:
+            return self.history.compression()
+        return None
+
+    def tradeoff(self) -> TradeOff | None:
+        s, h = self.session, self.history
+        if h is None:
+            return None
+        if s.records:
+            curve = self.compression()
+            assert curve is not None
+            vocab = [s.model.vocab_size_at(0)] + [r.vocab_size for r in s.records]
+            return tradeoff_from(curve, vocab, h.n_words, h.n_bytes)
+        return h.tradeoff()

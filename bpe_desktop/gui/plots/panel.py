@@ -1,0 +1,279 @@
+"""The plots pane: pair frequencies (Zipf), the compression curve and the vocabulary trade-off, live.
+
+It observes the session only.  Signals mark parts dirty and start a single-shot timer, so bursts of
+``recordsAppended`` (and fast scrubbing via ``stepChanged``) coalesce into at most one redraw every
+:data:`REFRESH_MS` milliseconds.  The statistics work (building the history, replaying merges, recounting
+pairs) runs in slices of :data:`SLICE_S` seconds every :data:`BUSY_MS` ms while training runs (a little
+more when idle: :data:`IDLE_SLICE_S`, :data:`IDLE_BUSY_MS`) until done, the Zipf recount of
+the step shown first, so the GUI thread never stalls for long; a slice is put off (up to
+:data:`MAX_YIELDS` times) when the timer fires late or records have just arrived, i.e. right after other
+work in the GUI thread (or the records, and the repaint they cause, are less than :data:`RECENT_S` old).
+While the history lags behind the step
+shown (live training), the Zipf plot shows the latest step it has reached, says so in its title, and is
+redrawn at most every :data:`CATCH_UP_S` seconds.  Plot items live in :mod:`.plot_zipf`,
+:mod:`.plot_compression` and :mod:`.plot_tradeoff`; the numbers come from :mod:`.plot_feed` (which uses
+:mod:`bpe_desktop.core.stats`).  Each plot exports as PNG, SVG and CSV from the buttons under it.
+
+It does not train, and it never changes the session.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ...core.errors import BpeError
+from ..session import Session
+from ..training.protocol import TrainingState
+from .common import PlotCard
+from .compression import CompressionPlot
+from .feed import PlotFeed
+from .tradeoff import TradeoffPlot
+from .zipf import ZipfPlot
+
+REFRESH_MS = 33  # at most ~30 redraws a second
+BUSY_MS = 15  # next slice of statistics work while some remains (training runs)
+SLICE_S = 0.003  # GUI-thread time per slice (a unit of work may run past it by ~1 ms) while training runs
+IDLE_BUSY_MS, IDLE_SLICE_S = 10, 0.005  # the same when no training competes for the GUI thread
+LATE_S = 0.003  # a timer this late means the GUI thread was just busy: skip the slice ...
+RECENT_S = 0.012  # ... and so do records (or a followed step) this recent: the window's repaint comes next
+LATE_RETRY_MS, MAX_YIELDS = 4, 3  # ... and retry soon, but work anyway after this many skips in a row
+CURVES_EVERY_S = 0.1  # while training: redraw the compression and trade-off curves at most this often
+HIDDEN_EVERY_S = 0.5  # ... or this often while their tab is not the one shown
+CATCH_UP_S = 0.5  # while the history lags: redraw the Zipf plot of its latest step at most this often
+EXPORT_KINDS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV numbers (*.csv)"}
+
+
+class PlotsPanel(QtWidgets.QWidget):
+    """Three tabs of plots plus export buttons; follows the session's records and current step."""
+
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.feed = PlotFeed(session)
+        self.zipf = ZipfPlot()
+        self.compression = CompressionPlot()
+        self.tradeoff = TradeoffPlot()
+        self.refreshes = 0  # redraws done (plots given new data; the throttle's effect is visible in tests)
+        self.slices = 0  # refresh() calls (each does at most about SLICE_S of statistics work)
+
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.zipf, "Pair frequencies")
+        self.tabs.addTab(self.compression, "Compression")
+        self.tabs.addTab(self.tradeoff, "Trade-off")
+        self.tabs.currentChanged.connect(lambda _i: self._curves_dirty and self._schedule())
+        self.status = QtWidgets.QLabel("")
+        self.status.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        bar = QtWidgets.QHBoxLayout()
+        bar.setContentsMargins(4, 0, 4, 2)
+        bar.addWidget(_LabelHost(self.status), 1)
+        self.buttons: dict[str, QtWidgets.QToolButton] = {}
+        for kind in EXPORT_KINDS:
+            b = QtWidgets.QToolButton()
+            b.setText(f"{kind.upper()}…")
+            b.setToolTip(f"Export the plot shown as {EXPORT_KINDS[kind].split(' (')[0]}")
+            b.clicked.connect(lambda _=False, k=kind: self.ask_export(k))
+            bar.addWidget(b)
+            self.buttons[kind] = b
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addWidget(self.tabs, 1)
+        lay.addLayout(bar)
+
+        self._timer = QtCore.QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self.refresh)
+        self._curves_dirty = True
+        self._zipf_dirty = True
+        self._zipf_at = 0.0  # when the Zipf plot was last recomputed (perf_counter)
+        self._curves_at = 0.0  # when the curves were last redrawn
+        self._due = 0.0  # when the timer should fire
+        self._records_at = 0.0  # when records last arrived
+        self._yielded = 0  # slices skipped in a row because the timer fired late
+        self._marks_dirty = False  # the step marks on the curves lag the step (moved by the next refresh)
+        session.corpusChanged.connect(self._on_reset)
+        session.modelReset.connect(self._on_reset)
+        session.recordsAppended.connect(self._on_records)
+        session.stepChanged.connect(self._on_step)
+        self._schedule()
+
+    # -- signals ----------------------------------------------------------------------------------------
+    def _schedule(self) -> None:
+        if not self._timer.isActive():
+            self._start(REFRESH_MS)
+
+    def _start(self, ms: int) -> None:
+        self._due = time.perf_counter() + ms / 1000
+        self._timer.start(ms)
+
+    def _on_reset(self) -> None:
+        self.feed.reset()
+        self._curves_dirty = self._zipf_dirty = True
+        self._schedule()
+
+    def _on_records(self, first: int, last: int) -> None:
+        self._records_at = time.perf_counter()
+        self._curves_dirty = True
+        self._zipf_dirty = True  # the next pair to merge may have become known
+        self._schedule()
+
+    def _on_step(self, step: int) -> None:
+        self._zipf_dirty = True
+        if self.session.state is TrainingState.TRAINING:  # the step follows the records: the window repaints next, and
+            self._records_at = time.perf_counter()  # moving the step marks (1-3 ms) waits for the next refresh
+            self._marks_dirty = True
+        else:
+            self._marks_dirty = False
+            self.compression.set_step(step)  # moves a line and a dot
+            self.tradeoff.set_step(step)
+        self._schedule()
+
+    # -- redraw -----------------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Bring the plots up to date by one slice of work (normally called by the throttling timer)."""
+        self.slices += 1
+        s = self.session
+        step = s.step
+        feed = self.feed
+        now = time.perf_counter()
+        more = False
+        if self._curves_dirty:  # cheap-ish (setData of a few thousand points); throttled while training
+            visible = self.tabs.currentWidget() in (self.compression, self.tradeoff)
+            wait_s = (CURVES_EVERY_S if visible else HIDDEN_EVERY_S) if s.state is TrainingState.TRAINING else 0.0
+            if now - self._curves_at >= wait_s:
+                self.compression.set_data(feed.compression(), step)
+                self.tradeoff.set_data(feed.tradeoff(), step)
+                self._curves_dirty = False
+                self._curves_at = time.perf_counter()
+                self.refreshes += 1
+            else:
+                more = True
+        if self._marks_dirty:
+            self._marks_dirty = False
+            self.compression.set_step(step)
+            self.tradeoff.set_step(step)
+        had = feed.history.n_merges if feed.history is not None else -1
+        busy = s.state in (TrainingState.COUNTING, TrainingState.TRAINING)
+        slice_s = SLICE_S if busy else IDLE_SLICE_S
+        # a timer that fires late means the GUI thread has just been busy with something else (a batch of
+        # records, a repaint): adding a slice now would lengthen that stall, so wait a little (not forever)
+        late = (now - self._due > LATE_S or now - self._records_at < RECENT_S) and self._yielded < MAX_YIELDS
+        self._yielded = self._yielded + 1 if late else 0
+        if late:
+            more = True
+        elif time.perf_counter() - now < slice_s / 2:  # else the statistics wait for the next slice
+            if self._zipf_dirty:
+                more = self._update_zipf(step, slice_s) or more
+            left = slice_s - (time.perf_counter() - now)
+            if left > 0 or feed.history is None:
+                more = feed.advance(max(left, 0.001)) or more
+        else:
+            more = True
+        if feed.history is not None and (feed.history.pending or self._zipf_dirty):
+            more = True
+        now_has = feed.history.n_merges if feed.history is not None else -1
+        if now_has != had:
+            self._zipf_dirty = True  # the step shown may have become ready (or a later one to catch up on)
+            if had < 0 or not s.records:  # the trade-off needs the history; no records: curves from it
+                self._curves_dirty = True
+            more = True
+        if feed.history is None and feed.note and self._zipf_dirty:
+            self.zipf.set_data(None, note=feed.note)
+            self._zipf_dirty = False
+            self.refreshes += 1
+        self._update_status(step)
+        if more and not self._timer.isActive():
+            self._start(LATE_RETRY_MS if late else BUSY_MS if busy else IDLE_BUSY_MS)
+
+    def _update_zipf(self, step: int, slice_s: float) -> bool:
+        """One slice towards the Zipf plot of *step*; True if more remains."""
+        feed = self.feed
+        h = feed.history
+        if h is None:
+            return False  # advance() builds the history (or says why not); a new history marks the plot dirty
+        target = min(step, h.n_merges)
+        shown = self.zipf.data
+        if target < step and shown is not None and (
+            shown.step == target or time.perf_counter() - self._zipf_at < CATCH_UP_S
+        ):
+            return True  # catching up: the plot of a recent step stays a little longer
+        z = feed.zipf(target, slice_s)
+        if z is None:
+            return True
+        note = "catching up…" if target < step else ""  # short: a long title would widen a narrow card
+        self.zipf.set_data(z, feed.next_pair(target), note=note, mode=self.session.model.mode)
+        self.refreshes += 1
+        self._zipf_at = time.perf_counter()
+        self._zipf_dirty = target < step
+        return self._zipf_dirty
+
+    def _update_status(self, step: int) -> None:
+        s = self.session
+        z = self.zipf.data
+        parts = [f"step {step:,} of {s.n_steps:,}"]
+        if z is not None and z.step == step:
+            parts.append(f"{len(z.counts):,} pairs")
+            parts.append(f"recount {self.feed.last_zipf_ms:.0f} ms")
+        elif self.feed.note:
+            parts.append(self.feed.note)
+        self.status.setText(" · ".join(parts))
+
+    # -- export -----------------------------------------------------------------------------------------
+    def current_plot(self) -> PlotCard:
+        w = self.tabs.currentWidget()
+        assert isinstance(w, PlotCard)
+        return w
+
+    def export(self, kind: str, path: str | os.PathLike[str], plot: PlotCard | None = None) -> None:
+        """Write *plot* (default: the one shown) as ``png``, ``svg`` or ``csv`` to *path* (atomically)."""
+        plot = plot or self.current_plot()
+        if kind == "png":
+            plot.export_png(path)
+        elif kind == "svg":
+            plot.export_svg(path)
+        elif kind == "csv":
+            if not plot.has_data():
+                raise BpeError("this plot has no numbers yet -- load a corpus and train first")
+            plot.export_csv(path)
+        else:
+            raise BpeError(f"unknown export kind {kind!r} -- use png, svg or csv")
+
+    def ask_export(self, kind: str) -> None:
+        plot = self.current_plot()
+        step = self.session.step
+        suggestion = f"{plot.name}-step{step}.{kind}"
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, f"Export {plot.name} plot", suggestion,
+                                                        EXPORT_KINDS[kind])
+        if not path:
+            return
+        try:
+            self.export(kind, path, plot)
+        except (BpeError, OSError) as e:
+            QtWidgets.QMessageBox.warning(self, "Export failed", str(e))
+
+
+class _LabelHost(QtWidgets.QWidget):
+    """Holds one label without a layout, so that a new text repaints it but relayouts nothing around it.
+
+    (Qt relayouts the parent's layout whenever a label's text changes unless its size is fixed both ways; the
+    status line is set on every slice of statistics work, and the relayout of the pane cost ~4 ms.)
+    """
+
+    def __init__(self, label: QtWidgets.QLabel) -> None:
+        super().__init__()
+        self.label = label
+        label.setParent(self)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
+        self.setFixedHeight(label.sizeHint().height())
+
+    def sizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(0, self.label.sizeHint().height())
+
+    def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
+        self.label.setGeometry(self.rect())

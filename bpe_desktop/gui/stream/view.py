@@ -1,0 +1,224 @@
+"""The token-stream pane: the corpus cut into token boxes at the current step, animated merge by merge.
+
+:class:`TokenStreamView` puts together a header (the step and the merge that made it), a "find token"
+box, the virtualized :class:`~.token_canvas.TokenCanvas` and, on the right, the derivation tree of the
+token last clicked (which merges built it, down to characters or bytes).  Clicking a token also
+highlights every occurrence of it on screen; the find box jumps to the next row that contains a token.
+
+For a corpus given as files (no editor text) only the first
+:data:`~bpe_desktop.core.segmentation.DISPLAY_LIMIT_BYTES` (4 MB) are shown.  Text edited after training
+(``session.display_text``) is shown tokenized by the current model at the current step, without retraining.
+
+It only observes the session; it never trains, moves the timeline or edits the corpus.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ...core.segmentation import DerivationNode, derivation_tree, find_token, id_label
+from ..session import Session
+from .canvas import TokenCanvas
+
+#: how many rows the find box encodes looking for the next occurrence before giving up
+FIND_ROW_LIMIT = 20_000
+
+
+class TokenStreamView(QtWidgets.QWidget):
+    """The token-stream pane (see the module docstring). Query API for tests: :meth:`visible_tokens`."""
+
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.canvas = TokenCanvas(session, self)
+
+        self.header = QtWidgets.QLabel(self)
+        self.header.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        # a long header is cut at the pane's edge (full text in the tooltip) rather than widening the window
+        self.header.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.find_box = QtWidgets.QLineEdit(self)
+        self.find_box.setPlaceholderText("find token…  (e.g. est</w>, ·the, Ġthe)")
+        self.find_box.setClearButtonEnabled(True)
+        self.find_box.setMaximumWidth(260)
+        self.find_status = QtWidgets.QLabel(self)
+        self.find_status.setMinimumWidth(120)
+
+        self.tree = QtWidgets.QTreeWidget(self)
+        self.tree.setColumnCount(3)
+        self.tree.setHeaderLabels(["token", "merge", "count"])
+        self.tree.setRootIsDecorated(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.header().setStretchLastSection(False)
+        self.tree.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.tree.header().setSectionResizeMode(1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.header().setSectionResizeMode(2, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.tree_title = QtWidgets.QLabel("click a token to see how it was built", self)
+        self.tree_title.setWordWrap(True)
+        side = QtWidgets.QWidget(self)
+        sl = QtWidgets.QVBoxLayout(side)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(self.tree_title)
+        sl.addWidget(self.tree, 1)
+
+        top = QtWidgets.QHBoxLayout()
+        top.setContentsMargins(6, 4, 6, 2)
+        top.addWidget(self.header, 1)
+        top.addWidget(self.find_status)
+        top.addWidget(self.find_box)
+        self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.canvas)
+        self.splitter.addWidget(side)
+        self.splitter.setStretchFactor(0, 4)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([700, 220])
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addLayout(top)
+        lay.addWidget(self.splitter, 1)
+
+        self.find_box.returnPressed.connect(self.find_next)
+        self.find_box.textChanged.connect(lambda _t: self.find_status.clear())
+        self.canvas.tokenClicked.connect(self.show_derivation)
+        session.stepChanged.connect(self._update_header)
+        session.modelReset.connect(self._on_model_reset)
+        session.recordsAppended.connect(lambda *_: self._update_header())
+        session.corpusChanged.connect(self._update_header)
+        session.displayTextChanged.connect(self._update_header)
+        self._update_header()
+
+    # -- API used by the main window and tests --------------------------------------------------------
+    @property
+    def animating(self) -> bool:
+        return self.canvas.animating
+
+    def visible_tokens(self) -> list[list[str]]:
+        """Token labels per visible row, as laid out at the shown step."""
+        return self.canvas.visible_tokens()
+
+    def set_play_speed(self, steps_per_second: float) -> None:
+        """Let merge animations fit the playback speed (see :meth:`TokenCanvas.set_play_speed`)."""
+        self.canvas.set_play_speed(steps_per_second)
+
+    def set_animation_duration(self, ms: int) -> None:
+        self.canvas.set_animation_duration(ms)
+
+    # -- header ---------------------------------------------------------------------------------------
+    def _update_header(self, *_: object) -> None:
+        s = self.session
+        k, n = s.step, s.n_steps
+        text = f"<b>step {k:,}</b> of {n:,}"
+        if 0 < k <= len(s.records):
+            r = s.records[k - 1]
+            text += (
+                f" &nbsp;·&nbsp; merge {k:,}: <code>{_esc(_lab(s, r.left_id))}</code> + "
+                f"<code>{_esc(_lab(s, r.right_id))}</code> → <b><code>{_esc(_lab(s, r.token_id))}</code></b>"
+                f" &nbsp;(count {r.count:,})"
+            )
+        elif k == 0:
+            text += " &nbsp;·&nbsp; base symbols only (no merges yet)"
+        if self.canvas.note:
+            text += f" &nbsp;·&nbsp; <i>{_esc(self.canvas.note)}</i>"
+        self.header.setText(text)
+        self.header.setToolTip(text)
+
+    def _on_model_reset(self) -> None:
+        self.tree.clear()
+        self.tree_title.setText("click a token to see how it was built")
+        self._update_header()
+
+    # -- derivation tree ------------------------------------------------------------------------------
+    def show_derivation(self, token_id: int) -> None:
+        """Fill the side tree with the merges that built *token_id* and highlight its occurrences."""
+        self.canvas.select(token_id)
+        self.tree.clear()
+        model = self.session.model
+        if token_id < 0:
+            self.tree_title.setText("an unknown character: it is not in this alphabet")
+            return
+        root = derivation_tree(model, token_id)
+        records = self.session.records
+
+        def add(node: DerivationNode, parent: QtWidgets.QTreeWidget | QtWidgets.QTreeWidgetItem) -> None:
+            rank = node.rank
+            count = f"{records[rank - 1].count:,}" if rank is not None and rank <= len(records) else ""
+            item = QtWidgets.QTreeWidgetItem(parent, [node.label, "" if rank is None else f"#{rank}", count])
+            item.setData(0, QtCore.Qt.ItemDataRole.UserRole, node.id)
+            brush = QtGui.QBrush(self.canvas.color(node.id))
+            for col in range(3):
+                item.setBackground(col, brush)
+            for child in node.children:
+                add(child, item)
+
+        add(root, self.tree)
+        self.tree.expandAll()
+        n = len(root.ranks())
+        leaves = root.leaves()
+        unit = "bytes" if model.mode == "bytes" else "symbols"
+        self.tree_title.setText(
+            f"<b>{_esc(root.label)}</b> &nbsp;id {token_id}<br>"
+            + (f"{n} merge{'s' if n != 1 else ''} from {len(leaves)} {unit}" if n else "a base symbol")
+        )
+        self.find_status.setText(f"{self._count_visible(token_id)} on screen")
+
+    def derivation_items(self) -> list[tuple[int, str]]:
+        """(depth, label) of every row of the derivation tree, depth first (for tests)."""
+        out: list[tuple[int, str]] = []
+
+        def walk(item: QtWidgets.QTreeWidgetItem, depth: int) -> None:
+            out.append((depth, item.text(0)))
+            for i in range(item.childCount()):
+                walk(item.child(i), depth + 1)
+
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            if top is not None:
+                walk(top, 0)
+        return out
+
+    def _count_visible(self, token_id: int) -> int:
+        return sum(row.count(token_id) for row in self.canvas.visible_ids())
+
+    # -- find -----------------------------------------------------------------------------------------
+    def find_next(self) -> int | None:
+        """Select the token typed in the find box and scroll to the next row (after the top one) holding it.
+
+        Returns the row found, or None.  Rows are pre-filtered by substring before being encoded.
+        """
+        query = self.find_box.text()
+        model = self.session.model
+        step = self.session.step
+        tid = find_token(model, query, upto=step)
+        if tid is None:
+            self.find_status.setText(f"no token {query!r} at step {step}" if query else "")
+            return None
+        self.show_derivation(tid)
+        tok = self.session.tokenizer
+        raw = tok.token_bytes(tid).decode("utf-8", "ignore").strip()
+        canvas = self.canvas
+        n = canvas.n_rows
+        if n == 0:
+            return None
+        start = canvas.first_row()
+        encoded = 0
+        for off in range(1, n + 1):
+            row = (start + off) % n if n > 1 else 0
+            if raw and raw not in canvas.row_text(row):
+                continue
+            encoded += 1
+            if encoded > FIND_ROW_LIMIT:
+                break
+            if tid in canvas.row_ids(row, step):
+                canvas.scroll_to_row(row)
+                self.find_status.setText(f"row {row + 1:,}")
+                return row
+        self.find_status.setText(f"{query!r} not found in the shown text")
+        return None
+
+
+def _lab(session: Session, token_id: int) -> str:
+    return id_label(session.model, token_id)
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

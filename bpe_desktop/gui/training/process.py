@@ -1,0 +1,99 @@
+"""The worker process's lifecycle: launch it off the GUI thread, and reap it (join, terminate, kill).
+
+Qt-free.  Launching a *spawn* child blocks on writing its launch data until the new interpreter reads it
+(50-100 ms), so :func:`spawn` starts it from a short-lived helper thread.  It leaves out what the process
+says (:mod:`.protocol`) and when the window decides to stop it (:mod:`.controller`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import sys
+import threading
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+
+from ...core.config import TrainConfig
+from ...core.corpus import CorpusSource
+from . import worker
+
+
+@contextlib.contextmanager
+def main_module_hidden() -> Iterator[None]:
+    """Keep the spawn child from re-running the parent's ``__main__`` script.
+
+    ``spawn`` normally re-imports the main script in the child (as ``__mp_main__``); a script that imports
+    Qt at the top would load Qt into the worker.  The worker's entry point lives in this package, so the
+    child never needs ``__main__``: hide its file and spec while the process is launched (the launch data
+    is computed inside ``start()``), exactly as multiprocessing already does for ``python -m pkg``.
+    """
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    missing = object()
+    saved_file = main.__dict__.get("__file__", missing)
+    saved_spec = main.__dict__.get("__spec__", missing)
+    main.__dict__.pop("__file__", None)
+    main.__spec__ = None
+    try:
+        yield
+    finally:
+        if saved_file is not missing:
+            main.__file__ = saved_file  # type: ignore[assignment]
+        if saved_spec is not missing:
+            main.__spec__ = saved_spec  # type: ignore[assignment]
+
+
+def reap(proc: BaseProcess, timeout: float) -> None:
+    """Wait for a worker told to stop; terminate, then kill it if it lingers."""
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join(1.0)
+    if proc.is_alive():
+        proc.kill()
+        proc.join(1.0)
+    proc.close()
+
+
+def reap_in_background(proc: BaseProcess, timeout: float) -> None:
+    """:func:`reap` in a helper thread, so the GUI thread does not sit out the process's exit (~25 ms)."""
+    threading.Thread(target=reap, args=(proc, timeout), daemon=True, name="bpe-desktop-reap").start()
+
+
+def _launch(proc: BaseProcess, child_conn: Connection) -> None:
+    """Start *proc*, then drop our copy of its pipe end: its exit closes the pipe."""
+    try:
+        with main_module_hidden():
+            proc.start()
+    except Exception:  # reported by the controller as a worker that died before saying anything
+        pass
+    finally:
+        child_conn.close()
+
+
+def started(proc: BaseProcess) -> bool:
+    """The process was started (``start()`` ran), whether or not it is still alive."""
+    return getattr(proc, "_popen", None) is not None
+
+
+class Launch:
+    """A worker process being started: the process, our end of its pipe, and the helper thread."""
+
+    def __init__(self, source: CorpusSource, config: TrainConfig, paused: bool) -> None:
+        ctx = mp.get_context("spawn")
+        self.conn, child_conn = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=worker.run, args=(child_conn, source, config, paused), daemon=True,
+                                name="bpe-desktop-trainer")
+        self._thread: threading.Thread | None = threading.Thread(
+            target=_launch, args=(self.proc, child_conn), daemon=True, name="bpe-desktop-launch")
+        self._thread.start()
+
+    def join(self) -> None:
+        """Wait for the launch to have happened (it takes well under a second)."""
+        if self._thread is not None:
+            self._thread.join(10.0)
+            self._thread = None

@@ -1,0 +1,104 @@
+"""What the training worker and the window say to each other: typed messages, commands and states.
+
+Imports no Qt (the worker process imports it).  Every message is a picklable ``NamedTuple`` sent over one
+duplex pipe; both ends dispatch on the type, never on strings.
+
+Worker -> window, in this order:
+
+* :class:`Progress` -- while counting (bytes done of total), throttled by the worker;
+* :class:`Started` -- the trainer's empty model (so the window's ids match the records'), the corpus size in
+  symbols, the counted words, and whether the worker process had loaded Qt (always False; tests check it);
+* :class:`StateChanged` -- acknowledges pause and resume (``COUNTING``, ``TRAINING`` or ``PAUSED``);
+* :class:`Records` -- batched merge records, each a row of :class:`~bpe_desktop.core.records.MergeRecord`
+  fields (``MergeRecord(*row)``: plain tuples unpickle in half the time of dataclasses, and unpickling
+  happens in the GUI thread);
+* :class:`Finished` -- the run ended; when ``reason.can_continue`` the worker stays alive holding its
+  trainer and waits for :class:`More`, else the pipe closes after this message;
+* :class:`Failed` -- the last message; the pipe closes after it.
+
+Window -> worker: :class:`Command` (pause, resume, step = one merge then stay paused, stop) and, only
+while idle after a limit, :class:`More`.  A closed pipe counts as stop.
+
+It leaves out how the worker trains (:mod:`.worker`) and how the window reacts (:mod:`.controller`).
+"""
+
+from __future__ import annotations
+
+from enum import Enum, StrEnum
+from typing import NamedTuple
+
+from ...core.corpus import WordCounts
+from ...core.model import BPEModel
+from ...core.stopping import StopReason
+
+__all__ = [
+    "Command", "Failed", "Finished", "Message", "More", "Progress", "Records", "Row", "Started", "StateChanged",
+    "StopReason", "TrainingState",
+]
+
+
+class TrainingState(StrEnum):
+    """The window's training state (the session publishes it; panes compare against these members)."""
+
+    IDLE = "idle"  # nothing trained yet in this window
+    COUNTING = "counting"
+    TRAINING = "training"
+    PAUSED = "paused"
+    FINISHED = "finished"
+    ERROR = "error"
+
+    @property
+    def active(self) -> bool:
+        """A worker is counting or training (possibly paused)."""
+        return self in (TrainingState.COUNTING, TrainingState.TRAINING, TrainingState.PAUSED)
+
+
+class Command(Enum):
+    """A command from the window to a running worker."""
+
+    PAUSE = "pause"
+    RESUME = "resume"
+    STEP = "step"  # one merge, then stay paused (ignored unless paused)
+    STOP = "stop"
+
+
+class More(NamedTuple):
+    """Only while idle after a limit: train *n* further merges (the vocabulary-size limit is lifted)."""
+
+    n: int
+
+
+Row = tuple[object, ...]  # a MergeRecord's fields in slot order
+
+
+class Progress(NamedTuple):
+    stage: str  # "counting"
+    done: int
+    total: int
+
+
+class Started(NamedTuple):
+    model: BPEModel  # the trainer's model with no merges yet
+    initial_symbols: int
+    word_counts: WordCounts
+    qt_loaded: bool
+
+
+class StateChanged(NamedTuple):
+    state: TrainingState
+
+
+class Records(NamedTuple):
+    rows: list[Row]
+
+
+class Finished(NamedTuple):
+    reason: StopReason
+    text: str  # the trainer's sentence, e.g. "reached 700 merges"
+
+
+class Failed(NamedTuple):
+    message: str
+
+
+Message = Progress | Started | StateChanged | Records | Finished | Failed

@@ -1,0 +1,203 @@
+"""The training worker: the body of the child process that counts the corpus and runs the trainer.
+
+Runs in a ``multiprocessing`` *spawn* child and imports only :mod:`bpe_desktop.core` and the Qt-free
+:mod:`.protocol` (never Qt), so the GUI process keeps its GIL to itself.  It sends the protocol's messages
+in the order given there, batching records by time (``BATCH_SECONDS``) and at once after a single step, and
+obeys its commands between merges.  It decides nothing about display.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from multiprocessing.connection import Connection
+
+from ...core.config import TrainConfig
+from ...core.corpus import CorpusSource, count_source
+from ...core.errors import BpeError, Cancelled
+from ...core.model import BPEModel
+from ...core.records import MergeRecord
+from ...core.stopping import StopReason
+from ...core.trainer import Trainer
+from .protocol import (
+    Command,
+    Failed,
+    Finished,
+    Message,
+    More,
+    Progress,
+    Records,
+    Row,
+    Started,
+    StateChanged,
+    TrainingState,
+)
+
+BATCH_SECONDS = 0.03
+PROGRESS_SECONDS = 0.05
+
+
+class _Stop(Exception):
+    """The GUI asked to stop (or went away)."""
+
+
+class _Commands:
+    """The worker's view of the command stream: paused flag, pending single steps, stop."""
+
+    def __init__(self, conn: Connection, paused: bool) -> None:
+        self.conn = conn
+        self.paused = paused
+        self.steps = 0
+        self.stop = False
+        self.more = 0  # further merges asked for while idle
+
+    def _apply(self, cmd: object) -> None:
+        if cmd is Command.PAUSE:
+            self.paused = True
+        elif cmd is Command.RESUME:
+            self.paused = False
+        elif cmd is Command.STEP and self.paused:
+            self.steps += 1
+        elif cmd is Command.STOP:
+            self.stop = True
+        elif isinstance(cmd, More) and isinstance(cmd.n, int):
+            self.more = max(0, cmd.n)
+
+    def poll(self, block: bool = False) -> None:
+        """Read every pending command; with *block*, wait for at least one."""
+        try:
+            while self.conn.poll(None if block else 0):
+                self._apply(self.conn.recv())
+                block = False
+        except (EOFError, OSError):
+            self.stop = True
+        if self.stop:
+            raise _Stop()
+
+
+def run(conn: Connection, source: CorpusSource, config: TrainConfig, paused: bool = False) -> None:
+    """Process entry point: count, then train until done, stopped, or failed; always close the pipe."""
+    try:
+        _train(conn, source, config, _Commands(conn, paused))
+    except (_Stop, Cancelled):
+        _last_words(conn, Finished(StopReason.STOPPED, "stopped"))
+    except BpeError as e:
+        _last_words(conn, Failed(str(e)))
+    except MemoryError:
+        _last_words(conn, Failed("out of memory while training -- use a smaller corpus or fewer merges"))
+    except Exception as e:  # a bug: say so, with the traceback, rather than dying silently
+        _last_words(conn, Failed(f"internal error in the training process: {type(e).__name__}: {e}\n\n"
+                                 + traceback.format_exc()))
+    finally:
+        conn.close()
+
+
+def _last_words(conn: Connection, msg: Message) -> None:
+    try:
+        conn.send(msg)
+    except (OSError, EOFError):
+        pass  # the GUI is gone: nobody to tell
+
+
+def _send(conn: Connection, msg: Message) -> None:
+    try:
+        conn.send(msg)
+    except (OSError, EOFError):
+        raise _Stop() from None
+
+
+def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: _Commands) -> None:
+    last = 0.0
+
+    def progress(stage: str, done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= PROGRESS_SECONDS or done >= total:
+            last = now
+            _send(conn, Progress(stage, done, total))
+
+    def cancel() -> bool:
+        cmds.poll()
+        if cmds.paused and not cmds.steps:  # pausing while counting waits between chunks
+            _send(conn, StateChanged(TrainingState.PAUSED))
+            while cmds.paused and not cmds.steps:
+                cmds.poll(block=True)
+            _send(conn, StateChanged(TrainingState.COUNTING))
+        return False
+
+    _send(conn, Progress("counting", 0, 1))
+    words = count_source(source, config, progress=progress, cancel=cancel)
+    trainer = Trainer(words, config)
+    m = trainer.model
+    empty = BPEModel(mode=m.mode, base=list(m.base), merges=[], pretokenizer=m.pretokenizer,
+                     end_of_word=m.end_of_word, glue_marker=m.glue_marker, specials=m.specials,
+                     tie_break=m.tie_break)
+    qt_loaded = any(name.split(".")[0] in ("PySide6", "shiboken6", "pyqtgraph") for name in sys.modules)
+    _send(conn, Started(empty, trainer.initial_symbols, words, qt_loaded))
+    while True:
+        _merge_loop(conn, trainer, cmds)
+        reason = trainer.stopped_by or StopReason.NO_PAIR
+        _send(conn, Finished(reason, trainer.stop_reason or "done"))
+        if not reason.can_continue:
+            return
+        n = _wait_for_more(cmds)
+        trainer.set_limits(merges=trainer.n_merges + n, vocab_size=None)
+
+
+def _wait_for_more(cmds: _Commands) -> int:
+    """Idle after a run that reached its limit: block until :class:`More` (return its n) or stop (raise)."""
+    cmds.more = 0
+    while True:
+        cmds.poll(block=True)
+        if cmds.more > 0:
+            n, cmds.more = cmds.more, 0
+            cmds.paused, cmds.steps = False, 0  # what arrived while idle does not carry over
+            return n
+
+
+_FIELDS = MergeRecord.__slots__
+
+
+def _row(rec: MergeRecord) -> Row:
+    return tuple(getattr(rec, f) for f in _FIELDS)
+
+
+def _merge_loop(conn: Connection, trainer: Trainer, cmds: _Commands) -> None:
+    batch: list[Row] = []
+    last = time.monotonic()
+    state = TrainingState.PAUSED if cmds.paused else TrainingState.TRAINING
+    _send(conn, StateChanged(state))
+    try:
+        while True:
+            cmds.poll()
+            if cmds.paused and not cmds.steps:
+                if batch:
+                    _send(conn, Records(batch))
+                    batch = []
+                if state is not TrainingState.PAUSED:
+                    state = TrainingState.PAUSED
+                    _send(conn, StateChanged(state))
+                cmds.poll(block=True)
+                continue
+            if not cmds.paused and state is not TrainingState.TRAINING:
+                state = TrainingState.TRAINING
+                _send(conn, StateChanged(state))
+            single = cmds.paused and cmds.steps > 0
+            if single:
+                cmds.steps -= 1
+            rec = trainer.step()
+            if rec is None:
+                break
+            batch.append(_row(rec))
+            now = time.monotonic()
+            if single or now - last >= BATCH_SECONDS:
+                _send(conn, Records(batch))
+                batch = []
+                last = now
+    except _Stop:
+        if batch:
+            _send(conn, Records(batch))
+        raise
+    if batch:
+        _send(conn, Records(batch))
