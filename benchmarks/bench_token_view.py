@@ -33,8 +33,8 @@ from PySide6 import QtCore, QtWidgets
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer
 from bpe_desktop.core.corpus import count_source
-from bpe_desktop.gui.stream import canvas as token_canvas
 from bpe_desktop.gui.session import Session
+from bpe_desktop.gui.stream import canvas as token_canvas
 from bpe_desktop.gui.stream.view import TokenStreamView
 
 FRAME_MS = 1000 / 60
@@ -121,13 +121,13 @@ def main() -> None:
         k = rng.randrange(0, len(records) + 1)
         while k == session.step:
             k = rng.randrange(0, len(records) + 1)
-        before, made, gcs = canvas.rows_encoded, canvas.box_pixmaps_made, len(full_gcs)
+        before, made, gcs = canvas.rows_encoded, canvas.boxes.pixmaps_made, len(full_gcs)
         t = time.perf_counter()
         session.set_step(k)
         canvas.viewport().repaint()
         times.append((time.perf_counter() - t) * 1000)
         encoded.append(canvas.rows_encoded - before)
-        pictures.append(canvas.box_pixmaps_made - made)
+        pictures.append(canvas.boxes.pixmaps_made - made)
         if len(full_gcs) == gcs:
             no_gc.append(times[-1])
         app.processEvents()
@@ -138,8 +138,8 @@ def main() -> None:
     print(f"  {len(times) - len(no_gc)} jump(s) included a full GC; max without them {max(no_gc):.1f} ms")
     gc_ms = ", ".join(f"{d:.1f}" for d in full_gcs) or "none"
     print(f"  full GCs since start: {len(full_gcs)} ({gc_ms} ms); GC-tracked objects now "
-          f"{len(gc.get_objects()):,} (+{gc.get_freeze_count():,} frozen); canvas caches {len(canvas._segs):,} rows, "
-          f"{sum(len(v) // 4 for v in canvas._segs.values()):,} segments")
+          f"{len(gc.get_objects()):,} (+{gc.get_freeze_count():,} frozen); canvas caches {len(canvas.caches.segments):,} rows, "
+          f"{sum(len(v) // 4 for v in canvas.caches.segments.values()):,} segments")
     forced = []
     for _ in range(3):
         t = time.perf_counter()

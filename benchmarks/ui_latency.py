@@ -94,6 +94,7 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3)
     from PySide6 import QtCore, QtWidgets
 
     from bpe_desktop.gui import app as gui_app
+    from bpe_desktop.gui.training.protocol import TrainingState
 
     if placeholders != "none":
         _placeholder_panes(placeholders)
@@ -136,7 +137,7 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3)
         done: dict[str, float] = {}
 
         def state(s: str, done: dict[str, float] = done) -> None:
-            if s in ("finished", "error") and "t" not in done:
+            if s in (TrainingState.FINISHED, TrainingState.ERROR) and "t" not in done:
                 done["t"] = time.perf_counter()
                 QtCore.QTimer.singleShot(200, app.quit)
 
@@ -149,7 +150,7 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3)
         app.exec()
         timer.stop()
         session.trainingStateChanged.disconnect(state)
-        if session.state != "finished":
+        if session.state is not TrainingState.FINISHED:
             raise RuntimeError(f"training failed: {session.error}")
         train_times.append(done["t"] - t0)
     w.close()
@@ -162,7 +163,7 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3)
         "train_s": round(statistics.median(train_times), 2), "train_runs_s": [round(t, 2) for t in train_times],
         "drain_max_ms": round(max(drains), 2), "drain_p99_ms": round(_p99(drains), 2), "drains": len(drains),
         "merges": len(session.records),
-        "stop_reason": session.stop_reason,
+        "stop_reason": session.stop_text,
     }
 
 

@@ -18,6 +18,24 @@ SEED_000 = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 SEED_001 = {"low": 4, "new": 4, "lower": 2, "lowest": 1, "newest": 2, "newer": 1, "the": 1}
 
 
+class ManualClock:
+    """A clock a test moves by hand, for the injectable clocks (animation timing, follow and GC policies)."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
 @pytest.fixture(scope="session")
 def topics_text() -> str:
     """≈750 KB of English: the text of Python's pydoc topics."""

@@ -29,9 +29,10 @@ def seeded_session(merges: int = 7) -> tuple[Session, Trainer, list]:
 
 
 @pytest.fixture
-def seed_view(qtbot):
+def seed_view(qtbot, clock):
     s, t, recs = seeded_session()
     view = TokenStreamView(s)
+    view.canvas.timing.clock = clock  # the tests move time by hand (clock.advance)
     qtbot.addWidget(view)
     view.resize(900, 300)
     view.show()
@@ -79,16 +80,16 @@ def test_single_step_animates_and_finishes(seed_view, qtbot) -> None:
     s, view = seed_view
     view.set_animation_duration(150)
     go(s, view, 2)
-    view.canvas._last_change = 0.0  # as if the user paused before stepping
+    view.canvas.timing.clock.advance(10)  # as if the user paused before stepping
     s.set_step(3)
     assert view.animating
     seen = []
-    view.canvas._anim.valueChanged.connect(lambda v: seen.append(v))
+    view.canvas.animation.valueChanged.connect(lambda v: seen.append(v))
     qtbot.waitUntil(lambda: not view.animating, timeout=3000)
     assert seen and 0.0 < min(seen) and max(seen) <= 1.0
     assert " ".join(row_of(view, "newest")) == "n e w est</w>"
     # and stepping back splits again (progress runs 1 -> 0)
-    view.canvas._last_change = 0.0
+    view.canvas.timing.clock.advance(10)
     s.set_step(2)
     assert view.animating
     qtbot.waitUntil(lambda: not view.animating, timeout=3000)
@@ -99,11 +100,10 @@ def test_animation_frames_draw_both_halves_and_glow(seed_view, qtbot) -> None:
     s, view = seed_view
     view.set_animation_duration(10_000)
     go(s, view, 2)
-    view.canvas._last_change = 0.0
+    view.canvas.timing.clock.advance(10)
     s.set_step(3)  # est + </w>
     canvas = view.canvas
-    canvas._anim.pause()
-    canvas._progress = 0.3
+    canvas.hold_animation_at(0.3)
     img = canvas.viewport().grab().toImage()
     # the glow colour (amber) is somewhere on screen mid-animation, and not after it finished
     def has_glow(image: QtGui.QImage) -> bool:
@@ -128,9 +128,10 @@ def test_jumps_and_fast_play_never_fall_behind(seed_view, qtbot) -> None:
     assert not view.animating
     assert row_of(view, "newest") == ["n", "ewest</w>"]
     go(s, view, 0)
-    view.canvas._last_change = 0.0
+    view.canvas.timing.clock.advance(10)
     skipped = view.canvas.animations_skipped
     for k in range(1, 8):  # steps every ~10 ms: much faster than a 400 ms animation
+        view.canvas.timing.clock.advance(0.01)
         s.set_step(k)
         qtbot.wait(10)
     assert view.canvas.animations_skipped > skipped
@@ -304,7 +305,7 @@ def test_file_corpus_without_editor_text_is_read_for_display(qtbot, topics_file)
     assert view.visible_tokens()[0]  # byte tokens at step 0
 
 
-def test_animation_of_an_end_of_word_merge_in_running_text(qtbot) -> None:
+def test_animation_of_an_end_of_word_merge_in_running_text(qtbot, clock) -> None:
     """est + </w>: the marker covers no characters of the text (an empty span) and still animates."""
     s, t, recs = seeded_session()
     s.set_corpus(CorpusSource.from_text("newest widest lowest\n"), TrainConfig(merges=7))
@@ -316,11 +317,10 @@ def test_animation_of_an_end_of_word_merge_in_running_text(qtbot) -> None:
     go(s, view, 2)
     assert view.visible_tokens()[0][:5] == ["n", "e", "w", "est", "</w>"]
     view.set_animation_duration(10_000)
-    view.canvas._last_change = 0.0
+    view.canvas.timing.clock = clock
     s.set_step(3)
-    view.canvas._anim.pause()
     for p in (0.1, 0.4, 0.6, 0.9):
-        view.canvas._progress = p
+        view.canvas.hold_animation_at(p)
         view.canvas.viewport().repaint()  # pytest-qt fails the test on an exception inside paintEvent
     view.canvas.finish_animation()
     assert view.visible_tokens()[0][:5] == ["n", "e", "w", "est</w>", "w"]
@@ -352,11 +352,12 @@ def train_seed_in_window(qtbot, w) -> None:  # type: ignore[no-untyped-def]
     assert w.session.n_steps == 7
 
 
-def test_timeline_speed_drives_the_token_animation(main_window, qtbot) -> None:
+def test_timeline_speed_drives_the_token_animation(main_window, qtbot, clock) -> None:
     from bpe_desktop.gui.panes.timeline import SPEEDS
 
     w = main_window
     canvas = w.token_view.canvas
+    canvas.timing.clock = clock
     combo = w.timeline.speed
     seen: list[float] = []
     w.timeline.speedChanged.connect(seen.append)
@@ -372,13 +373,13 @@ def test_timeline_speed_drives_the_token_animation(main_window, qtbot) -> None:
     w.session.reset_model(copy.deepcopy(t.model), recs)
     w.session.set_step(2)
     canvas.finish_animation()
-    canvas._last_change = 0.0  # as if the user waited before stepping
+    clock.advance(10)  # as if the user waited before stepping
     w.timeline.fwd_btn.click()
-    assert w.token_view.animating and canvas._anim.duration() == 600
+    assert w.token_view.animating and canvas.animation.duration() == 600
     combo.setCurrentIndex(SPEEDS.index(500))
     assert canvas.animation_duration() == 1  # 850 ms / 500 steps/s: too short to animate, steps are redrawn
     canvas.finish_animation()
-    canvas._last_change = 0.0
+    clock.advance(10)
     w.timeline.fwd_btn.click()
     assert not w.token_view.animating and w.session.step == 4
 
@@ -456,14 +457,14 @@ def test_box_pictures_are_reused_and_show_the_selection(seed_view) -> None:
     go(s, view, 3)
     c = view.canvas
     c.viewport().repaint()
-    made = c.box_pixmaps_made
+    made = c.boxes.pixmaps_made
     assert made > 0
     c.viewport().repaint()  # the same screen again: every box picture comes from the cache
-    assert c.box_pixmaps_made == made
+    assert c.boxes.pixmaps_made == made
     vr = next(v for v in c.visible_rows() if c.row_text(v.row) == "newest")
     box = next(b for b in vr.layout.boxes if b.seg.label == "est</w>")
     x, y = int(box.x + box.w / 2), int(vr.top + box.y) + 1
-    want = c._special_pens[0].color()
+    want = c.boxes.special_pens[0].color()  # the selection border
 
     def near(col: QtGui.QColor) -> bool:
         return abs(col.red() - want.red()) + abs(col.green() - want.green()) + abs(col.blue() - want.blue()) < 90
@@ -475,7 +476,7 @@ def test_box_pictures_are_reused_and_show_the_selection(seed_view) -> None:
     assert not border_is_selected()
     c.select(box.seg.id)
     c.viewport().repaint()
-    assert c.box_pixmaps_made > made  # the selected token gets its own picture (thicker border)
+    assert c.boxes.pixmaps_made > made  # the selected token gets its own picture (thicker border)
     assert border_is_selected()
 
 
@@ -495,7 +496,7 @@ def _topics_view(
     view.show()
     qtbot.waitExposed(view)
     s.reset_model(copy.deepcopy(t.model), recs)
-    qtbot.waitUntil(lambda: view.canvas.box_pixmaps_made > 0)  # painted once: the window is exposed
+    qtbot.waitUntil(lambda: view.canvas.boxes.pixmaps_made > 0)  # painted once: the window is exposed
     return s, view
 
 
@@ -526,17 +527,17 @@ def test_cached_rows_add_no_gc_tracked_objects(qtbot, topics_text) -> None:
     row = _show_rows(canvas, 0, 300)  # warm up: box pictures, labels and colours of the common tokens
     gc_mod.collect()
     gc_mod.collect()
-    before_objects, before_rows = len(gc_mod.get_objects()), len(canvas._segs)
+    before_objects, before_rows = len(gc_mod.get_objects()), len(canvas.caches.segments)
     _show_rows(canvas, row, 1500)
     gc_mod.collect()
     gc_mod.collect()  # a tuple whose items were still tracked at the first pass is untracked at the next
-    added_rows = len(canvas._segs) - before_rows
-    tokens = sum(len(segs) // 4 for segs in canvas._segs.values())
+    added_rows = len(canvas.caches.segments) - before_rows
+    tokens = sum(len(segs) // 4 for segs in canvas.caches.segments.values())
     added_objects = len(gc_mod.get_objects()) - before_objects
     assert added_rows >= 1400 and tokens > 10 * added_rows  # the caches did take in those rows, many tokens each
-    assert not any(gc_mod.is_tracked(v) for v in canvas._segs.values())
-    assert not any(gc_mod.is_tracked(v) for v in canvas._layouts.values())
-    assert not any(gc_mod.is_tracked(k) for k in canvas._segs)
+    assert not any(gc_mod.is_tracked(v) for v in canvas.caches.segments.values())
+    assert not any(gc_mod.is_tracked(v) for v in canvas.caches.layouts.values())
+    assert not any(gc_mod.is_tracked(k) for k in canvas.caches.segments)
     # what remains per new row (a new token's box picture) is well under one a row
     assert added_objects < 0.5 * added_rows, (added_objects, added_rows, tokens)
     # the query API still gives real objects (made on demand)
@@ -545,9 +546,10 @@ def test_cached_rows_add_no_gc_tracked_objects(qtbot, topics_text) -> None:
 
 def test_row_caches_are_least_recently_used_and_bounded(qtbot, topics_text, monkeypatch) -> None:
     from bpe_desktop.gui.stream import canvas as token_canvas
+    from bpe_desktop.gui.stream import painting
 
     monkeypatch.setattr(token_canvas, "CACHE_ROWS", 60)
-    monkeypatch.setattr(token_canvas, "BOX_PIXMAP_LIMIT", 80)
+    monkeypatch.setattr(painting, "BOX_PIXMAP_LIMIT", 80)
     s, view = _topics_view(qtbot, topics_text, merges=40)
     canvas = view.canvas
     top = _show_top(canvas)
@@ -556,8 +558,8 @@ def test_row_caches_are_least_recently_used_and_bounded(qtbot, topics_text, monk
     before = canvas.rows_encoded
     assert _show_top(canvas) == top and canvas.rows_encoded == before
     _show_rows(canvas, 200, 300)  # far more than the cap
-    assert len(canvas._segs) <= 60 and len(canvas._layouts) <= 60
-    assert len(canvas._box_pixmaps) <= 80 < canvas.box_pixmaps_made
+    assert len(canvas.caches.segments) <= 60 and len(canvas.caches.layouts) <= 60
+    assert len(canvas.caches.pictures) <= 80 < canvas.boxes.pixmaps_made
     # the rows just shown are the ones kept: showing them again encodes nothing
     last = canvas.first_row()
     before = canvas.rows_encoded
@@ -577,7 +579,7 @@ def test_retraining_on_the_same_file_reuses_the_split_rows(qtbot, tmp_path, monk
     re-read and re-split (15 ms of GUI time for a 4 MB file), a changed one must."""
     import os
 
-    import bpe_desktop.gui.stream.canvas as tc
+    import bpe_desktop.gui.stream.rows as tc
     from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_source
     from bpe_desktop.gui.session import Session
     from bpe_desktop.gui.stream.view import TokenStreamView

@@ -18,7 +18,6 @@ Only the text in the box is encoded (at most :data:`TEXT_LIMIT` characters), and
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -27,7 +26,8 @@ from ...core.errors import BpeError
 from ...core.formats.presets import split_spec
 from .. import file_actions
 from ..session import Session
-from .rows import Reference, TokenizerRow, remember
+from ..widgets.lru import LRU
+from .rows import CACHE_SIZE, Reference, TokenizerRow
 from .sources import (
     SAMPLE_NAMES,
     Tokenized,
@@ -64,7 +64,7 @@ class ComparePanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.session = session
         self.references: list[Reference] = []
-        self._own_cache: OrderedDict[tuple[int, int, str], Tokenized] = OrderedDict()  # (model, step, text)
+        self._own_cache: LRU[tuple[int, int, str], Tokenized] = LRU(CACHE_SIZE)  # (model, step, text)
         self._dirty = True
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
@@ -300,10 +300,10 @@ class ComparePanel(QtWidgets.QWidget):
             return None
         text = self.text() if text is None else text
         key = (id(s.model), s.step, text)
-        res = self._own_cache.get(key)
+        res = self._own_cache.hit(key)
         if res is None:
             res = tokenize_text(s.tokenizer, text, s.step)
-            remember(self._own_cache, key, res)
+            self._own_cache.put(key, res)
         return res
 
     def reference_result(self, name: str, text: str | None = None) -> Tokenized | None:
@@ -312,10 +312,10 @@ class ComparePanel(QtWidgets.QWidget):
         if ref is None or not ref.enabled or ref.tokenizer is None:
             return None
         text = self.text() if text is None else text
-        res = ref.cache.get(text)
+        res = ref.cache.hit(text)
         if res is None:
             res = tokenize_text(ref.tokenizer, text)
-            remember(ref.cache, text, res)
+            ref.cache.put(text, res)
         return res
 
     def refresh(self) -> None:

@@ -12,11 +12,11 @@ It does not load files or tokenize (the pane does, through :mod:`.compare_source
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..widgets.lru import LRU
 from .sources import Tokenized
 from .strip import TokenStrip
 
@@ -34,15 +34,7 @@ class Reference:
     tokenizer: object | None = None
     enabled: bool = False
     removable: bool = True
-    cache: OrderedDict[str, Tokenized] = field(default_factory=OrderedDict)
-
-
-def remember(cache: OrderedDict, key: object, value: Tokenized) -> None:  # type: ignore[type-arg]
-    """Store *value* in a small LRU *cache* (at most :data:`CACHE_SIZE` entries)."""
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > CACHE_SIZE:
-        cache.popitem(last=False)
+    cache: LRU[str, Tokenized] = field(default_factory=lambda: LRU(CACHE_SIZE))
 
 
 class Figure(QtWidgets.QLabel):

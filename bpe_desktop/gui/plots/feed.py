@@ -6,11 +6,8 @@ one merge, counting and sorting the pairs at a step) run by :class:`~bpe_desktop
 most a given budget per call, so one call costs about that budget however large the corpus or the merge.
 A history that is no longer needed is emptied the same way (freeing a large one at once takes ~20 ms).
 
-Python's cyclic garbage collector would undo this: the work allocates many small objects, and a
-collection triggered by them scans everything young (measured: 50-70 ms pauses on kjv).  So, like the
-training controller, the feed moves what exists to the permanent generation (``gc.freeze()``, constant
-time) every :data:`GC_FREEZE_EVERY_S` while it works; the cost is that a reference cycle that became
-garbage meanwhile is never reclaimed (the history itself holds no cycles and is freed by reference counts).
+Python's cyclic garbage collector would undo this (measured: 50-70 ms pauses on kjv), so while it works
+the feed freezes what exists every :data:`GC_FREEZE_EVERY_S` (:mod:`..widgets.gc_policy`).
 
 Word counts come from ``session.word_counts`` (the controller fills them after counting).  Without them,
 an idle in-memory corpus of at most :data:`SELF_COUNT_LIMIT` characters is counted here; anything else
@@ -37,6 +34,7 @@ from ...core.stats import (
 )
 from ..session import Session
 from ..training.protocol import TrainingState
+from ..widgets.gc_policy import GcPolicy
 
 SELF_COUNT_LIMIT = 500_000  # characters of in-memory text the pane may count itself (≈0.1 s)
 GC_FREEZE_EVERY_S = 0.25  # while working: move the objects made so far out of the collector's sight
@@ -57,7 +55,7 @@ class PlotFeed:
         self._zjob_step = -1
         self._zjob_ms = 0.0
         self._trash: list[Sliced] = []  # histories being emptied a slice at a time
-        self._gc_at = 0.0
+        self._gc = GcPolicy(GC_FREEZE_EVERY_S, time.perf_counter)
         self.last_zipf_ms = 0.0  # GUI-thread time the last Zipf data took, all its slices together
 
     def reset(self) -> None:
@@ -99,9 +97,8 @@ class PlotFeed:
         try:
             return self._advance(t0, budget_s)
         finally:
-            if gc.isenabled() and time.perf_counter() - self._gc_at > GC_FREEZE_EVERY_S:
-                gc.freeze()  # O(1); see the module docstring
-                self._gc_at = time.perf_counter()
+            if gc.isenabled():  # (while the controller has paused the collector it freezes itself)
+                self._gc.tick()
 
     def _advance(self, t0: float, budget_s: float) -> bool:
         s = self.session

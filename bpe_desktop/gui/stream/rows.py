@@ -1,0 +1,97 @@
+"""What the token stream shows, row by row: the lines of a text, or the distinct words of a word-count table.
+
+Qt-free.  :class:`RowSource` reads the rows from the session's edited text or its corpus source (the head
+of large files only), keeps the rows of an unchanged text across retrains, and says in :attr:`note` what it
+left out or why it shows nothing.  It leaves out tokenizing the rows (the canvas asks the tokenizer per
+row) and everything about pixels.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...core.config import TrainConfig
+from ...core.corpus import CorpusSource, WordCounts, parse_word_counts
+from ...core.errors import BpeError
+from ...core.segmentation import read_display_text, split_lines
+
+
+def _text_key(text: str | None, paths: tuple[str, ...], mode: str) -> tuple[object, ...] | None:
+    """Identifies a text: the text itself (the same object compares in no time), or the files by path, size
+    and modification time."""
+    if text is not None:
+        return ("text", text)
+    try:
+        return ("files", mode, *((p, os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in paths))
+    except OSError:
+        return None
+
+
+class RowSource:
+    """The rows of the token stream: :attr:`kind` ``"text"`` (:attr:`lines`) or ``"words"`` (:attr:`words`)."""
+
+    def __init__(self) -> None:
+        self.kind = "text"  # "text" | "words"
+        self.lines: list[str] = []
+        self.words: list[tuple[str, int]] = []
+        self.note = ""  # e.g. "showing the first 4 MB of the corpus files"
+        # what the lines were split from, so a retrain on the same corpus neither re-reads nor re-splits it
+        self._lines_key: tuple[object, ...] | None = None
+        self._lines_note = ""
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.words) if self.kind == "words" else len(self.lines)
+
+    def row_text(self, row: int) -> str:
+        return self.words[row][0] if self.kind == "words" else self.lines[row]
+
+    def load(self, source: CorpusSource, config: TrainConfig, *, display_text: str | None = None,
+             display_word_counts: bool = False, word_counts: WordCounts | None = None,
+             trained: bool = True) -> None:
+        """Read the rows: *display_text* (the editor's, not trained on) if given, else *source*.
+
+        *word_counts* are the counted source (used as the table's rows when the source is a table);
+        without a *trained* model an edited text shows no rows but a note saying to train.
+        """
+        self.note = ""
+        old_lines, old_words, old_kind = self.lines, self.words, self.kind
+        self.lines, self.words = [], []
+        edited = display_text is not None
+        table = display_word_counts if edited else source.word_counts
+        if edited and not trained:
+            self.kind = "words" if table else "text"
+            self.note = "press Train (F5) to cut this text into tokens"
+        elif table:
+            self.kind = "words"
+            counts: dict[str, int] = {}
+            if not edited and word_counts is not None:
+                counts = word_counts.counts
+            else:
+                text = display_text if edited else source.text
+                if text is None and source.paths:
+                    text, cut = read_display_text(source.paths, config.mode)
+                    if cut:
+                        self.note = "showing the words in the first 4 MB of the table"
+                try:
+                    counts = parse_word_counts(text or "", "<editor>" if edited else source.name).counts
+                except BpeError as e:
+                    self.note = str(e)
+                    if edited and old_kind == "words":  # mid-edit: keep showing the last table that parsed
+                        counts = dict(old_words)
+            self.words = list(counts.items())
+        else:
+            self.kind = "text"
+            text = display_text if edited else source.text
+            key = _text_key(text, source.paths, config.mode)
+            if key is not None and key == self._lines_key:
+                self.lines, self.note = old_lines, self._lines_note  # same text as shown: keep its rows
+            else:
+                if text is None and source.paths:
+                    text, cut = read_display_text(source.paths, config.mode)
+                    if cut:
+                        self.note = "showing the first 4 MB of the corpus files"
+                self.lines = split_lines(text or "")
+                self._lines_key, self._lines_note = key, self.note
+        if self.kind != "text":
+            self._lines_key = None
