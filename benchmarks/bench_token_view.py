@@ -138,7 +138,8 @@ def main() -> None:
     print(f"  {len(times) - len(no_gc)} jump(s) included a full GC; max without them {max(no_gc):.1f} ms")
     gc_ms = ", ".join(f"{d:.1f}" for d in full_gcs) or "none"
     print(f"  full GCs since start: {len(full_gcs)} ({gc_ms} ms); GC-tracked objects now "
-          f"{len(gc.get_objects()):,} (+{gc.get_freeze_count():,} frozen); canvas caches {len(canvas.caches.segments):,} rows, "
+          f"{len(gc.get_objects()):,} (+{gc.get_freeze_count():,} frozen); "
+          f"canvas caches {len(canvas.caches.segments):,} rows, "
           f"{sum(len(v) // 4 for v in canvas.caches.segments.values()):,} segments")
     forced = []
     for _ in range(3):

@@ -11,21 +11,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_desktop.core import TrainConfig, train
+from bpe_desktop.core.derivation import derivation_tree
+from bpe_desktop.core.display_text import read_display_text
+from bpe_desktop.core.labels import bytes_label, token_hue, token_label, visible_text
+from bpe_desktop.core.lines import split_lines
 from bpe_desktop.core.segmentation import (
-    bytes_label,
-    derivation_tree,
-    find_token,
-    read_display_text,
     segment_line,
     segment_line_packed,
     segment_word,
     segment_word_packed,
-    split_lines,
-    token_hue,
-    token_label,
     unpack_segments,
-    visible_text,
 )
+from bpe_desktop.core.token_search import find_token
 from bpe_desktop.core.tokenizer import UNKNOWN_ID, Tokenizer
 
 

@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer
 from bpe_desktop.core.corpus import count_source, count_text
-from bpe_desktop.core.segmentation import split_lines
+from bpe_desktop.core.lines import split_lines
 from bpe_desktop.core.tokenizer import UNKNOWN_ID
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.stream.view import TokenStreamView

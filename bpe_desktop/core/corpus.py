@@ -27,6 +27,7 @@ import regex
 
 from .config import TrainConfig
 from .errors import Cancelled, CorpusError
+from .lines import split_lines
 from .pretokenize import Pretokenizer
 
 ProgressFn = Callable[[str, int, int], None]
@@ -110,7 +111,7 @@ class PieceCounter:
                 self.counter.update(p for seg in self._special_re.split(text) for p in split(seg))
             return
         pieces: list[str] = []
-        for line in _lines(text):
+        for line in split_lines(text):
             if self._special_re is not None:
                 for segment in self._special_re.split(line):
                     pieces.extend(split(segment))
@@ -120,15 +121,6 @@ class PieceCounter:
 
     def result(self, bytes_read: int) -> WordCounts:
         return WordCounts(dict(self.counter), bytes_read)
-
-
-def _lines(text: str) -> Iterable[str]:
-    parts = text.split("\n")
-    last = parts.pop()
-    for p in parts:
-        yield p + "\n"
-    if last:
-        yield last
 
 
 def count_text(text: str, config: TrainConfig) -> WordCounts:

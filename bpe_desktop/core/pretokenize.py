@@ -18,12 +18,14 @@ This module does not deal with special tokens (see :mod:`bpe_desktop.core.specia
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import regex
 
 from .errors import PatternError
+from .lines import split_lines
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 CL100K_PATTERN = (
@@ -55,15 +57,6 @@ NAMED_PATTERNS: dict[str, tuple[str | None, str]] = {
 
 #: seconds a custom pattern may spend on one call before it is declared catastrophic
 CUSTOM_TIMEOUT_S = 2.0
-
-
-def _lines(text: str) -> list[str]:
-    """Split into lines that keep their ``\\n`` (what ``none`` means: a line is one piece)."""
-    parts = [p + "\n" for p in text.split("\n")]
-    parts[-1] = parts[-1][:-1]
-    if not parts[-1]:
-        parts.pop()
-    return parts
 
 
 def validate_pattern(pattern: str) -> str | None:
@@ -163,7 +156,7 @@ class Pretokenizer:
     def split(self, text: str) -> list[str]:
         """Split *text* into pieces; empty matches are dropped."""
         if self._compiled is None:
-            return _lines(text)
+            return split_lines(text)  # what ``none`` means: a line is one piece
         if self.name == "whitespace":
             return text.split()  # same pieces as WHITESPACE_PATTERN, three times faster
         if self.name != "custom":
@@ -182,6 +175,22 @@ class Pretokenizer:
                 "non-capturing groups (?:...) so each match is one piece"
             )
         return [p for p in pieces if p]
+
+    def split_with_starts(self, text: str) -> Iterator[tuple[int, str]]:
+        """Each piece of *text* with its start in characters (for token offsets); empty matches dropped.
+
+        >>> list(Pretokenizer.from_spec("gpt2").split_with_starts("Hi you"))
+        [(0, 'Hi'), (2, ' you')]
+        """
+        if self.pattern is None:
+            pos = 0
+            for line in split_lines(text):
+                yield pos, line
+                pos += len(line)
+            return
+        for m in (self._compiled or regex.compile(self.pattern)).finditer(text):
+            if m.group():
+                yield m.start(), m.group()
 
     def __reduce__(self) -> tuple[Any, ...]:  # picklable for the worker process
         return (Pretokenizer.from_spec, (self.spec,))

@@ -120,19 +120,6 @@ def _bounded(caches: dict[int, dict], key: int) -> dict:  # type: ignore[type-ar
     return cache
 
 
-def _piece_starts(pre: Pretokenizer, text: str) -> Iterable[tuple[int, str]]:
-    """Each piece of *text* with its start (in characters)."""
-    if pre.pattern is None:
-        pos = 0
-        for line in pre.split(text):
-            yield pos, line
-            pos += len(line)
-        return
-    for m in regex.finditer(pre.pattern, text):
-        if m.group():
-            yield m.start(), m.group()
-
-
 class RankTokenizer(EncodesSpecials):
     """A byte-level tokenizer defined by a rank table (tiktoken's ``mergeable_ranks``).
 
@@ -324,7 +311,7 @@ class RankTokenizer(EncodesSpecials):
                 continue
             char_at = 0  # walk the pieces, advancing a byte cursor over any text a piece skips
             byte_at = pos
-            for start, piece in _piece_starts(pre, segment):
+            for start, piece in pre.split_with_starts(segment):
                 byte_at += len(segment[char_at:start].encode("utf-8", "surrogateescape"))
                 for i in self.encode_ordinary(piece, upto):
                     n = len(tokens[i])

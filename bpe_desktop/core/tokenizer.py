@@ -15,11 +15,9 @@ This module does not read tokenizer files (:mod:`.formats`) and does not train.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
-
-import regex
 
 from .errors import ConfigError
 from .model import BPEModel, Token
@@ -231,7 +229,7 @@ class Tokenizer(EncodesSpecials):
             def byte_of(c: int, base: int = byte_pos, prefix: list[int] | None = prefix) -> int:
                 return base + (c if prefix is None else prefix[c])
 
-            for start_char, piece in self._piece_starts(segment):
+            for start_char, piece in self.pretokenizer.split_with_starts(segment):
                 ids = cache.get(piece)
                 if ids is None:
                     ids = cache[piece] = tuple(self._bpe(self._symbols(piece), limit))
@@ -257,19 +255,6 @@ class Tokenizer(EncodesSpecials):
         if self._marker and t.endswith(self._marker):  # type: ignore[arg-type]
             n -= len(self._marker)
         return n
-
-    def _piece_starts(self, text: str) -> Iterable[tuple[int, str]]:
-        pre = self.pretokenizer
-        if pre.pattern is None:
-            pos = 0
-            for line in pre.split(text):
-                yield pos, line
-                pos += len(line)
-            return
-        compiled = regex.compile(pre.pattern)
-        for m in compiled.finditer(text):
-            if m.group():
-                yield m.start(), m.group()
 
     # -- decoding -----------------------------------------------------------------------------------
     def decode_bytes(self, ids: Sequence[int]) -> bytes:

@@ -19,7 +19,8 @@ import importlib.util
 import os
 from dataclasses import dataclass
 
-from ...core.segmentation import Segment, bytes_label, segment_line, visible_text
+from ...core.labels import bytes_label, visible_text
+from ...core.segmentation import Segment, segment_line
 from ...core.tokenizer import UNKNOWN_ID, Tokenizer
 from .. import resources
 

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.segmentation import Segment, token_hue
+from ...core.labels import token_hue
+from ...core.segmentation import Segment
 from ...core.tokenizer import UNKNOWN_ID
 
 PAD_X = 3

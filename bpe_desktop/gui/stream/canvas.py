@@ -17,11 +17,11 @@ from typing import NamedTuple
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ...core.labels import id_label
 from ...core.segmentation import (
     PACK,
     PackedSegments,
     Segment,
-    id_label,
     segment_line_packed,
     segment_word_packed,
     unpack_segments,

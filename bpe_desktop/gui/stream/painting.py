@@ -12,8 +12,9 @@ import math
 
 from PySide6 import QtCore, QtGui
 
+from ...core.labels import token_hue, visible_text
 from ...core.model import BPEModel
-from ...core.segmentation import PACK, Segment, token_hue, visible_text
+from ...core.segmentation import PACK, Segment
 from ...core.tokenizer import UNKNOWN_ID
 from ..widgets.lru import LRU
 from .animation import phases

@@ -12,8 +12,9 @@ import os
 
 from ...core.config import TrainConfig
 from ...core.corpus import CorpusSource, WordCounts, parse_word_counts
+from ...core.display_text import read_display_text
 from ...core.errors import BpeError
-from ...core.segmentation import read_display_text, split_lines
+from ...core.lines import split_lines
 
 
 def _text_key(text: str | None, paths: tuple[str, ...], mode: str) -> tuple[object, ...] | None:

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.segmentation import DerivationNode, derivation_tree, find_token, id_label
+from ...core.derivation import DerivationNode, derivation_tree
+from ...core.labels import id_label
+from ...core.token_search import find_token
 from ..session import Session
 from .canvas import TokenCanvas
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...core.byte_level import text_to_bytes
+from ...core.labels import bytes_label, visible_text
 from ...core.records import MergeRecord
-from ...core.segmentation import bytes_label, visible_text
 
 
 def token_label(text: str, mode: str) -> str:

@@ -1,0 +1,45 @@
+"""Reading corpus files for display: at most the first few megabytes, cut at a line end.
+
+It leaves out reading files for training (:mod:`.corpus` reads them whole, in chunks) and splitting the
+text into rows (:func:`.lines.split_lines`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+#: the display limit for corpora given as files (the view reads only this much of them)
+DISPLAY_LIMIT_BYTES = 4 << 20
+
+
+def read_display_text(
+    paths: Sequence[str], mode: str, limit: int = DISPLAY_LIMIT_BYTES
+) -> tuple[str, bool]:
+    """Read at most *limit* bytes from the head of *paths* (cut at a line end); returns (text, truncated).
+
+    Bytes mode keeps undecodable bytes (``surrogateescape``); chars mode shows them as U+FFFD.
+    """
+    chunks: list[bytes] = []
+    left = limit
+    truncated = False
+    for p in paths:
+        if left <= 0:
+            truncated = True
+            break
+        try:
+            size = os.path.getsize(p)
+            with open(p, "rb") as f:
+                data = f.read(left)
+        except OSError:
+            continue
+        if size > len(data):
+            truncated = True
+            cut = data.rfind(b"\n") + 1
+            if cut > 0:
+                data = data[:cut]
+        chunks.append(data)
+        left -= len(data)
+    raw = b"".join(chunks)
+    errors = "surrogateescape" if mode == "bytes" else "replace"
+    return raw.decode("utf-8", errors), truncated
