@@ -19,20 +19,17 @@ from bpe_desktop.core.stats import (
     finish,
     fit_zipf,
     recount_pairs,
-    symbol_config,
 )
 from bpe_desktop.core.tokenizer import Tokenizer
-from bpe_desktop.core.trainer import word_symbols
 
 
 def naive_pairs(word_counts: dict[str, int], model, k: int) -> dict:
     """Segment every word by replaying the first k merges (token pairs, textbook loop); count pairs."""
-    cfg = symbol_config(model)
     toks = model.tokens
     merges = [(toks[a], toks[b]) for a, b in model.merges[:k]]
     seg = []
     for w, c in word_counts.items():
-        s = tuple(word_symbols(w, cfg))
+        s = tuple(model.symbols_of(w))
         for m in merges:
             s = merge_word(s, m)
         seg.append((s, c))

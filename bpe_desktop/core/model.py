@@ -35,6 +35,37 @@ def chars_base(chars: Iterable[str], end_of_word: str, glue_marker: bool) -> lis
     return [*alphabet, end_of_word]
 
 
+def joined(a: Token, b: Token) -> Token:
+    """The token a merge of *a* and *b* makes (both str in chars mode, both bytes in bytes mode).
+
+    >>> joined("es", "t</w>"), joined(b" t", b"he")
+    ('est</w>', b' the')
+    """
+    return a + b  # type: ignore[operator]
+
+
+def base_symbols(word: str, mode: str, end_of_word: str = "", glue_marker: bool = False) -> list[Token]:
+    """The base symbols of one word (piece): its UTF-8 bytes, or its characters and the end-of-word marker
+    (a symbol of its own, or glued to the last character).
+
+    >>> base_symbols("low", "chars", "</w>"), base_symbols("low", "chars", "</w>", True)
+    (['l', 'o', 'w', '</w>'], ['l', 'o', 'w</w>'])
+    >>> base_symbols("é", "bytes")
+    [b'\\xc3', b'\\xa9']
+    """
+    if mode == "bytes":
+        data = word.encode("utf-8", "surrogateescape")
+        return [data[i : i + 1] for i in range(len(data))]
+    syms: list[Token] = list(word)
+    if end_of_word:
+        if glue_marker:
+            if syms:
+                syms[-1] = joined(syms[-1], end_of_word)
+        else:
+            syms.append(end_of_word)
+    return syms
+
+
 def token_text(token: Token) -> str:
     """How a token is written in text files and shown: bytes through GPT-2's mapping."""
     return bytes_to_text(token) if isinstance(token, bytes) else token
@@ -89,7 +120,7 @@ class BPEModel:
                     "out of order or belongs to another alphabet"
                 ) from None
             merges.append(pair)
-            new = a + b  # type: ignore[operator]
+            new = joined(a, b)
             if new not in ids:
                 ids[new] = n
                 n += 1
@@ -97,13 +128,17 @@ class BPEModel:
         return model
 
     # -- derived ----------------------------------------------------------------------------------
+    def symbols_of(self, word: str) -> list[Token]:
+        """The base symbols of *word* (a piece) the way this model was trained (:func:`base_symbols`)."""
+        return base_symbols(word, self.mode, self.end_of_word, self.glue_marker)
+
     @cached_property
     def _derived(self) -> tuple[list[Token], dict[Token, int], list[int]]:
         tokens: list[Token] = list(self.base)
         ids = {t: i for i, t in enumerate(tokens)}
         merge_ids: list[int] = []  # id of the token each merge produces
         for a, b in self.merges:
-            new = tokens[a] + tokens[b]  # type: ignore[operator]
+            new = joined(tokens[a], tokens[b])
             i = ids.get(new)
             if i is None:
                 i = ids[new] = len(tokens)
@@ -139,7 +174,7 @@ class BPEModel:
         tokens, ids, merge_ids = list(derived[0]), dict(derived[1]), list(derived[2])
         ranks = list(ranks) if ranks is not None else None
         for a, b in new:
-            tok = tokens[a] + tokens[b]  # type: ignore[operator]
+            tok = joined(tokens[a], tokens[b])
             i = ids.get(tok)
             if i is None:
                 i = ids[tok] = len(tokens)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .errors import ConfigError
-from .model import BPEModel, Token
+from .model import BPEModel, base_symbols
 from .pretokenize import Pretokenizer
 from .specials import EncodesSpecials, split_specials
 
@@ -118,12 +118,7 @@ class Tokenizer(EncodesSpecials):
             table = self._byte_ids
             return [table[b] for b in piece.encode("utf-8", "surrogateescape")]
         ids = self._base_ids
-        syms: list[Token] = list(piece)
-        if self._marker:
-            if self._glue:
-                syms[-1] = syms[-1] + self._marker  # type: ignore[operator]
-            else:
-                syms.append(self._marker)
+        syms = base_symbols(piece, "chars", self._marker, self._glue)
         out = []
         for s in syms:
             i = ids.get(s)

@@ -34,7 +34,7 @@ from typing import Any
 from .config import TrainConfig
 from .corpus import WordCounts
 from .errors import ConfigError
-from .model import BPEModel, Token, token_text
+from .model import BPEModel, Token, base_symbols, joined, token_text
 from .records import CONTENDERS, MergeRecord
 from .stopping import StopReason
 
@@ -49,18 +49,7 @@ def word_symbols(word: str, config: TrainConfig) -> list[Token]:
     >>> word_symbols("é", TrainConfig(mode="bytes"))
     [b'\\xc3', b'\\xa9']
     """
-    if config.mode == "bytes":
-        data = word.encode("utf-8", "surrogateescape")
-        return [data[i : i + 1] for i in range(len(data))]
-    syms: list[Token] = list(word)
-    marker = config.end_of_word
-    if marker:
-        if config.glue_marker:
-            if syms:
-                syms[-1] = syms[-1] + marker  # type: ignore[operator]
-        else:
-            syms.append(marker)
-    return syms
+    return base_symbols(word, config.mode, config.end_of_word, config.glue_marker)
 
 
 class Trainer:
@@ -287,7 +276,7 @@ class Trainer:
 
     def _merge(self, ab: str, count: int, contenders: tuple[tuple[str, str, int], ...]) -> MergeRecord:
         a, b = ord(ab[0]), ord(ab[1])
-        new_tok = self.tokens[a] + self.tokens[b]  # type: ignore[operator]
+        new_tok = joined(self.tokens[a], self.tokens[b])
         c = self.ids.get(new_tok)
         if c is None:
             if len(self.tokens) > 0x10FFFF:  # ids must fit in one str character (see __init__)

@@ -11,7 +11,7 @@ CSV text for any of them: :func:`~bpe_desktop.core.csv_table.csv_text` with the 
 """
 
 from ..csv_table import csv_text
-from .history import SegmentationHistory, recount_pairs, symbol_config
+from .history import SegmentationHistory, recount_pairs
 from .results import (
     CURVE_COLUMNS,
     TRADEOFF_COLUMNS,
@@ -29,5 +29,5 @@ from .slicing import Job, Sliced, finish
 __all__ = [
     "CURVE_COLUMNS", "TRADEOFF_COLUMNS", "ZIPF_COLUMNS", "CompressionCurve", "Job", "Pair", "SegmentationHistory",
     "Sliced", "TradeOff", "ZipfData", "compression_from_records", "csv_text", "finish", "fit_zipf",
-    "recount_pairs", "symbol_config", "tradeoff_from",
+    "recount_pairs", "tradeoff_from",
 ]

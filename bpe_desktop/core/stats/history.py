@@ -20,22 +20,16 @@ import heapq
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..config import TrainConfig
 from ..corpus import WordCounts
 from ..model import BPEModel, Token, token_text
-from ..trainer import word_symbols
 from .results import CompressionCurve, Pair, TradeOff, ZipfData, fit_zipf, tradeoff_from
 from .slicing import Job, emptying, finish
-
-
-def symbol_config(model: BPEModel) -> TrainConfig:
-    """The settings :func:`~.trainer.word_symbols` needs to split words the way *model* was trained."""
-    return TrainConfig(mode=model.mode, end_of_word=model.end_of_word or "", glue_marker=model.glue_marker)  # type: ignore[arg-type]
 
 
 class SegmentationHistory:
     """Every distinct word's segmentation after each merge of a (growing) merge list.
 
+    >>> from bpe_desktop.core.config import TrainConfig
     >>> from bpe_desktop.core.trainer import train
     >>> model, recs = train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=3))
     >>> h = SegmentationHistory({"low": 5, "lower": 2, "newest": 6, "widest": 3}, model)
@@ -73,7 +67,6 @@ class SegmentationHistory:
     def _build(self, word_counts: WordCounts | Mapping[str, int], model: BPEModel, chunk: int) -> Job[None]:
         counts = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
         self.model = model
-        cfg = symbol_config(model)
         self.tokens: list[Token] = list(model.base)  # id -> token (grows with the merges)
         ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}
         self._ids = ids
@@ -97,7 +90,7 @@ class SegmentationHistory:
             if c <= 0 or not w:
                 continue
             seg = []
-            for s in word_symbols(w, cfg):
+            for s in model.symbols_of(w):
                 i = ids.get(s)
                 if i is None:
                     i = ids[s] = -1 - len(self._unknown)
