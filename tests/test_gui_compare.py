@@ -348,7 +348,7 @@ def test_narrow_pane_rows_fit_and_figures_line_up(qtbot, log_training) -> None:
         p.set_reference_enabled(CL100K_NAME, True)
     p.refresh()
     qtbot.wait(50)
-    view_w = p.scroll.viewport().width()
+    view_w = p.rows_scroll.viewport().width()
     for row in p.rows:
         assert row.width() <= view_w
         assert row.strip.geometry().right() < row.width()

@@ -13,7 +13,7 @@ import sys
 from ..core.formats import WRITE_FORMATS, load, save_model
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("convert", help="convert a tokenizer file to another format")
     p.add_argument("input", metavar="IN", help="tokenizer file or folder (any readable format), or PRESET:PATH "
                    "with PRESET cl100k or gpt2")

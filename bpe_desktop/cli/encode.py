@@ -14,7 +14,7 @@ from ..core.errors import CorpusError
 from ..core.formats import load_tokenizer
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("encode", help="tokenize text with a tokenizer file")
     p.add_argument("--tokenizer", required=True, metavar="SPEC",
                    help="tokenizer file or folder in any readable format, or cl100k:PATH / gpt2:PATH")

@@ -26,7 +26,7 @@ from ..core.trainer import Trainer
 from .common import add_training_options, config_from_args, progress_printer, source_from_args
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "stats", help="pair frequencies (Zipf), compression curve and trade-off at a step, as CSV"
     )

@@ -13,7 +13,7 @@ from ..core.trainer import Trainer
 from .common import add_training_options, config_from_args, progress_printer, source_from_args
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="learn a BPE merge list from text files")
     add_training_options(p)
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the tokenizer")

@@ -15,7 +15,7 @@ from .errors import BpeError
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:  # type: ignore[type-arg]
+def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
     """Open a temporary file for writing; on success it replaces *path*, on error it is removed.
 
     >>> import tempfile, os

@@ -108,7 +108,7 @@ def recover_merges(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list[tuple[
     return base, merges
 
 
-def _bounded(caches: dict[int, dict], key: int) -> dict:  # type: ignore[type-arg]
+def _bounded(caches: dict[int, dict], key: int) -> dict:
     """The cache for *key*, emptied when it grows past the limit (few keys kept)."""
     cache = caches.get(key)
     if cache is None:

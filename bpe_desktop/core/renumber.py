@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from typing import Literal
 
 from .model import BPEModel
+from .pretokenize import Pretokenizer
 from .tokenizer import UNKNOWN_ID, Tokenizer, TokenSpan
 
 
@@ -40,7 +41,7 @@ class RenumberedTokenizer:
         return self.inner.mode
 
     @property
-    def pretokenizer(self):  # type: ignore[no-untyped-def]
+    def pretokenizer(self) -> Pretokenizer:
         return self.inner.pretokenizer
 
     @property

@@ -107,7 +107,7 @@ class Trainer:
         if config.mode == "bytes":
             to_id = {i: ids[bytes([i])] for i in range(256)}  # latin-1 char i = byte i
             return [w.encode("utf-8", "surrogateescape").decode("latin-1").translate(to_id) for w in words]
-        to_id = {ord(t): i for t, i in ids.items() if len(t) == 1}  # type: ignore[arg-type]
+        to_id = {ord(t): i for t, i in ids.items() if len(t) == 1}
         out = [w.translate(to_id) for w in words]
         marker = config.end_of_word
         if marker and config.glue_marker:  # the last char and the marker are one symbol

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..any_tokenizer import AnyTokenizer
 from ..errors import FormatError
 from ..model import BPEModel
 from ..ranks import RankTokenizer
@@ -41,7 +42,6 @@ from .presets import CL100K_SHA256, PRESETS, Preset, split_spec
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
 READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken")
 
-AnyTokenizer = Tokenizer | RankTokenizer | RenumberedTokenizer
 
 
 def save_model(

@@ -415,5 +415,5 @@ def recount_pairs(segmentation: Iterable[tuple[Sequence[Token], int]]) -> dict[t
     counts: dict[tuple[Token, Token], int] = {}
     for seg, c in segmentation:
         for p in itertools.pairwise(seg):
-            counts[p] = counts.get(p, 0) + c  # type: ignore[index]
+            counts[p] = counts.get(p, 0) + c
     return counts

@@ -116,17 +116,17 @@ class ComparePanel(QtWidgets.QWidget):
         col.setContentsMargins(4, 4, 4, 4)
         col.addLayout(self.rows_box)
         col.addStretch(1)
-        self.scroll = QtWidgets.QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # strips wrap
-        self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        self.scroll.setWidget(holder)
+        self.rows_scroll = QtWidgets.QScrollArea()
+        self.rows_scroll.setWidgetResizable(True)
+        self.rows_scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # strips wrap
+        self.rows_scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.rows_scroll.setWidget(holder)
 
         bottom = QtWidgets.QWidget()
         bl = QtWidgets.QVBoxLayout(bottom)
         bl.setContentsMargins(0, 0, 0, 0)
         bl.addWidget(self.summary)
-        bl.addWidget(self.scroll, 1)
+        bl.addWidget(self.rows_scroll, 1)
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.addWidget(self.editor)
         split.addWidget(bottom)
@@ -330,6 +330,7 @@ class ComparePanel(QtWidgets.QWidget):
                                "not trained yet")
         else:
             own = self.own_result(text)
+            assert own is not None  # there are records
             self.own_row.show_result(own, f"step {s.step:,} of {s.n_steps:,} · {s.model.mode}",
                                      s.model.n_base)
         ratios: list[str] = []

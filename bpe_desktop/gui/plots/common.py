@@ -81,7 +81,7 @@ def log_ticks(lo: float, hi: float, pixels: float, label_px: float) -> list[floa
 class LogAxis(pg.AxisItem):
     """A log10 axis labelled at round numbers written plainly (see :func:`log_ticks`)."""
 
-    def tickValues(self, minVal, maxVal, size):  # type: ignore[no-untyped-def]
+    def tickValues(self, minVal, maxVal, size):
         if not self.logMode:
             return super().tickValues(minVal, maxVal, size)
         lo, hi = sorted((minVal, maxVal))
@@ -89,7 +89,7 @@ class LogAxis(pg.AxisItem):
         values = log_ticks(lo, hi, size, 22 if vertical else 46)
         return [(1.0, [math.log10(v) for v in values])]
 
-    def tickStrings(self, values, scale, spacing):  # type: ignore[no-untyped-def]
+    def tickStrings(self, values, scale, spacing):
         if not self.logMode:
             return super().tickStrings(values, scale, spacing)
         out = []
@@ -121,7 +121,7 @@ class PlotCard(pg.GraphicsLayoutWidget):
     #: CSV header of :meth:`csv_rows`
     csv_header: Sequence[str] = ()
 
-    def __init__(self, parent=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, parent=None) -> None:
         super().__init__(parent, show=False, size=None, title=None)
         self.setBackground("w")
         self.ci.setContentsMargins(6, 6, 10, 6)

@@ -21,7 +21,7 @@ class CompressionPlot(PlotCard):
     name = "compression"
     csv_header = CURVE_COLUMNS
 
-    def __init__(self, parent=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.data: CompressionCurve | None = None
         self.step = 0

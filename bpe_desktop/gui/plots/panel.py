@@ -64,7 +64,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self.tabs.addTab(self.zipf, "Pair frequencies")
         self.tabs.addTab(self.compression, "Compression")
         self.tabs.addTab(self.tradeoff, "Trade-off")
-        self.tabs.currentChanged.connect(lambda _i: self._curves_dirty and self._schedule())
+        self.tabs.currentChanged.connect(self._tab_changed)
         self.status = QtWidgets.QLabel("")
         self.status.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -104,6 +104,10 @@ class PlotsPanel(QtWidgets.QWidget):
         self._schedule()
 
     # -- signals ----------------------------------------------------------------------------------------
+    def _tab_changed(self, _index: int) -> None:
+        if self._curves_dirty:
+            self._schedule()
+
     def _schedule(self) -> None:
         if not self._timer.isActive():
             self._start(REFRESH_MS)

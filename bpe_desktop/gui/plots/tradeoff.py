@@ -20,7 +20,7 @@ class TradeoffPlot(PlotCard):
     name = "tradeoff"
     csv_header = TRADEOFF_COLUMNS
 
-    def __init__(self, parent=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.data: TradeOff | None = None
         self.step = 0

@@ -44,7 +44,7 @@ class HtmlBox(pg.LabelItem):
         self.wrap_width: float | None = None
 
     @property
-    def textItem(self):  # type: ignore[no-untyped-def]
+    def textItem(self):
         return self.item
 
     def set_html(self, text: str) -> None:
@@ -56,7 +56,7 @@ class ZipfPlot(PlotCard):
     name = "pairs"
     csv_header = ZIPF_COLUMNS
 
-    def __init__(self, parent=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.data: ZipfData | None = None
         self.next_rank: int | None = None
@@ -226,7 +226,7 @@ class ZipfPlot(PlotCard):
         lay.setColumnStretchFactor(0, 1)
         self._fill_top_box()
 
-    def resizeEvent(self, ev) -> None:  # type: ignore[no-untyped-def]
+    def resizeEvent(self, ev) -> None:
         if hasattr(self, "side"):
             self._arrange(ev.size().width())  # before the view sizes the layout to the new width
         super().resizeEvent(ev)

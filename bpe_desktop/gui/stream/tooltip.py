@@ -21,7 +21,7 @@ def token_tooltip(model: BPEModel, records: Sequence[MergeRecord], seg: Segment,
         return f"{seg.label}\nnot in this chars-mode alphabet (unknown)"
     lines = [f"{seg.label}", f"id {i}"]
     if model.mode == "bytes" and i < len(model.tokens):
-        lines[0] += "   bytes " + " ".join(f"{b:02x}" for b in model.tokens[i])  # type: ignore[union-attr]
+        lines[0] += "   bytes " + " ".join(f"{b:02x}" for b in model.tokens[i])
     r = model.merge_rank_of(i)
     if r is None:
         lines.append("special token" if i >= len(model.tokens) else "base symbol")

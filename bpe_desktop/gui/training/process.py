@@ -42,9 +42,9 @@ def main_module_hidden() -> Iterator[None]:
         yield
     finally:
         if saved_file is not missing:
-            main.__file__ = saved_file  # type: ignore[assignment]
+            main.__file__ = saved_file
         if saved_spec is not missing:
-            main.__spec__ = saved_spec  # type: ignore[assignment]
+            main.__spec__ = saved_spec
 
 
 def reap(proc: BaseProcess, timeout: float) -> None:

@@ -25,7 +25,7 @@ It leaves out how the worker trains (:mod:`.worker`) and how the window reacts (
 from __future__ import annotations
 
 from enum import Enum, StrEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ...core.corpus import WordCounts
 from ...core.model import BPEModel
@@ -68,7 +68,7 @@ class More(NamedTuple):
     n: int
 
 
-Row = tuple[object, ...]  # a MergeRecord's fields in slot order
+Row = tuple[Any, ...]  # a MergeRecord's fields in slot order
 
 
 class Progress(NamedTuple):
