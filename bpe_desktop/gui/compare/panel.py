@@ -343,7 +343,7 @@ class ComparePanel(QtWidgets.QWidget):
             except BpeError as e:
                 row.clear(str(e), "cannot encode this text")
                 continue
-            if res is None:
+            if res is None or ref.tokenizer is None:  # (a result means the tokenizer is loaded)
                 continue
             row.show_result(res, describe(ref.tokenizer), n_base_of(ref.tokenizer))
             if own is not None and res.n_tokens:

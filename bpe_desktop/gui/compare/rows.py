@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ...core.any_tokenizer import AnyTokenizer
 from ..widgets.lru import LRU
 from .sources import Tokenized
 from .strip import TokenStrip
@@ -31,7 +32,7 @@ class Reference:
 
     name: str
     spec: str
-    tokenizer: object | None = None
+    tokenizer: AnyTokenizer | None = None
     enabled: bool = False
     removable: bool = True
     cache: LRU[str, Tokenized] = field(default_factory=lambda: LRU(CACHE_SIZE))

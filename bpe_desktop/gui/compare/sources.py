@@ -19,7 +19,9 @@ import importlib.util
 import os
 from dataclasses import dataclass
 
+from ...core.any_tokenizer import AnyTokenizer
 from ...core.labels import bytes_label, visible_text
+from ...core.renumber import RenumberedTokenizer
 from ...core.segmentation import Segment, segment_line
 from ...core.tokenizer import UNKNOWN_ID, Tokenizer
 from .. import resources
@@ -132,7 +134,7 @@ class Tokenized:
         return self.n_bytes / self.n_tokens if self.n_tokens else 0.0
 
 
-def tokenize_text(tokenizer: object, text: str, upto: int | None = None) -> Tokenized:
+def tokenize_text(tokenizer: AnyTokenizer, text: str, upto: int | None = None) -> Tokenized:
     """Cut *text* with *tokenizer* (at step *upto*) into labelled segments.
 
     Merge-list tokenizers label tokens as the token view does (:func:`segment_line`, so ``est</w>``
@@ -151,14 +153,14 @@ def tokenize_text(tokenizer: object, text: str, upto: int | None = None) -> Toke
     if isinstance(tokenizer, Tokenizer):
         segs = segment_line(tokenizer, text, upto if upto is not None else tokenizer.n_merges)
     else:
-        chars = getattr(tokenizer, "mode", "bytes") != "bytes"
+        chars = tokenizer.mode != "bytes"
         segs = []
         pos = 0
-        for span in tokenizer.encode_with_offsets(text, upto=upto):  # type: ignore[attr-defined]
+        for span in tokenizer.encode_with_offsets(text, upto=upto):
             if span.start > pos:
                 segs.append(Segment(None, pos, span.start, bytes_label(data[pos : span.start])))
             if chars and span.id != UNKNOWN_ID:
-                label = visible_text(tokenizer.token_str(span.id))  # type: ignore[attr-defined]
+                label = visible_text(tokenizer.token_str(span.id))
             else:
                 label = bytes_label(data[span.start : span.end])
             segs.append(Segment(span.id, span.start, span.end, label))
@@ -177,28 +179,22 @@ def spec_for_folder(path: str) -> str:
     return path
 
 
-def keep_unknowns(tok: object) -> object:
+def keep_unknowns(tok: AnyTokenizer) -> AnyTokenizer:
     """A chars-mode file cannot encode characters outside its alphabet: show them as id -1 (as our own row
     does) instead of refusing the whole text."""
-    inner = getattr(tok, "inner", tok)  # a RenumberedTokenizer maps -1 to itself
+    inner = tok.inner if isinstance(tok, RenumberedTokenizer) else tok  # a renumbering maps -1 to itself
     if isinstance(inner, Tokenizer) and inner.mode == "chars":
         inner.unknown = "keep"
     return tok
 
 
-def describe(tok: object) -> str:
+def describe(tok: AnyTokenizer) -> str:
     """A reference row's detail line: vocabulary size, mode, pre-tokenizer."""
-    pre = getattr(tok, "pretokenizer", None)
-    pre_name = getattr(pre, "spec", None) or ""
-    mode = getattr(tok, "mode", "bytes")
-    n = getattr(tok, "n_vocab", 0)
-    parts = [f"{n:,} tokens in vocabulary" if n else "", mode, str(pre_name) if isinstance(pre_name, str) else ""]
+    n = tok.n_vocab
+    parts = [f"{n:,} tokens in vocabulary" if n else "", tok.mode, tok.pretokenizer.spec]
     return " · ".join(p for p in parts if p)
 
 
-def n_base_of(tok: object) -> int:
+def n_base_of(tok: AnyTokenizer) -> int:
     """How many ids are base symbols (drawn neutral): 256 bytes, or the chars-mode alphabet."""
-    if getattr(tok, "mode", "bytes") == "bytes":
-        return 256
-    model = getattr(tok, "model", None)
-    return getattr(model, "n_base", 0)
+    return 256 if tok.mode == "bytes" else tok.model.n_base
