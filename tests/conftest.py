@@ -57,3 +57,50 @@ def _forget_window_layout():
     yield
     if "bpe_desktop.gui.window_state" in sys.modules:
         sys.modules["bpe_desktop.gui.window_state"].forget()
+
+
+# -- GUI fixtures (imported lazily: the core tests never load Qt) ---------------------------------------------
+SEED_TABLE = "\n".join(f"{w} {c}" for w, c in SEED_000.items())  # "low 5\nlower 2\nnewest 6\nwidest 3"
+
+
+@pytest.fixture
+def seeded():  # type: ignore[no-untyped-def]
+    """(session, trainer, records): a session on the seeds' word-count table (7 merges) and a trainer that
+    ran to the end (its model is not in the session yet: ``session.reset_model(copy.deepcopy(t.model), recs)``)."""
+    from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_source
+    from bpe_desktop.gui.session import Session
+
+    s = Session()
+    cfg = TrainConfig(merges=7)
+    s.set_corpus(CorpusSource.from_text(SEED_TABLE, word_counts=True), cfg)
+    t = Trainer(count_source(s.source, cfg), cfg)
+    return s, t, t.run()
+
+
+@pytest.fixture
+def dialogs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Record error dialogs instead of blocking on them."""
+    from PySide6 import QtWidgets
+
+    shown: list[tuple[str, str]] = []
+
+    def critical(parent: object, title: str, text: str, *a: object, **k: object) -> int:
+        shown.append((title, text))
+        return 0
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", staticmethod(critical))
+    return shown
+
+
+@pytest.fixture
+def window(qtbot, dialogs):  # type: ignore[no-untyped-def]
+    """The main window as the program opens it (the seeds' table, seed settings), shown; closed after."""
+    from bpe_desktop.gui import app as gui_app
+
+    gui_app.make_app()
+    w = gui_app.make_window()
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.close()

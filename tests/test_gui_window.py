@@ -19,29 +19,6 @@ SEED_MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")
 START_S = 30_000  # ms: spawned processes take about a second to start on a busy machine
 
 
-@pytest.fixture
-def dialogs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
-    """Record error dialogs instead of blocking on them."""
-    shown: list[tuple[str, str]] = []
-
-    def critical(parent: object, title: str, text: str, *a: object, **k: object) -> int:
-        shown.append((title, text))
-        return 0
-
-    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", staticmethod(critical))
-    return shown
-
-
-@pytest.fixture
-def window(qtbot, dialogs):  # type: ignore[no-untyped-def]
-    gui_app.make_app()
-    w = gui_app.make_window()
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.close()
-
-
 def click_train(qtbot, w) -> None:  # type: ignore[no-untyped-def]
     button = w.findChild(QtWidgets.QToolBar).widgetForAction(w.train_action)
     qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)

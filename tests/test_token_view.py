@@ -8,7 +8,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer
-from bpe_desktop.core.corpus import count_source, count_text
+from bpe_desktop.core.corpus import count_text
 from bpe_desktop.core.lines import split_lines
 from bpe_desktop.core.tokenizer import UNKNOWN_ID
 from bpe_desktop.gui.session import Session
@@ -18,19 +18,9 @@ from bpe_desktop.gui.training.protocol import TrainingState
 SEED_TABLE = "low 5\nlower 2\nnewest 6\nwidest 3"
 
 
-def seeded_session(merges: int = 7) -> tuple[Session, Trainer, list]:
-    """A session on the seeds' table, plus a trainer that ran to the end and its records."""
-    s = Session()
-    cfg = TrainConfig(merges=merges)
-    s.set_corpus(CorpusSource.from_text(SEED_TABLE, word_counts=True), cfg)
-    t = Trainer(count_source(s.source, cfg), cfg)
-    recs = t.run()
-    return s, t, recs
-
-
 @pytest.fixture
-def seed_view(qtbot, clock):
-    s, t, recs = seeded_session()
+def seed_view(qtbot, clock, seeded):
+    s, t, recs = seeded
     view = TokenStreamView(s)
     view.canvas.timing.clock = clock  # the tests move time by hand (clock.advance)
     qtbot.addWidget(view)
@@ -262,8 +252,8 @@ def test_bytes_mode_shows_partial_utf8_as_hex(qtbot) -> None:
     assert s.tokenizer.decode(view.canvas.visible_ids()[0]) == text
 
 
-def test_chars_mode_unknown_characters_are_shown(qtbot) -> None:
-    s, t, recs = seeded_session()
+def test_chars_mode_unknown_characters_are_shown(qtbot, seeded) -> None:
+    s, t, recs = seeded
     s.set_corpus(CorpusSource.from_text("lowest zoo\n"), TrainConfig(merges=7))
     view = TokenStreamView(s)
     qtbot.addWidget(view)
@@ -276,8 +266,8 @@ def test_chars_mode_unknown_characters_are_shown(qtbot) -> None:
     assert hit is not None and "unknown" in view.canvas.tooltip_text(hit[1])
 
 
-def test_streamed_records_and_corpus_change(qtbot) -> None:
-    s, t, recs = seeded_session()
+def test_streamed_records_and_corpus_change(qtbot, seeded) -> None:
+    s, t, recs = seeded
     view = TokenStreamView(s)
     qtbot.addWidget(view)
     view.show()
@@ -305,9 +295,9 @@ def test_file_corpus_without_editor_text_is_read_for_display(qtbot, topics_file)
     assert view.visible_tokens()[0]  # byte tokens at step 0
 
 
-def test_animation_of_an_end_of_word_merge_in_running_text(qtbot, clock) -> None:
+def test_animation_of_an_end_of_word_merge_in_running_text(qtbot, clock, seeded) -> None:
     """est + </w>: the marker covers no characters of the text (an empty span) and still animates."""
-    s, t, recs = seeded_session()
+    s, t, recs = seeded
     s.set_corpus(CorpusSource.from_text("newest widest lowest\n"), TrainConfig(merges=7))
     view = TokenStreamView(s)
     qtbot.addWidget(view)
@@ -329,20 +319,6 @@ def test_animation_of_an_end_of_word_merge_in_running_text(qtbot, clock) -> None
 # -- the view inside the main window: playback speed and live editor text -----------------------------------
 
 
-@pytest.fixture
-def main_window(qtbot, monkeypatch):  # type: ignore[no-untyped-def]
-    from bpe_desktop.gui import app as gui_app
-
-    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", staticmethod(lambda *a, **k: 0))
-    gui_app.make_app()
-    w = gui_app.make_window()  # the seed word-count table in the editor, seed settings (7 merges)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
-
-
 def train_seed_in_window(qtbot, w) -> None:  # type: ignore[no-untyped-def]
     """Press Train (a real worker process) and wait for the 7 seed merges."""
     w.train_action.trigger()
@@ -352,10 +328,10 @@ def train_seed_in_window(qtbot, w) -> None:  # type: ignore[no-untyped-def]
     assert w.session.n_steps == 7
 
 
-def test_timeline_speed_drives_the_token_animation(main_window, qtbot, clock) -> None:
+def test_timeline_speed_drives_the_token_animation(window, qtbot, clock, seeded) -> None:
     from bpe_desktop.gui.panes.timeline import SPEEDS
 
-    w = main_window
+    w = window
     canvas = w.token_view.canvas
     canvas.timing.clock = clock
     combo = w.timeline.speed
@@ -368,7 +344,7 @@ def test_timeline_speed_drives_the_token_animation(main_window, qtbot, clock) ->
     combo.setCurrentIndex(SPEEDS.index(1))
     assert canvas.animation_duration() == 600  # capped
     # and an actual step animates for that long (a model opened into the session, no worker needed)
-    s, t, recs = seeded_session()
+    s, t, recs = seeded
     w.session.set_corpus(s.source, TrainConfig(merges=7))
     w.session.reset_model(copy.deepcopy(t.model), recs)
     w.session.set_step(2)
@@ -384,8 +360,8 @@ def test_timeline_speed_drives_the_token_animation(main_window, qtbot, clock) ->
     assert not w.token_view.animating and w.session.step == 4
 
 
-def test_edited_text_is_shown_with_the_current_model(main_window, qtbot) -> None:
-    w = main_window
+def test_edited_text_is_shown_with_the_current_model(window, qtbot) -> None:
+    w = window
     train_seed_in_window(qtbot, w)
     s, view = w.session, w.token_view
     model, n_records = s.model, len(s.records)
@@ -423,8 +399,8 @@ def test_edited_text_is_shown_with_the_current_model(main_window, qtbot) -> None
     assert s.model is model and len(s.records) == n_records
 
 
-def test_untrained_editor_text_asks_for_training_and_train_shows_the_source(main_window, qtbot) -> None:
-    w = main_window
+def test_untrained_editor_text_asks_for_training_and_train_shows_the_source(window, qtbot) -> None:
+    w = window
     view = w.token_view
     w.corpus.set_text("lowest lower\n", word_counts=False)
     w.corpus.publish_display_text()
