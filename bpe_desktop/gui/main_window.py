@@ -4,7 +4,7 @@ It holds no state of its own beyond the widgets: the session is the state, the c
 each pane observes the session.  Menus call :mod:`.file_actions`; training actions call the controller.
 "Train further" (F9) appends the toolbar's "+N merges" to a finished run when its settings (limits aside)
 and corpus are unchanged; otherwise it says why and offers Retrain.
-It does not draw tokens or plots (:mod:`.token_view`, :mod:`.plots`) or train (:mod:`.controller`).
+It does not draw tokens or plots (:mod:`.stream`, :mod:`.plots`) or train (:mod:`.training`).
 """
 
 from __future__ import annotations

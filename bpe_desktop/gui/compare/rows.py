@@ -7,7 +7,7 @@ a check box (unticked: nothing is loaded or encoded) and an added reference has 
 :class:`Reference` is what the pane knows about a reference tokenizer: its spec for
 :func:`bpe_desktop.core.formats.load_tokenizer`, the tokenizer once loaded, and the last result per text.
 
-It does not load files or tokenize (the pane does, through :mod:`.compare_sources`).
+It does not load files or tokenize (the pane does, through :mod:`.sources`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
 * :func:`tokenize_text` -- a text cut into labelled :class:`~bpe_desktop.core.segmentation.Segment` s by any
   of our tokenizers (merge list, ranks or renumbered), with the figures the pane shows (:class:`Tokenized`).
 
-It leaves out drawing and widgets (:mod:`.compare_strip`, :mod:`.compare_panel`) and reading tokenizer
+It leaves out drawing and widgets (:mod:`.strip`, :mod:`.panel`) and reading tokenizer
 files (:func:`bpe_desktop.core.formats.load_tokenizer`).  Nothing here downloads anything.
 """
 

@@ -8,7 +8,7 @@ pass), so a column of strips sits in a scroll area.  Each token gets a stable co
 covers (spaces the ``whitespace`` pre-tokenizer drops) are plain grey text.  Hovering a box shows its text,
 id and size in a tooltip.
 
-It does not tokenize (:mod:`.compare_sources`) and knows nothing of the session.
+It does not tokenize (:mod:`.sources`) and knows nothing of the session.
 """
 
 from __future__ import annotations

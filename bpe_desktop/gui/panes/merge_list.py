@@ -7,7 +7,7 @@ only while a filter is set (going through it doubled the cost of a repaint, and 
 batch of records while training).  Selecting a row moves the timeline to that merge; merges after the
 current step are greyed out.
 
-It does not train or explain merges (see :mod:`.why_panel`).
+It does not train or explain merges (see :mod:`.why`).
 """
 
 from __future__ import annotations

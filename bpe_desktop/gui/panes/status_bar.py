@@ -1,7 +1,7 @@
 """The status bar: training state, step, vocabulary size, total tokens, compression, merges/s, progress + ETA.
 
-It only observes the session (its ``progress`` fields are filled by the controller); it owns no state
-except the start time of the current stage, used for the ETA.
+It only observes the session (its ``progress`` fields are filled by the controller) and leaves all other
+state to it, except the start time of the current stage, used for the ETA.
 """
 
 from __future__ import annotations

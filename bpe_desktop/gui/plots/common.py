@@ -5,7 +5,7 @@ space is short) instead of pyqtgraph's defaults (labels such as "0.91" and "10¹
 
 :class:`PlotCard` is a pyqtgraph ``GraphicsLayoutWidget`` that knows its CSV columns and rows and writes
 its picture or numbers atomically (:func:`bpe_desktop.core.atomic.atomic_write`).  It computes nothing
-and does not observe the session; :mod:`.plots` feeds it.
+and does not observe the session; :mod:`.panel` feeds it.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Word counts come from ``session.word_counts`` (the controller fills them after c
 an idle in-memory corpus of at most :data:`SELF_COUNT_LIMIT` characters is counted here; anything else
 waits for the controller.  The compression and trade-off curves come from the session's records when it has
 them (cheap, exact), else from the history.  This module draws nothing and connects no signals: the
-plots pane (:mod:`.plots`) calls it from its throttled refresh.
+plots pane (:mod:`.panel`) calls it from its throttled refresh.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ the step shown first, so the GUI thread never stalls for long; a slice is put of
 work in the GUI thread (or the records, and the repaint they cause, are less than :data:`RECENT_S` old).
 While the history lags behind the step
 shown (live training), the Zipf plot shows the latest step it has reached, says so in its title, and is
-redrawn at most every :data:`CATCH_UP_S` seconds.  Plot items live in :mod:`.plot_zipf`,
-:mod:`.plot_compression` and :mod:`.plot_tradeoff`; the numbers come from :mod:`.plot_feed` (which uses
+redrawn at most every :data:`CATCH_UP_S` seconds.  Plot items live in :mod:`.zipf`,
+:mod:`.compression` and :mod:`.tradeoff`; the numbers come from :mod:`.feed` (which uses
 :mod:`bpe_desktop.core.stats`).  Each plot exports as PNG, SVG and CSV from the buttons under it.
 
 It does not train, and it never changes the session.

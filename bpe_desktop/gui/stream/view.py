@@ -1,7 +1,7 @@
 """The token-stream pane: the corpus cut into token boxes at the current step, animated merge by merge.
 
 :class:`TokenStreamView` puts together a header (the step and the merge that made it), a "find token"
-box, the virtualized :class:`~.token_canvas.TokenCanvas` and, on the right, the derivation tree of the
+box, the virtualized :class:`~.canvas.TokenCanvas` and, on the right, the derivation tree of the
 token last clicked (which merges built it, down to characters or bytes).  Clicking a token also
 highlights every occurrence of it on screen; the find box jumps to the next row that contains a token.
 

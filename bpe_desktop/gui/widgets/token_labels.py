@@ -2,7 +2,7 @@
 
 Records carry tokens as text (bytes-mode tokens through GPT-2's byte-to-character mapping, ``Ġthe``).  The
 panes show them decoded instead (``·the``; bytes that are not whole UTF-8 characters as ``⟨e2 80⟩``), with
-the glyphs of :mod:`bpe_desktop.core.segmentation`.  Display only: nothing here changes a model.
+the glyphs of :mod:`bpe_desktop.core.labels`.  Display only: nothing here changes a model.
 """
 
 from __future__ import annotations
