@@ -119,14 +119,14 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3)
         last[0] = now
 
     ctl = w.controller
-    real_drain = ctl._drain
+    real_drain = ctl.drain
 
     def timed_drain() -> None:  # GUI-thread time per wake-up: reading the pipe + every pane's slots
         t = time.perf_counter()
         real_drain()
         drains.append((time.perf_counter() - t) * 1000.0)
 
-    ctl._drain = timed_drain  # type: ignore[method-assign]
+    ctl.drain = timed_drain  # type: ignore[method-assign]
     timer = QtCore.QTimer()
     timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
     timer.setInterval(10)

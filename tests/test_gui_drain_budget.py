@@ -21,8 +21,7 @@ from bpe_desktop.gui.panes.why import WhyPanel
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.training import controller as controller_mod
 from bpe_desktop.gui.training.controller import TrainingController
-from bpe_desktop.gui.training.protocol import Finished, Records, StateChanged, StopReason, TrainingState
-from bpe_desktop.gui.training.worker import _row
+from bpe_desktop.gui.training.protocol import Finished, Records, StateChanged, StopReason, TrainingState, row_of
 
 
 @pytest.fixture
@@ -50,17 +49,17 @@ def test_a_drain_hands_at_most_its_budget_of_records_and_keeps_their_order(qtbot
     batches: list[tuple[int, int]] = []
     s.recordsAppended.connect(lambda a, b: batches.append((a, b)))
     for i in range(0, 600, 150):  # a backlog: four batches of 150 rows queued before the GUI thread wakes up
-        child.send(Records([_row(r) for r in recs[i : i + 150]]))
+        child.send(Records([row_of(r) for r in recs[i : i + 150]]))
     child.send(StateChanged(TrainingState.PAUSED))
     for i in range(600, len(recs), 37):
-        child.send(Records([_row(r) for r in recs[i : i + 37]]))
+        child.send(Records([row_of(r) for r in recs[i : i + 37]]))
     child.send(Finished(StopReason.MERGES, "reached 700 merges"))
 
     handed: list[int] = []
-    ctl._drain()
+    ctl.drain()
     handed.append(ctl.drained)
     while ctl.backlog or parent.poll(0):
-        ctl._drain()  # what the next event-loop turns do (the controller's own zero-timer or the notifier)
+        ctl.drain()  # what the next event-loop turns do (the controller's own zero-timer or the notifier)
         handed.append(ctl.drained)
         assert len(handed) < 100
     assert max(handed) == 100 and all(n <= 100 for n in handed)
@@ -80,21 +79,21 @@ def test_following_the_newest_merge_is_throttled_while_training_but_ends_at_the_
     steps: list[int] = []
     s.stepChanged.connect(steps.append)
     for i in range(0, 600, 20):  # 30 wake-ups in quick succession while training
-        child.send(Records([_row(r) for r in recs[i : i + 20]]))
-        ctl._drain()
+        child.send(Records([row_of(r) for r in recs[i : i + 20]]))
+        ctl.drain()
     assert len(s.records) == 600
     assert len(steps) < 30  # not one step change per wake-up
     qtbot.waitUntil(lambda: s.step == 600, timeout=2000)  # ... but the step catches up by itself
     # scrubbing back stops following: later records do not pull the step forward
     s.set_step(100)
-    child.send(Records([_row(r) for r in recs[600:650]]))
-    ctl._drain()
+    child.send(Records([row_of(r) for r in recs[600:650]]))
+    ctl.drain()
     qtbot.wait(controller_mod.FOLLOW_EVERY_MS + 50)
     assert s.step == 100
     s.set_step(s.n_steps)  # back at the end: following again; the end of the run shows the last merge
-    child.send(Records([_row(r) for r in recs[650:]]))
+    child.send(Records([row_of(r) for r in recs[650:]]))
     child.send(Finished(StopReason.MERGES, "reached 700 merges"))
-    ctl._drain()
+    ctl.drain()
     assert s.state is TrainingState.FINISHED and s.step == len(recs) == s.n_steps
 
 

@@ -29,6 +29,7 @@ from bpe_desktop.gui.training.protocol import (
     Records,
     StateChanged,
     TrainingState,
+    row_of,
 )
 from bpe_desktop.gui.widgets.gc_policy import GcPolicy
 
@@ -54,7 +55,7 @@ def test_messages_and_commands_cross_a_pipe_as_their_types() -> None:
 
 def test_worker_commands_pause_step_more_and_stop() -> None:
     a, b = mp.Pipe(duplex=True)
-    cmds = worker._Commands(b, paused=False)
+    cmds = worker.Commands(b, paused=False)
     a.send(Command.STEP)  # ignored unless paused
     a.send(Command.PAUSE)
     a.send(Command.STEP)
@@ -65,7 +66,7 @@ def test_worker_commands_pause_step_more_and_stop() -> None:
     cmds.poll()
     assert not cmds.paused
     a.send(Command.STOP)
-    with pytest.raises(worker._Stop):
+    with pytest.raises(worker.StopRequested):
         cmds.poll()
 
 
@@ -87,7 +88,7 @@ def test_the_trainer_says_why_it_stopped_as_a_value(config: TrainConfig, reason:
 def test_backlog_reads_within_its_limit_and_hands_on_records_and_messages_in_order() -> None:
     a, b = mp.Pipe(duplex=True)
     recs = Trainer(SEED_000, TrainConfig(merges=7)).run()
-    rows = [tuple(getattr(r, f) for f in r.__slots__) for r in recs]
+    rows = [row_of(r) for r in recs]
     a.send(Records(rows[:3]))
     a.send(StateChanged(TrainingState.PAUSED))
     a.send(Records(rows[3:]))

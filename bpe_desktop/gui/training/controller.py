@@ -77,7 +77,7 @@ class TrainingController(QtCore.QObject):
         self._more = QtCore.QTimer(self)  # next turn of a drain that left records in the backlog
         self._more.setSingleShot(True)
         self._more.setInterval(0)
-        self._more.timeout.connect(self._drain)
+        self._more.timeout.connect(self.drain)
         self.drained = 0  # records handed to the session by the last wake-up (for the tests)
 
     # -- public -------------------------------------------------------------------------------------
@@ -134,7 +134,7 @@ class TrainingController(QtCore.QObject):
         self._proc, self._conn = launch.proc, launch.conn
         self._gc.pause()
         self._notifier = QtCore.QSocketNotifier(launch.conn.fileno(), QtCore.QSocketNotifier.Type.Read, self)
-        self._notifier.activated.connect(self._drain)
+        self._notifier.activated.connect(self.drain)
         s.set_progress("starting", 0, 0, 0.0)
         s.set_state(TrainingState.COUNTING)
 
@@ -202,7 +202,7 @@ class TrainingController(QtCore.QObject):
         self._gc.resume()
         if self._notifier is not None:
             self._notifier.setEnabled(False)
-            self._notifier.activated.disconnect(self._drain)
+            self._notifier.activated.disconnect(self.drain)
             self._notifier.deleteLater()
             self._notifier = None
         self._conn = None
@@ -213,8 +213,9 @@ class TrainingController(QtCore.QObject):
         if self._following.pending:
             self._catch_up()
 
-    def _drain(self) -> None:
-        """One wake-up: read the pipe within the budget, hand a budget of records on, schedule the rest."""
+    def drain(self) -> None:
+        """One wake-up (what the pipe's notifier calls): read the pipe within the budget, hand a budget of
+        records on, schedule the rest for the next event-loop turn."""
         conn = self._conn
         if conn is None:
             return

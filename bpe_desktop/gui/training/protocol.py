@@ -29,11 +29,12 @@ from typing import Any, NamedTuple
 
 from ...core.corpus import WordCounts
 from ...core.model import BPEModel
+from ...core.records import MergeRecord
 from ...core.stopping import StopReason
 
 __all__ = [
     "Command", "Failed", "Finished", "Message", "More", "Progress", "Records", "Row", "Started", "StateChanged",
-    "StopReason", "TrainingState",
+    "StopReason", "TrainingState", "row_of",
 ]
 
 
@@ -69,6 +70,13 @@ class More(NamedTuple):
 
 
 Row = tuple[Any, ...]  # a MergeRecord's fields in slot order
+
+_FIELDS = MergeRecord.__slots__
+
+
+def row_of(rec: MergeRecord) -> Row:
+    """*rec* as the plain tuple :class:`Records` carries (``MergeRecord(*row)`` turns it back)."""
+    return tuple(getattr(rec, f) for f in _FIELDS)
 
 
 class Progress(NamedTuple):

@@ -17,7 +17,6 @@ from ...core.config import TrainConfig
 from ...core.corpus import CorpusSource, count_source
 from ...core.errors import BpeError, Cancelled
 from ...core.model import BPEModel
-from ...core.records import MergeRecord
 from ...core.stopping import StopReason
 from ...core.trainer import Trainer
 from .protocol import (
@@ -32,17 +31,18 @@ from .protocol import (
     Started,
     StateChanged,
     TrainingState,
+    row_of,
 )
 
 BATCH_SECONDS = 0.03
 PROGRESS_SECONDS = 0.05
 
 
-class _Stop(Exception):
+class StopRequested(Exception):
     """The GUI asked to stop (or went away)."""
 
 
-class _Commands:
+class Commands:
     """The worker's view of the command stream: paused flag, pending single steps, stop."""
 
     def __init__(self, conn: Connection, paused: bool) -> None:
@@ -73,14 +73,14 @@ class _Commands:
         except (EOFError, OSError):
             self.stop = True
         if self.stop:
-            raise _Stop()
+            raise StopRequested()
 
 
 def run(conn: Connection, source: CorpusSource, config: TrainConfig, paused: bool = False) -> None:
     """Process entry point: count, then train until done, stopped, or failed; always close the pipe."""
     try:
-        _train(conn, source, config, _Commands(conn, paused))
-    except (_Stop, Cancelled):
+        _train(conn, source, config, Commands(conn, paused))
+    except (StopRequested, Cancelled):
         _last_words(conn, Finished(StopReason.STOPPED, "stopped"))
     except BpeError as e:
         _last_words(conn, Failed(str(e)))
@@ -104,10 +104,10 @@ def _send(conn: Connection, msg: Message) -> None:
     try:
         conn.send(msg)
     except (OSError, EOFError):
-        raise _Stop() from None
+        raise StopRequested() from None
 
 
-def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: _Commands) -> None:
+def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: Commands) -> None:
     last = 0.0
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -145,7 +145,7 @@ def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: _C
         trainer.set_limits(merges=trainer.n_merges + n, vocab_size=None)
 
 
-def _wait_for_more(cmds: _Commands) -> int:
+def _wait_for_more(cmds: Commands) -> int:
     """Idle after a run that reached its limit: block until :class:`More` (return its n) or stop (raise)."""
     cmds.more = 0
     while True:
@@ -156,14 +156,7 @@ def _wait_for_more(cmds: _Commands) -> int:
             return n
 
 
-_FIELDS = MergeRecord.__slots__
-
-
-def _row(rec: MergeRecord) -> Row:
-    return tuple(getattr(rec, f) for f in _FIELDS)
-
-
-def _merge_loop(conn: Connection, trainer: Trainer, cmds: _Commands) -> None:
+def _merge_loop(conn: Connection, trainer: Trainer, cmds: Commands) -> None:
     batch: list[Row] = []
     last = time.monotonic()
     state = TrainingState.PAUSED if cmds.paused else TrainingState.TRAINING
@@ -189,13 +182,13 @@ def _merge_loop(conn: Connection, trainer: Trainer, cmds: _Commands) -> None:
             rec = trainer.step()
             if rec is None:
                 break
-            batch.append(_row(rec))
+            batch.append(row_of(rec))
             now = time.monotonic()
             if single or now - last >= BATCH_SECONDS:
                 _send(conn, Records(batch))
                 batch = []
                 last = now
-    except _Stop:
+    except StopRequested:
         if batch:
             _send(conn, Records(batch))
         raise
