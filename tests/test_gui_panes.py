@@ -173,3 +173,19 @@ def test_bytes_mode_tokens_are_shown_decoded(qtbot, session) -> None:  # type: i
     assert all("Ġ" not in s for s in shown_tokens) and any("·" in s for s in shown_tokens)
     pane.set_filter(" th")
     assert pane.proxy.rowCount() == sum(b.startswith(b" th") for b in raw) > 0
+
+
+def test_settings_banner_shows_only_when_the_form_differs_from_a_trained_run(qtbot, seeded) -> None:  # type: ignore[no-untyped-def]
+    import copy
+
+    s, t, recs = seeded
+    panel = SettingsPanel(s)
+    qtbot.addWidget(panel)
+    panel.set_config(s.config)
+    s.reset_model(copy.deepcopy(t.model), recs)
+    s.set_state(TrainingState.FINISHED)
+    assert not panel.banner_shown  # the form is the run's settings
+    panel.merges.setValue(s.config.merges + 3)
+    assert panel.banner_shown  # changed after training: the banner offers to retrain
+    panel.set_config(s.config)
+    assert not panel.banner_shown

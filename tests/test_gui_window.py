@@ -499,7 +499,7 @@ def test_opening_cl100k_shows_its_100k_merges_and_matching_settings(qtbot, windo
     assert [s.records[k - 1].vocab_size for k in (1, 5000, 100_000)] == [257 + n_specials, 5256 + n_specials,
                                                                        100_256 + n_specials]
     assert s.config.pretokenizer == "cl100k" and s.config.mode == "bytes"
-    assert not window.settings._banner_row.isVisible()  # the settings are the tokenizer's, not "different"
+    assert not window.settings.banner_shown  # the settings are the tokenizer's, not "different"
 
 
 def test_export_tokenizer_at_the_current_step_is_read_by_its_home_library(qtbot, window, dialogs, tmp_path,

@@ -182,6 +182,11 @@ class SettingsPanel(QtWidgets.QWidget):
         self._update_banner()
         self.changed.emit()
 
+    @property
+    def banner_shown(self) -> bool:
+        """The "settings differ from the trained tokenizer" banner is up."""
+        return not self._banner_row.isHidden()
+
     def _update_banner(self, *_: object) -> None:
         s = self.session
         trained = bool(s.records) and s.state in (TrainingState.FINISHED, TrainingState.IDLE)
