@@ -11,7 +11,7 @@ import time
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..session import Session
-from ..training.protocol import TrainingState
+from ..training.protocol import Stage, TrainingState
 
 STATE_TEXT = {
     TrainingState.IDLE: "Ready", TrainingState.COUNTING: "Counting…", TrainingState.TRAINING: "Training…",
@@ -123,7 +123,7 @@ class StatusBar(QtWidgets.QStatusBar):
             self.progress.setVisible(False)
 
     def _progress(self, stage: str, done: int, total: int) -> None:
-        if not self.session.state.active or stage == "done":
+        if not self.session.state.active or stage == Stage.DONE:
             self.progress.setVisible(False)
             self._stage = ("", 0.0, 0)  # a continued run ("Train further") times its ETA afresh
             return
@@ -133,12 +133,12 @@ class StatusBar(QtWidgets.QStatusBar):
         self.progress.setVisible(True)
         if total <= 0:
             self.progress.set_progress(None, stage)  # unknown total: busy
-            self.rate_label.setText(f"{self.session.merges_per_s:,.0f} merges/s" if stage == "merging" else "")
+            self.rate_label.setText(f"{self.session.merges_per_s:,.0f} merges/s" if stage == Stage.MERGING else "")
             return
         _, t0, d0 = self._stage
         eta = ""
         if done > d0 and now - t0 > 0.5:
             eta = " · " + eta_text((total - done) * (now - t0) / (done - d0))
         self.progress.set_progress(min(done, total) / total, f"{stage} {100 * done / total:.0f}%{eta}")
-        if stage == "merging":
+        if stage == Stage.MERGING:
             self.rate_label.setText(f"{self.session.merges_per_s:,.0f} merges/s")

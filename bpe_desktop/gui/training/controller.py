@@ -36,6 +36,7 @@ from .protocol import (
     Message,
     More,
     Progress,
+    Stage,
     Started,
     StateChanged,
     StopReason,
@@ -118,7 +119,7 @@ class TrainingController(QtCore.QObject):
         self._rate = [(time.monotonic(), len(s.records))]
         self._gc.pause()
         s.set_state(TrainingState.TRAINING)
-        s.set_progress("merging", len(s.records), s.target_merges or 0, 0.0)
+        s.set_progress(Stage.MERGING, len(s.records), s.target_merges or 0, 0.0)
         return True
 
     def start(self, source: CorpusSource, config: TrainConfig, *, paused: bool = False) -> None:
@@ -135,7 +136,7 @@ class TrainingController(QtCore.QObject):
         self._gc.pause()
         self._notifier = QtCore.QSocketNotifier(launch.conn.fileno(), QtCore.QSocketNotifier.Type.Read, self)
         self._notifier.activated.connect(self.drain)
-        s.set_progress("starting", 0, 0, 0.0)
+        s.set_progress(Stage.STARTING, 0, 0, 0.0)
         s.set_state(TrainingState.COUNTING)
 
     def pause(self) -> None:
@@ -257,7 +258,7 @@ class TrainingController(QtCore.QObject):
             self._rate.pop(0)
         t0, n0 = self._rate[0]
         rate = (len(s.records) - n0) / (now - t0) if now > t0 else s.merges_per_s
-        s.set_progress("merging", len(s.records), s.target_merges or 0, rate)
+        s.set_progress(Stage.MERGING, len(s.records), s.target_merges or 0, rate)
         if self.follow and at_end:
             wait_ms = self._following.due_in_ms(s.step, s.state is TrainingState.TRAINING)
             if wait_ms == 0:
@@ -282,7 +283,7 @@ class TrainingController(QtCore.QObject):
                 s.initial_symbols = initial
                 s.reset_model(model)
                 self._rate = [(time.monotonic(), 0)]
-                s.set_progress("merging", 0, s.target_merges or 0, 0.0)
+                s.set_progress(Stage.MERGING, 0, s.target_merges or 0, 0.0)
             case StateChanged(state):
                 if state is TrainingState.PAUSED:
                     self._gc.resume()  # a pause may last long: let the collector run meanwhile
@@ -294,7 +295,7 @@ class TrainingController(QtCore.QObject):
                 self._idle = reason.can_continue
                 self._gc.resume()
                 s.set_stop(reason, text)
-                s.set_progress("done", len(s.records), len(s.records))
+                s.set_progress(Stage.DONE, len(s.records), len(s.records))
                 s.set_state(TrainingState.FINISHED)
                 self.finished.emit(text)
             case Failed(message):

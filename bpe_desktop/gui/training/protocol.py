@@ -33,8 +33,20 @@ from ...core.records import MergeRecord
 from ...core.stopping import StopReason
 
 __all__ = [
-    "Command", "Failed", "Finished", "Message", "More", "Progress", "Records", "Row", "Started", "StateChanged",
-    "StopReason", "TrainingState", "row_of",
+    "Command",
+    "Failed",
+    "Finished",
+    "Message",
+    "More",
+    "Progress",
+    "Records",
+    "Row",
+    "Stage",
+    "Started",
+    "StateChanged",
+    "StopReason",
+    "TrainingState",
+    "row_of",
 ]
 
 
@@ -52,6 +64,17 @@ class TrainingState(StrEnum):
     def active(self) -> bool:
         """A worker is counting or training (possibly paused)."""
         return self in (TrainingState.COUNTING, TrainingState.TRAINING, TrainingState.PAUSED)
+
+
+class Stage(StrEnum):
+    """What the progress bar shows.  The worker passes on the core's counting stages (``reading``,
+    ``counting``) as they come; the controller adds the others."""
+
+    STARTING = "starting"  # the worker process is being launched
+    READING = "reading"
+    COUNTING = "counting"
+    MERGING = "merging"
+    DONE = "done"
 
 
 class Command(Enum):
@@ -80,7 +103,7 @@ def row_of(rec: MergeRecord) -> Row:
 
 
 class Progress(NamedTuple):
-    stage: str  # "counting"
+    stage: str  # a Stage value; the core's own label if it adds a stage
     done: int
     total: int
 

@@ -28,6 +28,7 @@ from .protocol import (
     Progress,
     Records,
     Row,
+    Stage,
     Started,
     StateChanged,
     TrainingState,
@@ -126,7 +127,7 @@ def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: Co
             _send(conn, StateChanged(TrainingState.COUNTING))
         return False
 
-    _send(conn, Progress("counting", 0, 1))
+    _send(conn, Progress(Stage.COUNTING, 0, 1))
     words = count_source(source, config, progress=progress, cancel=cancel)
     trainer = Trainer(words, config)
     m = trainer.model
