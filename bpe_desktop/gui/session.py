@@ -28,8 +28,8 @@ class Session(QtCore.QObject):
     * ``recordsAppended(int, int)``  -- ranks first..last (1-based, inclusive) were appended;
     * ``trainingStateChanged(object)`` -- the new :class:`~.training.protocol.TrainingState`;
     * ``stepChanged(int)``           -- the timeline moved to step k (0 <= k <= len(records));
-    * ``progressChanged(str, int, int)`` -- stage (a :class:`~.training.protocol.Stage` value), done, total (0 = unknown), plus
-      :attr:`merges_per_s`; set by the controller, shown by the status bar;
+    * ``progressChanged(str, int, int)`` -- stage (a :class:`~.training.protocol.Stage` value), done, total
+      (0 = unknown), plus :attr:`merges_per_s`; set by the controller, shown by the status bar;
     * ``displayTextChanged(str)``    -- the corpus editor's text changed since training (see
       :meth:`set_display_text`); the token view shows it tokenized by the current model.
 
