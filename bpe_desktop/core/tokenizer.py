@@ -15,15 +15,14 @@ This module does not read tokenizer files (:mod:`.formats`) and does not train.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
-
-import regex
 
 from .errors import ConfigError
 from .model import BPEModel, Token
 from .pretokenize import Pretokenizer
+from .regex_budget import RegexBudget
 from .specials import EncodesSpecials, split_specials
 
 #: id given to a character the chars-mode alphabet lacks (only with ``unknown="keep"``)
@@ -182,8 +181,9 @@ class Tokenizer(EncodesSpecials):
             cache.clear()
         return cache
 
-    def encode_ordinary(self, text: str, upto: int | None = None) -> list[int]:
-        """Encode *text*, treating special-token strings as ordinary text.
+    def encode_ordinary(self, text: str, upto: int | None = None, *, budget: RegexBudget | None = None) -> list[int]:
+        """Encode *text*, treating special-token strings as ordinary text (a custom pattern runs under
+        *budget*, one per call when ``None``: see :mod:`.regex_budget`).
 
         >>> from bpe_desktop.core.model import BPEModel, BYTE_BASE
         >>> Tokenizer(BPEModel("bytes", list(BYTE_BASE), pretokenizer="gpt2")).encode_ordinary("hi")[:2]
@@ -193,7 +193,7 @@ class Tokenizer(EncodesSpecials):
         cache = self._cache(limit)
         out: list[int] = []
         extend = out.extend
-        for piece in self.pretokenizer.split(text):
+        for piece in self.pretokenizer.split(text, budget):
             ids = cache.get(piece)
             if ids is None:
                 ids = cache[piece] = tuple(self._bpe(self._symbols(piece), limit))
@@ -206,11 +206,14 @@ class Tokenizer(EncodesSpecials):
         *,
         upto: int | None = None,
         allowed_special: Literal["all"] | Collection[str] = "all",
+        budget: RegexBudget | None = None,
     ) -> list[TokenSpan]:
         """Encode and give each token's byte span in ``text.encode()`` (for visualisation).
 
-        Spaces dropped by the ``whitespace`` pre-tokenizer belong to no token.
+        Spaces dropped by the ``whitespace`` pre-tokenizer belong to no token.  A custom pattern runs
+        under *budget* (one for the whole call when ``None``).
         """
+        budget = budget or RegexBudget(what="encoding")
         spans: list[TokenSpan] = []
         limit = self._limit(upto)
         cache = self._cache(limit)
@@ -231,7 +234,7 @@ class Tokenizer(EncodesSpecials):
             def byte_of(c: int, base: int = byte_pos, prefix: list[int] | None = prefix) -> int:
                 return base + (c if prefix is None else prefix[c])
 
-            for start_char, piece in self._piece_starts(segment):
+            for start_char, piece in self.pretokenizer.spans(segment, budget):
                 ids = cache.get(piece)
                 if ids is None:
                     ids = cache[piece] = tuple(self._bpe(self._symbols(piece), limit))
@@ -257,19 +260,6 @@ class Tokenizer(EncodesSpecials):
         if self._marker and t.endswith(self._marker):  # type: ignore[arg-type]
             n -= len(self._marker)
         return n
-
-    def _piece_starts(self, text: str) -> Iterable[tuple[int, str]]:
-        pre = self.pretokenizer
-        if pre.pattern is None:
-            pos = 0
-            for line in pre.split(text):
-                yield pos, line
-                pos += len(line)
-            return
-        compiled = regex.compile(pre.pattern)
-        for m in compiled.finditer(text):
-            if m.group():
-                yield m.start(), m.group()
 
     # -- decoding -----------------------------------------------------------------------------------
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
