@@ -123,6 +123,9 @@ class Pretokenizer:
     @classmethod
     def from_spec(cls, spec: str) -> Pretokenizer:
         """Build from a pattern name (``gpt2``...) or from a custom regular expression."""
+        if not isinstance(spec, str):
+            raise PatternError(f"the pre-tokenizer must be a pattern name or a regular expression (text), not "
+                               f"{type(spec).__name__} {spec!r:.40} -- use one of {', '.join(NAMED_PATTERNS)}")
         if spec in NAMED_PATTERNS:
             pattern = NAMED_PATTERNS[spec][0]
             compiled = regex.compile(pattern) if pattern is not None else None
