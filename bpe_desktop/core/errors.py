@@ -52,6 +52,10 @@ class EmptyCorpusError(CorpusError):
     """The corpus holds no piece to learn from (empty input, or the pre-tokenizer matched nothing)."""
 
 
+class SessionError(FormatError):
+    """A session file is unreadable, malformed, or from a newer version (see :mod:`.session_file`)."""
+
+
 class ConfigError(BpeError):
     """Training or encoding options that contradict each other or are out of range."""
 
