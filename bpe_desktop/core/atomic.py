@@ -39,6 +39,7 @@ _FIX = {
     errno.EROFS: "the file system is read-only -- write somewhere else",
     errno.ENAMETOOLONG: "the file name is too long -- choose a shorter name",
     errno.ENXIO: "the FIFO has no reader -- start the reading process first",
+    errno.ENOTDIR: "a part of the path is a file, not a folder -- check the path",
 }
 
 
@@ -56,7 +57,7 @@ def resolve_target(path: str | os.PathLike[str]) -> str:
     target = os.path.realpath(path) if os.path.islink(path) else os.path.abspath(path)
     try:
         st = os.stat(target)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         st = None
     except OSError as e:
         raise _fail(path, e) from None
@@ -75,7 +76,7 @@ def resolve_target(path: str | os.PathLike[str]) -> str:
 def _in_place(target: str) -> bool:
     try:
         st = os.stat(target)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return False
     return stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)
 

@@ -41,7 +41,9 @@ class RegexBudget:
     True
     """
 
-    def __init__(self, seconds: float = DEFAULT_BUDGET_S, *, what: str = "") -> None:
+    def __init__(self, seconds: float | None = None, *, what: str = "") -> None:
+        if seconds is None:
+            seconds = DEFAULT_BUDGET_S
         if not seconds > 0:
             raise ValueError("a regex budget must be a positive number of seconds")
         self.seconds = float(seconds)
