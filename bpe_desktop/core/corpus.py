@@ -235,7 +235,10 @@ def count_files(
         if progress:
             progress("reading", total, total)
         return WordCounts(merged, total)
-    pc = PieceCounter(config, budget or RegexBudget.for_bytes(total, what=f"counting {', '.join(names)}"))
+    what = f"counting {', '.join(names)}"
+    if budget is not None and not budget.what:
+        budget.what = what
+    pc = PieceCounter(config, budget or RegexBudget.for_bytes(total, what=what))
     for name in names:
         for off, data in iter_file_chunks(name):
             if cancel is not None and cancel():
