@@ -19,7 +19,7 @@ This module does not deal with special tokens (see :mod:`bpe_desktop.core.specia
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,11 +195,10 @@ class Pretokenizer:
                 yield pos, line
                 pos += len(line)
             return
-        if self.name != "custom":
-            matches: Iterable[Any] = self._compiled.finditer(text)
-        else:
-            matches = (budget or RegexBudget(CUSTOM_TIMEOUT_S)).finditer(self._compiled, text, self.pattern or "")
-        for m in matches:
+        if self.name == "custom":
+            yield from (budget or RegexBudget(CUSTOM_TIMEOUT_S)).pieces(self._compiled, text, self.pattern or "")
+            return
+        for m in self._compiled.finditer(text):
             if m.end() > m.start():
                 yield m.start(), m.group()
 

@@ -17,7 +17,7 @@ pre-tokenization itself.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .errors import RegexTimeout
@@ -80,27 +80,28 @@ class RegexBudget:
         finally:
             self.spent += time.monotonic() - t0
 
-    def finditer(self, compiled: Any, text: str, pattern: str) -> Iterator[Any]:
-        """``compiled.finditer(text)`` under the budget; time between matches spent by the caller is not
-        charged."""
+    def pieces(self, compiled: Any, text: str, pattern: str) -> list[tuple[int, str]]:
+        """``(start, text)`` of every non-empty match of ``compiled`` in *text*, under the budget.  Matches
+        are collected in one tight loop, so only the engine's time (and this loop's) is charged."""
         left = self.remaining
         if left <= 0:
             raise self._timeout(pattern)
-        it = compiled.finditer(text, timeout=left)
-        while True:
-            t0 = time.monotonic()
-            try:
-                m = next(it)
-            except StopIteration:
-                self.spent += time.monotonic() - t0
-                return
-            except TimeoutError:
-                self.spent = self.seconds
-                raise self._timeout(pattern) from None
-            self.spent += time.monotonic() - t0
-            if self.spent > self.seconds:
-                raise self._timeout(pattern)
-            yield m
+        out: list[tuple[int, str]] = []
+        append = out.append
+        clock = time.monotonic
+        t0 = clock()
+        deadline = t0 + left
+        try:
+            for m in compiled.finditer(text, timeout=left):  # the engine's timeout bounds each search
+                if m.end() > m.start():
+                    append((m.start(), m.group()))
+                if clock() > deadline:  # and this bounds their sum
+                    raise TimeoutError
+        except TimeoutError:
+            self.spent = self.seconds
+            raise self._timeout(pattern) from None
+        self.spent += clock() - t0
+        return out
 
     def __reduce__(self) -> tuple[Any, ...]:  # a worker process gets a fresh budget of the same size
         return (_fresh, (self.seconds, self.what))
