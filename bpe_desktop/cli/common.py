@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..core.atomic import check_writable
 from ..core.config import MODES, TIE_BREAKS, TrainConfig
@@ -66,6 +66,15 @@ def preflight(*outputs: str | None, folder: str | None = None) -> None:
             check_writable(path)
     if folder:
         check_writable(folder, folder=True)
+
+
+def check_specials(specials: Sequence[str]) -> None:
+    """Refuse empty or repeated ``--special`` values (an empty token would match everywhere)."""
+    if any(not s for s in specials):
+        raise ConfigError("--special \"\" names an empty special token -- give the token text, e.g. "
+                          "--special '<|endoftext|>', or leave --special out")
+    if len(set(specials)) != len(specials):
+        raise ConfigError("--special names the same token twice -- list each special token once")
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:

@@ -12,7 +12,7 @@ import sys
 
 from ..core.atomic import check_writable
 from ..core.formats import WRITE_FORMATS, load, save_model
-from .encode import check_specials
+from .common import check_specials
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 
-from ..core.errors import ConfigError, CorpusError, DisallowedSpecialError
+from ..core.errors import CorpusError, DisallowedSpecialError
 from ..core.formats import load_tokenizer
 from ..core.regex_budget import RegexBudget
-from .common import add_budget_option, budget_from_args
+from .common import add_budget_option, budget_from_args, check_specials
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -36,16 +35,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(run=run)
 
 
-def check_specials(specials: Sequence[str]) -> None:
-    """Refuse empty or repeated ``--special`` values (an empty token would match everywhere)."""
-    if any(not s for s in specials):
-        raise ConfigError("--special \"\" names an empty special token -- give the token text, e.g. "
-                          "--special '<|endoftext|>', or leave --special out")
-    if len(set(specials)) != len(specials):
-        raise ConfigError("--special names the same token twice -- list each special token once")
-
-
 def run(args: argparse.Namespace) -> int:
+    check_specials(args.special)
     if (args.text is None) == (args.file is None):
         raise CorpusError("give either TEXT or --file F (exactly one) -- e.g. bpe-desktop encode --tokenizer T 'hello'")
     if args.file:
@@ -58,7 +49,6 @@ def run(args: argparse.Namespace) -> int:
             raise CorpusError(f"{args.file}: not valid UTF-8 at byte offset {e.start} -- convert it to UTF-8") from None
     else:
         text = args.text
-    check_specials(args.special)
     tok = load_tokenizer(args.tokenizer, pretokenizer=args.pretokenizer, specials=args.special)
     allowed = "all" if args.allow_special else frozenset()
     disallowed = () if args.no_special else "all"
