@@ -8,11 +8,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+from ..core.atomic import check_writable
 from ..core.config import MODES, TIE_BREAKS, TrainConfig
 from ..core.corpus import ENCODING_ERRORS, CorpusSource
+from ..core.errors import ConfigError
 from ..core.pretokenize import NAMED_PATTERNS
+from ..core.regex_budget import RegexBudget
 
 
 def add_training_options(p: argparse.ArgumentParser) -> None:
@@ -36,8 +39,42 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--special", nargs="*", default=[], metavar="TOKEN", help="special tokens (never merged)")
     p.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict",
                    help="what to do with invalid UTF-8 in chars mode")
+    add_budget_option(p)
     p.add_argument("--progress", choices=["none", "jsonl"], default="none",
                    help="jsonl: one JSON object per progress update on stderr")
+
+
+def add_budget_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--regex-budget", type=float, default=None, metavar="SECONDS",
+                   help="time a custom pre-tokenizer pattern may take over the whole job; past it the command "
+                   "fails instead of hanging (default: 5 s, plus 2 s per MB of corpus when training)")
+
+
+def budget_from_args(args: argparse.Namespace) -> RegexBudget | None:
+    """The job's regex budget from ``--regex-budget`` (``None``: the core's default for the input)."""
+    if args.regex_budget is None:
+        return None
+    if not args.regex_budget > 0:
+        raise ConfigError(f"--regex-budget must be a positive number of seconds, not {args.regex_budget}")
+    return RegexBudget(args.regex_budget)
+
+
+def preflight(*outputs: str | None, folder: str | None = None) -> None:
+    """Check every output path before any work starts (a folder, a missing folder, no permission...)."""
+    for path in outputs:
+        if path:
+            check_writable(path)
+    if folder:
+        check_writable(folder, folder=True)
+
+
+def check_specials(specials: Sequence[str]) -> None:
+    """Refuse empty or repeated ``--special`` values (an empty token would match everywhere)."""
+    if any(not s for s in specials):
+        raise ConfigError("--special \"\" names an empty special token -- give the token text, e.g. "
+                          "--special '<|endoftext|>', or leave --special out")
+    if len(set(specials)) != len(specials):
+        raise ConfigError("--special names the same token twice -- list each special token once")
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core.atomic import check_writable
 from ..core.formats import WRITE_FORMATS, load, save_model
+from .common import check_specials
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +28,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_specials(args.special)
+    if args.to in ("gpt2", "vocab-merges") and not args.output.endswith(".json"):
+        check_writable(args.output, folder=True)
+    else:
+        check_writable(args.output)
     loaded = load(args.input, pretokenizer=args.pretokenizer, specials=args.special)
     model = loaded.model
     save_model(model, args.output, args.to, loaded.stats, special_ids=loaded.special_ids)

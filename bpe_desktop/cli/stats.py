@@ -12,7 +12,7 @@ import argparse
 import math
 
 from ..core.atomic import atomic_write
-from ..core.corpus import count_source
+from ..core.corpus import count_source, require_pieces
 from ..core.errors import ConfigError
 from ..core.stats import (
     CURVE_COLUMNS,
@@ -23,7 +23,14 @@ from ..core.stats import (
     csv_text,
 )
 from ..core.trainer import Trainer
-from .common import add_training_options, config_from_args, progress_printer, source_from_args
+from .common import (
+    add_training_options,
+    budget_from_args,
+    config_from_args,
+    preflight,
+    progress_printer,
+    source_from_args,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -48,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if args.step is not None and (config.merges is None or config.merges > args.step):
         config = config.with_(merges=args.step)  # no need to learn merges past K
-    words = count_source(source_from_args(args), config, progress=progress_printer(args))
+    preflight(args.zipf, args.curve, args.tradeoff)
+    source = source_from_args(args)
+    words = count_source(source, config, progress=progress_printer(args), budget=budget_from_args(args))
+    require_pieces(words, config, source.name)
     trainer = Trainer(words, config)
     records = trainer.run()
     k = len(records) if args.step is None else args.step

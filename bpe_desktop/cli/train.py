@@ -6,11 +6,18 @@ import argparse
 import time
 
 from ..core.atomic import atomic_write
-from ..core.corpus import count_source
+from ..core.corpus import count_source, require_pieces
 from ..core.formats import WRITE_FORMATS, save_model
 from ..core.formats.csv_stats import steps_csv
 from ..core.trainer import Trainer
-from .common import add_training_options, config_from_args, progress_printer, source_from_args
+from .common import (
+    add_training_options,
+    budget_from_args,
+    config_from_args,
+    preflight,
+    progress_printer,
+    source_from_args,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -25,8 +32,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
+    folder_format = args.format in ("gpt2", "vocab-merges") and not args.out.endswith(".json")
+    preflight(None if folder_format else args.out, args.steps, folder=args.out if folder_format else None)
     progress = progress_printer(args)
-    words = count_source(source_from_args(args), config, progress=progress)
+    source = source_from_args(args)
+    words = count_source(source, config, progress=progress, budget=budget_from_args(args))
+    require_pieces(words, config, source.name)
     trainer = Trainer(words, config)
     records = []
     t0 = time.monotonic()

@@ -13,6 +13,7 @@ from typing import Literal, Protocol
 
 from .model import BPEModel
 from .pretokenize import Pretokenizer
+from .regex_budget import RegexBudget
 from .tokenizer import TokenSpan
 
 
@@ -35,7 +36,9 @@ class AnyTokenizer(Protocol):
     def token_str(self, i: int) -> str: ...
     def token_bytes(self, i: int) -> bytes: ...
     def encode_piece(self, piece: str, upto: int | None = None) -> list[int]: ...
-    def encode_ordinary(self, text: str, upto: int | None = None) -> list[int]: ...
+    def encode_ordinary(
+        self, text: str, upto: int | None = None, *, budget: RegexBudget | None = None
+    ) -> list[int]: ...
     def encode(
         self,
         text: str,
@@ -43,9 +46,15 @@ class AnyTokenizer(Protocol):
         upto: int | None = None,
         allowed_special: Literal["all"] | Collection[str] = frozenset(),
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        budget: RegexBudget | None = None,
     ) -> list[int]: ...
     def encode_with_offsets(
-        self, text: str, *, upto: int | None = None, allowed_special: Literal["all"] | Collection[str] = "all"
+        self,
+        text: str,
+        *,
+        upto: int | None = None,
+        allowed_special: Literal["all"] | Collection[str] = "all",
+        budget: RegexBudget | None = None,
     ) -> list[TokenSpan]: ...
     def decode_bytes(self, ids: Sequence[int]) -> bytes: ...
     def decode(self, ids: Sequence[int], errors: str = "replace") -> str: ...

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 import regex
 
 from .config import TrainConfig
-from .errors import Cancelled, CorpusError
+from .errors import Cancelled, CorpusError, EmptyCorpusError
 from .lines import split_lines
 from .pretokenize import Pretokenizer
+from .regex_budget import RegexBudget
 
 ProgressFn = Callable[[str, int, int], None]
 CancelFn = Callable[[], bool]
@@ -95,15 +96,19 @@ def parse_word_counts(text: str, source: str = "<text>") -> WordCounts:
 class PieceCounter:
     """Accumulates pre-tokenized piece counts line by line; shared by text and file input."""
 
-    def __init__(self, config: TrainConfig) -> None:
+    def __init__(self, config: TrainConfig, budget: RegexBudget | None = None) -> None:
         self.pretokenizer = Pretokenizer.from_spec(config.pretokenizer)
+        self.budget = budget or RegexBudget(what="counting the corpus")  # one for the whole job
         self.counter: Counter[str] = Counter()
         specials = sorted(config.specials, key=len, reverse=True)
         self._special_re = regex.compile("|".join(regex.escape(s) for s in specials)) if specials else None
 
     def add_text(self, text: str) -> None:
         """Count the pieces of *text* (whole lines; a trailing partial line is treated as a line)."""
-        split = self.pretokenizer.split
+        pre, budget = self.pretokenizer, self.budget
+        split: Callable[[str], list[str]] = (
+            pre.split if pre.name != "custom" else (lambda t: pre.split(t, budget))  # only custom is timed
+        )
         if self.pretokenizer.line_independent:
             if self._special_re is None:
                 self.counter.update(split(text))
@@ -123,15 +128,16 @@ class PieceCounter:
         return WordCounts(dict(self.counter), bytes_read)
 
 
-def count_text(text: str, config: TrainConfig) -> WordCounts:
+def count_text(text: str, config: TrainConfig, budget: RegexBudget | None = None) -> WordCounts:
     """Count the pieces of an in-memory text.
 
     >>> count_text("low low lower", TrainConfig()).counts
     {'low': 2, 'lower': 1}
     """
-    pc = PieceCounter(config)
+    n = len(text.encode("utf-8", "surrogateescape"))
+    pc = PieceCounter(config, budget or RegexBudget.for_bytes(n, what="counting the corpus"))
     pc.add_text(text)
-    return pc.result(len(text.encode("utf-8", "surrogateescape")))
+    return pc.result(n)
 
 
 def _decode(data: bytes, path: str, offset: int, mode: str, errors: str) -> str:
@@ -192,8 +198,11 @@ def count_files(
     errors: str = "strict",
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
+    budget: RegexBudget | None = None,
 ) -> WordCounts:
-    """Read and count one or many files (streamed), or parse them as word-count tables."""
+    """Read and count one or many files (streamed), or parse them as word-count tables.  A custom
+    pattern runs under *budget* for the whole job (default: sized for the input, see
+    :meth:`RegexBudget.for_bytes`)."""
     if errors not in ENCODING_ERRORS:
         raise CorpusError(f"unknown encoding error policy {errors!r} -- use strict, replace or ignore")
     if not paths:
@@ -218,7 +227,10 @@ def count_files(
         if progress:
             progress("reading", total, total)
         return WordCounts(merged, total)
-    pc = PieceCounter(config)
+    what = f"counting {', '.join(names)}"
+    if budget is not None and not budget.what:
+        budget.what = what
+    pc = PieceCounter(config, budget or RegexBudget.for_bytes(total, what=what))
     for name in names:
         for off, data in iter_file_chunks(name):
             if cancel is not None and cancel():
@@ -236,17 +248,18 @@ def count_source(
     *,
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
+    budget: RegexBudget | None = None,
 ) -> WordCounts:
-    """Count whichever input a :class:`CorpusSource` names."""
+    """Count whichever input a :class:`CorpusSource` names (*budget*: see :func:`count_files`)."""
     if source.paths:
         return count_files(
             source.paths, config, word_counts=source.word_counts, errors=source.errors,
-            progress=progress, cancel=cancel,
+            progress=progress, cancel=cancel, budget=budget,
         )
     text = source.text or ""
     if source.word_counts:
         return parse_word_counts(text, source.name)
-    return count_text(text, config)
+    return count_text(text, config, budget)
 
 
 @dataclass(frozen=True)
@@ -269,6 +282,21 @@ class CorpusSource:
     ) -> CorpusSource:
         names = tuple(os.fspath(p) for p in paths)
         return cls(paths=names, word_counts=word_counts, errors=errors, name=", ".join(names))
+
+
+def require_pieces(words: WordCounts, config: TrainConfig, name: str) -> None:
+    """Raise :class:`EmptyCorpusError` when *words* holds nothing to learn from (callers that prefer a
+    warning catch it and show its message)."""
+    if words.total > 0:
+        return
+    if words.bytes_read == 0:
+        raise EmptyCorpusError(f"{name}: the corpus is empty -- give a file (or text) to learn from")
+    if words.counts:
+        raise EmptyCorpusError(f"{name}: every count in the word-count table is 0 -- give positive counts")
+    raise EmptyCorpusError(
+        f"{name}: the pre-tokenizer {config.pretokenizer!r} found no piece in {words.bytes_read} bytes of "
+        "text -- the pattern must match the pieces themselves (e.g. \\w+|\\S), or use a named one (gpt2, whitespace)"
+    )
 
 
 def looks_like_word_counts(text: str) -> bool:

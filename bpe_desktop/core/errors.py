@@ -23,8 +23,37 @@ class PatternError(BpeError):
     """A pre-tokenization pattern does not compile or took too long on the input."""
 
 
+class RegexTimeout(PatternError):
+    """A custom pattern used up its job's time budget (see :mod:`bpe_desktop.core.regex_budget`)."""
+
+    def __init__(self, pattern: str, seconds: float, what: str = "") -> None:
+        self.pattern = pattern
+        self.seconds = seconds
+        where = f" while {what}" if what else ""
+        super().__init__(
+            f"the custom pre-tokenizer pattern «{pattern}» used up its {seconds:.3g} s time budget{where} "
+            "(catastrophic backtracking: the work grows exponentially with the input) -- simplify nested "
+            "quantifiers such as (a+)+ to a+, use a named pattern (gpt2, cl100k, whitespace...), or give "
+            "it more time (CLI: --regex-budget SECONDS)"
+        )
+
+
+class WriteError(BpeError):
+    """A file could not be written (full disk, permission denied, read-only file system, bad target).
+
+    Whatever was at the path before is left as it was."""
+
+
 class FormatError(BpeError):
     """A tokenizer file is malformed, or a format cannot express the tokenizer being written."""
+
+
+class EmptyCorpusError(CorpusError):
+    """The corpus holds no piece to learn from (empty input, or the pre-tokenizer matched nothing)."""
+
+
+class SessionError(FormatError):
+    """A session file is unreadable, malformed, or from a newer version (see :mod:`.session_file`)."""
 
 
 class ConfigError(BpeError):
@@ -33,6 +62,15 @@ class ConfigError(BpeError):
 
 class SpecialTokenError(BpeError):
     """Text contains a special token that the caller did not allow."""
+
+
+class DisallowedSpecialError(SpecialTokenError):
+    """The text contains the special token ``token`` at character ``position`` and it was not allowed."""
+
+    def __init__(self, message: str, token: str, position: int) -> None:
+        super().__init__(message)
+        self.token = token
+        self.position = position
 
 
 class Cancelled(Exception):

@@ -9,9 +9,10 @@ Named patterns (``regex`` module syntax):
 * ``o200k``      -- tiktoken's o200k_base;
 
 and any custom regular expression.  A custom pattern is compiled with a clear error (with the position of
-the problem) and always run with the ``regex`` module's timeout, so a catastrophic pattern cannot hang the
-program.  Named patterns run without the timeout: it costs a factor of three in speed and they are known
-to be linear.
+the problem) and always run under a :class:`~bpe_desktop.core.regex_budget.RegexBudget`: one budget per job
+when the caller passes it (counting a corpus, encoding a text), else one per call, so a catastrophic pattern
+cannot hang the program.  Named patterns run without the timeout: it costs a factor of three in speed and
+they are known to be linear.
 
 This module does not deal with special tokens (see :mod:`bpe_desktop.core.specials`) nor with bytes.
 """
@@ -26,6 +27,7 @@ import regex
 
 from .errors import PatternError
 from .lines import split_lines
+from .regex_budget import RegexBudget
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 CL100K_PATTERN = (
@@ -55,7 +57,7 @@ NAMED_PATTERNS: dict[str, tuple[str | None, str]] = {
     "o200k": (O200K_PATTERN, "tiktoken o200k_base (GPT-4o)"),
 }
 
-#: seconds a custom pattern may spend on one call before it is declared catastrophic
+#: seconds a custom pattern may spend on one call when the caller gives no job budget
 CUSTOM_TIMEOUT_S = 2.0
 
 
@@ -113,6 +115,9 @@ class Pretokenizer:
     @classmethod
     def from_spec(cls, spec: str) -> Pretokenizer:
         """Build from a pattern name (``gpt2``...) or from a custom regular expression."""
+        if not isinstance(spec, str):
+            raise PatternError(f"the pre-tokenizer must be a pattern name or a regular expression (text), not "
+                               f"{type(spec).__name__} {spec!r:.40} -- use one of {', '.join(NAMED_PATTERNS)}")
         if spec in NAMED_PATTERNS:
             pattern = NAMED_PATTERNS[spec][0]
             compiled = regex.compile(pattern) if pattern is not None else None
@@ -153,22 +158,19 @@ class Pretokenizer:
         """True when the pieces do not cover spaces (``whitespace``), so decoding must re-insert them."""
         return self.name == "whitespace"
 
-    def split(self, text: str) -> list[str]:
-        """Split *text* into pieces; empty matches are dropped."""
+    def split(self, text: str, budget: RegexBudget | None = None) -> list[str]:
+        """Split *text* into pieces; empty matches are dropped.  A custom pattern runs under *budget*
+        (the job's; a fresh :data:`CUSTOM_TIMEOUT_S` one when ``None``) and raises
+        :class:`~bpe_desktop.core.errors.RegexTimeout` when it is used up."""
         if self._compiled is None:
             return split_lines(text)  # what ``none`` means: a line is one piece
         if self.name == "whitespace":
             return text.split()  # same pieces as WHITESPACE_PATTERN, three times faster
         if self.name != "custom":
             return self._compiled.findall(text)
-        try:
-            pieces = self._compiled.findall(text, timeout=CUSTOM_TIMEOUT_S)
-        except TimeoutError as e:
-            raise PatternError(
-                f"the custom pre-tokenizer pattern {_quoted(self.pattern or '')} took more than {CUSTOM_TIMEOUT_S:g} s "
-                "on one piece of input (catastrophic backtracking) -- simplify nested quantifiers such "
-                "as (a+)+ or use a named pattern"
-            ) from e
+        if budget is None:
+            budget = RegexBudget(CUSTOM_TIMEOUT_S)
+        pieces = budget.run(self._compiled.findall, text, pattern=self.pattern or "")
         if pieces and not isinstance(pieces[0], str):
             raise PatternError(
                 f"the custom pattern {_quoted(self.pattern or '')} has several capturing groups -- use "
@@ -176,20 +178,20 @@ class Pretokenizer:
             )
         return [p for p in pieces if p]
 
-    def split_with_starts(self, text: str) -> Iterator[tuple[int, str]]:
-        """Each piece of *text* with its start in characters (for token offsets); empty matches dropped.
-
-        >>> list(Pretokenizer.from_spec("gpt2").split_with_starts("Hi you"))
-        [(0, 'Hi'), (2, ' you')]
-        """
-        if self.pattern is None:
+    def spans(self, text: str, budget: RegexBudget | None = None) -> Iterator[tuple[int, str]]:
+        """Each non-empty piece of *text* with its start (in characters), whole matches (for offsets).
+        Custom patterns run under *budget* as in :meth:`split`."""
+        if self._compiled is None:
             pos = 0
             for line in split_lines(text):
                 yield pos, line
                 pos += len(line)
             return
-        for m in (self._compiled or regex.compile(self.pattern)).finditer(text):
-            if m.group():
+        if self.name == "custom":
+            yield from (budget or RegexBudget(CUSTOM_TIMEOUT_S)).pieces(self._compiled, text, self.pattern or "")
+            return
+        for m in self._compiled.finditer(text):
+            if m.end() > m.start():
                 yield m.start(), m.group()
 
     def __reduce__(self) -> tuple[Any, ...]:  # picklable for the worker process

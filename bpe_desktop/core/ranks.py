@@ -29,6 +29,7 @@ from .byte_level import bytes_to_text
 from .errors import ConfigError, FormatError
 from .model import BPEModel
 from .pretokenize import CL100K_PATTERN, Pretokenizer
+from .regex_budget import RegexBudget
 from .specials import EncodesSpecials, split_specials
 from .tokenizer import TokenSpan
 
@@ -144,6 +145,7 @@ class RankTokenizer(EncodesSpecials):
         self._rank_of = ranks  # token bytes -> rank (= id)
         self.pretokenizer = Pretokenizer.from_spec(pretokenizer)
         fast = EQUIVALENT_PATTERNS.get(self.pretokenizer.pattern or "")
+        self._fast = fast is not None
         self._split = regex.compile(fast).findall if fast else self.pretokenizer.split
         self._specials = dict(specials or {})
         self._special_by_id = {i: s for s, i in self._specials.items()}
@@ -236,11 +238,12 @@ class RankTokenizer(EncodesSpecials):
         """Encode one pre-tokenized piece (no cache)."""
         return self._encode_bytes(piece.encode("utf-8", "surrogateescape"), self._max_rank(upto))
 
-    def encode_ordinary(self, text: str, upto: int | None = None) -> list[int]:
-        """Encode *text*, treating special-token strings as ordinary text."""
+    def encode_ordinary(self, text: str, upto: int | None = None, *, budget: RegexBudget | None = None) -> list[int]:
+        """Encode *text*, treating special-token strings as ordinary text (a custom pattern runs under
+        *budget*, see :mod:`.regex_budget`)."""
         max_rank = self._max_rank(upto)
         cache = self._cache(max_rank)
-        pieces = self._split(text)
+        pieces = self._split(text) if budget is None or self._fast else self.pretokenizer.split(text, budget)
         lookup = cache.__getitem__
         try:
             return list(chain.from_iterable(map(lookup, pieces)))
@@ -258,6 +261,7 @@ class RankTokenizer(EncodesSpecials):
         upto: int | None = None,
         allowed_special: Literal["all"] | Collection[str] = frozenset(),
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        budget: RegexBudget | None = None,
     ) -> str:
         """``" ".join(map(str, encode(text)))``, built from per-piece cached strings (what ``encode --ids``
         prints; about twice as fast as formatting a million ints).
@@ -270,12 +274,13 @@ class RankTokenizer(EncodesSpecials):
             if self._specials else [(text, None)]
         )
         max_rank = self._max_rank(upto)
-        out = [str(sid) if sid is not None else self._ids_text_ordinary(seg, max_rank) for seg, sid in parts]
+        budget = budget or RegexBudget(what="encoding")
+        out = [str(sid) if sid is not None else self._ids_text_ordinary(seg, max_rank, budget) for seg, sid in parts]
         return " ".join(o for o in out if o)
 
-    def _ids_text_ordinary(self, text: str, max_rank: int) -> str:
+    def _ids_text_ordinary(self, text: str, max_rank: int, budget: RegexBudget) -> str:
         scache = _bounded(self._text_caches, max_rank)
-        pieces = self._split(text)
+        pieces = self._split(text) if self._fast else self.pretokenizer.split(text, budget)
         lookup = scache.__getitem__
         try:
             return " ".join(map(lookup, pieces))
@@ -296,8 +301,10 @@ class RankTokenizer(EncodesSpecials):
         *,
         upto: int | None = None,
         allowed_special: Literal["all"] | Collection[str] = "all",
+        budget: RegexBudget | None = None,
     ) -> list[TokenSpan]:
         """Encode and give each token's byte span in ``text.encode()`` (for visualisation)."""
+        budget = budget or RegexBudget(what="encoding")
         spans: list[TokenSpan] = []
         pos = 0
         parts = split_specials(text, self._specials, allowed_special, ()) if self._specials else [(text, None)]
@@ -311,9 +318,9 @@ class RankTokenizer(EncodesSpecials):
                 continue
             char_at = 0  # walk the pieces, advancing a byte cursor over any text a piece skips
             byte_at = pos
-            for start, piece in pre.split_with_starts(segment):
+            for start, piece in pre.spans(segment, budget):
                 byte_at += len(segment[char_at:start].encode("utf-8", "surrogateescape"))
-                for i in self.encode_ordinary(piece, upto):
+                for i in self.encode_ordinary(piece, upto, budget=budget):
                     n = len(tokens[i])
                     spans.append(TokenSpan(i, byte_at, byte_at + n))
                     byte_at += n

@@ -14,6 +14,7 @@ from typing import Literal
 
 from .model import BPEModel
 from .pretokenize import Pretokenizer
+from .regex_budget import RegexBudget
 from .tokenizer import UNKNOWN_ID, Tokenizer, TokenSpan
 
 
@@ -76,8 +77,8 @@ class RenumberedTokenizer:
     def encode_piece(self, piece: str, upto: int | None = None) -> list[int]:
         return self._map(self.inner.encode_piece(piece, upto))
 
-    def encode_ordinary(self, text: str, upto: int | None = None) -> list[int]:
-        return self._map(self.inner.encode_ordinary(text, upto))
+    def encode_ordinary(self, text: str, upto: int | None = None, *, budget: RegexBudget | None = None) -> list[int]:
+        return self._map(self.inner.encode_ordinary(text, upto, budget=budget))
 
     def encode(
         self,
@@ -86,16 +87,19 @@ class RenumberedTokenizer:
         upto: int | None = None,
         allowed_special: Literal["all"] | Collection[str] = frozenset(),
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        budget: RegexBudget | None = None,
     ) -> list[int]:
         return self._map(self.inner.encode(text, upto=upto, allowed_special=allowed_special,
-                                           disallowed_special=disallowed_special))
+                                           disallowed_special=disallowed_special, budget=budget))
 
     def encode_with_offsets(
-        self, text: str, *, upto: int | None = None, allowed_special: Literal["all"] | Collection[str] = "all"
+        self, text: str, *, upto: int | None = None, allowed_special: Literal["all"] | Collection[str] = "all",
+        budget: RegexBudget | None = None,
     ) -> list[TokenSpan]:
         to = self._to
         return [TokenSpan(to[s.id], s.start, s.end)
-                for s in self.inner.encode_with_offsets(text, upto=upto, allowed_special=allowed_special)]
+                for s in self.inner.encode_with_offsets(text, upto=upto, allowed_special=allowed_special,
+                                                        budget=budget)]
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
         return self.inner.decode_bytes([self._ours(i) for i in ids])

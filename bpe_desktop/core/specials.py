@@ -12,7 +12,8 @@ from typing import Literal
 
 import regex
 
-from .errors import SpecialTokenError
+from .errors import DisallowedSpecialError, SpecialTokenError
+from .regex_budget import RegexBudget
 
 
 def split_specials(
@@ -32,10 +33,11 @@ def split_specials(
     if disallowed and any(s in text for s in disallowed):  # str.find first: far faster than a regex
         m = regex.search("|".join(regex.escape(s) for s in sorted(disallowed, key=len, reverse=True)), text)
         if m:
-            raise SpecialTokenError(
+            raise DisallowedSpecialError(
                 f"the text contains the special token {m.group()!r} at character {m.start()} -- pass "
                 f"allowed_special={{{m.group()!r}}} (CLI: --allow-special) to encode it as a special "
-                "token, or disallowed_special=() to encode it as ordinary text"
+                "token, or disallowed_special=() (CLI: --no-special) to encode it as ordinary text",
+                m.group(), m.start(),
             )
     if not allowed or not any(s in text for s in allowed):
         return [(text, None)]
@@ -58,7 +60,7 @@ class EncodesSpecials:
 
     _specials: dict[str, int]
 
-    def encode_ordinary(self, text: str, upto: int | None = None) -> list[int]:
+    def encode_ordinary(self, text: str, upto: int | None = None, *, budget: RegexBudget | None = None) -> list[int]:
         raise NotImplementedError
 
     def encode(
@@ -68,14 +70,18 @@ class EncodesSpecials:
         upto: int | None = None,
         allowed_special: Literal["all"] | Collection[str] = frozenset(),
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        budget: RegexBudget | None = None,
     ) -> list[int]:
-        """Encode *text*; special tokens in it are refused unless allowed (tiktoken's rule)."""
+        """Encode *text*; special tokens in it are refused unless allowed (tiktoken's rule).  A custom
+        pattern runs under *budget*, one for the whole call when ``None``."""
+        if budget is None:
+            budget = RegexBudget(what="encoding")
         if not self._specials:
-            return self.encode_ordinary(text, upto)
+            return self.encode_ordinary(text, upto, budget=budget)
         out: list[int] = []
         for segment, sid in split_specials(text, self._specials, allowed_special, disallowed_special):
             if sid is None:
-                out.extend(self.encode_ordinary(segment, upto))
+                out.extend(self.encode_ordinary(segment, upto, budget=budget))
             else:
                 out.append(sid)
         return out

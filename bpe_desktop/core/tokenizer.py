@@ -22,6 +22,7 @@ from typing import Literal
 from .errors import ConfigError
 from .model import BPEModel, base_symbols
 from .pretokenize import Pretokenizer
+from .regex_budget import RegexBudget
 from .specials import EncodesSpecials, split_specials
 
 #: id given to a character the chars-mode alphabet lacks (only with ``unknown="keep"``)
@@ -175,8 +176,9 @@ class Tokenizer(EncodesSpecials):
             cache.clear()
         return cache
 
-    def encode_ordinary(self, text: str, upto: int | None = None) -> list[int]:
-        """Encode *text*, treating special-token strings as ordinary text.
+    def encode_ordinary(self, text: str, upto: int | None = None, *, budget: RegexBudget | None = None) -> list[int]:
+        """Encode *text*, treating special-token strings as ordinary text (a custom pattern runs under
+        *budget*, one per call when ``None``: see :mod:`.regex_budget`).
 
         >>> from bpe_desktop.core.model import BPEModel, BYTE_BASE
         >>> Tokenizer(BPEModel("bytes", list(BYTE_BASE), pretokenizer="gpt2")).encode_ordinary("hi")[:2]
@@ -186,7 +188,7 @@ class Tokenizer(EncodesSpecials):
         cache = self._cache(limit)
         out: list[int] = []
         extend = out.extend
-        for piece in self.pretokenizer.split(text):
+        for piece in self.pretokenizer.split(text, budget):
             ids = cache.get(piece)
             if ids is None:
                 ids = cache[piece] = tuple(self._bpe(self._symbols(piece), limit))
@@ -199,11 +201,14 @@ class Tokenizer(EncodesSpecials):
         *,
         upto: int | None = None,
         allowed_special: Literal["all"] | Collection[str] = "all",
+        budget: RegexBudget | None = None,
     ) -> list[TokenSpan]:
         """Encode and give each token's byte span in ``text.encode()`` (for visualisation).
 
-        Spaces dropped by the ``whitespace`` pre-tokenizer belong to no token.
+        Spaces dropped by the ``whitespace`` pre-tokenizer belong to no token.  A custom pattern runs
+        under *budget* (one for the whole call when ``None``).
         """
+        budget = budget or RegexBudget(what="encoding")
         spans: list[TokenSpan] = []
         limit = self._limit(upto)
         cache = self._cache(limit)
@@ -224,7 +229,7 @@ class Tokenizer(EncodesSpecials):
             def byte_of(c: int, base: int = byte_pos, prefix: list[int] | None = prefix) -> int:
                 return base + (c if prefix is None else prefix[c])
 
-            for start_char, piece in self.pretokenizer.split_with_starts(segment):
+            for start_char, piece in self.pretokenizer.spans(segment, budget):
                 ids = cache.get(piece)
                 if ids is None:
                     ids = cache[piece] = tuple(self._bpe(self._symbols(piece), limit))

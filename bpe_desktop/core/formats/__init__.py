@@ -16,8 +16,10 @@ preset of :mod:`.presets` (``cl100k:cl100k_base.tiktoken``, ``gpt2:folder``).  R
 every other format gives a :class:`~bpe_desktop.core.tokenizer.Tokenizer` replaying the merge list,
 wrapped in a :class:`~bpe_desktop.core.renumber.RenumberedTokenizer` when the file numbers its tokens
 otherwise than we do (HF's trainer puts specials first), so ids are always the file's.
-Every writer is atomic; every reader raises :class:`~bpe_desktop.core.errors.FormatError` naming the file
-and what was expected.  Nothing here downloads anything.
+Every writer is atomic (multi-file formats all new or all old); every reader raises
+:class:`~bpe_desktop.core.errors.FormatError` naming the file and what was expected, and :func:`load`
+checks the whole result (:func:`check_model`) before returning it: only a :class:`BpeError` ever leaves
+it, never a half-read tokenizer.  Nothing here downloads anything.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..any_tokenizer import AnyTokenizer
-from ..errors import FormatError
+from ..errors import BpeError, FormatError, PatternError
 from ..model import BPEModel
+from ..pretokenize import Pretokenizer
 from ..ranks import RankTokenizer
 from ..records import MergeRecord
 from ..renumber import RenumberedTokenizer
@@ -104,6 +107,50 @@ class Loaded:
 def _check_exists(path: str) -> None:
     if not os.path.exists(path):
         raise FormatError(f"{path}: no such file or folder -- check the path")
+    if os.path.isfile(path):
+        try:
+            with open(path, "rb") as f:
+                head = f.read(4096)
+        except OSError as e:
+            raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
+        if not head.strip(b"\xef\xbb\xbf \t\r\n"):
+            raise FormatError(f"{path}: the file is empty -- it holds no tokenizer; open the file it was "
+                              "meant to be, or export the tokenizer again")
+
+
+def check_model(model: BPEModel, source: str) -> None:
+    """Raise :class:`FormatError` unless every field of *model* has the type and range the tokenizer
+    relies on (whatever file it came from)."""
+    def bad(what: str) -> FormatError:
+        return FormatError(f"{source}: {what} -- the file is damaged or was not written by a BPE tool")
+
+    if model.mode not in ("chars", "bytes"):
+        raise bad(f"mode must be 'chars' or 'bytes', not {model.mode!r:.40}")
+    kind = bytes if model.mode == "bytes" else str
+    if not isinstance(model.base, list) or not all(isinstance(t, kind) and t for t in model.base):
+        raise bad(f"the base symbols must be non-empty {kind.__name__} values")
+    if len(set(model.base)) != len(model.base):
+        raise bad("a base symbol is listed twice")
+    n = len(model.base)
+    for k, pair in enumerate(model.merges):
+        if not (isinstance(pair, tuple) and len(pair) == 2 and all(type(i) is int and 0 <= i < n + k for i in pair)):
+            raise bad(f"merge {k + 1} refers to a token that does not exist yet")
+    for name in ("pretokenizer", "end_of_word"):
+        if not isinstance(getattr(model, name), str):
+            raise bad(f"{name} must be text, not {getattr(model, name)!r:.40}")
+    if not isinstance(model.glue_marker, bool):
+        raise bad(f"glue_marker must be true or false, not {model.glue_marker!r:.40}")
+    if model.tie_break is not None and not isinstance(model.tie_break, str):
+        raise bad(f"tie_break must be text, not {model.tie_break!r:.40}")
+    specials = model.specials
+    if not isinstance(specials, tuple) or not all(isinstance(s, str) and s for s in specials):
+        raise bad("special tokens must be non-empty texts")
+    if len(set(specials)) != len(specials):
+        raise bad("a special token is listed twice")
+    try:
+        Pretokenizer.from_spec(model.pretokenizer)
+    except PatternError as e:
+        raise bad(f"its pre-tokenizer is unusable ({e})") from None
 
 
 def _rank_tokenizer(ranks: dict[bytes, int], preset: Preset | None, pretokenizer: str | None,
@@ -145,11 +192,26 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: Sequence[str] 
     preset, path = split_spec(os.fspath(spec))
     _check_exists(path)
     fmt = detect(path)
+    try:
+        return _load(fmt, path, preset, pretokenizer, specials)
+    except BpeError:
+        raise
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError, UnicodeError, RecursionError,
+            OverflowError) as e:  # a reader missed a malformed value: still one clear error, never a traceback
+        raise FormatError(f"{path}: malformed {fmt} file ({type(e).__name__}: {str(e)[:80]}) -- the file is "
+                          "damaged; export the tokenizer again") from e
+
+
+def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
+          specials: Sequence[str] | None) -> Loaded:
     if fmt == "csv":
         raise FormatError(f"{path}: a per-merge statistics CSV is a report, not a tokenizer -- open the "
                           "tokenizer file that was saved with it")
     if fmt == "tiktoken":
         ranks = tiktoken_file.load(path)
+        for s in specials or ():
+            if not isinstance(s, str) or not s:
+                raise FormatError(f"{path}: special tokens must be non-empty texts, not {s!r:.40}")
         return Loaded(fmt, _rank_tokenizer(ranks, preset, pretokenizer, specials, path))
     stats: list[dict[str, Any]] = []
     to_file: list[int] | None = None  # the file's id of each of our ids, when it numbers tokens otherwise
@@ -172,6 +234,7 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: Sequence[str] 
         model.pretokenizer = pretokenizer
     if specials:
         model.specials = model.specials + tuple(s for s in specials if s not in model.specials)
+    check_model(model, path)
     tok = Tokenizer(model)
     if to_file is not None:
         n = len(to_file)

@@ -9,12 +9,13 @@ does not guess which file is which from content (see :mod:`.detect`); it finds t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
-from ..atomic import atomic_write
+from ..atomic import check_writable, write_group
 from ..byte_level import text_to_bytes
-from ..errors import FormatError
+from ..errors import FormatError, WriteError
 from ..model import BPEModel, token_text
 from .textio import read_text, token_bytes
 from .vocab_merges import model_from_vocab
@@ -132,18 +133,29 @@ def save(path: str | os.PathLike[str], model: BPEModel, flavor: str = "gpt2",
          special_ids: dict[str, int] | None = None) -> tuple[str, str]:
     """Write into folder *path* (created if needed): ``encoder.json`` + ``vocab.bpe`` (flavor ``gpt2``)
     or ``vocab.json`` + ``merges.txt`` (flavor ``vocab-merges``).  A path ending in ``.json`` names the
-    vocabulary file itself.  Returns the two paths written."""
+    vocabulary file itself.  The two files are written as a unit (:func:`~..atomic.write_group`): both
+    new or, on any error, both as before.  Returns the two paths written."""
     path = os.fspath(path)
     names = PAIRS[0] if flavor == "gpt2" else PAIRS[1]
     vtext, mtext = dumps(model, special_ids)  # refuses before anything is created
-    if path.endswith(".json"):
+    created = ""
+    if path.endswith(".json") and not os.path.isdir(path):
         folder = os.path.dirname(path) or "."
         vpath, mpath = path, os.path.join(folder, names[1])
     else:
-        os.makedirs(path, exist_ok=True)
+        check_writable(path, folder=True)  # a file of that name, or a missing parent: refused
+        if not os.path.isdir(path):
+            try:
+                os.mkdir(path)
+            except OSError as e:
+                raise WriteError(f"cannot create the folder {path} ({e.strerror}) -- choose another path") from None
+            created = path
         vpath, mpath = os.path.join(path, names[0]), os.path.join(path, names[1])
-    with atomic_write(vpath) as f:
-        f.write(vtext)
-    with atomic_write(mpath) as f:
-        f.write(mtext)
+    try:
+        write_group([(vpath, vtext), (mpath, mtext)])  # both files new, or both old
+    except BaseException:
+        if created:
+            with contextlib.suppress(OSError):
+                os.rmdir(created)
+        raise
     return vpath, mpath

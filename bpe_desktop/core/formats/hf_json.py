@@ -196,6 +196,8 @@ def _from_doc(doc: Any, source: str) -> tuple[BPEModel, list[int] | None]:
     if not byte_level and isinstance(dec, dict) and dec.get("type") == "ByteLevel":
         byte_level = True
     suffix = m.get("end_of_word_suffix") or ""
+    if not isinstance(suffix, str):
+        raise FormatError(f"{source}: model.end_of_word_suffix must be text or null, not {suffix!r:.40}")
     if byte_level and suffix:
         raise FormatError(f"{source}: byte-level tokenizers with an end_of_word_suffix are not supported")
     vocab_raw = m["vocab"]
@@ -216,6 +218,12 @@ def _from_doc(doc: Any, source: str) -> tuple[BPEModel, list[int] | None]:
             raise FormatError(f"{source}: merge {n}: expected two tokens, got {item!r}")
         pairs_text.append((parts[0], parts[1]))
     added = doc.get("added_tokens") or []
+    if not isinstance(added, list) or not all(
+        isinstance(a, dict) and isinstance(a.get("content"), str) and a["content"] and type(a.get("id")) is int
+        for a in added
+    ):
+        raise FormatError(f"{source}: added_tokens must be a list of objects with a non-empty \"content\" "
+                          "and an integer \"id\"")
     specials = [a["content"] for a in sorted(added, key=lambda a: a["id"])]
     conv = token_reader(byte_level, source)
     special_set = set(specials)

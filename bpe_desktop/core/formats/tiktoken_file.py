@@ -57,15 +57,37 @@ def _raise_bad_line(data: bytes, source: str) -> None:
     raise FormatError(f"{source}: not a .tiktoken rank file (expected 'BASE64TOKEN RANK' lines)")
 
 
+def check_complete(ranks: dict[bytes, int], source: str) -> None:
+    """Refuse a rank table a byte-level tokenizer cannot encode with: every one of the 256 single bytes
+    must have a rank (else some text has no tokens), and the ranks must be 0..n-1 without gaps.
+
+    >>> check_complete({b"a": 0}, "f")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bpe_desktop.core.errors.FormatError: f: the rank file lacks 255 of the 256 single bytes ...
+    """
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise FormatError(
+            f"{source}: the rank file lacks {len(missing)} of the 256 single bytes (first: {bytes([missing[0]])!r}) "
+            "-- a .tiktoken file must give every byte a rank; is it cut short or edited?"
+        )
+    if max(ranks.values()) != len(ranks) - 1:
+        raise FormatError(f"{source}: the ranks are not 0..{len(ranks) - 1} without gaps (the highest is "
+                          f"{max(ranks.values())}) -- is this file edited?")
+
+
 def load(path: str | os.PathLike[str]) -> dict[bytes, int]:
-    """Read a ``.tiktoken`` file."""
+    """Read a ``.tiktoken`` file, checked with :func:`check_complete`."""
     path = os.fspath(path)
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
-    return parse(data, path)
+    ranks = parse(data, path)
+    check_complete(ranks, path)
+    return ranks
 
 
 def dumps(model: BPEModel) -> bytes:
