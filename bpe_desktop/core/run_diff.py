@@ -95,11 +95,11 @@ def diff_merges(
     >>> diff_merges([("e", "s")], [("e", "s")]).identical
     True
     """
-    a, b = [tuple(p) for p in a], [tuple(p) for p in b]
+    a, b = [(x, y) for x, y in a], [(x, y) for x, y in b]
     first = next((r for r, (x, y) in enumerate(zip(a, b, strict=False), 1) if x != y), None)
     if first is None and len(a) != len(b):
         first = min(len(a), len(b)) + 1
-    ka, kb = _keyed(a), _keyed(b)  # type: ignore[arg-type]
+    ka, kb = _keyed(a), _keyed(b)
     only_a = tuple(RankedMerge(r, k[0], k[1]) for k, r in ka.items() if k not in kb)
     only_b = tuple(RankedMerge(r, k[0], k[1]) for k, r in kb.items() if k not in ka)
     moved = tuple(MovedMerge(k[0], k[1], r, kb[k]) for k, r in ka.items() if k in kb and kb[k] != r)
