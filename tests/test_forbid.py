@@ -141,10 +141,14 @@ def test_forbid_pattern_is_asked_once_per_distinct_pair(monkeypatch) -> None:
         return original(self, left, right, token)
 
     monkeypatch.setattr(ForbidRule, "blocks", counting)
-    t = Trainer({"abababab": 5, "babab": 3, "aab": 2}, TrainConfig(forbid_regex="^ab$"))
-    t.run()
+    t = Trainer({"abababab": 5, "babab": 3, "aab": 2, "ab": 4}, TrainConfig(end_of_word="", forbid_regex="^ab$"))
+    recs = t.run()
     assert len(calls) == len(set(calls))  # never asked twice about one pair
-    assert set(calls) >= {(t.texts[a], t.texts[b]) for a, b in t.pair_counts}  # asked about every pair seen
+    assert {(r.left, r.right) for r in recs} <= set(calls)  # every winner was asked about
+    assert ("a", "b") in calls and ("a", "b") not in {(r.left, r.right) for r in recs}
+    # out of pairs: every pair still occurring is a forbidden one, and each was asked about (then skipped)
+    live = {(t.texts[a], t.texts[b]) for (a, b), n in t.pair_counts.items() if n > 0}
+    assert live == {(a, b) for a, b, _ in t.forbidden_pairs} and live <= set(calls) and live
 
 
 def test_pair_syntax_round_trips_and_bad_pairs_say_the_fix() -> None:

@@ -20,11 +20,12 @@ Tie-break rules (:data:`~.config.TIE_BREAKS`):
 * ``hf``         -- smallest ``(left id, right id)``; our ids follow HF's order (alphabet by code point,
   then merges in creation order), so this is HF's BpeTrainer choice.
 
-Forbidden pairs (``TrainConfig.forbid``/``forbid_regex``, decided by :mod:`.forbid` once per distinct pair
-and cached) never enter the heap, so they never win and are never listed among a record's contenders (the
-runner-ups are the pairs the rule could still pick); their counts are kept up to date like any other's
-(:attr:`pair_counts` includes them).  :meth:`Trainer.replay` makes given merges regardless of the rule, to
-rebuild the state at step k of an earlier run (see :mod:`.branch`).
+Forbidden pairs (``TrainConfig.forbid``/``forbid_regex``) are dropped when they reach the top of the heap --
+asked of :mod:`.forbid` once per distinct pair, cached, and only for pairs that get that far -- so they never
+win and are never listed among a record's contenders (the runner-ups are the pairs the rule could still
+pick); their counts are kept up to date like any other's (:attr:`pair_counts` includes them).
+:meth:`Trainer.replay` makes given merges whatever the rule says, to rebuild the state at step k of an
+earlier run (see :mod:`.branch`).
 
 The trainer is a plain object: ``step()`` makes one merge, so a caller can pause, step or cancel between
 merges from any process.  It does not read files (:mod:`.corpus`) or encode text (:mod:`.tokenizer`).
@@ -116,10 +117,8 @@ class Trainer:
         self._aside: list[tuple[Any, ...]] = []  # valid entries of last step's runner-ups, out of the heap
         self._forbid = ForbidRule.from_settings(config.forbid, config.forbid_regex)
         self._blocked: dict[str, bool] = {}  # pair key -> forbidden? (asked once per distinct pair)
-        entry, blocked = self._entry, self._is_blocked
-        self._heap: list[tuple[Any, ...]] = [
-            entry(p, c) for p, c in counts.items() if self._forbid is None or not blocked(p)
-        ]
+        entry = self._entry
+        self._heap: list[tuple[Any, ...]] = [entry(p, c) for p, c in counts.items()]
         heapq.heapify(self._heap)
 
     def _initial_words(self, words: list[str]) -> list[str]:
@@ -159,7 +158,8 @@ class Trainer:
 
     @property
     def forbidden_pairs(self) -> list[tuple[str, str, int]]:
-        """The forbidden pairs met so far that still occur, as ``(left, right, count)``, highest count first."""
+        """The forbidden pairs skipped so far (they reached the top) that still occur, as ``(left, right, count)``,
+        highest count first; when training ran out of pairs, every forbidden pair left."""
         t, counts = self.texts, self._counts
         met = [(t[ord(k[0])], t[ord(k[1])], counts.get(k, 0)) for k, b in self._blocked.items() if b]
         return sorted((m for m in met if m[2] > 0), key=lambda m: -m[2])
@@ -279,6 +279,7 @@ class Trainer:
         self._aside = []
         need = 1 + CONTENDERS
         first_seen = self.config.tie_break == "first-seen"
+        blocked = self._is_blocked if self._forbid is not None else None
         worst = max(got.values()) if len(got) >= need else None
         best = min(got.values()) if got else None  # kept up to date below: min() per pop was quadratic in ties
         while heap:
@@ -293,6 +294,8 @@ class Trainer:
             n = counts.get(k, 0)
             if n <= 0:
                 continue
+            if blocked is not None and blocked(k):
+                continue  # forbidden: dropped; a later gain pushes it again and it is dropped again
             if n != -e[0]:
                 heapq.heappush(heap, entry(k, n))
             elif k not in got:
@@ -397,13 +400,7 @@ class Trainer:
             for gp in gain:
                 self._first_word.pop(gp, None)
         heap, push = self._heap, heapq.heappush
-        if self._forbid is not None:  # forbidden pairs keep their counts but never enter the heap
-            blocked, entry = self._is_blocked, self._entry
-            for gp, g in gain.items():
-                n_gp = counts[gp] = counts.get(gp, 0) + g
-                if not blocked(gp):
-                    push(heap, entry(gp, n_gp))
-        elif self._lexical:  # self._entry, inlined
+        if self._lexical:  # self._entry, inlined
             t = self.tokens
             for gp, g in gain.items():
                 n_gp = counts[gp] = counts.get(gp, 0) + g
