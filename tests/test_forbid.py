@@ -112,7 +112,7 @@ def test_seed_000_forbidding_e_s() -> None:
 def test_only_forbidden_pairs_left_stops_and_says_so() -> None:
     t = Trainer({"ab": 3}, TrainConfig(end_of_word="", forbid=(("a", "b"),)))
     assert t.run() == []
-    assert t.stop_reason == "no pair left to merge (1 forbidden)"
+    assert t.stop_reason == "no pair left to merge but 1 forbidden"
 
 
 def test_digits_across_a_space_are_never_merged_in_bytes_mode() -> None:
@@ -125,7 +125,7 @@ def test_digits_across_a_space_are_never_merged_in_bytes_mode() -> None:
     assert not any(regex.search(r"\d\s+\d", m) for m in made)
     assert " 1" in made and "call 1" in made  # a digit beside a space is still merged
     # the line is left as pieces that may not join, each such neighbour pair still counted (20 lines)
-    assert t.stop_reason == "no pair left to merge (4 forbidden)"
+    assert t.stop_reason == "no pair left to merge but 4 forbidden"
     assert {c for _, _, c in t.forbidden_pairs} == {20}
     free, _ = train(counts, cfg.with_(forbid_regex=None))
     assert any("1 2" in tok.decode("utf-8", "replace") for tok in free.tokens[256:])  # the rule changed things

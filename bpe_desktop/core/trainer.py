@@ -187,7 +187,7 @@ class Trainer:
         ranked = self._ranked()
         if not ranked:
             left = len(self.forbidden_pairs) if self._forbid is not None else 0
-            self.stop_reason = f"no pair left to merge ({left} forbidden)" if left else "no pair left to merge"
+            self.stop_reason = f"no pair left to merge but {left} forbidden" if left else "no pair left to merge"
             return None
         count = -ranked[0][0]
         if count < cfg.min_frequency:
