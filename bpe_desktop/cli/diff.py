@@ -44,7 +44,8 @@ def render(d: RunDiff, name_a: str, name_b: str, limit: int) -> str:
         lines.append(f"same {d.n_a} merges in the same order")
         return "\n".join(lines)
     r = d.first_divergence or 0
-    lines.append(f"first divergence at merge {r} (the first {r - 1} are the same)")
+    same = f"the first {r - 1} are the same" if r > 1 else "no merge in common at the start"
+    lines.append(f"first divergence at merge {r} ({same})")
     lines += _section("only in A", [f"{m.rank:>7}  {format_pair((m.left, m.right))}" for m in d.only_a], limit)
     lines += _section("only in B", [f"{m.rank:>7}  {format_pair((m.left, m.right))}" for m in d.only_b], limit)
     lines += _section("same merge, other rank (A -> B)",

@@ -106,13 +106,26 @@ def diff_merges(
     return RunDiff(len(a), len(b), first, only_a, only_b, moved, settings)
 
 
+def _shown(value: object) -> str:
+    if value is None:
+        return "not stored"
+    if isinstance(value, tuple):
+        return " ".join(map(str, value)) or "none"
+    return repr(value) if value == "" else str(value)
+
+
 def settings_changes(a: BPEModel, b: BPEModel) -> tuple[SettingChange, ...]:
-    """The :data:`COMPARED_SETTINGS` in which two models differ."""
+    """The :data:`COMPARED_SETTINGS` in which two models differ, values as text.
+
+    >>> m = BPEModel(mode="bytes", base=[], specials=("<s>",), tie_break=None)
+    >>> [tuple(c) for c in settings_changes(m, BPEModel(mode="bytes", base=[], tie_break="hf"))]
+    [('specials', '<s>', 'none'), ('tie_break', 'not stored', 'hf')]
+    """
     out = []
     for name in COMPARED_SETTINGS:
         x, y = getattr(a, name), getattr(b, name)
         if x != y:
-            out.append(SettingChange(name, str(x), str(y)))
+            out.append(SettingChange(name, _shown(x), _shown(y)))
     return tuple(out)
 
 
