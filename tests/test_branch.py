@@ -197,3 +197,31 @@ def test_a_worker_process_can_branch_from_plain_values() -> None:
         got = pool.apply(_branch_in_worker, (SEED_001, cfg, point))
     assert got == _branch_in_worker(SEED_001, cfg, point)
     assert got[:6] == recs[:6] and ("r", "</w>") not in [(r.left, r.right) for r in got]
+
+
+def test_replay_reports_progress_in_slices_and_can_be_cancelled() -> None:
+    from pathlib import Path
+
+    from bpe_desktop.core.branch import REPLAY_SLICE
+    from bpe_desktop.core.corpus import count_files
+    from bpe_desktop.core.errors import Cancelled
+
+    cfg = TrainConfig(mode="bytes", merges=2 * REPLAY_SLICE + 40)
+    sample = Path(__file__).resolve().parents[1] / "resources" / "samples" / "robotlogs_sample.txt"
+    wc = count_files([sample], cfg)
+    model, recs = train(wc, cfg)
+    point = BranchPoint.from_model(model, len(recs), recs)
+    seen: list[tuple[str, int, int]] = []
+    branch = start_branch(wc, cfg, point, progress=lambda *a: seen.append(a))
+    k = len(recs)
+    assert seen == [("replaying", REPLAY_SLICE, k), ("replaying", 2 * REPLAY_SLICE, k), ("replaying", k, k)]
+    assert branch.records == recs and branch.trainer.step() is None
+    calls = []
+
+    def cancel() -> bool:
+        calls.append(1)
+        return len(calls) > 1  # let the first slice through, then cancel
+
+    with pytest.raises(Cancelled):
+        start_branch(wc, cfg, point, cancel=cancel)
+    assert len(calls) == 2

@@ -27,8 +27,8 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, NamedTuple
 
 from .config import TrainConfig
-from .corpus import WordCounts
-from .errors import ConfigError, CorpusError
+from .corpus import CancelFn, ProgressFn, WordCounts
+from .errors import Cancelled, ConfigError, CorpusError
 from .model import BPEModel, token_text
 from .pretokenize import Pretokenizer
 from .records import MergeRecord
@@ -36,6 +36,8 @@ from .trainer import Trainer
 
 #: settings a branch cannot change (they change the words, so the run restarts from step 0)
 RESTART_SETTINGS = ("mode", "pretokenizer", "end_of_word", "glue_marker", "specials")
+#: merges replayed between two progress reports / cancel checks
+REPLAY_SLICE = 256
 
 
 class SettingChange(NamedTuple):
@@ -181,12 +183,15 @@ def records_from_stats(model: BPEModel, stats: Sequence[Mapping[str, Any]]) -> l
 
 
 def start_branch(
-    word_counts: WordCounts | Mapping[str, int], config: TrainConfig, point: BranchPoint
+    word_counts: WordCounts | Mapping[str, int], config: TrainConfig, point: BranchPoint, *,
+    progress: ProgressFn | None = None, cancel: CancelFn | None = None,
 ) -> Branch:
     """A trainer at step ``point.step`` of the source run, continuing under *config*.
 
-    Raises :class:`ConfigError` when *config* needs a restart or its budget ends before step k, and
-    :class:`CorpusError` when the corpus is not the source's.
+    The replay runs in slices of :data:`REPLAY_SLICE` merges, reporting ``progress("replaying", done, k)``
+    and polling *cancel* (it raises :class:`Cancelled`) between them.  Raises :class:`ConfigError` when
+    *config* needs a restart or its budget ends before step k, and :class:`CorpusError` when the corpus is
+    not the source's.
 
     >>> from bpe_desktop.core import TrainConfig, train
     >>> table = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
@@ -215,15 +220,19 @@ def start_branch(
             f"this corpus has {trainer.total_symbols:,} symbols, the source run's had "
             f"{point.records[0].symbols_before:,} -- branch on the corpus the source was trained on, or train from 0"
         )
-    replayed = trainer.replay(point.pairs)
-    if not point.records:
-        return Branch(trainer, replayed)
-    for mine, theirs in zip(replayed, point.records, strict=True):
-        if replace(theirs, contenders=()) != mine:
-            diff = next(f.name for f in fields(MergeRecord) if getattr(mine, f.name) != getattr(theirs, f.name))
-            raise CorpusError(
-                f"merge {mine.rank} ({mine.left} {mine.right}) has {diff} {getattr(mine, diff)} on this corpus, "
-                f"{getattr(theirs, diff)} in the source run -- branch on the corpus the source was trained on, "
-                "or train from 0"
-            )
-    return Branch(trainer, list(point.records))
+    replayed: list[MergeRecord] = []
+    for i in range(0, k, REPLAY_SLICE):
+        if cancel is not None and cancel():
+            raise Cancelled()
+        replayed += trainer.replay(point.pairs[i : i + REPLAY_SLICE])
+        if progress is not None:
+            progress("replaying", len(replayed), k)
+        for mine, theirs in zip(replayed[i:], point.records[i : i + REPLAY_SLICE], strict=False):
+            if replace(theirs, contenders=()) != mine:
+                diff = next(f.name for f in fields(MergeRecord) if getattr(mine, f.name) != getattr(theirs, f.name))
+                raise CorpusError(
+                    f"merge {mine.rank} ({mine.left} {mine.right}) has {diff} {getattr(mine, diff)} on this corpus, "
+                    f"{getattr(theirs, diff)} in the source run -- branch on the corpus the source was trained on, "
+                    "or train from 0"
+                )
+    return Branch(trainer, list(point.records) if point.records else replayed)
