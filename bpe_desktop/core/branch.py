@@ -16,8 +16,13 @@ The corpus must be the source's: the replay refuses a merge that does not occur,
 records are known each replayed merge must reproduce them (count, occurrences merged, symbols after, words
 touched); the branch then keeps the source's records (contenders included) for its first k merges.
 
-Everything here is plain and picklable (a worker process can take a :class:`BranchPoint`); this module does
-not read files (the CLI loads the source with :mod:`.formats`) nor decide which run a window shows.
+Everything here is plain and picklable.  A window branches at step k of the run it shows with
+``BranchPoint.from_model(model, k, records)``, asks :func:`needs_restart` before offering the branch, and
+hands the point, the :class:`~.config.TrainConfig` and the corpus to its worker process, which counts the
+corpus, calls :func:`start_branch` (progress and cancel between slices of the replay), sends
+``branch.records`` and then the trainer's records as usual.  :func:`config_changes` lists what a branch
+changed (to name it).  This module does not read files (the CLI loads the source with :mod:`.formats`) nor
+decide which run a window shows.
 """
 
 from __future__ import annotations
