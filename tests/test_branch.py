@@ -172,6 +172,8 @@ def test_budget_before_the_branch_step_and_steps_out_of_range_are_refused() -> N
     model, recs = train(SEED_000, TrainConfig(merges=7))
     with pytest.raises(ConfigError, match="ends before the branch step 5"):
         start_branch(SEED_000, TrainConfig(merges=4), BranchPoint.from_model(model, 5, recs))
+    with pytest.raises(ConfigError, match="vocabulary of 14 is smaller than the 16 tokens at the branch step 5"):
+        start_branch(SEED_000, TrainConfig(vocab_size=14), BranchPoint.from_model(model, 5, recs))
     with pytest.raises(ConfigError, match="merges 0 to 7"):
         BranchPoint.from_model(model, 8, recs)
 

@@ -240,4 +240,7 @@ def start_branch(
                     f"{getattr(theirs, diff)} in the source run -- branch on the corpus the source was trained on, "
                     "or train from 0"
                 )
+    if config.vocab_size is not None and trainer.vocab_size > config.vocab_size:
+        raise ConfigError(f"a target vocabulary of {config.vocab_size} is smaller than the {trainer.vocab_size} "
+                          f"tokens at the branch step {k} -- ask for {trainer.vocab_size} or more")
     return Branch(trainer, list(point.records) if point.records else replayed)
