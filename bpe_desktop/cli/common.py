@@ -14,6 +14,7 @@ from ..core.atomic import check_writable
 from ..core.config import MODES, TIE_BREAKS, TrainConfig
 from ..core.corpus import ENCODING_ERRORS, CorpusSource
 from ..core.errors import ConfigError
+from ..core.forbid import parse_pair
 from ..core.pretokenize import NAMED_PATTERNS
 from ..core.regex_budget import RegexBudget
 
@@ -37,6 +38,13 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--glue-marker", action="store_true",
                    help="glue the marker to the last character (subword-nmt 0.2 / HF end_of_word_suffix)")
     p.add_argument("--special", nargs="*", default=[], metavar="TOKEN", help="special tokens (never merged)")
+    p.add_argument("--forbid", action="append", default=[], metavar='"LEFT RIGHT"',
+                   help="never merge this pair (repeatable); symbols as the merge list shows them, separated "
+                   "by one space; inside a symbol '\\ ' is a space, '\\\\' a backslash, '\\n' '\\t' '\\r' a "
+                   "newline, tab, carriage return")
+    p.add_argument("--forbid-regex", default=None, metavar="PATTERN",
+                   help="never merge a pair whose merged token matches PATTERN (searched; bytes mode: the "
+                   "token decoded as UTF-8), e.g. '\\d\\s\\d' for digits across a space")
     p.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict",
                    help="what to do with invalid UTF-8 in chars mode")
     add_budget_option(p)
@@ -83,6 +91,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         mode=args.mode, pretokenizer=pre, end_of_word=args.end_of_word, glue_marker=args.glue_marker,
         tie_break=args.tie_break, merges=args.merges, vocab_size=args.vocab_size,
         min_frequency=args.min_frequency, specials=tuple(args.special),
+        forbid=tuple(parse_pair(x) for x in args.forbid), forbid_regex=args.forbid_regex,
     )
 
 

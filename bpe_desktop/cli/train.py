@@ -1,4 +1,9 @@
-"""``bpe-desktop train``: learn merges from files and write the tokenizer (and optionally the steps CSV)."""
+"""``bpe-desktop train``: learn merges from files and write the tokenizer (and optionally the steps CSV).
+
+With ``--from FILE [--at K]`` it branches an earlier run (:mod:`bpe_desktop.core.branch`): the first K merges
+of the native FILE are replayed on the corpus, checked against the file's records, and training continues
+with the given settings; settings not given are the file's, and the budget is the file's merge count.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,13 @@ import argparse
 import time
 
 from ..core.atomic import atomic_write
+from ..core.branch import BranchPoint, records_from_stats, start_branch
+from ..core.config import TIE_BREAKS, TrainConfig
 from ..core.corpus import count_source, require_pieces
-from ..core.formats import WRITE_FORMATS, save_model
+from ..core.errors import ConfigError
+from ..core.formats import WRITE_FORMATS, load, save_model
 from ..core.formats.csv_stats import steps_csv
+from ..core.records import MergeRecord
 from ..core.trainer import Trainer
 from .common import (
     add_training_options,
@@ -27,19 +36,63 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", default="native", choices=WRITE_FORMATS,
                    help="output format (gpt2 and vocab-merges write two files into the folder --out)")
     p.add_argument("--steps", metavar="FILE.csv", help="also write one CSV row per merge")
-    p.set_defaults(run=run)
+    branch = p.add_argument_group("branch an earlier run (same corpus, mode and pre-tokenizer)")
+    branch.add_argument("--from", dest="source", metavar="TOKENIZER",
+                        help="a native tokenizer file: keep its first K merges and continue with these settings "
+                        "(settings not given are the file's; the budget is its merge count)")
+    branch.add_argument("--at", type=int, default=None, metavar="K", help="the step to branch at (default: the end)")
+    # None = "not given": with --from the file's value, otherwise TrainConfig's default (see _fill_defaults)
+    p.set_defaults(run=run, mode=None, tie_break=None, end_of_word=None, glue_marker=None, special=None)
+
+
+def _fill_defaults(args: argparse.Namespace, source: BranchPoint | None, tie_break: str | None) -> None:
+    """Give the settings left out on the command line the source run's values (or the usual defaults)."""
+    d = TrainConfig()
+    if args.mode is None:
+        args.mode = source.mode if source else d.mode
+    if source is not None and args.pretokenizer is None and args.mode == source.mode:
+        args.pretokenizer = source.pretokenizer
+    if args.end_of_word is None:
+        args.end_of_word = source.end_of_word if source and source.mode == "chars" else d.end_of_word
+    if args.glue_marker is None:
+        args.glue_marker = source.glue_marker if source else d.glue_marker
+    if args.special is None:
+        args.special = list(source.specials) if source else list(d.specials)
+    if args.tie_break is None:
+        args.tie_break = tie_break if tie_break in TIE_BREAKS else d.tie_break
+
+
+def _branch_point(args: argparse.Namespace) -> tuple[BranchPoint, int, str | None]:
+    """The step --at of the --from file, its merge count and its tie-break rule."""
+    loaded = load(args.source)
+    if loaded.fmt != "native":
+        raise ConfigError(f"--from {args.source}: a {loaded.fmt} file has no per-merge records to check the corpus "
+                          "against -- branch from a native tokenizer file (what train writes by default)")
+    model = loaded.model
+    k = len(model.merges) if args.at is None else args.at
+    point = BranchPoint.from_model(model, k, records_from_stats(model, loaded.stats))
+    return point, len(model.merges), model.tie_break
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.at is not None and args.source is None:
+        raise ConfigError("--at K needs --from TOKENIZER: the run whose first K merges to keep")
+    point, n_source, rule = _branch_point(args) if args.source else (None, 0, None)
+    _fill_defaults(args, point, rule)
     config = config_from_args(args)
+    if point is not None and config.merges is None and config.vocab_size is None:
+        config = config.with_(merges=max(n_source, point.step))
     folder_format = args.format in ("gpt2", "vocab-merges") and not args.out.endswith(".json")
     preflight(None if folder_format else args.out, args.steps, folder=args.out if folder_format else None)
     progress = progress_printer(args)
     source = source_from_args(args)
     words = count_source(source, config, progress=progress, budget=budget_from_args(args))
     require_pieces(words, config, source.name)
-    trainer = Trainer(words, config)
-    records = []
+    records: list[MergeRecord] = []
+    if point is None:
+        trainer = Trainer(words, config)
+    else:
+        trainer, records = start_branch(words, config, point)
     t0 = time.monotonic()
     last = t0
     for rec in trainer:
@@ -54,8 +107,11 @@ def run(args: argparse.Namespace) -> int:
     if args.steps:
         with atomic_write(args.steps) as f:
             f.write(steps_csv(records))
+    kept = f"kept the first {point.step} of {args.source}, " if point is not None else ""
+    forbidden = trainer.forbidden_pairs
+    skipped = f"; {len(forbidden)} forbidden pairs skipped" if forbidden else ""
     print(
-        f"{len(records)} merges ({trainer.stop_reason}); vocabulary {trainer.vocab_size}; "
-        f"symbols {trainer.initial_symbols} -> {trainer.total_symbols}; wrote {args.out}"
+        f"{len(records)} merges ({kept}{trainer.stop_reason}); vocabulary {trainer.vocab_size}; "
+        f"symbols {trainer.initial_symbols} -> {trainer.total_symbols}{skipped}; wrote {args.out}"
     )
     return 0

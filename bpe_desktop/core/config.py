@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from .errors import ConfigError
+from .forbid import check_pairs, compile_regex
 from .pretokenize import Pretokenizer
 
 Mode = Literal["chars", "bytes"]
@@ -30,6 +31,8 @@ class TrainConfig:
     glued to the last character (``w</w>``) as subword-nmt 0.2 and HF ``end_of_word_suffix`` do, otherwise
     it is a symbol of its own (``w </w>``) as in the seeds.  Stop conditions combine: training ends at the
     first one reached (``merges``, ``vocab_size``, a best count below ``min_frequency``, or no pair left).
+    ``forbid`` names pairs never merged, as the display text of their symbols (bytes mode: ``("Ġ", "t")``);
+    ``forbid_regex`` forbids every pair whose merged token matches it (see :mod:`.forbid`).
     """
 
     mode: Mode = "chars"
@@ -41,6 +44,8 @@ class TrainConfig:
     vocab_size: int | None = None
     min_frequency: int = 1
     specials: tuple[str, ...] = field(default_factory=tuple)
+    forbid: tuple[tuple[str, str], ...] = ()  # (left, right) display texts
+    forbid_regex: str | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -58,6 +63,10 @@ class TrainConfig:
         if len(set(self.specials)) != len(self.specials) or any(not s for s in self.specials):
             raise ConfigError("special tokens must be distinct and non-empty -- remove the duplicate")
         Pretokenizer.from_spec(self.pretokenizer)  # raises PatternError with the position
+        object.__setattr__(self, "forbid", tuple(tuple(p) if isinstance(p, list) else p for p in self.forbid))
+        check_pairs(self.forbid, self.mode)
+        if self.forbid_regex is not None:
+            compile_regex(self.forbid_regex)  # raises PatternError with the position
 
     @property
     def marker(self) -> str:

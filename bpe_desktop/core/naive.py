@@ -1,17 +1,20 @@
 """The textbook BPE trainer: recount every pair after every merge (seed 000's Python, generalised).
 
 It is the executable definition the fast trainer is tested against, for every tie-break rule and both
-modes, and it is short enough to read in one go.  It is far too slow for real corpora (minutes on a few MB)
+modes, with forbidden pairs and with a forced start (the first merges of a branched run, made whatever the
+rule says), and it is short enough to read in one go.  It is far too slow for real corpora (minutes on a few MB)
 and reports no statistics beyond the merge list.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+
+import regex
 
 from .config import TrainConfig
-from .model import BPEModel, Token
+from .model import BPEModel, Token, token_text
 from .trainer import word_symbols
 
 
@@ -29,8 +32,25 @@ def merge_word(seq: tuple[Token, ...], pair: tuple[Token, Token]) -> tuple[Token
     return tuple(out)
 
 
-def naive_train(word_counts: Mapping[str, int], config: TrainConfig) -> list[tuple[Token, Token]]:
-    """Return the merges (as token pairs) the textbook loop learns under *config*."""
+def forbidden(pair: tuple[Token, Token], config: TrainConfig) -> bool:
+    """The definition of a forbidden pair: named by its display texts, or its merged token matches the regex."""
+    if (token_text(pair[0]), token_text(pair[1])) in config.forbid:
+        return True
+    if config.forbid_regex is None:
+        return False
+    new = pair[0] + pair[1]  # type: ignore[operator]
+    text = new.decode("utf-8", "replace") if isinstance(new, bytes) else new
+    return regex.search(config.forbid_regex, text) is not None
+
+
+def naive_train(
+    word_counts: Mapping[str, int], config: TrainConfig, start: Sequence[tuple[Token, Token]] = ()
+) -> list[tuple[Token, Token]]:
+    """Return the merges (as token pairs) the textbook loop learns under *config*.
+
+    The first merges are *start* (a branch's first k merges, made whatever the rule or the forbids say;
+    each must occur), then the rule picks the best pair that is not :func:`forbidden`.
+    """
     words = [(tuple(word_symbols(w, config)), c) for w, c in word_counts.items() if c > 0 and w]
     alphabet = {ch for w, c in word_counts.items() if c > 0 for ch in w}
     model = BPEModel.empty(config, alphabet if config.mode == "chars" else ())
@@ -45,6 +65,13 @@ def naive_train(word_counts: Mapping[str, int], config: TrainConfig) -> list[tup
         for seq, c in words:
             for pair in itertools.pairwise(seq):
                 pairs[pair] = pairs.get(pair, 0) + c
+        if len(merges) < len(start):
+            forced = start[len(merges)]
+            if forced not in pairs:
+                raise ValueError(f"forced merge {forced} does not occur")
+            pairs = {forced: pairs[forced]}
+        else:
+            pairs = {p: n for p, n in pairs.items() if not forbidden(p, config)}
         if not pairs:
             break
         if config.tie_break == "lexical":
@@ -53,7 +80,7 @@ def naive_train(word_counts: Mapping[str, int], config: TrainConfig) -> list[tup
             best = max(pairs, key=pairs.__getitem__)  # first maximum in insertion order
         else:
             best = min(pairs, key=lambda p: (-pairs[p], ids[p[0]], ids[p[1]]))
-        if pairs[best] < config.min_frequency:
+        if pairs[best] < config.min_frequency and len(merges) >= len(start):
             break
         merges.append(best)
         new = best[0] + best[1]  # type: ignore[operator]

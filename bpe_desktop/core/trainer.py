@@ -20,6 +20,13 @@ Tie-break rules (:data:`~.config.TIE_BREAKS`):
 * ``hf``         -- smallest ``(left id, right id)``; our ids follow HF's order (alphabet by code point,
   then merges in creation order), so this is HF's BpeTrainer choice.
 
+Forbidden pairs (``TrainConfig.forbid``/``forbid_regex``) are dropped when they reach the top of the heap --
+asked of :mod:`.forbid` once per distinct pair, cached, and only for pairs that get that far -- so they never
+win and are never listed among a record's contenders (the runner-ups are the pairs the rule could still
+pick); their counts are kept up to date like any other's (:attr:`pair_counts` includes them).
+:meth:`Trainer.replay` makes given merges whatever the rule says, to rebuild the state at step k of an
+earlier run (see :mod:`.branch`).
+
 The trainer is a plain object: ``step()`` makes one merge, so a caller can pause, step or cancel between
 merges from any process.  It does not read files (:mod:`.corpus`) or encode text (:mod:`.tokenizer`).
 """
@@ -28,12 +35,14 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from .byte_level import text_to_bytes
 from .config import TrainConfig
 from .corpus import WordCounts
-from .errors import ConfigError
+from .errors import ConfigError, CorpusError
+from .forbid import ForbidRule
 from .model import BPEModel, Token, base_symbols, joined, token_text
 from .records import CONTENDERS, MergeRecord
 from .stopping import StopReason
@@ -97,6 +106,8 @@ class Trainer:
         # which drops the entry (see _merge).
         self._first_word: dict[str, int] = {}
         self._aside: list[tuple[Any, ...]] = []  # valid entries of last step's runner-ups, out of the heap
+        self._forbid = ForbidRule.from_settings(config.forbid, config.forbid_regex)
+        self._blocked: dict[str, bool] = {}  # pair key -> forbidden? (asked once per distinct pair)
         entry = self._entry
         self._heap: list[tuple[Any, ...]] = [entry(p, c) for p, c in counts.items()]
         heapq.heapify(self._heap)
@@ -136,6 +147,14 @@ class Trainer:
     def vocab_size(self) -> int:
         return len(self.tokens) + len(self.config.specials)
 
+    @property
+    def forbidden_pairs(self) -> list[tuple[str, str, int]]:
+        """The forbidden pairs skipped so far (they reached the top) that still occur, as ``(left, right, count)``,
+        highest count first; when training ran out of pairs, every forbidden pair left."""
+        t, counts = self.texts, self._counts
+        met = [(t[ord(k[0])], t[ord(k[1])], counts.get(k, 0)) for k, b in self._blocked.items() if b]
+        return sorted((m for m in met if m[2] > 0), key=lambda m: -m[2])
+
     def __iter__(self) -> Iterator[MergeRecord]:
         while True:
             rec = self.step()
@@ -158,7 +177,9 @@ class Trainer:
             return None
         ranked = self._ranked()
         if not ranked:
-            self.stop_reason, self.stopped_by = "no pair left to merge", StopReason.NO_PAIR
+            left = len(self.forbidden_pairs) if self._forbid is not None else 0
+            self.stop_reason = f"no pair left to merge but {left} forbidden" if left else "no pair left to merge"
+            self.stopped_by = StopReason.NO_PAIR
             return None
         count = -ranked[0][0]
         if count < cfg.min_frequency:
@@ -185,7 +206,44 @@ class Trainer:
         self.config = self.config.with_(merges=merges, vocab_size=vocab_size)
         self.stop_reason = self.stopped_by = None
 
+    def replay(self, pairs: Iterable[tuple[str, str]]) -> list[MergeRecord]:
+        """Make the merges *pairs* (display texts, in order) whatever the rule would pick; return their records.
+
+        This rebuilds the state at step k of an earlier run on the same corpus (:mod:`.branch`) in the time
+        of k merges without ranking anything.  Limits, the minimum frequency and forbids do not apply to
+        these merges, and their records carry no contenders.  A pair that does not occur in the current
+        segmentation raises :class:`CorpusError`: the run was trained on another corpus or other settings.
+        """
+        out: list[MergeRecord] = []
+        bytes_mode = self.config.mode == "bytes"
+        for n, (lt, rt) in enumerate(pairs, self.n_merges + 1):
+            try:
+                a = self.ids[text_to_bytes(lt) if bytes_mode else lt]
+                b = self.ids[text_to_bytes(rt) if bytes_mode else rt]
+            except KeyError:
+                a = b = -1
+            key = chr(a) + chr(b) if a >= 0 else ""
+            count = self._counts.get(key, 0)
+            if count <= 0:
+                raise CorpusError(
+                    f"merge {n} ({lt} {rt}) does not occur in this corpus after the merges before it -- the "
+                    "run was trained on another corpus or with other settings: use its corpus, or train from 0"
+                )
+            out.append(self._merge(key, count, ()))
+        return out
+
     # -- internals ----------------------------------------------------------------------------------
+    def _is_blocked(self, key: str) -> bool:
+        """Whether pair *key* is forbidden (only called when there is a rule; cached per pair)."""
+        b = self._blocked.get(key)
+        if b is None:
+            t = self.tokens
+            a, c = ord(key[0]), ord(key[1])
+            b = self._blocked[key] = self._forbid.blocks(  # type: ignore[union-attr]
+                self.texts[a], self.texts[c], t[a] + t[c]  # type: ignore[operator]
+            )
+        return b
+
     def _entry(self, key: str, count: int) -> tuple[Any, ...]:
         """The heap entry of pair *key*: smallest first = highest count, then the tie rule's order."""
         if self._lexical:
@@ -214,6 +272,7 @@ class Trainer:
         self._aside = []
         need = 1 + CONTENDERS
         first_seen = self.config.tie_break == "first-seen"
+        blocked = self._is_blocked if self._forbid is not None else None
         worst = max(got.values()) if len(got) >= need else None
         best = min(got.values()) if got else None  # kept up to date below: min() per pop was quadratic in ties
         while heap:
@@ -228,6 +287,8 @@ class Trainer:
             n = counts.get(k, 0)
             if n <= 0:
                 continue
+            if blocked is not None and blocked(k):
+                continue  # forbidden: dropped; a later gain pushes it again and it is dropped again
             if n != -e[0]:
                 heapq.heappush(heap, entry(k, n))
             elif k not in got:
