@@ -64,7 +64,7 @@ class MadeBy(NamedTuple):
     step: int  # 1-based: the timeline step right after the merge
     left: int
     right: int
-    count: int | None  # the pair's count then; None when unknown (a tokenizer loaded without statistics)
+    pair_count: int | None  # the pair's count then; None when unknown (a tokenizer loaded without statistics)
 
 
 class TokenRow(NamedTuple):
@@ -134,7 +134,7 @@ class VocabAudit:
         key_of: dict[Column, Sequence[Any]] = {
             Column.ID: self.ids, Column.LABEL: self.labels, Column.BYTES: self.n_bytes,
             Column.MADE_AT: [m.step if m else None for m in self.made_by],
-            Column.MADE_COUNT: [m.count if m else None for m in self.made_by],
+            Column.MADE_COUNT: [m.pair_count if m else None for m in self.made_by],
             Column.FREQUENCY: self.frequencies, Column.CONSUMERS: self.consumers, Column.RATIO: self.ratios,
         }
         values = key_of[column]
@@ -167,7 +167,7 @@ def audit(
     >>> a = audit(model, 4, encoded_frequencies(Tokenizer(model), words, 4, 20), counts_when_made=made_counts(recs))
     >>> est = model.token_ids["est"]
     >>> a.row(est).made_by, a.row(est).frequency, a.row(est).consumers, a.row(est).flags
-    (MadeBy(step=2, left=11, right=8, count=9), 0, 1, <TokenFlag.INTERMEDIATE|UNUSED: 12>)
+    (MadeBy(step=2, left=11, right=8, pair_count=9), 0, 1, <TokenFlag.INTERMEDIATE|UNUSED: 12>)
     """
     k = len(model.merges) if step is None else max(0, min(step, len(model.merges)))
     n = ordinary_count(model, k)
