@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..core.errors import BpeError, Cancelled
-from . import convert, encode, stats, train
+from . import analyze, convert, encode, stats, train
 
-SUBCOMMAND_MODULES = [train, encode, stats, convert]
-SUBCOMMANDS = ("train", "encode", "convert", "stats")
+SUBCOMMAND_MODULES = [train, encode, stats, convert, analyze]
+SUBCOMMANDS = ("train", "encode", "convert", "stats", "analyze")
 
 
 def build_parser() -> argparse.ArgumentParser:
