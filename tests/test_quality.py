@@ -138,7 +138,7 @@ def test_held_out_curve_equals_metrics_of_a_fresh_encode(trained, topics_text: s
     held = topics_text[-30_000:]
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
     h = HeldOutCurves(count_text(held, cfg).counts, TextTotals.of_text(held), model)
-    job = Sliced(h.following(chunk=8))
+    job = Sliced(h.following())
     while not job.run(0.0):
         pass
     tok = Tokenizer(model)

@@ -139,7 +139,7 @@ class QualityCurveBuilder:
         m = metrics_from_sums(self._counts.sums, self.totals, self.model.vocab_size_at(k))
         self.curve.append(k, m)
 
-    def computing(self, chunk: int = 512) -> Job[QualityCurve]:
+    def computing(self, chunk: int = 64) -> Job[QualityCurve]:
         """Compute the pending steps, yielding after every *chunk* steps; returns the curve.
 
         Between units the curve is exact for the steps it holds; new effects may be added meanwhile.
@@ -181,14 +181,24 @@ class HeldOutCurves:
     def curve(self) -> QualityCurve:
         return self.builder.curve
 
-    def following(self, chunk: int = 256) -> Job[QualityCurve]:
-        """Apply the merges not applied yet to the held-out text and extend the curve, in small units."""
+    def following(self) -> Job[QualityCurve]:
+        """Apply the merges not applied yet to the held-out text and extend the curve, in small units
+        (each of the history's units and the builder's; drive it with :class:`~.stats.Sliced`)."""
         if self.history is None:
-            self.history = yield from SegmentationHistory.building(self.word_counts, self.model, chunk)
+            self.history = yield from SegmentationHistory.building(self.word_counts, self.model)
         h = self.history
-        yield from h.extending(chunk)
-        self.builder.extend_merged(h.compression().merged[1:])
-        return (yield from self.builder.computing(chunk))
+        yield from h.extending()
+        yield
+        merged = h.compression().merged  # merged[r]: occurrences replaced by merge r (merged[0] == 0)
+        b = self.builder
+        while b.n_steps < len(merged) - 1:
+            yield
+            n = b.n_steps
+            block = effects_from(self.model, merged[1 + n : 1 + n + 1024], n)
+            if not block:  # the merge list shrank: build a new HeldOutCurves for another model
+                break
+            b.extend(block)
+        return (yield from b.computing())
 
     def with_alpha(self, alpha: float) -> None:
         """Switch the Rényi order (the curve is recomputed by the next :meth:`following`)."""

@@ -20,11 +20,14 @@ from .config import TrainConfig
 from .model import BPEModel
 from .quality import Sums
 from .records import MergeRecord
+from .stats import Job, finish
 from .tokenizer import UNKNOWN_ID
 from .trainer import word_symbols
 
-#: steps after which the running float sums are recomputed exactly (bounds rounding drift)
-RESYNC_STEPS = 4096
+#: the running float sums are recomputed exactly once they fell below this share of their largest value
+#: since the last recount: subtracting from a large sum leaves rounding error of the large sum's size, so
+#: this bounds the error to about 1e-12 of the value (a recount costs one pass over the tokens in use)
+RESYNC_SHARE = 1e-4
 
 
 class MergeEffect(NamedTuple):
@@ -64,11 +67,18 @@ def initial_counts(word_counts: Mapping[str, int], model: BPEModel) -> dict[int,
     >>> initial_counts({"low": 2, "ow": 1}, m)
     {0: 2, 1: 3, 2: 3, 3: 3}
     """
+    return finish(initial_counting(word_counts, model, 1 << 30))
+
+
+def initial_counting(word_counts: Mapping[str, int], model: BPEModel, chunk: int = 256) -> Job[dict[int, int]]:
+    """:func:`initial_counts` in small units: yields after every *chunk* pieces, returns the table."""
     cfg = TrainConfig(mode=model.mode, end_of_word=model.end_of_word or "", glue_marker=model.glue_marker)  # type: ignore[arg-type]
     ids = model.token_ids
     n_base = model.n_base
     counts: dict[int, int] = {}
-    for w, c in word_counts.items():
+    for n, (w, c) in enumerate(word_counts.items(), 1):
+        if n % chunk == 0:
+            yield
         if c <= 0 or not w:
             continue
         for s in word_symbols(w, cfg):
@@ -85,20 +95,20 @@ class TokenCounts:
     >>> m = BPEModel("chars", ["a", "b"], merges=[(0, 1), (2, 2)])
     >>> tc = TokenCounts({0: 4, 1: 4}, effects_from(m, [4, 2]), alpha=2.0)
     >>> tc.seek(1); tc.counts, tc.sums.n
-    ({0: 0, 1: 0, 2: 4}, 4)
+    ({2: 4}, 4)
     >>> tc.seek(2); tc.frequencies(4), tc.sums.used
     ([0, 0, 0, 2], 1)
-    >>> tc.seek(0); tc.counts == {0: 4, 1: 4, 2: 0, 3: 0}
+    >>> tc.seek(0); tc.counts == {0: 4, 1: 4}
     True
     """
 
     def __init__(self, initial: Mapping[int, int], effects: Iterable[MergeEffect] = (), alpha: float = 2.5) -> None:
-        self.counts: dict[int, int] = dict(initial)  # id -> count at :attr:`step` (zeros may stay)
+        self.counts: dict[int, int] = {i: c for i, c in initial.items() if c}  # id -> count > 0 at :attr:`step`
         self.effects: list[MergeEffect] = list(effects)  # effects[r] belongs to merge r + 1
         self.step = 0
         self.alpha = alpha
         self.sums = Sums.of(self.counts, alpha)
-        self._since_sync = 0
+        self._peak = self.sums
 
     @property
     def n_steps(self) -> int:
@@ -115,7 +125,10 @@ class TokenCounts:
     def _add(self, token_id: int, delta: int) -> None:
         old = self.counts.get(token_id, 0)
         new = old + delta
-        self.counts[token_id] = new
+        if new:
+            self.counts[token_id] = new
+        else:
+            del self.counts[token_id]
         self.sums = self.sums.changed(token_id, old, new)
 
     def _apply(self, e: MergeEffect, sign: int) -> None:
@@ -124,14 +137,15 @@ class TokenCounts:
             self._add(e.left, -m)
             self._add(e.right, -m)
             self._add(e.new, m)
-        self._since_sync += 1
-        if self._since_sync >= RESYNC_STEPS:
-            self.resync()
+            s, peak = self.sums, self._peak
+            if s.power > peak.power or s.xlogx > peak.xlogx:
+                self._peak = Sums(s.n, s.used, max(s.xlogx, peak.xlogx), max(s.power, peak.power), s.alpha)
+            elif s.power < peak.power * RESYNC_SHARE or s.xlogx < peak.xlogx * RESYNC_SHARE:
+                self.resync()
 
     def resync(self) -> None:
-        """Recompute the sums exactly from the table (done every :data:`RESYNC_STEPS` steps anyway)."""
-        self.sums = Sums.of(self.counts, self.alpha)
-        self._since_sync = 0
+        """Recompute the sums exactly from the table (done by itself when rounding error could matter)."""
+        self.sums = self._peak = Sums.of(self.counts, self.alpha)
 
     def advance(self) -> bool:
         """Move one step forward; False at the last known step."""
