@@ -122,7 +122,12 @@ def test_token_counts_at_step_k_equal_a_fresh_encode(trained) -> None:  # type: 
 def test_curve_in_small_units_while_merges_arrive(trained) -> None:  # type: ignore[no-untyped-def]
     text, words, model, records = trained
     whole = QualityCurveBuilder.for_training(words.counts, model, records, TextTotals.of_text(text)).curve
-    b = QualityCurveBuilder(initial_counts(words.counts, model), TextTotals.of_text(text), model)
+    start = Sliced(QualityCurveBuilder.starting(words.counts, model, TextTotals.of_text(text)))
+    while not start.run(0.0):
+        pass
+    assert start.units > 1
+    b = start.result
+    assert b is not None
     units = 0
     for start in range(0, len(records), 64):  # records arrive in batches, the curve follows in units
         b.extend(effects_from_records(model, records[start : start + 64]))

@@ -28,7 +28,14 @@ from .model import BPEModel
 from .quality import DEFAULT_ALPHA, QualityMetrics, TextTotals, check_alpha, metrics_from_sums
 from .records import MergeRecord
 from .stats import Job, SegmentationHistory, finish
-from .token_counts import MergeEffect, TokenCounts, effects_from, effects_from_records, initial_counts
+from .token_counts import (
+    MergeEffect,
+    TokenCounts,
+    effects_from,
+    effects_from_records,
+    initial_counting,
+    initial_counts,
+)
 
 #: columns of a curve's CSV rows (:meth:`QualityCurve.rows`)
 QUALITY_COLUMNS = (
@@ -115,6 +122,20 @@ class QualityCurveBuilder:
         b = cls(initial_counts(word_counts, model), totals, model, effects_from_records(model, records), alpha)
         finish(b.computing())
         return b
+
+    @classmethod
+    def starting(
+        cls, word_counts: Mapping[str, int], model: BPEModel, totals: TextTotals, alpha: float = DEFAULT_ALPHA
+    ) -> Job[QualityCurveBuilder]:
+        """A builder at step 0, its step-0 counts made in small units (then :meth:`extend` it with
+        :func:`~.token_counts.effects_from_records` as records arrive, and run :meth:`computing`).
+
+        >>> b = finish(QualityCurveBuilder.starting({"ab": 3}, BPEModel("chars", ["a", "b"]), TextTotals(6, 3)))
+        >>> b.curve.tokens, b.curve.fertility
+        ([6], [2.0])
+        """
+        initial = yield from initial_counting(word_counts, model)
+        return cls(initial, totals, model, (), alpha)
 
     @property
     def n_steps(self) -> int:
