@@ -129,3 +129,15 @@ def test_chars_tokenizer_on_invalid_utf8_and_unknown_characters(tmp_path: Path) 
     # lowest -> low est</w>; zebra -> z e b r a </w>, the three unknown characters count as tokens
     t = Tokenizer(model, unknown="keep")
     assert doc["tokens"] == len(t.encode_ordinary("lowest zebra"))
+
+
+def test_empty_text_gives_nulls_not_nan(native, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _, tok_path, _ = native
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    r = run(str(empty), "--tokenizer", str(tok_path), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)  # strict JSON: NaN would not parse in most readers
+    assert "NaN" not in r.stdout
+    assert doc["tokens"] == 0 and doc["renyi_efficiency"] is None and doc["bytes_per_token"] is None
+    assert len(doc["unused"]) == doc["vocab_size"]

@@ -12,15 +12,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections import Counter
 from typing import Any
 
 from ..core.config import TrainConfig
-from ..core.corpus import count_text, parse_word_counts
+from ..core.corpus import CorpusSource
 from ..core.errors import ConfigError, CorpusError
 from ..core.formats import load
-from ..core.quality import DEFAULT_ALPHA, TextTotals, check_alpha, measure
+from ..core.holdout import count_with_totals
+from ..core.quality import DEFAULT_ALPHA, check_alpha, measure
 from ..core.ranks import RankTokenizer
 from ..core.reachability import PieceEncoder
 from ..core.renumber import RenumberedTokenizer
@@ -51,24 +53,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(run=run)
 
 
-def _read(path: str, mode: str) -> str:
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: no such file -- check the path") from None
-    except IsADirectoryError:
-        raise CorpusError(f"{path}: is a folder -- name a text file") from None
-    except PermissionError:
-        raise CorpusError(f"{path}: permission denied -- make the file readable") from None
-    if mode == "bytes":
-        return data.decode("utf-8", "surrogateescape")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise CorpusError(f"{path}: not valid UTF-8 at byte offset {e.start} -- convert it to UTF-8") from None
-
-
 def _encoder(tok: object) -> PieceEncoder:
     """The tokenizer speaking the model's ids (rank files: their own rule; renumbered files: the inner one)."""
     if isinstance(tok, RankTokenizer):
@@ -93,14 +77,11 @@ def run(args: argparse.Namespace) -> int:
     k = n_merges if args.upto is None else args.upto
     if not 0 <= k <= n_merges:
         raise ConfigError(f"--upto {k} is outside this tokenizer's 0..{n_merges} merges -- use a step in that range")
-    text = _read(args.file, model.mode)
-    if args.word_counts:
-        words = parse_word_counts(text, args.file).counts
-        totals = TextTotals.of_word_counts(words)
-    else:
-        cfg = TrainConfig(mode=model.mode, pretokenizer=model.pretokenizer, specials=model.specials)  # type: ignore[arg-type]
-        words = count_text(text, cfg).counts
-        totals = TextTotals.of_text(text)
+    if os.path.isdir(args.file):
+        raise CorpusError(f"{args.file}: is a folder -- name a text file")
+    cfg = TrainConfig(mode=model.mode, pretokenizer=model.pretokenizer, specials=model.specials)  # type: ignore[arg-type]
+    table, totals = count_with_totals(CorpusSource.from_files([args.file], word_counts=args.word_counts), cfg)
+    words = table.counts
     encoder = _encoder(loaded.tokenizer)
     size = model.vocab_size_at(k) - len(model.specials)
     counts: Counter[int] = Counter()

@@ -3,8 +3,8 @@
 :func:`count_with_holdout` reads a :class:`~.corpus.CorpusSource` once (files streamed in whole lines,
 as :func:`~.corpus.count_files` does) and counts its first lines into the training table and the last
 *fraction* of its lines (10 % by default) into a held-out table, with each part's
-:class:`~.quality.TextTotals`.  A word-count table holds out its last entries the same way.  A held-out
-*file* needs none of this: count it with :func:`~.corpus.count_files` and take its totals.
+:class:`~.quality.TextTotals`; :func:`count_with_totals` counts a whole source with its totals (a held-out
+*file*).  A word-count table holds out its last entries the same way.
 
 This module only splits and counts; the curves are :mod:`.quality_curves`'.
 """
@@ -116,9 +116,33 @@ def count_with_holdout(
                         totals[0], totals[1], n_held)
 
 
+def count_with_totals(source: CorpusSource, config: TrainConfig) -> tuple[WordCounts, TextTotals]:
+    """Count *source* (files streamed) and measure its :class:`~.quality.TextTotals` on the way.
+
+    >>> count_with_totals(CorpusSource.from_text("low low\\nlower\\n"), TrainConfig())
+    (WordCounts(counts={'low': 2, 'lower': 1}, bytes_read=14), TextTotals(n_bytes=14, n_words=3))
+    """
+    if source.word_counts:
+        text = source.text if source.text is not None else "".join(_read_all(source, config.mode))
+        table = parse_word_counts(text, source.name)
+        return table, TextTotals.of_word_counts(table.counts)
+    counter = PieceCounter(config)
+    totals = TextTotals(0, 0)
+    chunks = [source.text or ""] if source.text is not None else _chunks(source, config.mode)
+    for text in chunks:
+        counter.add_text(text)
+        totals = totals + TextTotals.of_text(text)
+    return counter.result(totals.n_bytes), totals
+
+
+def _chunks(source: CorpusSource, mode: str) -> Iterator[str]:
+    for name in source.paths:
+        for off, data in iter_file_chunks(name):
+            yield _decode(data, name, off, mode, source.errors)
+
+
 def _read_all(source: CorpusSource, mode: str) -> list[str]:
-    return [_decode(data, name, off, mode, source.errors) for name in source.paths
-            for off, data in iter_file_chunks(name)]
+    return list(_chunks(source, mode))
 
 
 def _file_parts(source: CorpusSource, mode: str, n_train: int) -> Iterator[tuple[str, bool]]:
