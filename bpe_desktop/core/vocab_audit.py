@@ -179,43 +179,43 @@ def audit(
         consumers[a] += 1
         if b != a:
             consumers[b] += 1
-    labels: list[str] = []
-    sizes: list[int] = []
-    made: list[MadeBy | None] = []
-    freqs: list[int] = []
-    ratios: list[float | None] = []
-    flags: list[TokenFlag] = []
+    labels = [token_label(t) for t in tokens[:n]]
+    if model.mode == "bytes":
+        sizes = [len(t) for t in tokens[:n]]
+    else:
+        cut = len(marker)
+        sizes = [
+            len((t[:-cut] if cut and t.endswith(marker) else t).encode("utf-8", "surrogateescape"))  # type: ignore[union-attr,arg-type]
+            for t in tokens[:n]
+        ]
+    made: list[MadeBy | None] = [None] * n
+    counts = counts_when_made or ()
+    merges = model.merges
+    next_new = model.n_base  # tokens are numbered as made: the first merge making id t is the one made it
+    for r, t in enumerate(model.merge_token_ids[:k]):
+        if t >= next_new:
+            a, b = merges[r]
+            made[t] = MadeBy(r + 1, a, b, counts[r] if r < len(counts) else None)
+            next_new = t + 1
+    freqs = [frequencies[i] if i < len(frequencies) else 0 for i in range(n)]
+    ratios: list[float | None] = [None] * n
+    bits = [0] * n  # TokenFlag values, turned into flags once at the end
+    unreachable_bit, undecodable_bit = TokenFlag.UNREACHABLE.value, TokenFlag.UNDECODABLE.value
+    for i in bad:
+        if 0 <= i < n:
+            bits[i] |= unreachable_bit
     for i in range(n):
-        t = tokens[i]
-        labels.append(token_label(t))
-        if isinstance(t, bytes):
-            sizes.append(len(t))
-        else:
-            text = t[: -len(marker)] if marker and t.endswith(marker) else t
-            sizes.append(len(text.encode("utf-8", "surrogateescape")))
-        r = model.merge_rank_of(i)
-        f = frequencies[i] if i < len(frequencies) else 0
-        freqs.append(f)
-        fl = TokenFlag.NONE
-        if i in bad:
-            fl |= TokenFlag.UNREACHABLE
-        if is_undecodable(t):
-            fl |= TokenFlag.UNDECODABLE
-        if f == 0:
-            fl |= TokenFlag.UNUSED
-        ratio = None
-        if r is None:
-            made.append(None)
-        else:
-            a, b = model.merges[r]
-            c = counts_when_made[r] if counts_when_made is not None and r < len(counts_when_made) else None
-            made.append(MadeBy(r + 1, a, b, c))
-            if c:
-                ratio = f / c
-                if ratio < threshold:
-                    fl |= TokenFlag.INTERMEDIATE
-        ratios.append(ratio)
-        flags.append(fl)
+        if is_undecodable(tokens[i]):
+            bits[i] |= undecodable_bit
+        if not freqs[i]:
+            bits[i] |= TokenFlag.UNUSED.value
+        m = made[i]
+        if m is not None and m.pair_count:
+            ratios[i] = ratio = freqs[i] / m.pair_count
+            if ratio < threshold:
+                bits[i] |= TokenFlag.INTERMEDIATE.value
+    as_flag = {v: TokenFlag(v) for v in set(bits)}
+    flags = [as_flag[v] for v in bits]
     ids = list(range(n))
     for s, sid in model.special_ids.items():
         ids.append(sid)
