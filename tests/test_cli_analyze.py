@@ -141,3 +141,26 @@ def test_empty_text_gives_nulls_not_nan(native, tmp_path: Path) -> None:  # type
     assert "NaN" not in r.stdout
     assert doc["tokens"] == 0 and doc["renyi_efficiency"] is None and doc["bytes_per_token"] is None
     assert len(doc["unused"]) == doc["vocab_size"]
+
+
+def test_ids_are_the_files_own_when_it_numbers_tokens_otherwise(native, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import models, pre_tokenizers, trainers
+
+    corpus, _, text = native
+    hf = HFTokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<pad>", "<s>"], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    hf.train_from_iterator(text.splitlines(), trainer)
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    r = run(str(corpus), "--tokenizer", str(path), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["undecodable"] and doc["unused"]
+    for e in doc["undecodable"] + doc["unused"]:  # the id names, in the file, the token the text shows
+        token = hf.id_to_token(e["id"])
+        assert token is not None and token not in ("<pad>", "<s>")
+    used = Counter(i for line in text.splitlines(keepends=True) for i in hf.encode(line).ids)
+    assert {e["id"] for e in doc["unused"]} == set(range(2, hf.get_vocab_size())) - set(used)

@@ -2,9 +2,10 @@
 
 Prints tokens, bytes per token, fertility, vocabulary utilization, Shannon and Rényi efficiency of the
 text tokenized at step K, and the unreachable, not-decodable-alone, intermediate and unused tokens
-(``--json``: one object, full lists).  The text is cut the way training reads it (line by line, special
-tokens cut out).  Intermediate tokens need the per-merge counts a native file stores; other formats list
-none.  Only argument plumbing and printing live here (see :mod:`bpe_desktop.core.vocab_audit`).
+(``--json``: one object, full lists; ids are the file's own).  The text is cut the way training reads it
+(line by line, special tokens cut out).  Intermediate tokens need the per-merge counts a native file
+stores; other formats list none.  Only argument plumbing and printing live here (see
+:mod:`bpe_desktop.core.vocab_audit`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import math
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from ..core.config import TrainConfig
@@ -93,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     metrics = measure(counts, totals, model.vocab_size_at(k), alpha)
     report = audit(model, k, freqs, counts_when_made=made_counts(loaded.stats) if loaded.stats else None,
                    threshold=x, encoder=encoder)
-    lists = {key: _listed(report, flag) for key, flag in LISTS}
+    to_file = loaded.tokenizer.file_id if isinstance(loaded.tokenizer, RenumberedTokenizer) else None
+    lists = {key: _listed(report, flag, to_file) for key, flag in LISTS}
     if args.json:
         doc: dict[str, Any] = {
             "tokens": metrics.tokens, "bytes_per_token": _number(metrics.bytes_per_token),
@@ -130,5 +133,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _listed(report: VocabAudit, flag: TokenFlag) -> list[dict[str, Any]]:
-    return [{"id": report.ids[r], "text": report.labels[r]} for r in report.flagged(flag)]
+def _listed(report: VocabAudit, flag: TokenFlag, to_file: Callable[[int], int] | None) -> list[dict[str, Any]]:
+    """The rows with *flag*, with the file's ids (files that number tokens otherwise than the merge order)."""
+    ids = report.ids if to_file is None else [to_file(i) for i in report.ids]
+    return [{"id": ids[r], "text": report.labels[r]} for r in report.flagged(flag)]
