@@ -140,11 +140,13 @@ WORDS = st.text(alphabet="abcé日 \n", min_size=1, max_size=12)
 
 @settings(max_examples=40, deadline=None)
 @given(lines=st.lists(WORDS, min_size=1, max_size=30), merges=st.integers(1, 40), k_frac=st.floats(0, 1),
-       threshold=st.sampled_from([0.0, 0.3, 0.9]), mode=st.sampled_from(["bytes", "chars"]))
+       threshold=st.sampled_from([0.0, 0.3, 0.9]), kind=st.sampled_from(["bytes", "chars", "chars-glued"]))
 def test_flags_follow_their_definitions(lines: list[str], merges: int, k_frac: float, threshold: float,
-                                        mode: str) -> None:
+                                        kind: str) -> None:
     text = "\n".join(lines)
-    cfg = TrainConfig(mode=mode, pretokenizer="gpt2" if mode == "bytes" else "whitespace", merges=merges)  # type: ignore[arg-type]
+    mode = kind.split("-")[0]
+    cfg = TrainConfig(mode=mode, pretokenizer="gpt2" if mode == "bytes" else "whitespace", merges=merges,  # type: ignore[arg-type]
+                      glue_marker=kind == "chars-glued")
     words = count_text(text, cfg)
     model, records = train(words, cfg)
     k = round(k_frac * len(records))
