@@ -18,6 +18,7 @@ from .config import TrainConfig
 from .corpus import CorpusSource, PieceCounter, WordCounts, iter_file_chunks, parse_word_counts
 from .errors import ConfigError, CorpusError
 from .quality import TextTotals
+from .segmentation import split_lines
 
 DEFAULT_HOLDOUT = 0.1
 
@@ -30,11 +31,11 @@ class HeldOutSplit(NamedTuple):
     held_out_lines: int
 
 
-def held_out_lines(n_lines: int, fraction: float) -> int:
+def held_outsplit_lines(n_lines: int, fraction: float) -> int:
     """How many of *n_lines* lines to keep out: ``round(n * fraction)``, at least one when there are two
     lines or more, never all of them.
 
-    >>> held_out_lines(100, 0.1), held_out_lines(3, 0.1), held_out_lines(1, 0.5)
+    >>> held_outsplit_lines(100, 0.1), held_outsplit_lines(3, 0.1), held_outsplit_lines(1, 0.5)
     (10, 1, 0)
     """
     if not 0 < fraction < 1:
@@ -44,22 +45,14 @@ def held_out_lines(n_lines: int, fraction: float) -> int:
     return min(n_lines - 1, max(1, round(n_lines * fraction)))
 
 
-def _lines(text: str) -> list[str]:
-    parts = [p + "\n" for p in text.split("\n")]
-    parts[-1] = parts[-1][:-1]
-    if not parts[-1]:
-        parts.pop()
-    return parts
-
-
 def split_text(text: str, fraction: float = DEFAULT_HOLDOUT) -> tuple[str, str]:
     """``(training text, held-out text)``: the last *fraction* of the lines held out (lines keep ``\\n``).
 
     >>> split_text("a\\nb\\nc\\nd\\n", 0.25)
     ('a\\nb\\nc\\n', 'd\\n')
     """
-    lines = _lines(text)
-    n = held_out_lines(len(lines), fraction)
+    lines = split_lines(text)
+    n = held_outsplit_lines(len(lines), fraction)
     cut = len(lines) - n
     return "".join(lines[:cut]), "".join(lines[cut:])
 
@@ -88,14 +81,14 @@ def count_with_holdout(
     if source.word_counts:
         text = source.text if source.text is not None else "".join(_read_all(source, config.mode))
         items = list(parse_word_counts(text, source.name).counts.items())
-        n = held_out_lines(len(items), fraction)
+        n = held_outsplit_lines(len(items), fraction)
         train, held = dict(items[: len(items) - n]), dict(items[len(items) - n :])
         return HeldOutSplit(WordCounts(train), WordCounts(held), TextTotals.of_word_counts(train),
                             TextTotals.of_word_counts(held), n)
     if source.text is not None:
         head, tail = split_text(source.text, fraction)
         parts: Iterable[tuple[str, bool]] = [(head, True), (tail, False)]
-        n_held = len(_lines(tail))
+        n_held = len(split_lines(tail))
     else:
         total = 0
         for name in source.paths:
@@ -104,7 +97,7 @@ def count_with_holdout(
                 total += data.count(b"\n")
                 last = data[-1:]
             total += last != b"\n"  # a last line without its newline
-        n_held = held_out_lines(total, fraction)
+        n_held = held_outsplit_lines(total, fraction)
         parts = _file_parts(source, config.mode, total - n_held)
     counters = (PieceCounter(config), PieceCounter(config))
     totals = [TextTotals(0, 0), TextTotals(0, 0)]
@@ -152,7 +145,7 @@ def _file_parts(source: CorpusSource, mode: str, n_train: int) -> Iterator[tuple
     for name in source.paths:
         for off, data in iter_file_chunks(name):
             text = _decode(data, name, off, mode, source.errors)
-            lines = _lines(text)
+            lines = split_lines(text)
             take = max(0, min(len(lines), n_train - seen))
             if take:
                 yield "".join(lines[:take]), True
