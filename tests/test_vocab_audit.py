@@ -21,9 +21,10 @@ from bpe_desktop.core.model import BYTE_BASE, BPEModel
 from bpe_desktop.core.pretokenize import CL100K_PATTERN, GPT2_PATTERN
 from bpe_desktop.core.ranks import RankTokenizer
 from bpe_desktop.core.reachability import brute_force_unreachable, undecodable_ids, unreachable_ids
+from bpe_desktop.core.stats import Sliced
 from bpe_desktop.core.token_counts import TokenCounts, effects_from_records, initial_counts
 from bpe_desktop.core.tokenizer import Tokenizer
-from bpe_desktop.core.vocab_audit import Column, TokenFlag, audit, encoded_frequencies, made_counts
+from bpe_desktop.core.vocab_audit import Column, TokenFlag, audit, auditing, encoded_frequencies, made_counts
 
 
 def _cl100k_file() -> str | None:
@@ -131,6 +132,11 @@ def test_frequencies_at_step_k_equal_a_fresh_encode(topics_text: str) -> None:
         assert encoded_frequencies(tok, words.counts, k, size) == by_history
         a = audit(model, k, by_history, counts_when_made=made_counts(records))
         assert a.frequencies == by_history
+        assert len(a.labels) == len(a.n_bytes) == len(a.flags) == len(a.ids) == size  # every column, one row each
+        sliced = Sliced(auditing(model, k, by_history, counts_when_made=made_counts(records), chunk=64))
+        while not sliced.run(0.0):
+            pass
+        assert sliced.units > size // 64 and sliced.result == a
         assert a.flagged(TokenFlag.UNUSED) == [i for i in range(size) if not fresh.get(i)]
         assert sum(a.consumers) == sum(2 - (x == y) for x, y in model.merges[:k])
 

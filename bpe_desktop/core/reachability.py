@@ -23,6 +23,7 @@ from typing import Protocol
 
 from .model import BPEModel, Token
 from .pretokenize import Pretokenizer
+from .stats import Job, finish
 from .tokenizer import Tokenizer
 
 
@@ -82,6 +83,13 @@ def unreachable_ids(model: BPEModel, step: int | None = None, encoder: PieceEnco
     >>> len(bad), [m.token_str(i) for i in bad if i >= 256]
     (129, ['abc'])
     """
+    return finish(unreachable_steps(model, step, encoder, 1 << 30))
+
+
+def unreachable_steps(
+    model: BPEModel, step: int | None = None, encoder: PieceEncoder | None = None, chunk: int = 1024
+) -> Job[list[int]]:
+    """:func:`unreachable_ids` in small units: yields after every *chunk* tokens, returns the ids."""
     k = len(model.merges) if step is None else max(0, min(step, len(model.merges)))
     enc: PieceEncoder = encoder if encoder is not None else Tokenizer(model, unknown="keep")
     split = enc.pretokenizer.split
@@ -89,6 +97,8 @@ def unreachable_ids(model: BPEModel, step: int | None = None, encoder: PieceEnco
     out: list[int] = []
     if model.mode == "bytes":
         for i in range(ordinary_count(model, k)):
+            if i % chunk == chunk - 1:
+                yield
             data: bytes = tokens[i]  # type: ignore[assignment]
             text = data.decode("utf-8", "replace")
             if text.encode("utf-8") != data or split(text) != [text]:
@@ -99,6 +109,8 @@ def unreachable_ids(model: BPEModel, step: int | None = None, encoder: PieceEnco
     marker = model.end_of_word
     fragment = _fragment_encoder(model) if marker else None
     for i in range(ordinary_count(model, k)):
+        if i % chunk == chunk - 1:
+            yield
         t: str = tokens[i]  # type: ignore[assignment]
         final = not marker or t.endswith(marker)
         text = t[: -len(marker)] if marker and final else t

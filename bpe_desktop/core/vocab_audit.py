@@ -15,7 +15,8 @@ many of the first k merges consume it, and :class:`TokenFlag` s:
 
 :class:`VocabAudit` stores the columns as plain lists (100k rows for cl100k) and builds a
 :class:`TokenRow` only when asked, so a virtualized table reads it cheaply; :meth:`VocabAudit.order`
-sorts by any :class:`Column`.  The frequencies are the caller's: from
+sorts by any :class:`Column`.  :func:`audit` computes it at once, :func:`auditing` in small units for an
+event loop (a :data:`~.stats.Job`).  The frequencies are the caller's: from
 :class:`~.token_counts.TokenCounts` while training, or :func:`encoded_frequencies` for any text.  This
 module does not draw, and does not decide reachability itself.
 """
@@ -28,9 +29,10 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .model import BPEModel
-from .reachability import PieceEncoder, is_undecodable, ordinary_count, unreachable_ids
+from .reachability import PieceEncoder, is_undecodable, ordinary_count, unreachable_steps
 from .records import MergeRecord
 from .segmentation import token_label
+from .stats import Job, finish
 
 #: the default intersection-over-self threshold under which a token is flagged intermediate
 DEFAULT_INTERMEDIATE_THRESHOLD = 0.1
@@ -169,25 +171,48 @@ def audit(
     >>> a.row(est).made_by, a.row(est).frequency, a.row(est).consumers, a.row(est).flags
     (MadeBy(step=2, left=11, right=8, pair_count=9), 0, 1, <TokenFlag.INTERMEDIATE|UNUSED: 12>)
     """
+    return finish(auditing(model, step, frequencies, counts_when_made=counts_when_made, threshold=threshold,
+                           encoder=encoder, unreachable=unreachable, chunk=1 << 30))
+
+
+def auditing(
+    model: BPEModel,
+    step: int | None,
+    frequencies: Sequence[int],
+    *,
+    counts_when_made: Sequence[int | None] | None = None,
+    threshold: float = DEFAULT_INTERMEDIATE_THRESHOLD,
+    encoder: PieceEncoder | None = None,
+    unreachable: Sequence[int] | None = None,
+    chunk: int = 2048,
+) -> Job[VocabAudit]:
+    """:func:`audit` in small units (about *chunk* tokens each; drive it with :class:`~.stats.Sliced`)."""
     k = len(model.merges) if step is None else max(0, min(step, len(model.merges)))
     n = ordinary_count(model, k)
     tokens = model.tokens
     marker = model.end_of_word
-    bad = set(unreachable if unreachable is not None else unreachable_ids(model, k, encoder))
+    if unreachable is None:
+        unreachable = yield from unreachable_steps(model, k, encoder, chunk // 2)
+    bad = set(unreachable)
     consumers = [0] * n
     for a, b in model.merges[:k]:
         consumers[a] += 1
         if b != a:
             consumers[b] += 1
-    labels = [token_label(t) for t in tokens[:n]]
-    if model.mode == "bytes":
-        sizes = [len(t) for t in tokens[:n]]
-    else:
-        cut = len(marker)
-        sizes = [
-            len((t[:-cut] if cut and t.endswith(marker) else t).encode("utf-8", "surrogateescape"))  # type: ignore[union-attr,arg-type]
-            for t in tokens[:n]
-        ]
+    labels: list[str] = []
+    sizes: list[int] = []
+    cut = len(marker)
+    for lo in range(0, n, chunk):
+        yield
+        part = tokens[lo : min(lo + chunk, n)]
+        labels.extend(map(token_label, part))
+        if model.mode == "bytes":
+            sizes.extend(map(len, part))
+        else:
+            sizes.extend(
+                len((t[:-cut] if cut and t.endswith(marker) else t).encode("utf-8", "surrogateescape"))  # type: ignore[union-attr,arg-type]
+                for t in part
+            )
     made: list[MadeBy | None] = [None] * n
     counts = counts_when_made or ()
     merges = model.merges
@@ -197,6 +222,7 @@ def audit(
             a, b = merges[r]
             made[t] = MadeBy(r + 1, a, b, counts[r] if r < len(counts) else None)
             next_new = t + 1
+    yield
     freqs = [frequencies[i] if i < len(frequencies) else 0 for i in range(n)]
     ratios: list[float | None] = [None] * n
     bits = [0] * n  # TokenFlag values, turned into flags once at the end
@@ -205,6 +231,8 @@ def audit(
         if 0 <= i < n:
             bits[i] |= unreachable_bit
     for i in range(n):
+        if i % chunk == chunk - 1:
+            yield
         if is_undecodable(tokens[i]):
             bits[i] |= undecodable_bit
         if not freqs[i]:
