@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..core.errors import BpeError, Cancelled
-from . import convert, diff, encode, stats, train
+from . import analyze, convert, diff, encode, stats, train
 
-SUBCOMMAND_MODULES = [train, encode, stats, convert, diff]
-SUBCOMMANDS = ("train", "encode", "convert", "stats", "diff")
+SUBCOMMAND_MODULES = [train, encode, stats, convert, diff, analyze]
+SUBCOMMANDS = ("train", "encode", "convert", "stats", "diff", "analyze")
 
 
 def build_parser() -> argparse.ArgumentParser:

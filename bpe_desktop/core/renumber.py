@@ -61,6 +61,10 @@ class RenumberedTokenizer:
     def special_tokens(self) -> dict[str, int]:
         return {s: self._to[i] for s, i in self.inner.special_tokens.items()}
 
+    def file_id(self, ours: int) -> int:
+        """The file's id of one of our ids."""
+        return self._to[ours]
+
     def _ours(self, i: int) -> int:
         return self._from.get(i, UNKNOWN_ID if i == UNKNOWN_ID else -2)
 

@@ -1,0 +1,139 @@
+"""``bpe-desktop analyze``: judge a tokenizer on a text -- quality metrics and the tokens that should not be there.
+
+Prints tokens, bytes per token, fertility, vocabulary utilization, Shannon and Rényi efficiency of the
+text tokenized at step K, and the unreachable, not-decodable-alone, intermediate and unused tokens
+(``--json``: one object, full lists; ids are the file's own).  The text is cut the way training reads it
+(line by line, special tokens cut out).  Intermediate tokens need the per-merge counts a native file
+stores; other formats list none.  Only argument plumbing and printing live here (see
+:mod:`bpe_desktop.core.vocab_audit`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from ..core.config import TrainConfig
+from ..core.corpus import CorpusSource
+from ..core.errors import ConfigError, CorpusError
+from ..core.formats import load
+from ..core.holdout import count_with_totals
+from ..core.quality import DEFAULT_ALPHA, check_alpha, measure
+from ..core.ranks import RankTokenizer
+from ..core.reachability import PieceEncoder
+from ..core.renumber import RenumberedTokenizer
+from ..core.tokenizer import Tokenizer
+from ..core.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag, VocabAudit, audit, made_counts
+
+#: flag -> key of the lists in the output
+LISTS = (
+    ("unreachable", TokenFlag.UNREACHABLE), ("undecodable", TokenFlag.UNDECODABLE),
+    ("intermediate", TokenFlag.INTERMEDIATE), ("unused", TokenFlag.UNUSED),
+)
+SHOWN = 20  # list items printed per flag without --json
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("analyze", help="quality metrics of a tokenizer on a text, and its suspicious tokens")
+    p.add_argument("file", metavar="FILE", help="the text to tokenize (UTF-8; bytes-mode tokenizers take any bytes)")
+    p.add_argument("--tokenizer", required=True, metavar="SPEC",
+                   help="tokenizer file or folder in any readable format, or cl100k:PATH / gpt2:PATH")
+    p.add_argument("--upto", type=int, default=None, metavar="K", help="judge the tokenizer after its first K merges")
+    p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, metavar="A",
+                   help=f"order of the Rényi efficiency (default {DEFAULT_ALPHA})")
+    p.add_argument("--intermediate-threshold", type=float, default=DEFAULT_INTERMEDIATE_THRESHOLD, metavar="X",
+                   help="flag a token whose frequency at step K over its count when made is under X "
+                        f"(default {DEFAULT_INTERMEDIATE_THRESHOLD})")
+    p.add_argument("--word-counts", action="store_true", help="FILE is a 'word count' table, as in the seeds")
+    p.add_argument("--json", action="store_true", help="print one JSON object with every list in full")
+    p.set_defaults(run=run)
+
+
+def _encoder(tok: object) -> PieceEncoder:
+    """The tokenizer speaking the model's ids (rank files: their own rule; renumbered files: the inner one)."""
+    if isinstance(tok, RankTokenizer):
+        return tok
+    inner = tok.inner if isinstance(tok, RenumberedTokenizer) else tok
+    assert isinstance(inner, Tokenizer)
+    return Tokenizer(inner.model, unknown="keep")
+
+
+def _number(x: float) -> float | None:
+    return None if math.isnan(x) else x
+
+
+def run(args: argparse.Namespace) -> int:
+    alpha = check_alpha(args.alpha)
+    x = args.intermediate_threshold
+    if not math.isfinite(x) or x < 0:
+        raise ConfigError(f"--intermediate-threshold must be a number of 0 or more, not {x} -- e.g. 0.1")
+    loaded = load(args.tokenizer)
+    model = loaded.model
+    n_merges = len(model.merges)
+    k = n_merges if args.upto is None else args.upto
+    if not 0 <= k <= n_merges:
+        raise ConfigError(f"--upto {k} is outside this tokenizer's 0..{n_merges} merges -- use a step in that range")
+    if os.path.isdir(args.file):
+        raise CorpusError(f"{args.file}: is a folder -- name a text file")
+    cfg = TrainConfig(mode=model.mode, pretokenizer=model.pretokenizer, specials=model.specials)  # type: ignore[arg-type]
+    table, totals = count_with_totals(CorpusSource.from_files([args.file], word_counts=args.word_counts), cfg)
+    words = table.counts
+    encoder = _encoder(loaded.tokenizer)
+    size = model.vocab_size_at(k) - len(model.specials)
+    counts: Counter[int] = Counter()
+    for piece, c in words.items():
+        if c > 0 and piece:
+            for i in encoder.encode_piece(piece, k):
+                counts[i] += c
+    freqs = [counts.get(i, 0) for i in range(size)]
+    metrics = measure(counts, totals, model.vocab_size_at(k), alpha)
+    report = audit(model, k, freqs, counts_when_made=made_counts(loaded.stats) if loaded.stats else None,
+                   threshold=x, encoder=encoder)
+    to_file = loaded.tokenizer.file_id if isinstance(loaded.tokenizer, RenumberedTokenizer) else None
+    lists = {key: _listed(report, flag, to_file) for key, flag in LISTS}
+    if args.json:
+        doc: dict[str, Any] = {
+            "tokens": metrics.tokens, "bytes_per_token": _number(metrics.bytes_per_token),
+            "fertility": _number(metrics.fertility), "utilization": _number(metrics.utilization),
+            "shannon_efficiency": _number(metrics.shannon_efficiency),
+            "renyi_efficiency": _number(metrics.renyi_efficiency), "alpha": alpha,
+            "vocab_size": metrics.vocab_size, "step": k, **lists,
+        }
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        return 0
+    out = [
+        f"{args.tokenizer} at step {k} of {n_merges} (vocabulary {metrics.vocab_size}) on {args.file}",
+        f"tokens              {metrics.tokens}",
+        f"bytes per token     {metrics.bytes_per_token:.4f}",
+        f"fertility           {metrics.fertility:.4f} tokens per word",
+        f"utilization         {metrics.utilization:.4f} ({metrics.used} of {metrics.vocab_size} used)",
+        f"Shannon efficiency  {metrics.shannon_efficiency:.4f}",
+        f"Rényi efficiency    {metrics.renyi_efficiency:.4f} (alpha {alpha:g})",
+    ]
+    if not loaded.stats:
+        out.append("intermediate: not known (the file holds no per-merge counts; native files saved by training do)")
+    undecodable = {it["id"] for it in lists["undecodable"]}
+    for key, _flag in LISTS:
+        items = lists[key]
+        head = f"{key} ({len(items)})"
+        if key == "unreachable" and undecodable:  # those are unreachable too: list only the others here
+            items = [it for it in items if it["id"] not in undecodable]
+            head = f"{key} ({len(lists[key])}, of which {len(lists[key]) - len(items)} not decodable alone)"
+        out.append(head + ":")
+        out.extend(f"  {it['id']}\t{it['text']}" for it in items[:SHOWN])
+        if len(items) > SHOWN:
+            out.append(f"  ... {len(items) - SHOWN} more (--json lists them all)")
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+def _listed(report: VocabAudit, flag: TokenFlag, to_file: Callable[[int], int] | None) -> list[dict[str, Any]]:
+    """The rows with *flag*, with the file's ids (files that number tokens otherwise than the merge order)."""
+    ids = report.ids if to_file is None else [to_file(i) for i in report.ids]
+    return [{"id": ids[r], "text": report.labels[r]} for r in report.flagged(flag)]

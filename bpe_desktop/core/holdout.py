@@ -1,0 +1,154 @@
+"""Keep the last lines of a corpus out of training, to measure the tokenizer on text it never saw.
+
+:func:`count_with_holdout` reads a :class:`~.corpus.CorpusSource` once (files streamed in whole lines,
+as :func:`~.corpus.count_files` does) and counts its first lines into the training table and the last
+*fraction* of its lines (10 % by default) into a held-out table, with each part's
+:class:`~.quality.TextTotals`; :func:`count_with_totals` counts a whole source with its totals (a held-out
+*file*).  A word-count table holds out its last entries the same way.
+
+This module only splits and counts; the curves are :mod:`.quality_curves`'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
+
+from .config import TrainConfig
+from .corpus import CorpusSource, PieceCounter, WordCounts, iter_file_chunks, parse_word_counts
+from .errors import ConfigError, CorpusError
+from .quality import TextTotals
+from .lines import split_lines
+
+DEFAULT_HOLDOUT = 0.1
+
+
+class HeldOutSplit(NamedTuple):
+    train: WordCounts
+    held_out: WordCounts
+    train_totals: TextTotals
+    held_out_totals: TextTotals
+    held_out_lines: int
+
+
+def held_outsplit_lines(n_lines: int, fraction: float) -> int:
+    """How many of *n_lines* lines to keep out: ``round(n * fraction)``, at least one when there are two
+    lines or more, never all of them.
+
+    >>> held_outsplit_lines(100, 0.1), held_outsplit_lines(3, 0.1), held_outsplit_lines(1, 0.5)
+    (10, 1, 0)
+    """
+    if not 0 < fraction < 1:
+        raise ConfigError(f"the held-out share must be between 0 and 1, not {fraction} -- e.g. 0.1 for 10 %")
+    if n_lines < 2:
+        return 0
+    return min(n_lines - 1, max(1, round(n_lines * fraction)))
+
+
+def split_text(text: str, fraction: float = DEFAULT_HOLDOUT) -> tuple[str, str]:
+    """``(training text, held-out text)``: the last *fraction* of the lines held out (lines keep ``\\n``).
+
+    >>> split_text("a\\nb\\nc\\nd\\n", 0.25)
+    ('a\\nb\\nc\\n', 'd\\n')
+    """
+    lines = split_lines(text)
+    n = held_outsplit_lines(len(lines), fraction)
+    cut = len(lines) - n
+    return "".join(lines[:cut]), "".join(lines[cut:])
+
+
+def _decode(data: bytes, name: str, offset: int, mode: str, errors: str) -> str:
+    if mode == "bytes":
+        return data.decode("utf-8", "surrogateescape")
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as e:
+        raise CorpusError(
+            f"{name}: not valid UTF-8 at byte offset {offset + e.start} ({e.reason}) -- convert the file to "
+            "UTF-8, or choose replace (or ignore) for invalid bytes, or train in bytes mode"
+        ) from e
+
+
+def count_with_holdout(
+    source: CorpusSource, config: TrainConfig, fraction: float = DEFAULT_HOLDOUT
+) -> HeldOutSplit:
+    """Count *source* into a training table and a held-out table of its last *fraction* of lines.
+
+    >>> s = count_with_holdout(CorpusSource.from_text("low low\\nlower\\nnewest\\n"), TrainConfig(), 0.34)
+    >>> s.train.counts, s.held_out.counts, s.held_out_totals
+    ({'low': 2, 'lower': 1}, {'newest': 1}, TextTotals(n_bytes=7, n_words=1))
+    """
+    if source.word_counts:
+        text = source.text if source.text is not None else "".join(_read_all(source, config.mode))
+        items = list(parse_word_counts(text, source.name).counts.items())
+        n = held_outsplit_lines(len(items), fraction)
+        train, held = dict(items[: len(items) - n]), dict(items[len(items) - n :])
+        return HeldOutSplit(WordCounts(train), WordCounts(held), TextTotals.of_word_counts(train),
+                            TextTotals.of_word_counts(held), n)
+    if source.text is not None:
+        head, tail = split_text(source.text, fraction)
+        parts: Iterable[tuple[str, bool]] = [(head, True), (tail, False)]
+        n_held = len(split_lines(tail))
+    else:
+        total = 0
+        for name in source.paths:
+            last = b"\n"
+            for _off, data in iter_file_chunks(name):
+                total += data.count(b"\n")
+                last = data[-1:]
+            total += last != b"\n"  # a last line without its newline
+        n_held = held_outsplit_lines(total, fraction)
+        parts = _file_parts(source, config.mode, total - n_held)
+    counters = (PieceCounter(config), PieceCounter(config))
+    totals = [TextTotals(0, 0), TextTotals(0, 0)]
+    for text, is_train in parts:
+        j = 0 if is_train else 1
+        counters[j].add_text(text)
+        totals[j] = totals[j] + TextTotals.of_text(text)
+    return HeldOutSplit(counters[0].result(totals[0].n_bytes), counters[1].result(totals[1].n_bytes),
+                        totals[0], totals[1], n_held)
+
+
+def count_with_totals(source: CorpusSource, config: TrainConfig) -> tuple[WordCounts, TextTotals]:
+    """Count *source* (files streamed) and measure its :class:`~.quality.TextTotals` on the way.
+
+    >>> count_with_totals(CorpusSource.from_text("low low\\nlower\\n"), TrainConfig())
+    (WordCounts(counts={'low': 2, 'lower': 1}, bytes_read=14), TextTotals(n_bytes=14, n_words=3))
+    """
+    if source.word_counts:
+        text = source.text if source.text is not None else "".join(_read_all(source, config.mode))
+        table = parse_word_counts(text, source.name)
+        return table, TextTotals.of_word_counts(table.counts)
+    counter = PieceCounter(config)
+    totals = TextTotals(0, 0)
+    chunks = [source.text or ""] if source.text is not None else _chunks(source, config.mode)
+    for text in chunks:
+        counter.add_text(text)
+        totals = totals + TextTotals.of_text(text)
+    return counter.result(totals.n_bytes), totals
+
+
+def _chunks(source: CorpusSource, mode: str) -> Iterator[str]:
+    for name in source.paths:
+        for off, data in iter_file_chunks(name):
+            yield _decode(data, name, off, mode, source.errors)
+
+
+def _read_all(source: CorpusSource, mode: str) -> list[str]:
+    return list(_chunks(source, mode))
+
+
+def _file_parts(source: CorpusSource, mode: str, n_train: int) -> Iterator[tuple[str, bool]]:
+    """The files' text in whole-line blocks (streamed), each marked training or held out (lines before
+    *n_train* are training)."""
+    seen = 0
+    for name in source.paths:
+        for off, data in iter_file_chunks(name):
+            text = _decode(data, name, off, mode, source.errors)
+            lines = split_lines(text)
+            take = max(0, min(len(lines), n_train - seen))
+            if take:
+                yield "".join(lines[:take]), True
+            if take < len(lines):
+                yield "".join(lines[take:]), False
+            seen += len(lines)
