@@ -20,12 +20,13 @@ It does not test the CLI or the file formats (the test suite does).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import multiprocessing as mp
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 
 # Seed 000 (../shared/seeds/000-bpe-lesson-worked-example.txt): the table "Round | Merge | Count".
@@ -62,6 +63,24 @@ def _compare_merges(got: list[tuple[str, str, int]], where: str) -> None:
                           f"[{_merges(EXPECTED_MERGES)}]")
 
 
+@contextlib.contextmanager
+def _main_script_hidden() -> Iterator[None]:
+    """Keep the spawn child from re-running the caller's ``__main__`` script (it may be ``<stdin>`` or import
+    Qt); the worker's target lives in the package.  The same precaution as the window's controller takes."""
+    main = sys.modules.get("__main__")
+    saved = dict(main.__dict__) if main is not None else {}
+    if main is not None:
+        main.__dict__.pop("__file__", None)
+        main.__spec__ = None
+    try:
+        yield
+    finally:
+        if main is not None:
+            for key in ("__file__", "__spec__"):
+                if key in saved:
+                    main.__dict__[key] = saved[key]
+
+
 def _seed_config() -> object:
     from .core.config import TrainConfig
 
@@ -89,7 +108,8 @@ def check_worker(state: dict[str, object]) -> str:
     proc = ctx.Process(target=worker.run, args=(child, source, _seed_config(), False), daemon=True,
                        name="bpe-desktop-selftest-trainer")
     t0 = time.monotonic()
-    proc.start()
+    with _main_script_hidden():
+        proc.start()
     child.close()  # the child's exit now closes the pipe: a dead worker reads as EOF, never a hang
     records: list[MergeRecord] = []
     model, qt_loaded, finished = None, None, ""
