@@ -15,6 +15,10 @@ start=$(date +%s.%N)
 "$PYTHON" -m PyInstaller --noconfirm --clean --log-level WARN \
     --distpath dist --workpath build/pyinstaller packaging/bpe-desktop.spec
 built=$(date +%s.%N)
+# the desktop integration travels with the bundle: bpe-desktop/install.sh --user adds it to the menu
+install -m 755 packaging/install.sh dist/bpe-desktop/install.sh
+install -d dist/bpe-desktop/share
+install -m 644 packaging/bpe-desktop.desktop packaging/io.github.bpe_desktop.metainfo.xml dist/bpe-desktop/share/
 echo "built dist/bpe-desktop in $("$PYTHON" -c "print(round($built - $start))") s: $(du -sh dist/bpe-desktop | cut -f1)"
 if [ "$make_tar" = 1 ]; then
     tarball="dist/bpe-desktop-${version}-linux-$(uname -m).tar.gz"
