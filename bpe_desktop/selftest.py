@@ -177,7 +177,11 @@ def _not_blank(image: object) -> tuple[int, float]:
 
 
 def check_window(state: dict[str, object]) -> str:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    platform = os.environ.setdefault("QT_QPA_PLATFORM", "offscreen").split(":")[0]
+    display = {"xcb": "DISPLAY", "wayland": "WAYLAND_DISPLAY"}.get(platform)
+    if display and not os.environ.get(display):  # else Qt aborts the process with a misleading message
+        raise CheckFailed(f"QT_QPA_PLATFORM={platform} but {display} is not set -- run it inside your desktop "
+                          "session, or unset QT_QPA_PLATFORM to render offscreen")
     app_mod, file_actions = _gui("app"), _gui("file_actions")
     from PySide6 import QtGui
 
@@ -222,7 +226,7 @@ def check_window(state: dict[str, object]) -> str:
         raise CheckFailed("the SVG icon does not render (QtSvg or its image plugin is missing)")
     if errors:
         raise CheckFailed("; ".join(errors))
-    platform = QtGui.QGuiApplication.platformName()
+    platform = QtGui.QGuiApplication.platformName()  # what Qt actually loaded
     return (f"trained {len(s.records)} merges through the window's controller; rendered "
             f"{image.width()}x{image.height()} on '{platform}', {colours} colours, {inked:.0%} drawn; "
             f"icon renders; {len(families)} font families")

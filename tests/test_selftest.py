@@ -78,3 +78,12 @@ def test_selftest_takes_no_other_arguments() -> None:
     r = _run(args=("--selftest", "--corpus", "x.txt"))
     assert r.returncode == 2
     assert "--selftest takes no other arguments" in r.stderr
+
+
+def test_a_display_platform_without_a_display_is_reported_not_aborted() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    r = subprocess.run([sys.executable, "-m", "bpe_desktop", "--selftest"], capture_output=True, text=True,
+                       env={**env, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "xcb"}, cwd=ROOT, timeout=240)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "FAIL  window    QT_QPA_PLATFORM=xcb but DISPLAY is not set" in r.stdout
+    assert "ok    encode" in r.stdout  # the checks before it ran
