@@ -3,9 +3,7 @@
 # environment whose Python has the dependencies.  Arguments are passed on (e.g. --corpus FILE, or a
 # sub-command such as "train").  PYTHON selects the interpreter (default: python3).
 #
-# Desktop integration (per user):
-#   install -Dm644 packaging/bpe-desktop.desktop ~/.local/share/applications/bpe-desktop.desktop
-#   install -Dm644 resources/icons/bpe-desktop.svg ~/.local/share/icons/hicolor/scalable/apps/bpe-desktop.svg
+# Desktop integration (per user): packaging/install.sh --user (see its --help).
 set -eu
 here=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 if [ -f "$here/bpe_desktop/__init__.py" ]; then

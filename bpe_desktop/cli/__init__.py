@@ -49,3 +49,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def subcommand_summaries() -> list[tuple[str, str]]:
+    """``(name, one-line help)`` of every registered sub-command, read from the parser the modules build
+    (so a new module in ``SUBCOMMAND_MODULES`` appears in ``bpe-desktop --help`` by itself)."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return [(a.dest, (a.help or "").strip()) for a in sub._choices_actions]

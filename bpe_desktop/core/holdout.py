@@ -17,8 +17,8 @@ from typing import NamedTuple
 from .config import TrainConfig
 from .corpus import CorpusSource, PieceCounter, WordCounts, iter_file_chunks, parse_word_counts
 from .errors import ConfigError, CorpusError
-from .quality import TextTotals
 from .lines import split_lines
+from .quality import TextTotals
 
 DEFAULT_HOLDOUT = 0.1
 

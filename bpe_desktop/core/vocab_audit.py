@@ -28,10 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from .labels import token_label
 from .model import BPEModel
 from .reachability import PieceEncoder, is_undecodable, ordinary_count, unreachable_steps
 from .records import MergeRecord
-from .labels import token_label
 from .stats import Job, finish
 
 #: the default intersection-over-self threshold under which a token is flagged intermediate
