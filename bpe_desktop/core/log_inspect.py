@@ -11,7 +11,8 @@ regions they cut differently (:mod:`.boundaries`) and, per category, which token
 token belongs to the category that covers most of its bytes (ties: the category listed first in
 :class:`~.logclass.Category`, where whitespace comes last), and within it to the span and the line of its
 first byte of that category (a line owns its ``\\n``).  So ``[INFO`` counts as a level, `` poses`` as a
-word and ``"]\\n"`` as punctuation of its line.
+word and ``"]\\n"`` as punctuation of its line.  A token that covers no text (a chars-mode end-of-word
+marker on its own) counts as the byte before it.
 
 The text is processed in chunks of whole lines (cut only after a ``\\n`` that is followed by a
 non-whitespace character, where no named pre-tokenizer joins two pieces), with ``progress(stage, done,
@@ -245,6 +246,10 @@ class _Tally:
         if not len(starts) or not cl.n:
             self.per_line.append(np.zeros(cl.n_lines, dtype=np.int64))
             return
+        empty = ends <= starts  # an end-of-word marker alone covers no text: it counts as the byte before it
+        if empty.any():
+            starts = np.where(empty, np.maximum(starts - 1, 0), starts)
+            ends = np.where(empty, np.minimum(starts + 1, cl.n), ends)
         per_cat = cl.cum[:, ends] - cl.cum[:, starts]  # bytes of each category in each token
         winner = np.argmax(per_cat, axis=0)  # most bytes; ties: the earlier category
         owner = cl.next_of[winner, np.minimum(starts, cl.n - 1)]  # the token's first byte of that category
