@@ -8,6 +8,7 @@ attribution rule for the per-category counts.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 from collections import Counter
 
@@ -102,7 +103,7 @@ def _brute_force_regions(text: str, toks: list[object]) -> tuple[list[tuple[int,
         spans.append(s)
         sets.append({0, n} | {x.start for x in s} | {x.end for x in s})
     common = sorted(set.intersection(*sets))
-    regions = [(a, b) for a, b in zip(common, common[1:], strict=False)
+    regions = [(a, b) for a, b in itertools.pairwise(common)
                if any(any(a < x < b for x in bs) for bs in sets)]
     counts = [[sum(1 for x in s if a <= x.start < b) for a, b in regions] for s in spans]
     return regions, counts
