@@ -42,6 +42,8 @@ _DIGIT_SHAPE = str.maketrans("0123456789", "9999999999")
 _HEX_SHAPE = str.maketrans("0123456789abcdefABCDEF", "h" * 22)
 _NUMERIC = (Category.TIMESTAMP, Category.FLOAT, Category.INTEGER)
 _HEX = Category.HEX
+# a match's ``lastindex`` -> its category (faster than looking ``lastgroup`` up by name)
+_CATEGORY_OF_INDEX = (None, *(CATEGORY_OF_GROUP[g] for g in sorted(PATTERN.groupindex, key=PATTERN.groupindex.get)))
 
 
 class EncodesWithOffsets(Protocol):
@@ -187,23 +189,26 @@ def iter_chunks(text: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]:
 
 
 class _Classified:
-    """One chunk's classification as per-byte arrays, shared by every tokenizer."""
+    """One chunk's classified spans as arrays (byte offsets), shared by every tokenizer."""
 
     def __init__(self, chunk: str, data: bytes, groups: dict[tuple[int, str], int], examples: list[str],
                  occurrences: list[int]) -> None:
         cats: list[int] = []
         ends: list[int] = []
         gids: list[int] = []
-        by = CATEGORY_OF_GROUP
+        by = _CATEGORY_OF_INDEX
+        numeric, hex_ = _NUMERIC, _HEX
         for m in PATTERN.finditer(chunk):
-            c = by[m.lastgroup]  # type: ignore[index]
+            c = by[m.lastindex]  # type: ignore[index]
             t = m.group()
-            key = (c, t.translate(_DIGIT_SHAPE) if c in _NUMERIC else t.translate(_HEX_SHAPE) if c == _HEX else t)
-            g = groups.get(key)
+            g = groups.get((c, t)) if c not in numeric and c != hex_ else None
             if g is None:
-                g = groups[key] = len(groups)
-                examples.append(t)
-                occurrences.append(0)
+                key = (c, t.translate(_DIGIT_SHAPE) if c in numeric else t.translate(_HEX_SHAPE) if c == hex_ else t)
+                g = groups.get(key)
+                if g is None:
+                    g = groups[key] = len(groups)
+                    examples.append(t)
+                    occurrences.append(0)
             occurrences[g] += 1
             gids.append(g)
             cats.append(c)
@@ -214,20 +219,38 @@ class _Classified:
             width = (1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)).astype(np.int64)
             width[(cp >= 0xDC80) & (cp < 0xDD00)] = 1  # surrogate-escaped bytes
             ends_arr = np.concatenate([[0], np.cumsum(width)])[ends_arr]
-        lengths = np.diff(ends_arr, prepend=0)
-        n = self.n = len(data)
-        cat_arr = np.array(cats, dtype=np.int64)
-        cat_of_byte = np.repeat(cat_arr, lengths)
-        self.category_bytes = np.bincount(cat_arr, weights=lengths, minlength=_N_CAT).astype(np.int64)
-        self.group_of_byte = np.repeat(np.array(gids, dtype=np.int64), lengths)
-        # cum[c, i]: bytes of category c before byte i; next_of[c, i]: first byte of category c at or after i
-        onehot = cat_of_byte[None, :] == np.arange(_N_CAT)[:, None]
-        self.cum = np.zeros((_N_CAT, n + 1), dtype=np.int64)
-        np.cumsum(onehot, axis=1, out=self.cum[:, 1:])
-        pos = np.where(onehot, np.arange(n, dtype=np.int64)[None, :], n)
-        self.next_of = np.minimum.accumulate(pos[:, ::-1], axis=1)[:, ::-1] if n else pos
+        self.n = len(data)
+        self.span_ends = ends_arr
+        self.span_starts = np.concatenate([[0], ends_arr[:-1]]).astype(np.int64)
+        self.span_cat = np.array(cats, dtype=np.int64)
+        self.span_group = np.array(gids, dtype=np.int64)
+        self.category_bytes = np.bincount(self.span_cat, weights=ends_arr - self.span_starts,
+                                          minlength=_N_CAT).astype(np.int64)
         self.newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-        self.n_lines = len(self.newlines) + (1 if n and data[-1:] != b"\n" else 0)
+        self.n_lines = len(self.newlines) + (1 if self.n and data[-1:] != b"\n" else 0)
+
+    def attribute(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per token: its category (the most bytes, ties to the earlier one) and the span that owns it (the
+        first span of that category inside the token)."""
+        first = np.searchsorted(self.span_ends, starts, side="right")
+        last = np.searchsorted(self.span_ends, ends - 1, side="right")
+        owner = first.copy()
+        winner = self.span_cat[first]
+        multi = np.flatnonzero(last > first)  # tokens over several spans: count bytes per category
+        if len(multi):
+            k = last[multi] - first[multi] + 1
+            row_start = np.concatenate([[0], np.cumsum(k)[:-1]])
+            row = np.repeat(np.arange(len(multi)), k)
+            span = first[multi][row] + (np.arange(len(row)) - row_start[row])
+            tok = multi[row]
+            overlap = np.minimum(self.span_ends[span], ends[tok]) - np.maximum(self.span_starts[span], starts[tok])
+            cat = self.span_cat[span]
+            per_cat = np.bincount(row * _N_CAT + cat, weights=overlap, minlength=len(multi) * _N_CAT)
+            win = np.argmax(per_cat.reshape(len(multi), _N_CAT), axis=1)
+            candidate = np.where(cat == win[row], span, np.iinfo(np.int64).max)
+            owner[multi] = np.minimum.reduceat(candidate, row_start)
+            winner[multi] = win
+        return winner, owner
 
 
 class _Tally:
@@ -250,13 +273,11 @@ class _Tally:
         if empty.any():
             starts = np.where(empty, np.maximum(starts - 1, 0), starts)
             ends = np.where(empty, np.minimum(starts + 1, cl.n), ends)
-        per_cat = cl.cum[:, ends] - cl.cum[:, starts]  # bytes of each category in each token
-        winner = np.argmax(per_cat, axis=0)  # most bytes; ties: the earlier category
-        owner = cl.next_of[winner, np.minimum(starts, cl.n - 1)]  # the token's first byte of that category
-        owner = np.minimum(owner, cl.n - 1)
+        winner, owner = cl.attribute(starts, ends)
         self.categories += np.bincount(winner, minlength=_N_CAT)
-        self.groups += np.bincount(cl.group_of_byte[owner], minlength=n_groups)
-        line = np.searchsorted(cl.newlines, owner, side="left")
+        self.groups += np.bincount(cl.span_group[owner], minlength=n_groups)
+        owner_byte = np.maximum(cl.span_starts[owner], starts)
+        line = np.searchsorted(cl.newlines, owner_byte, side="left")
         self.per_line.append(np.bincount(line, minlength=cl.n_lines))
 
 
