@@ -79,7 +79,7 @@ def test_one_tokenizer_has_no_differences(files) -> None:  # type: ignore[no-unt
 
 
 @pytest.mark.parametrize("case", ["missing file", "bad tokenizer", "tokenizer is a log", "not utf-8", "folder",
-                                  "csv in missing folder"])
+                                  "csv in missing folder", "csv is a folder", "negative top"])
 def test_user_errors_exit_2_with_one_line(files, tmp_path: Path, case: str) -> None:  # type: ignore[no-untyped-def]
     log, tok, _ = files
     binary = tmp_path / "bin.log"
@@ -91,6 +91,8 @@ def test_user_errors_exit_2_with_one_line(files, tmp_path: Path, case: str) -> N
         "not utf-8": [str(binary), "--tokenizer", str(tok)],
         "folder": [str(tmp_path), "--tokenizer", str(tok)],
         "csv in missing folder": [str(log), "--tokenizer", str(tok), "--per-line", str(tmp_path / "no" / "x.csv")],
+        "csv is a folder": [str(log), "--tokenizer", str(tok), "--per-line", str(tmp_path)],
+        "negative top": [str(log), "--tokenizer", str(tok), "--top", "-1"],
     }[case]
     out = run("inspect", *args)
     assert out.returncode == 2, out.stderr

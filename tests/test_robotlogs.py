@@ -78,6 +78,9 @@ def test_cli_sample_errors_are_one_line(tmp_path: Path) -> None:
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "does not exist" in missing.stderr
     folder = run("sample", "robotlogs", "--lines", "3", "--out", str(tmp_path))
     assert folder.returncode == 2 and folder.stderr.count("\n") == 1
+    if Path("/proc").is_dir():  # a folder where no file can be created
+        proc = run("sample", "robotlogs", "--lines", "3", "--out", "/proc/x.txt")
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "cannot write" in proc.stderr
 
 
 def test_bundled_sample_is_the_documented_command() -> None:

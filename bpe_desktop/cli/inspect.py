@@ -75,8 +75,11 @@ def run(args: argparse.Namespace) -> int:
     if args.per_line:
         rows = zip(range(1, len(result.reports[0].per_line) + 1), *(r.per_line.tolist() for r in result.reports),
                    strict=True)
-        with atomic_write(args.per_line) as f:
-            f.write(csv_text(("line", *names), rows))
+        try:
+            with atomic_write(args.per_line) as f:
+                f.write(csv_text(("line", *names), rows))
+        except OSError as e:  # a folder, a place where no file can be created, a full disk
+            raise CorpusError(f"{args.per_line}: cannot write ({e.strerror}) -- choose another path") from None
     if args.json:
         sys.stdout.write(json.dumps({"file": args.file, **result.to_dict(args.top)}, ensure_ascii=False) + "\n")
     else:

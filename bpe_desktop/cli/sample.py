@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
             _write(f, lines)
     except IsADirectoryError:
         raise ConfigError(f"{args.out}: is a folder -- give a file name") from None
+    except OSError as e:  # e.g. a folder where no file can be created (/proc), a full disk
+        raise ConfigError(f"{args.out}: cannot write ({e.strerror}) -- choose another path") from None
     return 0
 
 
