@@ -19,10 +19,10 @@ import tokenizers
 
 from bpe_desktop.core import TrainConfig, train
 from bpe_desktop.core.corpus import count_text
-from bpe_desktop.core.errors import Cancelled
+from bpe_desktop.core.errors import Cancelled, CorpusError
 from bpe_desktop.core.formats import load_tokenizer, save_model
 from bpe_desktop.core.formats.presets import CL100K_SPECIALS
-from bpe_desktop.core.log_inspect import NamedTokenizer, inspect_text, iter_chunks
+from bpe_desktop.core.log_inspect import NamedTokenizer, inspect_file, inspect_text, iter_chunks, iter_file_chunks
 from bpe_desktop.core.logclass import Category, classify_bytes
 from bpe_desktop.core.pretokenize import CL100K_PATTERN
 from bpe_desktop.core.robotlogs import generate
@@ -179,6 +179,28 @@ def test_chunk_size_does_not_change_the_result(log_text, cl100k, trained) -> Non
         assert ra.per_line.tolist() == rb.per_line.tolist() and ra.expensive == rb.expensive
     assert a.differences.starts.tolist() == b.differences.starts.tolist()
     assert a.differences.counts.tolist() == b.differences.counts.tolist()
+
+
+def test_file_read_in_pieces_equals_the_text(log_text, cl100k, trained, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    text = log_text[:50_000] + "\n  indented\n\n\n[x] 1\n" + log_text[-2_000:] + "no final newline"
+    path = tmp_path / "log.txt"
+    path.write_bytes(text.encode())
+    toks = [NamedTokenizer("cl100k", cl100k[0]), NamedTokenizer("trained", trained[0])]
+    a = inspect_text(text, toks)
+    for size in (700, 10**6):
+        chunks = list(iter_file_chunks(str(path), size))
+        assert "".join(chunks) == text and (size > 10**5 or len(chunks) > 20)
+        b = inspect_file(str(path), toks, chunk_chars=size)
+        assert (b.chars, b.n_bytes, b.category_bytes) == (a.chars, a.n_bytes, a.category_bytes)
+        for ra, rb in zip(a.reports, b.reports, strict=True):
+            assert (ra.tokens, ra.categories, ra.per_line.tolist()) == (rb.tokens, rb.categories, rb.per_line.tolist())
+        assert b.differences.counts.tolist() == a.differences.counts.tolist()
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"[INFO] ok\n\xff\n")
+    with pytest.raises(CorpusError, match="not valid UTF-8"):
+        inspect_file(str(bad), toks)
+    with pytest.raises(CorpusError, match="no such file"):
+        inspect_file(str(tmp_path / "nope.txt"), toks)
 
 
 def test_progress_reaches_the_total_and_cancel_stops(log_text, cl100k) -> None:  # type: ignore[no-untyped-def]

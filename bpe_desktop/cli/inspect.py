@@ -4,7 +4,8 @@ Per tokenizer: tokens, characters and bytes per token, tokens per line (mean, p9
 of :mod:`bpe_desktop.core.logclass` and the most expensive span groups; with two or more tokenizers, the
 spans they cut differently and which needs fewest tokens per category.  ``--json`` prints the same as one
 object (``Inspection.to_dict``); ``--per-line F.csv`` writes ``line,<tokenizer>...`` token counts.  The work
-is :func:`bpe_desktop.core.log_inspect.inspect_text`; only argument plumbing and printing live here.
+is :func:`bpe_desktop.core.log_inspect.inspect_file` (the file is read chunk by chunk); only argument
+plumbing and printing live here.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 from ..core.atomic import atomic_write
 from ..core.errors import CorpusError
 from ..core.formats import load_tokenizer
-from ..core.log_inspect import Inspection, NamedTokenizer, inspect_text
+from ..core.log_inspect import Inspection, NamedTokenizer, inspect_file
 from ..core.logclass import Category
 from ..core.stats import csv_text
 
@@ -36,20 +37,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(run=run)
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", newline="") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: no such file -- check the path") from None
-    except IsADirectoryError:
-        raise CorpusError(f"{path}: is a folder -- give a text file") from None
-    except PermissionError:
-        raise CorpusError(f"{path}: permission denied -- check the file's permissions") from None
-    except UnicodeDecodeError as e:
-        raise CorpusError(f"{path}: not valid UTF-8 at byte offset {e.start} -- convert it to UTF-8") from None
-
-
 def _names(specs: list[str]) -> list[str]:
     """Short, distinct names: the file name (``cl100k:PATH`` -> ``cl100k``), numbered when repeated."""
     names = []
@@ -63,7 +50,6 @@ def _names(specs: list[str]) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     if args.top < 0:
         raise CorpusError(f"--top must be 0 or more, not {args.top}")
-    text = _read(args.file)
     names = _names(args.tokenizer)
     toks = [NamedTokenizer(n, load_tokenizer(s)) for n, s in zip(names, args.tokenizer, strict=True)]
     progress = None
@@ -71,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         def progress(stage: str, done: int, total: int) -> None:
             sys.stderr.write(json.dumps({"stage": stage, "done": done, "total": total}) + "\n")
             sys.stderr.flush()
-    result = inspect_text(text, toks, top=max(args.top, 1), progress=progress)
+    result = inspect_file(args.file, toks, top=max(args.top, 1), progress=progress)
     if args.per_line:
         rows = zip(range(1, len(result.reports[0].per_line) + 1), *(r.per_line.tolist() for r in result.reports),
                    strict=True)

@@ -23,14 +23,15 @@ This module does not load tokenizers (:mod:`.formats`) nor draw anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+import os
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol
 
 import numpy as np
 
 from .boundaries import DiffCollector, Differences, differing_regions
-from .errors import Cancelled
+from .errors import Cancelled, CorpusError
 from .logclass import CATEGORY_OF_GROUP, PATTERN, Category
 from .tokenizer import TokenSpan
 
@@ -339,6 +340,75 @@ def inspect_text(
     >>> r.tokens, {c.label: n for c, n in r.categories.items() if n}, r.per_line.tolist()
     (9, {'level': 3, 'integer': 2, 'punct': 2, 'space': 2}, [9])
     """
+    total = len(text.encode("utf-8", "surrogateescape"))
+    return inspect_chunks(iter_chunks(text, chunk_chars), tokenizers, total=total, top=top, progress=progress,
+                          cancel=cancel)
+
+
+def inspect_file(
+    path: str,
+    tokenizers: Sequence[NamedTokenizer],
+    *,
+    chunk_chars: int = CHUNK_CHARS,
+    top: int = 20,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> Inspection:
+    """:func:`inspect_text` of a UTF-8 file, read chunk by chunk (the text is never held whole)."""
+    total = os.path.getsize(path) if os.path.isfile(path) else 0
+    return inspect_chunks(iter_file_chunks(path, chunk_chars), tokenizers, total=total, top=top,
+                          progress=progress, cancel=cancel)
+
+
+def iter_file_chunks(path: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]:
+    """The chunks :func:`iter_chunks` would cut from the file's text, read piece by piece.
+
+    Raises :class:`~.errors.CorpusError` for a missing, unreadable or non-UTF-8 file.
+    """
+    buffer = ""
+    read_chars = 0
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            while piece := f.read(max(chunk_chars, 1)):
+                read_chars += len(piece)
+                buffer += piece
+                cut = _last_cut(buffer, len(buffer) - len(piece) - 1)
+                if cut > 0:
+                    yield from iter_chunks(buffer[:cut], chunk_chars)
+                    buffer = buffer[cut:]
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: no such file -- check the path") from None
+    except IsADirectoryError:
+        raise CorpusError(f"{path}: is a folder -- give a text file") from None
+    except PermissionError:
+        raise CorpusError(f"{path}: permission denied -- check the file's permissions") from None
+    except UnicodeDecodeError:
+        raise CorpusError(f"{path}: not valid UTF-8 (after character {read_chars:,}) -- convert it to UTF-8") from None
+    if buffer:
+        yield from iter_chunks(buffer, chunk_chars)
+
+
+def _last_cut(text: str, since: int) -> int:
+    """The last offset where :func:`iter_chunks` may cut *text* (after a newline followed by a non-space
+    character) with the newline at or after *since*, or 0."""
+    i = len(text) - 1
+    while (i := text.rfind("\n", max(since, 0), i)) >= 0:
+        if not text[i + 1].isspace():
+            return i + 1
+    return 0
+
+
+def inspect_chunks(
+    chunks: Iterable[str],
+    tokenizers: Sequence[NamedTokenizer],
+    *,
+    total: int = 0,
+    top: int = 20,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> Inspection:
+    """:func:`inspect_text` over a text given as consecutive chunks cut where :func:`iter_chunks` cuts;
+    *total* (bytes, for progress only) may be an estimate."""
     names = [t.name for t in tokenizers]
     tallies = [_Tally() for _ in tokenizers]
     encoders = [_Offsets(nt) for nt in tokenizers]
@@ -347,9 +417,8 @@ def inspect_text(
     examples: list[str] = []
     occurrences: list[int] = []  # spans per group
     category_bytes = np.zeros(_N_CAT, dtype=np.int64)
-    total = len(text.encode("utf-8", "surrogateescape"))
     done = chars = 0
-    for chunk in iter_chunks(text, chunk_chars):
+    for chunk in chunks:
         if cancel is not None and cancel():
             raise Cancelled()
         data = chunk.encode("utf-8", "surrogateescape")
@@ -367,7 +436,7 @@ def inspect_text(
         done += len(data)
         chars += len(chunk)
         if progress is not None:
-            progress("inspect", done, total)
+            progress("inspect", done, max(total, done))
     keys = list(groups)
     reports = []
     for tally, name in zip(tallies, names, strict=True):
@@ -377,8 +446,8 @@ def inspect_text(
             for g in order if tally.groups[g] > 0
         )
         per_line = np.concatenate(tally.per_line) if tally.per_line else np.zeros(0, dtype=np.int64)
-        reports.append(TokenizerReport(name, tally.tokens, chars, total, per_line,
+        reports.append(TokenizerReport(name, tally.tokens, chars, done, per_line,
                                        {c: int(tally.categories[c]) for c in Category}, expensive))
-    return Inspection(chars, total, {c: int(category_bytes[c]) for c in Category}, tuple(reports),
+    return Inspection(chars, done, {c: int(category_bytes[c]) for c in Category}, tuple(reports),
                       diffs.result() if diffs is not None else None)
 
