@@ -22,7 +22,8 @@ from bpe_desktop.core.corpus import count_text
 from bpe_desktop.core.errors import Cancelled, CorpusError
 from bpe_desktop.core.formats import load_tokenizer, save_model
 from bpe_desktop.core.formats.presets import CL100K_SPECIALS
-from bpe_desktop.core.log_inspect import NamedTokenizer, inspect_file, inspect_text, iter_chunks, iter_file_chunks
+from bpe_desktop.core.log_chunks import iter_chunks, iter_file_chunks
+from bpe_desktop.core.log_inspect import NamedTokenizer, inspect_file, inspect_text
 from bpe_desktop.core.logclass import Category, classify_bytes
 from bpe_desktop.core.pretokenize import CL100K_PATTERN
 from bpe_desktop.core.robotlogs import generate

@@ -24,20 +24,20 @@ This module does not load tokenizers (:mod:`.formats`) nor draw anything.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol
 
 import numpy as np
 
 from .boundaries import DiffCollector, Differences, differing_regions
-from .errors import Cancelled, CorpusError
+from .errors import Cancelled
+from .log_chunks import CHUNK_CHARS, iter_chunks, iter_file_chunks
 from .logclass import CATEGORY_OF_GROUP, PATTERN, Category
 from .tokenizer import TokenSpan
 
 ProgressFn = Callable[[str, int, int], None]
 CancelFn = Callable[[], bool]
-CHUNK_CHARS = 1 << 16
 _N_CAT = len(Category)
 _DIGIT_SHAPE = str.maketrans("0123456789", "9999999999")
 _HEX_SHAPE = str.maketrans("0123456789abcdefABCDEF", "h" * 22)
@@ -163,30 +163,6 @@ class Inspection:
             "verdicts": [{"category": v.category.label, "tokens": list(v.tokens), "best": list(v.best)}
                          for v in self.verdicts] if len(self.reports) > 1 else [],
         }
-
-
-def iter_chunks(text: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]:
-    """Cut *text* into pieces of about *chunk_chars* characters, only after a ``\\n`` followed by a
-    character that is not whitespace (a line longer than that stays whole).
-
-    >>> list(iter_chunks("a\\nb\\n\\nc\\n d\\ne", 1))
-    ['a\\n', 'b\\n\\n', 'c\\n d\\n', 'e']
-    """
-    n = len(text)
-    pos = 0
-    while pos < n:
-        cut = pos + max(chunk_chars, 1) - 1
-        while True:
-            cut = text.find("\n", cut)
-            if cut < 0 or cut + 1 >= n:
-                cut = n
-                break
-            if not text[cut + 1].isspace():
-                cut += 1
-                break
-            cut += 1
-        yield text[pos:cut]
-        pos = cut
 
 
 class _Classified:
@@ -358,44 +334,6 @@ def inspect_file(
     total = os.path.getsize(path) if os.path.isfile(path) else 0
     return inspect_chunks(iter_file_chunks(path, chunk_chars), tokenizers, total=total, top=top,
                           progress=progress, cancel=cancel)
-
-
-def iter_file_chunks(path: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]:
-    """The chunks :func:`iter_chunks` would cut from the file's text, read piece by piece.
-
-    Raises :class:`~.errors.CorpusError` for a missing, unreadable or non-UTF-8 file.
-    """
-    buffer = ""
-    read_chars = 0
-    try:
-        with open(path, encoding="utf-8", newline="") as f:
-            while piece := f.read(max(chunk_chars, 1)):
-                read_chars += len(piece)
-                buffer += piece
-                cut = _last_cut(buffer, len(buffer) - len(piece) - 1)
-                if cut > 0:
-                    yield from iter_chunks(buffer[:cut], chunk_chars)
-                    buffer = buffer[cut:]
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: no such file -- check the path") from None
-    except IsADirectoryError:
-        raise CorpusError(f"{path}: is a folder -- give a text file") from None
-    except PermissionError:
-        raise CorpusError(f"{path}: permission denied -- check the file's permissions") from None
-    except UnicodeDecodeError:
-        raise CorpusError(f"{path}: not valid UTF-8 (after character {read_chars:,}) -- convert it to UTF-8") from None
-    if buffer:
-        yield from iter_chunks(buffer, chunk_chars)
-
-
-def _last_cut(text: str, since: int) -> int:
-    """The last offset where :func:`iter_chunks` may cut *text* (after a newline followed by a non-space
-    character) with the newline at or after *since*, or 0."""
-    i = len(text) - 1
-    while (i := text.rfind("\n", max(since, 0), i)) >= 0:
-        if not text[i + 1].isspace():
-            return i + 1
-    return 0
 
 
 def inspect_chunks(
