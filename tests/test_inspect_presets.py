@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 import tokenizers
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bpe_desktop.core.errors import Cancelled, PatternError
 from bpe_desktop.core.formats import load_tokenizer, save_model
+from bpe_desktop.core.log_chunks import iter_chunks
 from bpe_desktop.core.log_patterns import LOG_PATTERNS
 from bpe_desktop.core.log_variants import VariantJob, train_variant, train_variants
 from bpe_desktop.core.logclass import Category, classify_bytes
@@ -125,3 +128,16 @@ def test_bad_preset_fails_before_work_and_cancel_stops(log_text: str) -> None:
     with pytest.raises(Cancelled):
         train_variants(log_text, ["log-digits"], 10, cancel=lambda: True)
     assert train_variant(log_text[:2000], VariantJob("log-digits", 5)).report.tokens > 0
+
+
+CHUNKY = st.text(alphabet=st.sampled_from(list(" \t\n\r\n[]x0.é_:-🤖'sA9")), max_size=80)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=CHUNKY)
+def test_chunk_cuts_never_split_a_piece_of_any_named_pattern(text: str) -> None:
+    chunks = list(iter_chunks(text, 1))
+    assert "".join(chunks) == text
+    for name in NAMED_PATTERNS:
+        pre = Pretokenizer.from_spec(name)
+        assert [p for c in chunks for p in pre.split(c)] == pre.split(text), name

@@ -1,9 +1,12 @@
 """Cut a log into chunks of whole lines that can be tokenized one by one with the same result as the whole.
 
-A cut goes only after a ``\\n`` that is followed by a character that is not whitespace: no named
-pre-tokenizer (gpt2, cl100k, o200k, the log presets, whitespace, none) makes a piece that crosses such a
-point, so encoding chunk by chunk gives the tokens of the whole text.  A custom pattern whose pieces
-cross lines would be split there.  :func:`iter_chunks` cuts a string, :func:`iter_file_chunks` reads a
+A cut goes only after a ``\\n`` with a character that is not whitespace on both sides (``x\\ny``): no
+named pre-tokenizer (gpt2, cl100k, o200k, the log presets, whitespace, none) makes a piece that crosses
+such a point or looks past it (gpt2's ``\\s+(?!\\S)`` would split `` \\n0`` as `` `` + ``\\n`` but a chunk
+ending in `` \\n`` as one piece, so a newline after a space, a ``\\r`` or another newline is never cut),
+so encoding chunk by chunk gives the tokens of the whole text (tested for every named pattern).  A text
+without such a point (CRLF line ends) is one chunk.  A custom pattern whose pieces cross lines would be
+split at the cuts.  :func:`iter_chunks` cuts a string, :func:`iter_file_chunks` reads a
 UTF-8 file piece by piece and yields the same kind of chunks.  This module does not tokenize.
 """
 
@@ -17,11 +20,11 @@ CHUNK_CHARS = 1 << 16
 
 
 def iter_chunks(text: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]:
-    """Cut *text* into pieces of about *chunk_chars* characters, only after a ``\\n`` followed by a
-    character that is not whitespace (a line longer than that stays whole).
+    """Cut *text* into pieces of about *chunk_chars* characters, only after a ``\\n`` between two
+    characters that are not whitespace (a line longer than that stays whole).
 
-    >>> list(iter_chunks("a\\nb\\n\\nc\\n d\\ne", 1))
-    ['a\\n', 'b\\n\\n', 'c\\n d\\n', 'e']
+    >>> list(iter_chunks("a\\nb\\n\\nc\\n d\\ne \\nf", 1))
+    ['a\\n', 'b\\n\\nc\\n d\\n', 'e \\nf']
     """
     n = len(text)
     pos = 0
@@ -32,7 +35,7 @@ def iter_chunks(text: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]:
             if cut < 0 or cut + 1 >= n:
                 cut = n
                 break
-            if not text[cut + 1].isspace():
+            if _can_cut_after(text, cut):
                 cut += 1
                 break
             cut += 1
@@ -69,10 +72,14 @@ def iter_file_chunks(path: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]
 
 
 def _last_cut(text: str, since: int) -> int:
-    """The last offset where :func:`iter_chunks` may cut *text* (after a newline followed by a non-space
-    character) with the newline at or after *since*, or 0."""
+    """The last offset where :func:`iter_chunks` may cut *text*, with the newline at or after *since*, or 0."""
     i = len(text) - 1
     while (i := text.rfind("\n", max(since, 0), i)) >= 0:
-        if not text[i + 1].isspace():
+        if _can_cut_after(text, i):
             return i + 1
     return 0
+
+
+def _can_cut_after(text: str, i: int) -> bool:
+    """True if ``text[i]`` is a newline between two characters that are not whitespace."""
+    return 0 < i < len(text) - 1 and not text[i - 1].isspace() and not text[i + 1].isspace()

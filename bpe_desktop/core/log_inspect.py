@@ -14,10 +14,10 @@ first byte of that category (a line owns its ``\\n``).  So ``[INFO`` counts as a
 word and ``"]\\n"`` as punctuation of its line.  A token that covers no text (a chars-mode end-of-word
 marker on its own) counts as the byte before it.
 
-The text is processed in chunks of whole lines (cut only after a ``\\n`` that is followed by a
-non-whitespace character, where no named pre-tokenizer joins two pieces), with ``progress(stage, done,
-total)`` in bytes and ``cancel()`` polled between chunks (raising :class:`~.errors.Cancelled`), so a GUI
-can run it off its thread.  A custom pre-tokenizer whose pieces cross such a cut would be split there.
+The text is processed in chunks of whole lines (:mod:`.log_chunks` says where it may be cut without
+changing any named pre-tokenizer's pieces), with ``progress(stage, done, total)`` in bytes and ``cancel()``
+polled between chunks and tokenizers (raising :class:`~.errors.Cancelled`), so a GUI can run it off its
+thread; :func:`inspect_file` reads a file chunk by chunk.
 This module does not load tokenizers (:mod:`.formats`) nor draw anything.
 """
 
