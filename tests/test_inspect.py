@@ -252,3 +252,26 @@ def test_json_shape(inspection) -> None:  # type: ignore[no-untyped-def]
         assert sum(t["categories"].values()) == t["tokens"]
     assert d["differences"]["regions"] == inspection.differences.n_regions
 
+
+
+def test_hf_trained_file_with_specials_first(log_text, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A file HF's own trainer wrote numbers its specials first, so our tokenizer maps ids (a
+    RenumberedTokenizer): token lengths must follow the file's ids."""
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    from bpe_desktop.core.renumber import RenumberedTokenizer
+
+    text = log_text[:30_000]
+    hf = tokenizers.Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    hf.train_from_iterator(text.splitlines(keepends=True), trainers.BpeTrainer(
+        vocab_size=420, special_tokens=["<|endoftext|>", "<pad>"], show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    tok = load_tokenizer(str(path))
+    assert isinstance(tok, RenumberedTokenizer)
+    report = inspect_text(text, [NamedTokenizer("hf", tok)]).reports[0]
+    assert report.tokens == len(hf.encode(text, add_special_tokens=False).ids)
+    assert report.categories == {c: _attribute(text, tok).get(c, 0) for c in Category}
