@@ -59,6 +59,8 @@ def test_every_preset_trains_300_merges(variants) -> None:  # type: ignore[no-un
 
 def test_digits_one_by_one_never_makes_a_multi_digit_token(variants) -> None:  # type: ignore[no-untyped-def]
     assert _max_digits(Tokenizer(variants["log-digits"].model)) == 1
+    assert variants["log-digits"].digit_merges == 0
+    assert variants["log-digits3"].digit_merges > 0  # what the issue complains about: "87 + 2 -> 872"
     assert _max_digits(Tokenizer(variants["log-digits3"].model)) == 3  # the cap is reached on a log
     assert _max_digits(Tokenizer(variants["log-stamps3"].model)) > 3  # timestamp pieces may grow
     assert _max_digits(Tokenizer(variants["log-numbers"].model)) > 3

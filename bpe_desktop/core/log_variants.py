@@ -55,6 +55,11 @@ class VariantResult:
     records: list[MergeRecord]
     report: TokenizerReport  # report.categories sums to report.tokens
 
+    @property
+    def digit_merges(self) -> int:
+        """Merges spent on tokens made only of digits ("87" + "2" -> "872"): on logs, mostly random numbers."""
+        return sum(1 for r in self.records if r.token.isdigit())
+
 
 def train_variant(text: str, job: VariantJob) -> VariantResult:
     """Train *job* on *text* and inspect *text* with the result (picklable: run it in a worker process).
