@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..core.errors import BpeError, Cancelled
-from . import analyze, convert, diff, encode, stats, train
+from . import analyze, convert, diff, encode, inspect, sample, stats, train
 
-SUBCOMMAND_MODULES = [train, encode, stats, convert, diff, analyze]
-SUBCOMMANDS = ("train", "encode", "convert", "stats", "diff", "analyze")
+SUBCOMMAND_MODULES = [train, encode, stats, convert, diff, analyze, inspect, sample]
+SUBCOMMANDS = ("train", "encode", "convert", "stats", "diff", "analyze", "inspect", "sample")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -27,6 +27,7 @@ import regex
 
 from .errors import PatternError
 from .lines import split_lines
+from .log_patterns import LOG_PATTERNS
 from .regex_budget import RegexBudget
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -55,6 +56,7 @@ NAMED_PATTERNS: dict[str, tuple[str | None, str]] = {
     "gpt2": (GPT2_PATTERN, "GPT-2 / r50k: leading space attached to the next word"),
     "cl100k": (CL100K_PATTERN, "tiktoken cl100k_base (GPT-3.5/4)"),
     "o200k": (O200K_PATTERN, "tiktoken o200k_base (GPT-4o)"),
+    **LOG_PATTERNS,  # log-digits, log-digits3, log-numbers, log-stamps, log-stamps3, log-punct
 }
 
 #: seconds a custom pattern may spend on one call when the caller gives no job budget
