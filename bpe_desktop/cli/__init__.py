@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..core.errors import BpeError, Cancelled
-from . import convert, encode, stats, train
+from . import convert, count, encode, stats, train
 
-SUBCOMMAND_MODULES = [train, encode, stats, convert]
-SUBCOMMANDS = ("train", "encode", "convert", "stats")
+SUBCOMMAND_MODULES = [train, encode, stats, convert, count]
+SUBCOMMANDS = ("train", "encode", "convert", "stats", "count")
 
 
 def build_parser() -> argparse.ArgumentParser:
