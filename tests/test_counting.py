@@ -6,6 +6,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import importlib.util
+import itertools
 import lzma
 import os
 import subprocess
@@ -67,7 +68,7 @@ def test_stretches_split_on_line_boundaries(topics_file) -> None:  # type: ignor
     assert len(parts) == 5
     segs = [seg for part in parts for seg in part]
     assert segs[0][1] == 0 and segs[-1][2] == size
-    assert all(a[2] == b[1] for a, b in zip(segs, segs[1:], strict=False))
+    assert all(a[2] == b[1] for a, b in itertools.pairwise(segs))
     assert all(data[s - 1:s] == b"\n" for _, s, _ in segs[1:])
 
 
@@ -134,7 +135,7 @@ def test_count_table_round_trips_any_bytes(pieces, counts, tmp_path_factory) -> 
     path = tmp_path_factory.mktemp("t") / "c.tsv"
     write_table(path, words, TrainConfig(mode="bytes", pretokenizer="gpt2"))
     path.read_bytes().decode("utf-8")  # valid UTF-8 whatever the pieces
-    header, back = read_table(path, TrainConfig(mode="bytes", pretokenizer="gpt2"))
+    _header, back = read_table(path, TrainConfig(mode="bytes", pretokenizer="gpt2"))
     assert list(back.items()) == list(words.items())
     assert all(unescape(escape(k)) == k for k in words)
 
