@@ -178,6 +178,18 @@ def _count_stream(item: Input, pc: PieceCounter, config: TrainConfig, errors: st
     return pos if item.size else offset
 
 
+def _parallel_pays(inputs: Sequence[Input], jobs: int) -> bool:
+    """Whether the plain files ahead are big enough for more than one process."""
+    from .parallel_count import effective_jobs
+
+    plain = 0
+    for item in inputs:
+        if not item.is_plain:
+            break
+        plain += item.size
+    return effective_jobs(plain, jobs) > 1
+
+
 def count_files(
     paths: Sequence[str | os.PathLike[str]],
     config: TrainConfig,
@@ -215,7 +227,7 @@ def count_files(
             progress("counting", done, max(total, done))
 
     while k < len(inputs):
-        if jobs > 1 and inputs[k].is_plain:
+        if jobs > 1 and inputs[k].is_plain and _parallel_pays(inputs[k:], jobs):
             group = []
             while k < len(inputs) and inputs[k].is_plain:
                 group.append(inputs[k])

@@ -13,7 +13,6 @@ or count text (see :mod:`.corpus`).
 from __future__ import annotations
 
 import bz2
-import fnmatch
 import gzip
 import lzma
 import os
@@ -50,6 +49,7 @@ class Input:
 
 
 def _matches(rel: str, glob: str) -> bool:
+    import fnmatch
     return fnmatch.fnmatch(os.path.basename(rel), glob) or fnmatch.fnmatch(rel, glob)
 
 

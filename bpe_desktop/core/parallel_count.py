@@ -15,7 +15,6 @@ imports).  This module does not read compressed files or standard input (they ar
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import queue
 from collections import Counter
@@ -29,7 +28,7 @@ from .inputs import Input, iter_range, next_line_start
 Segment = tuple[str, int, int]  # path, start, end
 
 #: below this many bytes per process, forking costs more than it saves
-MIN_BYTES_PER_JOB = 4 << 20
+MIN_BYTES_PER_JOB = 1 << 20
 
 
 def default_jobs() -> int:
@@ -38,6 +37,11 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def effective_jobs(total_bytes: int, jobs: int) -> int:
+    """How many processes are worth starting for *total_bytes* of plain text (at least 1)."""
+    return max(1, min(jobs, total_bytes // MIN_BYTES_PER_JOB))
 
 
 def stretches(inputs: Sequence[Input], jobs: int) -> list[list[Segment]]:
@@ -106,8 +110,9 @@ def count_parallel(
     cancel: Callable[[], bool] | None = None,
 ) -> Counter[str]:
     """Count plain files in up to *jobs* processes; ``progress(bytes_done)`` is called as they go."""
-    total = sum(i.size for i in inputs)
-    jobs = max(1, min(jobs, total // MIN_BYTES_PER_JOB))
+    import multiprocessing as mp  # here: a plain count does not pay for the import
+
+    jobs = effective_jobs(sum(i.size for i in inputs), jobs)
     parts = stretches(inputs, jobs)
     ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     done = ctx.Array("q", len(parts), lock=False)
