@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 from ..core.corpus import count_source
@@ -58,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         words = count_source(source, config, progress=progress_printer(args))
     write_table(args.out, words.counts, config)
     dt = time.monotonic() - t0
+    if not words.counts:
+        sys.stderr.write("bpe-desktop count: warning: the inputs hold no text; the table is empty\n")
     print(f"{len(words.counts):,} distinct pieces, {words.total:,} in all, from {words.bytes_read / 1e6:,.1f} MB "
           f"in {dt:.1f} s; wrote {args.out}")
     return 0

@@ -218,6 +218,12 @@ def count_files(
         from .count_table import read_tables
 
         return read_tables(inputs, config, errors=errors, progress=progress)
+    from .count_table import is_table
+
+    for item in inputs:
+        if item.is_plain and is_table(item.name):
+            raise CorpusError(f"{item.name} is a counts table (written by 'bpe-desktop count') -- add "
+                              "--word-counts to train from it, or name the text it was counted from")
     pc = PieceCounter(config)
     base = 0
     k = 0

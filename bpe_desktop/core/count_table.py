@@ -85,15 +85,28 @@ class TableHeader:
 
 def write_table(path: str | os.PathLike[str], counts: dict[str, int], config: TrainConfig) -> None:
     """Write a counts table atomically, pieces in first-seen order."""
-    with atomic_write(path) as f:
-        f.write(TableHeader.of(config).line())
-        batch: list[str] = []
-        for piece, n in counts.items():
-            batch.append(f"{escape(piece)}\t{n}\n")
-            if len(batch) >= 65536:
-                f.write("".join(batch))
-                batch.clear()
-        f.write("".join(batch))
+    try:
+        with atomic_write(path) as f:
+            f.write(TableHeader.of(config).line())
+            batch: list[str] = []
+            for piece, n in counts.items():
+                batch.append(f"{escape(piece)}\t{n}\n")
+                if len(batch) >= 65536:
+                    f.write("".join(batch))
+                    batch.clear()
+            f.write("".join(batch))
+    except OSError as e:
+        raise CorpusError(f"{os.fspath(path)}: cannot write the table ({e.strerror}) -- choose another path, "
+                          "or free some space") from None
+
+
+def is_table(path: str) -> bool:
+    """Whether a plain file starts with the counts-table header."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(MAGIC)) == MAGIC.encode()
+    except OSError:
+        return False
 
 
 def parse_header(line: str, source: str) -> TableHeader:
@@ -190,12 +203,7 @@ def read_tables(inputs: Sequence[Input], config: TrainConfig, *, errors: str = "
     merged: dict[str, int] = {}
     base = 0
     for item in inputs:
-        if not os.path.isfile(item.name) or item.compression:
-            header = None  # only plain files can be peeked at twice: read the rest as seed tables
-        else:
-            with open(item.name, "rb") as f:
-                header = MAGIC if f.read(len(MAGIC)) == MAGIC.encode() else None
-        if header is not None:
+        if item.is_plain and is_table(item.name):  # only plain files can be peeked at twice
             def report(done: int, start: int = base) -> None:
                 if progress:
                     progress("reading", start + done, total)

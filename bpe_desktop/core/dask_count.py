@@ -24,7 +24,7 @@ from typing import Any
 from .config import TrainConfig
 from .corpus import CorpusSource, PieceCounter, WordCounts
 from .errors import ConfigError, CorpusError
-from .inputs import STDIN, expand
+from .inputs import STDIN, Input, expand
 
 
 def _count_block(lines: Iterable[str], config: TrainConfig) -> list[Counter[str]]:
@@ -67,7 +67,9 @@ def count_with_dask(
     db, distributed = _import_dask()
     if source.word_counts:
         raise ConfigError("--engine dask counts text, not tables -- drop --word-counts")
-    inputs = expand(source.paths, source.glob)
+    inputs: list[Input] = []
+    for name in source.paths:  # URLs (s3://...) go to the workers as they are; local names are expanded
+        inputs.extend([Input(name, 0)] if "://" in name else expand([name], source.glob))
     if any(i.name == STDIN for i in inputs):
         raise ConfigError("--engine dask reads files, not standard input -- save the text to a file the "
                           "workers can read, or use --engine local")
