@@ -197,3 +197,16 @@ def test_dask_unreachable_scheduler_is_a_clear_error(topics_file, tmp_path) -> N
                 "--out", str(tmp_path / "c.tsv"))
     assert r.returncode == 2 and "cannot reach the Dask scheduler" in r.stderr.decode(), r.stderr
 
+
+
+def test_a_table_without_word_counts_and_jsonl_progress(topics_file, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    table = tmp_path / "c.tsv"
+    r = run_cli("count", str(topics_file), "--mode", "bytes", "--progress", "jsonl", "--out", str(table))
+    assert r.returncode == 0, r.stderr
+    import json
+
+    events = [json.loads(line) for line in r.stderr.decode().splitlines()]
+    assert events[-1]["done"] == events[-1]["total"] == topics_file.stat().st_size
+    assert all({"rate", "eta_s", "stage"} <= set(e) for e in events)
+    r = run_cli("train", str(table), "--mode", "bytes", "--merges", "5", "--out", str(tmp_path / "t.json"))
+    assert r.returncode == 2 and b"add --word-counts" in r.stderr
