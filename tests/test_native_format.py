@@ -204,3 +204,8 @@ def test_fuzz_mutated_valid_files_raise_only_bpe_errors(trained, kind, version) 
         _check_loads(text)
 
     run()
+
+
+@given(token=st.text())
+def test_token_strings_are_valid_json_for_any_text(token: str) -> None:
+    assert json.loads(native._string(token)) == token

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,13 +39,19 @@ STATS = (*INT_STATS, "contenders")
 TIE_BREAK_VALUES = ("lexical", "first-seen", "hf")
 
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_needs_escape = re.compile('["\\\\\x00-\x1f]').search
+
+
+def _string(token: str) -> str:
+    """A JSON string; most tokens need no escaping, and skipping the encoder for them is 5x faster."""
+    return _compact(token) if _needs_escape(token) else f'"{token}"'
 
 
 def _columns(records: Sequence[MergeRecord] | Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
     if isinstance(records[0], MergeRecord):
         recs: Sequence[MergeRecord] = records  # type: ignore[assignment]
         cols: dict[str, list[Any]] = {name: [getattr(r, name) for r in recs] for name in INT_STATS}
-        cols["contenders"] = [[[a, b, c] for a, b, c in r.contenders] for r in recs]
+        cols["contenders"] = [r.contenders for r in recs]  # tuples encode as arrays
         return cols
     dicts: Sequence[dict[str, Any]] = records  # type: ignore[assignment]
     cols = {name: [int(d.get(name, 0)) for d in dicts] for name in INT_STATS}
@@ -73,7 +80,7 @@ def dumps(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, A
         f'"settings":{_compact(settings)},\n',
         f'"base":{_compact(base)},\n',
         '"merges":[\n',
-        ",\n".join(_compact(list(pair)) for pair in model.merge_pairs_text()),
+        ",\n".join(f"[{_string(a)},{_string(b)}]" for a, b in model.merge_pairs_text()),
         "]",
     ]
     if records:
