@@ -243,8 +243,12 @@ def count_files(
             def report_from(done: int, start: int = base) -> None:
                 report(start + done)
 
-            pc.counter.update(count_parallel(group, config, jobs, errors=errors, chunk_bytes=CHUNK_BYTES,
-                                             progress=report_from, cancel=cancel))
+            table = count_parallel(group, config, jobs, errors=errors, chunk_bytes=CHUNK_BYTES,
+                                   progress=report_from, cancel=cancel)
+            if pc.counter:
+                pc.counter.update(table)
+            else:
+                pc.counter = table  # no copy of a table that may hold millions of pieces
             base += sum(i.size for i in group)
         else:
             base += _count_stream(inputs[k], pc, config, errors, base, report, cancel)
