@@ -210,3 +210,51 @@ def test_a_table_without_word_counts_and_jsonl_progress(topics_file, tmp_path) -
     assert all({"rate", "eta_s", "stage"} <= set(e) for e in events)
     r = run_cli("train", str(table), "--mode", "bytes", "--merges", "5", "--out", str(tmp_path / "t.json"))
     assert r.returncode == 2 and b"add --word-counts" in r.stderr
+
+
+# -- words-first counting of GPT-2 pieces equals the plain per-line split ----------------------------------
+def _per_line(text: str, specials: tuple[str, ...] = ()) -> list[tuple[str, int]]:
+    import regex
+
+    from bpe_desktop.core.pretokenize import Pretokenizer
+
+    split = Pretokenizer.from_spec("gpt2").split
+    special = regex.compile("|".join(regex.escape(s) for s in specials)) if specials else None
+    out: dict[str, int] = {}
+    lines = [ln + "\n" for ln in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    for line in lines:
+        for seg in special.split(line) if special else [line]:
+            for p in split(seg):
+                out[p] = out.get(p, 0) + 1
+    return list(out.items())
+
+
+def test_words_first_whitespace_set_is_the_regex_modules() -> None:
+    import regex
+
+    from bpe_desktop.core.word_first import _WS
+
+    assert _WS == "".join(chr(c) for c in range(sys.maxunicode + 1) if regex.match(r"\s", chr(c)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("ab É1٣'s.,!-_ \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000😀<>")),
+                    max_size=60))
+def test_words_first_equals_per_line_split(text: str) -> None:
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
+    from bpe_desktop.core.corpus import count_text
+
+    assert list(count_text(text, cfg).counts.items()) == _per_line(text)
+    spc = TrainConfig(mode="bytes", pretokenizer="gpt2", specials=("<>",))
+    assert list(count_text(text, spc).counts.items()) == _per_line(text, ("<>",))
+
+
+def test_words_first_on_real_text(topics_text) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.core.corpus import count_text
+
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
+    sources = "".join(p.read_text(encoding="utf-8", errors="surrogateescape")
+                      for p in sorted((STDLIB / "email").rglob("*.py")))
+    for text in (topics_text, sources):
+        assert list(count_text(text, cfg).counts.items()) == _per_line(text)

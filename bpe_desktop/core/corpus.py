@@ -29,6 +29,7 @@ from .config import TrainConfig
 from .errors import Cancelled, CorpusError
 from .inputs import Input, expand, iter_chunks
 from .pretokenize import Pretokenizer
+from .word_first import count_words_first
 
 ProgressFn = Callable[[str, int, int], None]
 CancelFn = Callable[[], bool]
@@ -109,6 +110,13 @@ class PieceCounter:
                 self.counter.update(split(text))
             else:
                 self.counter.update(p for seg in self._special_re.split(text) for p in split(seg))
+            return
+        if self.pretokenizer.name == "gpt2":  # same table, a third of the time (see word_first)
+            if self._special_re is None:
+                count_words_first(text, split, self.counter)
+            else:
+                for seg in self._special_re.split(text):
+                    count_words_first(seg, split, self.counter)
             return
         pieces: list[str] = []
         for line in _lines(text):
