@@ -102,8 +102,8 @@ print(tok.get_vocab_size() - 256, "merges")
 """
 
 
-def run_command(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one whole command."""
+def run_command(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MB) and CPU seconds (user + system, children included) of one whole command."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(p.pid, 0)
@@ -111,7 +111,7 @@ def run_command(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}")
-    return dt, usage.ru_maxrss / 1024
+    return dt, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def whole(args: argparse.Namespace) -> None:
@@ -129,18 +129,21 @@ def whole(args: argparse.Namespace) -> None:
         "ours, train --jobs 1 --steps --progress jsonl": [*ours, "--jobs", "1", "--steps", str(tmp / "s.csv"),
                                                           "--progress", "jsonl"],
     }
-    runs: dict[str, list[tuple[float, float]]] = {k: [] for k in kinds}
+    runs: dict[str, list[tuple[float, float, float]]] = {k: [] for k in kinds}
     for _ in range(args.repeat):  # interleaved, so load on the machine hits all alike
         for k, cmd in kinds.items():
             runs[k].append(run_command(cmd, env))
-    hf = statistics.median(t for t, _ in runs[next(iter(kinds))])
+    hf = statistics.median(t for t, _, _ in runs[next(iter(kinds))])
+    hf_cpu = statistics.median(c for _, _, c in runs[next(iter(kinds))])
     print(f"kjv.txt, {m} merges, bytes + GPT-2 pattern; median of {args.repeat} interleaved runs; "
           f"load average before: {os.getloadavg()[0]:.2f}")
-    print("| whole command | wall s (median) | min s | x HF | peak RSS MB |")
-    print("|---|---|---|---|---|")
+    print("| whole command | wall s (median) | min s | x HF | CPU s (median) | CPU x HF | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|")
     for k, r in runs.items():
-        med = statistics.median(t for t, _ in r)
-        print(f"| {k} | {med:.2f} | {min(t for t, _ in r):.2f} | {med / hf:.2f}x | {max(x for _, x in r):.0f} |")
+        med = statistics.median(t for t, _, _ in r)
+        cpu = statistics.median(c for _, _, c in r)
+        print(f"| {k} | {med:.2f} | {min(t for t, _, _ in r):.2f} | {med / hf:.2f}x | {cpu:.2f} | {cpu / hf_cpu:.2f}x "
+              f"| {max(x for _, x, _ in r):.0f} |")
 
 
 def main() -> None:

@@ -27,7 +27,8 @@ from collections import Counter
 from collections.abc import Callable
 
 #: exactly what the ``regex`` module's ``\s`` matches (tests/test_counting.py checks every code point)
-_WS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_WS = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+       "\u2028\u2029\u202f\u205f\u3000")
 _W = re.escape(_WS)
 _WN = re.escape(_WS.replace("\n", ""))
 COARSE = re.compile(f" ?[^{_W}]+|[{_WN}]*\\n|[{_WN}]+(?![^{_W}])|[{_WN}]+")
