@@ -116,17 +116,17 @@ def main() -> None:
     ours = [sys.executable, "-m", "bpe_desktop"]
     count = [*ours, "count", str(corpus), "--mode", "bytes", "--progress", "none"]
     trials = {
-        "ours: count --jobs 1": [*count, "--jobs", "1", "--out", str(tmp / "c1.tsv")],
         "ours: count --jobs 2": [*count, "--jobs", "2", "--out", str(tmp / "c2.tsv")],
+        "HF tokenizers: train 1,000 merges (default threads)": [
+            sys.executable, str(tmp / "hf.py"), str(corpus), "1000", str(tmp / "hf1000.json")],
+        "ours: train --jobs 2 --merges 8000 (count + merge + write)": [
+            *ours, "train", str(corpus), "--mode", "bytes", "--tie-break", "hf", "--merges", "8000", "--jobs", "2",
+            "--progress", "none", "--out", str(tmp / "ours8000.json")],
+        "ours: count --jobs 1": [*count, "--jobs", "1", "--out", str(tmp / "c1.tsv")],
     }
     if not args.skip_dask:
         trials["ours: count --engine dask (LocalCluster, 2 workers)"] = [
             *count, "--engine", "dask", "--jobs", "2", "--out", str(tmp / "cd.tsv")]
-    trials["HF tokenizers: train 1,000 merges (default threads)"] = [
-        sys.executable, str(tmp / "hf.py"), str(corpus), "1000", str(tmp / "hf1000.json")]
-    trials["ours: train --jobs 2 --merges 8000 (count + merge + write)"] = [
-        *ours, "train", str(corpus), "--mode", "bytes", "--tie-break", "hf", "--merges", "8000", "--jobs", "2",
-        "--progress", "none", "--out", str(tmp / "ours8000.json")]
     if not args.skip_hf8000:
         trials["HF tokenizers: train 8,000 merges (default threads)"] = [
             sys.executable, str(tmp / "hf.py"), str(corpus), "8000", str(tmp / "hf8000.json")]
