@@ -75,12 +75,13 @@ def dumps(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, A
         "glue_marker": model.glue_marker, "specials": list(model.specials), "tie_break": model.tie_break,
     }
     base = None if model.mode == "bytes" else [token_text(t) for t in model.base]
+    quoted = [_string(token_text(t)) for t in model.tokens]  # each token once, not once per merge it is in
     parts = [
         f'{{"format":"{FORMAT_NAME}","version":{VERSION},\n',
         f'"settings":{_compact(settings)},\n',
         f'"base":{_compact(base)},\n',
         '"merges":[\n',
-        ",\n".join(f"[{_string(a)},{_string(b)}]" for a, b in model.merge_pairs_text()),
+        ",\n".join([f"[{quoted[a]},{quoted[b]}]" for a, b in model.merges]),
         "]",
     ]
     if records:
