@@ -48,8 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(sys, "frozen", False):
         multiprocessing.freeze_support()  # a spawned training process runs its target and exits here
     args = list(sys.argv[1:] if argv is None else argv)
-    names = [n for n, _ in _subcommands()]
-    if args and (args[0] in names or args[0] == "--version"):
+    from .cli import SUBCOMMANDS  # names only: the sub-command's own module is imported by the CLI alone
+
+    if args and (args[0] in SUBCOMMANDS or args[0] == "--version"):
         from .cli import main as cli_main
 
         return cli_main(args)

@@ -7,31 +7,33 @@ turns user errors (:class:`BpeError`) into one line on stderr and exit status 2,
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
 from .. import __version__
 from ..core.errors import BpeError, Cancelled
-from . import analyze, convert, diff, encode, inspect, sample, stats, train
 
-SUBCOMMAND_MODULES = [train, encode, stats, convert, diff, analyze, inspect, sample]
-SUBCOMMANDS = ("train", "encode", "convert", "stats", "diff", "analyze", "inspect", "sample")
+#: every sub-command, in the order ``--help`` lists them; each is the module of that name in this package
+SUBCOMMANDS = ("train", "encode", "stats", "convert", "count", "diff", "analyze", "inspect", "sample")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with *only* a sub-command's name, just that one is imported (a faster start)."""
     p = argparse.ArgumentParser(
         prog="bpe-desktop",
         description="Watch byte-pair encoding learn a tokenizer. Without a sub-command, opens the window.",
     )
     p.add_argument("--version", action="version", version=f"bpe-desktop {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for m in SUBCOMMAND_MODULES:
-        m.add_parser(sub)
+    for name in (only,) if only in SUBCOMMANDS else SUBCOMMANDS:
+        importlib.import_module(f"{__name__}.{name}").add_parser(sub)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help()
@@ -53,6 +55,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def subcommand_summaries() -> list[tuple[str, str]]:
     """``(name, one-line help)`` of every registered sub-command, read from the parser the modules build
-    (so a new module in ``SUBCOMMAND_MODULES`` appears in ``bpe-desktop --help`` by itself)."""
+    (so a module named in :data:`SUBCOMMANDS` appears in ``bpe-desktop --help`` by itself)."""
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     return [(a.dest, (a.help or "").strip()) for a in sub._choices_actions]
