@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bpe_desktop.core.formats import load
+
 SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "samples" / "robotlogs_sample.txt"
 
 
@@ -33,7 +35,10 @@ def source(tmp_path_factory) -> Path:
 
 
 def doc(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """The file's JSON, with ``stats`` as one dict per merge whatever the native version stores."""
+    d = json.loads(path.read_text(encoding="utf-8"))
+    d["stats"] = load(str(path)).stats
+    return d
 
 
 def test_from_at_k_with_unchanged_settings_reproduces_the_run_exactly(source, tmp_path) -> None:
