@@ -102,9 +102,9 @@ def _set(doc: dict[str, Any], where: tuple[Any, ...], value: Any) -> None:
     (("settings", "mode"), "words"), (("settings", "merges"), "25"), (("settings", "pretokenizer"), "(a"),
     (("settings", "specials"), "ab"), (("settings", "evil"), "__import__('os')"),
     (("settings", "min_frequency"), 0), (("tokenizer", "merges"), [["a"]]),
-    (("tokenizer", "settings", "pretokenizer"), 5), (("tokenizer", "stats", 0, "count"), "9"),
-    (("tokenizer", "stats", 3, "rank"), 9), (("tokenizer", "stats"), [{"rank": 1}]),
-    (("tokenizer", "stats", 0, "contenders"), [["a", "b"]]), (("tokenizer",), []),
+    (("tokenizer", "settings", "pretokenizer"), 5), (("tokenizer", "stats", "count", 0), "9"),
+    (("tokenizer", "stats", "rank", 3), 9), (("tokenizer", "stats"), [{"rank": 1}]),
+    (("tokenizer", "stats", "contenders", 0), [["a", "b"]]), (("tokenizer",), []),
 ])
 def test_tampered_documents_are_one_clear_error(tmp_path, where: tuple[Any, ...], value: Any) -> None:
     path = tmp_path / "s.json"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import os
 import random
 import stat
@@ -51,7 +52,7 @@ def test_symlink_target_is_replaced_and_the_link_kept(tmp_path) -> None:
     r = train(tmp_path, "link.json")
     assert r.returncode == 0, r.stderr
     assert os.path.islink(tmp_path / "link.json") and os.readlink(tmp_path / "link.json") == "real.json"
-    assert '"format": "bpe-desktop"' in (tmp_path / "real.json").read_text()
+    assert json.loads((tmp_path / "real.json").read_text())["format"] == "bpe-desktop"
     os.symlink("new.json", tmp_path / "dangling.json")  # a dangling link: its target is created
     assert train(tmp_path, "dangling.json").returncode == 0
     assert os.path.islink(tmp_path / "dangling.json") and (tmp_path / "new.json").is_file()
@@ -146,6 +147,7 @@ def test_permission_denied_as_a_non_root_user(tmp_path) -> None:
             import os, sys
             from bpe_desktop.cli import main
             import bpe_desktop.core.formats, bpe_desktop.core.trainer, encodings.idna
+            import bpe_desktop.cli.train, bpe_desktop.core.parallel_count, bpe_desktop.core.count_table
             os.setgroups([]); os.setgid(65534); os.setuid(65534)
             sys.exit(main(["train", {str(tmp_path / 'w.txt')!r}, "--word-counts", "--out",
                            {str(folder / 'x.json')!r}]))
