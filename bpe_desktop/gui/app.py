@@ -38,10 +38,11 @@ def make_app(argv: Sequence[str] = ()) -> object:
     """The QApplication with the app's style, icon and names (created once)."""
     from PySide6 import QtGui, QtWidgets
 
-    from . import resources
+    from . import qt_messages, resources
 
     app = QtWidgets.QApplication.instance()
     if app is None:
+        qt_messages.install()  # the platform plugin's warnings are not the user's business
         app = QtWidgets.QApplication(["bpe-desktop", *argv])
         app.setApplicationName("bpe-desktop")
         app.setOrganizationName("bpe-desktop")

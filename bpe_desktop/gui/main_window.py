@@ -23,9 +23,11 @@ from .panes.why import WhyPanel
 from .plots.panel import PlotsPanel
 from .presets import SAMPLES
 from .session import Session
+from .stream.base_preview import BasePreview
 from .stream.view import TokenStreamView
 from .training.controller import TrainingController
 from .training.protocol import StopReason, TrainingState
+from .wording import cannot_continue
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -60,9 +62,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.settings.retrainRequested.connect(self.train)
         self.corpus.edited.connect(self._corpus_edited)
         self.timeline.speedChanged.connect(self.token_view.set_play_speed)
+        self.base_preview = BasePreview(s, self.settings.config, self)  # step 0 before training: base symbols
+        self.settings.changed.connect(self.base_preview.refresh)
         self.token_view.set_play_speed(self.timeline.steps_per_second())
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
+        s.trainingStateChanged.connect(self._update_stale)
+        s.modelReset.connect(self._update_stale)
         self._update_actions()
         self._default_state = self.saveState()
         window_state.fit_to_screen(self)
@@ -218,10 +224,9 @@ class MainWindow(QtWidgets.QMainWindow):
                                     "frequency in the settings and Retrain (F5)")
             return False
         if changed or not ctl.can_continue:
-            why = changed or ("this run cannot be continued (it was stopped, failed, or opened from a file: "
-                              "its training process has ended)")
+            why = changed or cannot_continue(reason, process_alive=ctl.can_continue)
             answer = QtWidgets.QMessageBox.question(
-                self, "Train further", f"{why[0].upper()}{why[1:]}, so its merges cannot be extended.\n\n"
+                self, "Train further", f"{why[0].upper()}{why[1:]}: this run cannot be continued.\n\n"
                 "Retrain from scratch with the current settings and corpus?",
                 QtWidgets.QMessageBox.StandardButton.Yes | QtWidgets.QMessageBox.StandardButton.No)
             if answer == QtWidgets.QMessageBox.StandardButton.Yes:
@@ -296,9 +301,18 @@ class MainWindow(QtWidgets.QMainWindow):
     def _corpus_edited(self) -> None:
         if self.controller.can_continue and self.corpus.source() != self.session.source:
             self.controller.shutdown()  # a new corpus: the idle run cannot be continued, free its process
-        if self.session.records and not self.controller.running:
-            self.statusBar().showMessage("The corpus changed since training: press Retrain (F5) to learn from it.",
-                                         10_000)
+        self._update_stale()
+
+    STALE = "The corpus changed since training: press Retrain (F5) to learn from it."
+
+    def _update_stale(self, *_: object) -> None:
+        """Show STALE while, and only while, the editor's corpus differs from the one trained on."""
+        s, bar = self.session, self.statusBar()
+        stale = bool(s.records) and not s.state.active and self.corpus.source() != s.source
+        if stale:
+            bar.showMessage(self.STALE)
+        elif bar.currentMessage() == self.STALE:
+            bar.clearMessage()
 
     def _about(self) -> None:
         QtWidgets.QMessageBox.about(

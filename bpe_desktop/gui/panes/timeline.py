@@ -55,7 +55,7 @@ class TimelinePane(QtWidgets.QWidget):
 
         self.speed = QtWidgets.QComboBox(self)
         for s in SPEEDS:
-            self.speed.addItem(f"{s} steps/s", s)
+            self.speed.addItem(f"{s} step/s" if s == 1 else f"{s} steps/s", s)
         self.speed.setCurrentIndex(SPEEDS.index(5))
         self.speed.setToolTip("Playback speed")
         self.jump = QtWidgets.QSpinBox(self)
