@@ -14,6 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..core.errors import BpeError
 from . import file_actions, resources, window_state
 from .compare.panel import ComparePanel
+from .help.menu import HelpMenu
 from .panes.corpus_editor import CorpusEditor
 from .panes.merge_list import MergeListPane
 from .panes.settings import SettingsPanel
@@ -180,8 +181,7 @@ class MainWindow(QtWidgets.QMainWindow):
             vm.addAction(d.toggleViewAction())
         vm.addSeparator()
         vm.addAction(act("Reset layout", self.reset_layout))
-        hm = mb.addMenu("&Help")
-        hm.addAction(act("About bpe-desktop", self._about))
+        self.help = HelpMenu(self, mb.addMenu("&Help"))
 
     # -- actions ------------------------------------------------------------------------------------
     def train(self, *, paused: bool = False) -> bool:
@@ -313,11 +313,6 @@ class MainWindow(QtWidgets.QMainWindow):
             bar.showMessage(self.STALE)
         elif bar.currentMessage() == self.STALE:
             bar.clearMessage()
-
-    def _about(self) -> None:
-        QtWidgets.QMessageBox.about(
-            self, "About bpe-desktop",
-            "<b>bpe-desktop</b><br>Watch byte-pair encoding learn a tokenizer, merge by merge.")
 
     def _update_actions(self, *_: object) -> None:
         state = self.session.state
