@@ -24,6 +24,7 @@ from .panes.why import WhyPanel
 from .plots.panel import PlotsPanel
 from .presets import SAMPLES
 from .session import Session
+from .start import preset_corpus
 from .stream.base_preview import BasePreview
 from .stream.view import TokenStreamView
 from .training.controller import TrainingController
@@ -182,6 +183,7 @@ class MainWindow(QtWidgets.QMainWindow):
         vm.addSeparator()
         vm.addAction(act("Reset layout", self.reset_layout))
         self.help = HelpMenu(self, mb.addMenu("&Help"))
+        preset_corpus.install(self)  # choosing "Robot logs" offers the robot-log sample
 
     # -- actions ------------------------------------------------------------------------------------
     def train(self, *, paused: bool = False) -> bool:
