@@ -248,3 +248,44 @@ def test_pair_plot_says_what_is_true_before_training_and_for_a_loaded_tokenizer(
     assert [m.index(0, c).data() for c in (4, 5)] == ["–", "–"]  # not 0: the file does not say
     assert "does not record" in m.index(0, 4).data(QtCore.Qt.ItemDataRole.ToolTipRole)
     assert multiprocessing.active_children() == []
+
+
+# -- play follows the merge ---------------------------------------------------------------------------------
+FAR_LINE = 400  # the only line with "zqx" (1-based)
+
+
+def far_corpus() -> str:
+    lines = ["ab ab ab cd cd"] * 600
+    lines[FAR_LINE - 1] = "zqx zqx zqx zqx"  # q+x, then qx+</w>, z+qx</w>: only here, far down
+    return "\n".join(lines) + "\n"
+
+
+def test_stepping_forward_scrolls_to_a_merge_that_happens_only_far_down(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    w = window
+    w.corpus.set_text(far_corpus(), name="far")
+    w.settings.merges.setValue(12)
+    w.train_action.trigger()
+    wait_finished(qtbot, w)
+    s, canvas = w.session, w.token_view.canvas
+    k = next(r.rank for r in s.records if (r.left, r.right) == ("q", "x"))
+    tid = s.model.merge_token_ids[k - 1]
+    assert s.records[k - 1].count == 4
+    for follow in (False, True):
+        w.follow_merges.action.setChecked(follow)
+        s.set_step(k - 1)
+        canvas.scroll_to_row(0)
+        qtbot.wait(10)
+        assert not any(tid in row for row in canvas.visible_ids())
+        w.timeline.step_forward()  # as playing does, one merge forward
+        on_screen = any(tid in row for row in canvas.visible_ids())
+        if follow:
+            assert canvas.first_row() == FAR_LINE - 1 and on_screen
+        else:
+            assert canvas.first_row() == 0 and not on_screen
+    # a merge already on screen does not move the view
+    s.set_step(0)
+    canvas.scroll_to_row(0)
+    w.timeline.step_forward()
+    assert canvas.first_row() == 0
+    assert w.follow_merges.action in next(
+        m for m in w.menuBar().findChildren(QtWidgets.QMenu) if m.title() == "&View").actions()

@@ -26,6 +26,7 @@ from .presets import SAMPLES
 from .session import Session
 from .start import preset_corpus
 from .stream.base_preview import BasePreview
+from .stream.follow_merge import MergeFollower
 from .stream.view import TokenStreamView
 from .training.controller import TrainingController
 from .training.protocol import StopReason, TrainingState
@@ -53,6 +54,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.token_view = TokenStreamView(s)
         self.plots = PlotsPanel(s)
         self.compare = ComparePanel(s)
+        self.follow_merges = MergeFollower(s, self.token_view.canvas, self)  # play scrolls to each merge
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self._build_docks()
         self._build_actions()
@@ -181,6 +183,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for d in self.docks.values():
             vm.addAction(d.toggleViewAction())
         vm.addSeparator()
+        vm.addAction(self.follow_merges.action)
         vm.addAction(act("Reset layout", self.reset_layout))
         self.help = HelpMenu(self, mb.addMenu("&Help"))
         preset_corpus.install(self)  # choosing "Robot logs" offers the robot-log sample
