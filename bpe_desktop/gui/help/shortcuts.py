@@ -70,4 +70,8 @@ class ShortcutsDialog(QtWidgets.QDialog):
         self.resize(420, 520)
 
     def rows(self) -> list[tuple[str, str]]:
-        return [(self.table.item(i, 0).text(), self.table.item(i, 1).text()) for i in range(self.table.rowCount())]
+        def cell(i: int, j: int) -> str:
+            item = self.table.item(i, j)
+            return item.text() if item is not None else ""
+
+        return [(cell(i, 0), cell(i, 1)) for i in range(self.table.rowCount())]

@@ -46,10 +46,10 @@ class Highlight(QtWidgets.QWidget):
         self.raise_()
 
     def _place(self) -> None:
-        t = self.target
-        if t is None:
+        t, window = self.target, self.parentWidget()
+        if t is None or window is None:
             return
-        top_left = t.mapTo(self.parentWidget(), QtCore.QPoint(0, 0))
+        top_left = t.mapTo(window, QtCore.QPoint(0, 0))
         self.setGeometry(QtCore.QRect(top_left, t.size()))
 
     def eventFilter(self, obj: QtCore.QObject, e: QtCore.QEvent) -> bool:

@@ -16,7 +16,7 @@ from ..session import Session
 from ..training.protocol import TrainingState
 from .canvas import TokenCanvas
 
-ROW_LIMIT = 2_000  # rows encoded per step, at most, looking for the next occurrence
+ROW_LIMIT = 1_000  # rows encoded per step, at most, looking for the next occurrence (bounds the work)
 
 
 class MergeFollower(QtCore.QObject):
