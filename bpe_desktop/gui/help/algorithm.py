@@ -46,4 +46,4 @@ class AlgorithmDialog(QtWidgets.QDialog):
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.browser, 1)
         lay.addWidget(buttons)
-        self.resize(760, 560)
+        self.resize(760, 440)

@@ -115,7 +115,6 @@ class TourDialog(QtWidgets.QDialog):
     # -- navigation ---------------------------------------------------------------------------------
     def start(self) -> None:
         self.show()
-        self._place_beside_window()
         self.go(0)
 
     def go(self, index: int) -> None:
@@ -132,6 +131,7 @@ class TourDialog(QtWidgets.QDialog):
             dock.show()
             dock.raise_()
         self.frame.follow(dock)
+        self._place_beside_window(dock)
         self.title.setText(escape(self._title(page)))
         self.body.setText(self._body(page))
         self.counter.setText(f"{index + 1} / {len(self.pages)}")
@@ -218,7 +218,16 @@ class TourDialog(QtWidgets.QDialog):
         self.frame.follow(None)
         super().closeEvent(e)
 
-    def _place_beside_window(self) -> None:
-        g = self.main.frameGeometry()
+    def _place_beside_window(self, avoid: QtWidgets.QWidget | None = None) -> None:
+        """Move to a corner of the window that does not cover *avoid* (the framed pane), if one does not."""
+        g = self.main.geometry()
         self.adjustSize()
-        self.move(g.right() - self.width() - 24, g.top() + 90)
+        w, h, m = self.width(), self.height(), 24
+        corners = [QtCore.QPoint(g.right() - w - m, g.top() + 90), QtCore.QPoint(g.right() - w - m, g.bottom() - h - m),
+                   QtCore.QPoint(g.left() + m, g.bottom() - h - m), QtCore.QPoint(g.left() + m, g.top() + 90)]
+        target = None
+        if avoid is not None and avoid.isVisible():
+            target = QtCore.QRect(avoid.mapToGlobal(QtCore.QPoint(0, 0)), avoid.size())
+        spot = next((c for c in corners if target is None or not QtCore.QRect(c, self.size()).intersects(target)),
+                    corners[0])
+        self.move(spot)
