@@ -29,8 +29,14 @@ def seed_table() -> list[tuple[str, str, int]]:
 
 def test_the_tour_runs_to_its_end_with_the_seeds_merges(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     w = window
-    w.corpus.set_text("some other text\n", name="other")  # the tour brings its own corpus and settings
+    # another finished run with more than seven merges: the tour must not take it for the seed's
+    w.corpus.set_text("abcdefghij klmnopqrst\n", name="other")
     w.settings.tie.setCurrentText("first-seen")
+    w.settings.merges.setValue(12)
+    w.train_action.trigger()
+    qtbot.waitUntil(lambda: w.session.state is TrainingState.FINISHED and not w.controller.running,
+                    timeout=30_000)
+    assert len(w.session.records) >= 7
     tour = w.help.show_tour()
     qtbot.addWidget(tour)
     assert tour.isVisible() and tour.index == 0

@@ -139,9 +139,10 @@ class TourDialog(QtWidgets.QDialog):
 
     @property
     def trained(self) -> bool:
-        """The seed's run is in the window (finished, seven merges)."""
+        """The seed's run is in the window: finished, on the seed's table with the seed's settings."""
         s = self.session
-        return s.state is TrainingState.FINISHED and len(s.records) >= len([p for p in self.pages if p.merge])
+        return (s.state is TrainingState.FINISHED and s.config == SEED_CONFIG and s.source.text == SEED_TABLE
+                and bool(s.source.word_counts) and len(s.records) >= len([p for p in self.pages if p.merge]))
 
     def _enter(self, page: Page) -> None:
         """What a page does when reached going forward: load the seed, set its settings, train."""
