@@ -289,3 +289,19 @@ def test_stepping_forward_scrolls_to_a_merge_that_happens_only_far_down(window, 
     assert canvas.first_row() == 0
     assert w.follow_merges.action in next(
         m for m in w.menuBar().findChildren(QtWidgets.QMenu) if m.title() == "&View").actions()
+
+
+def test_why_pane_counts_words_in_the_singular(seeded, qtbot) -> None:  # type: ignore[no-untyped-def]
+    import copy
+
+    from bpe_desktop.gui.panes.why import WhyPanel
+
+    s, t, recs = seeded
+    s.reset_model(copy.deepcopy(t.model), recs)
+    why = WhyPanel(s)
+    qtbot.addWidget(why)
+    s.set_step(7)  # ew + est</w>: only in newest
+    assert recs[6].words_touched == 1
+    assert "Replaced 6 occurrences in 1 distinct word:" in why.detail.text()
+    s.set_step(1)  # e + s: in newest and widest
+    assert "in 2 distinct words:" in why.detail.text()

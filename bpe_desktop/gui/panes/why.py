@@ -19,6 +19,7 @@ from ...core.records import explain
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.token_labels import display_record
+from ..wording import plural
 
 TRAINING_EVERY_MS = 250  # while training: at most this often a refresh
 
@@ -115,7 +116,7 @@ class WhyPanel(QtWidgets.QWidget):
         self.sentence.setText(explain(r, rule))
         before = r.symbols_before
         self.detail.setText(
-            f"<span>Replaced {r.merged:,} occurrences in {r.words_touched:,} distinct words: "
+            f"<span>Replaced {plural(r.merged, 'occurrence')} in {plural(r.words_touched, 'distinct word')}: "
             f"{before:,} → {r.symbols_after:,} symbols ({100.0 * r.merged / before if before else 0:.2f}% fewer); "
             f"vocabulary {r.vocab_size:,}. Tie-break rule: <i>{escape(rule)}</i>.</span>")
         self.runners.setVisible(bool(r.contenders))
