@@ -132,3 +132,4 @@ def test_platform_warnings_are_filtered_but_errors_pass() -> None:
     assert not is_platform_noise(M.QtCriticalMsg, "qt.qpa.xcb", "could not connect to display")
     assert not is_platform_noise(M.QtWarningMsg, "default", "QPainter::begin: Paint device returned engine == 0")
     assert not is_platform_noise(M.QtFatalMsg, "qt.qpa.plugin", "Could not load the Qt platform plugin")
+    assert not is_platform_noise(M.QtWarningMsg, "qt.qpa.plugin", "xcb-cursor0 or libxcb-cursor0 is needed")

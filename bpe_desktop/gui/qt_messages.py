@@ -12,8 +12,10 @@ import sys
 
 from PySide6 import QtCore
 
-#: categories whose debug, info and warning messages are dropped (Qt's platform plugins)
+#: categories whose debug, info and warning messages are dropped (Qt's platform plugins) ...
 QUIET_CATEGORIES = ("qt.qpa", "qt.glx", "qt.xkb")
+#: ... except these: why the platform plugin cannot load (missing X libraries) is the user's business
+KEPT_CATEGORIES = ("qt.qpa.plugin",)
 #: messages dropped whatever their category (some plugins log without one)
 QUIET_MESSAGES = ("This plugin does not support propagateSizeHints()",
                   "This plugin does not support raise()", "This plugin does not support grabbing the keyboard")
@@ -29,7 +31,13 @@ def is_platform_noise(kind: QtCore.QtMsgType, category: str | None, message: str
     if kind in (_M.QtCriticalMsg, _M.QtFatalMsg):
         return False
     cat = category or ""
-    return any(cat == c or cat.startswith(c + ".") for c in QUIET_CATEGORIES) or message.strip() in QUIET_MESSAGES
+
+    def under(names: tuple[str, ...]) -> bool:
+        return any(cat == c or cat.startswith(c + ".") for c in names)
+
+    if under(KEPT_CATEGORIES):
+        return False
+    return under(QUIET_CATEGORIES) or message.strip() in QUIET_MESSAGES
 
 
 def _handler(kind: QtCore.QtMsgType, context: QtCore.QMessageLogContext, message: str) -> None:
