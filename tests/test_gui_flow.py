@@ -194,10 +194,15 @@ def test_counting_a_new_corpus_does_not_show_the_old_symbol_count(seeded, qtbot)
     bar = StatusBar(s)
     qtbot.addWidget(bar)
     assert bar.tokens_label.text() == "tokens 42"
+    from bpe_desktop.gui.panes.why import WhyPanel
+
+    why = WhyPanel(s)
+    qtbot.addWidget(why)
     s.set_corpus(CorpusSource.from_text("a b c\n"), TrainConfig())
     s.set_state(TrainingState.COUNTING)
     assert s.initial_symbols == 0 and bar.tokens_label.text() == "tokens –"
     assert bar.ratio_label.text() == "compression –"
+    assert why.title.text() == "Counting the corpus…" and "Press Train" not in why.text()  # it is training
 
 
 def test_plurals_and_rates() -> None:

@@ -76,7 +76,7 @@ class WhyPanel(QtWidgets.QWidget):
             self._timer.start()
 
     def _state_changed(self, state: TrainingState) -> None:
-        if state is not TrainingState.TRAINING and self._timer.isActive():
+        if (state is not TrainingState.TRAINING and self._timer.isActive()) or state is TrainingState.COUNTING:
             self.refresh()
 
     def text(self) -> str:
@@ -95,6 +95,9 @@ class WhyPanel(QtWidgets.QWidget):
                 self.sentence.setText(
                     f"{n} base symbols, {s.initial_symbols:,} symbols in the corpus. "
                     "Step forward to see the first merge.")
+            elif s.state.active:  # a run is starting: counting the corpus
+                self.title.setText("Counting the corpus…")
+                self.sentence.setText("The starting alphabet and the first merge appear once it is counted.")
             else:
                 self.title.setText("Nothing trained yet")
                 self.sentence.setText("Press Train (F5) to learn merges from the corpus, or Step (F8) to "
