@@ -310,3 +310,18 @@ def test_why_pane_counts_words_in_the_singular(seeded, qtbot) -> None:  # type: 
     assert "Replaced 6 occurrences in 1 distinct word:" in why.detail.text()
     s.set_step(1)  # e + s: in newest and widest
     assert "in 2 distinct words:" in why.detail.text()
+
+
+def test_while_a_new_corpus_is_counted_the_stream_shows_base_symbols_not_unknowns(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.core.tokenizer import UNKNOWN_ID
+
+    w = window
+    w.corpus.set_text("héllo wörld\nnaïve café\n", name="accents")
+    w.train_action.trigger()  # the worker starts counting; its model has not arrived yet
+    s, view = w.session, w.token_view
+    assert s.state is TrainingState.COUNTING and not s.records and s.preview_base
+    ids = view.canvas.visible_ids()
+    assert ids and all(UNKNOWN_ID not in row for row in ids)
+    assert view.visible_tokens()[0] == [*"héllo", "</w>", *"wörld", "</w>"]
+    wait_finished(qtbot, w)
+    assert not s.preview_base and s.records  # the trainer's model replaced the preview

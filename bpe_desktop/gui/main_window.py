@@ -66,7 +66,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.settings.retrainRequested.connect(self.train)
         self.corpus.edited.connect(self._corpus_edited)
         self.timeline.speedChanged.connect(self.token_view.set_play_speed)
-        self.base_preview = BasePreview(s, self.settings.config, self)  # step 0 before training: base symbols
+        self.base_preview = BasePreview(s, self.settings.config, self.token_view.canvas.rows, self)  # step 0: base
         self.settings.changed.connect(self.base_preview.refresh)
         self.token_view.set_play_speed(self.timeline.steps_per_second())
         s.trainingStateChanged.connect(self._update_actions)

@@ -97,8 +97,10 @@ class Session(QtCore.QObject):
         self.display_word_counts = table
         self.displayTextChanged.emit(text or "")
 
-    def reset_model(self, model: BPEModel, records: list[MergeRecord] | None = None) -> None:
-        self.preview_base = self.preview_base and not records and not model.merges
+    def reset_model(self, model: BPEModel, records: list[MergeRecord] | None = None, *, preview: bool = False
+                    ) -> None:
+        """Replace the model (and records); ``preview``: only the base alphabet of untrained text."""
+        self.preview_base = preview
         self.model = model
         self.records = list(records or [])
         self._tokenizer = None
