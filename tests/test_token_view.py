@@ -399,13 +399,19 @@ def test_edited_text_is_shown_with_the_current_model(window, qtbot) -> None:
     assert s.model is model and len(s.records) == n_records
 
 
-def test_untrained_editor_text_asks_for_training_and_train_shows_the_source(window, qtbot) -> None:
+def test_untrained_editor_text_shows_base_symbols_and_train_shows_the_source(window, qtbot) -> None:
     w = window
     view = w.token_view
     w.corpus.set_text("lowest lower\n", word_counts=False)
     w.corpus.publish_display_text()
-    assert view.canvas.n_rows == 0 and "press Train" in view.canvas.note
-    assert "press Train" in view.header.text()
+    # step 0 before any training: the text cut into its base symbols (characters, then the marker), not a blank
+    assert view.canvas.n_rows == 1 and view.canvas.note == ""
+    assert view.visible_tokens()[0] == [*"lowest", "</w>", *"lower", "</w>"]
+    assert UNKNOWN_ID not in view.canvas.visible_ids()[0]
+    assert "base symbols only" in view.header.text() and not w.session.records
+    w.settings.mode.setCurrentText("bytes")  # the settings decide what the base symbols are
+    assert view.visible_tokens()[0][:3] == ["l", "o", "w"] and w.session.model.mode == "bytes"
+    w.settings.mode.setCurrentText("chars")
     train_seed_in_window(qtbot, w)
     assert w.session.display_text is None  # the trained source is the editor's text
     assert view.canvas.note == "" and view.canvas.row_text(0).rstrip() == "lowest lower"

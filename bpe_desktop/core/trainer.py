@@ -170,7 +170,8 @@ class Trainer:
         """Make the next merge, or return ``None`` (and set :attr:`stop_reason`) when training is over."""
         cfg = self.config
         if cfg.merges is not None and self.n_merges >= cfg.merges:
-            self.stop_reason, self.stopped_by = f"reached {cfg.merges} merges", StopReason.MERGES
+            noun = "merge" if cfg.merges == 1 else "merges"
+            self.stop_reason, self.stopped_by = f"reached {cfg.merges} {noun}", StopReason.MERGES
             return None
         if cfg.vocab_size is not None and self.vocab_size >= cfg.vocab_size:
             self.stop_reason, self.stopped_by = f"reached vocabulary size {self.vocab_size}", StopReason.VOCAB_SIZE

@@ -1,7 +1,8 @@
 """Start the window: ``bpe-desktop`` with no sub-command, or ``bpe-desktop --screenshot FILE``.
 
 Without options it opens the main window on the bundled default corpus (the seeds' word counts: low 5,
-lower 2, newest 6, widest 3; chars mode, lexical ties, 7 merges).  ``--screenshot FILE`` trains (through
+lower 2, newest 6, widest 3; chars mode, lexical ties, 7 merges) under the start screen, which offers that
+example (one click trains it), the samples and the user's own file.  ``--screenshot FILE`` trains (through
 the same worker process as the window), renders the window offscreen and saves a PNG, showing nothing
 interactive.  It does not parse training options beyond these few; the CLI sub-commands do that.
 """
@@ -31,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--step", type=int, metavar="K", help="(with --screenshot) show the timeline at step K")
     p.add_argument("--screenshot", metavar="FILE.png", help="train, render the window offscreen, save a PNG, exit")
     p.add_argument("--size", default="1440x900", metavar="WxH", help="window size for --screenshot")
+    p.add_argument("--untrained", action="store_true",
+                   help="(with --screenshot) do not train: the window as it opens, start screen included")
     return p
 
 
@@ -38,10 +41,11 @@ def make_app(argv: Sequence[str] = ()) -> object:
     """The QApplication with the app's style, icon and names (created once)."""
     from PySide6 import QtGui, QtWidgets
 
-    from . import resources
+    from . import qt_messages, resources
 
     app = QtWidgets.QApplication.instance()
     if app is None:
+        qt_messages.install()  # the platform plugin's warnings are not the user's business
         app = QtWidgets.QApplication(["bpe-desktop", *argv])
         app.setApplicationName("bpe-desktop")
         app.setOrganizationName("bpe-desktop")
@@ -52,24 +56,33 @@ def make_app(argv: Sequence[str] = ()) -> object:
 
 
 def make_window(
-    corpus: str | None = None, merges: int | None = None, *, preset: str | None = None, remember_layout: bool = True
+    corpus: str | None = None, merges: int | None = None, *, preset: str | None = None, remember_layout: bool = True,
+    start_screen: bool = True,
 ) -> object:
     """A main window loaded with *corpus* (or the default seed table) and the seed settings.
+
+    A *preset* about a corpus (:data:`~.presets.PRESET_SAMPLES`) opens its sample when no *corpus* is given.
+    Without either, the start screen (:mod:`.start.welcome`) offers the seed example, the samples and a file.
 
     With ``remember_layout`` the window reopens where and as the user left it (see :mod:`.window_state`).
     """
     from . import resources
     from .main_window import MainWindow
+    from .presets import PRESET_SAMPLES, PRESETS
 
     w = MainWindow(remember_layout=remember_layout)
     if corpus:
         w.open_corpus(corpus)
+    elif preset in PRESET_SAMPLES:  # a preset about a corpus brings it ("Robot logs": the robot-log sample)
+        w.load_sample(PRESET_SAMPLES[preset])
     else:
         w.corpus.set_text(resources.read_text(resources.SEED_TABLE), name="seed word counts", word_counts=True)
     if preset is not None:
-        from .presets import PRESETS
-
         w.settings.set_config(PRESETS[preset])
+    if not corpus and preset is None and start_screen:
+        from .start.welcome import StartScreen
+
+        w.start_screen = StartScreen(w, w.token_view)  # type: ignore[attr-defined]
     if merges is not None:
         w.settings.merges.setValue(merges)
     return w
@@ -133,7 +146,9 @@ def _render(args: argparse.Namespace, errors: list[str]) -> int:
     width, height = (int(v) for v in args.size.lower().split("x"))
     w.resize(width, height)  # type: ignore[attr-defined]
     w.show()  # type: ignore[attr-defined]
-    ok = w.train() and wait_for_training(w)  # type: ignore[attr-defined]
+    if args.untrained:
+        w.corpus.publish_display_text()  # type: ignore[attr-defined]
+    ok = args.untrained or (w.train() and wait_for_training(w))  # type: ignore[attr-defined]
     if args.step is not None:
         w.session.set_step(args.step)  # type: ignore[attr-defined]
     _settle(w)

@@ -14,6 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..core.errors import BpeError
 from . import file_actions, resources, window_state
 from .compare.panel import ComparePanel
+from .help.menu import HelpMenu
 from .panes.corpus_editor import CorpusEditor
 from .panes.merge_list import MergeListPane
 from .panes.settings import SettingsPanel
@@ -23,9 +24,13 @@ from .panes.why import WhyPanel
 from .plots.panel import PlotsPanel
 from .presets import SAMPLES
 from .session import Session
+from .start import preset_corpus
+from .stream.base_preview import BasePreview
+from .stream.follow_merge import MergeFollower
 from .stream.view import TokenStreamView
 from .training.controller import TrainingController
 from .training.protocol import StopReason, TrainingState
+from .wording import cannot_continue
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -49,6 +54,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.token_view = TokenStreamView(s)
         self.plots = PlotsPanel(s)
         self.compare = ComparePanel(s)
+        self.follow_merges = MergeFollower(s, self.token_view.canvas, self)  # play scrolls to each merge
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self._build_docks()
         self._build_actions()
@@ -60,9 +66,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.settings.retrainRequested.connect(self.train)
         self.corpus.edited.connect(self._corpus_edited)
         self.timeline.speedChanged.connect(self.token_view.set_play_speed)
+        self.base_preview = BasePreview(s, self.settings.config, self.token_view.canvas.rows, self)  # step 0: base
+        self.settings.changed.connect(self.base_preview.refresh)
         self.token_view.set_play_speed(self.timeline.steps_per_second())
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
+        s.trainingStateChanged.connect(self._update_stale)
+        s.modelReset.connect(self._update_stale)
         self._update_actions()
         self._default_state = self.saveState()
         window_state.fit_to_screen(self)
@@ -173,9 +183,10 @@ class MainWindow(QtWidgets.QMainWindow):
         for d in self.docks.values():
             vm.addAction(d.toggleViewAction())
         vm.addSeparator()
+        vm.addAction(self.follow_merges.action)
         vm.addAction(act("Reset layout", self.reset_layout))
-        hm = mb.addMenu("&Help")
-        hm.addAction(act("About bpe-desktop", self._about))
+        self.help = HelpMenu(self, mb.addMenu("&Help"))
+        preset_corpus.install(self)  # choosing "Robot logs" offers the robot-log sample
 
     # -- actions ------------------------------------------------------------------------------------
     def train(self, *, paused: bool = False) -> bool:
@@ -218,10 +229,9 @@ class MainWindow(QtWidgets.QMainWindow):
                                     "frequency in the settings and Retrain (F5)")
             return False
         if changed or not ctl.can_continue:
-            why = changed or ("this run cannot be continued (it was stopped, failed, or opened from a file: "
-                              "its training process has ended)")
+            why = changed or cannot_continue(reason, process_alive=ctl.can_continue)
             answer = QtWidgets.QMessageBox.question(
-                self, "Train further", f"{why[0].upper()}{why[1:]}, so its merges cannot be extended.\n\n"
+                self, "Train further", f"{why[0].upper()}{why[1:]}: this run cannot be continued.\n\n"
                 "Retrain from scratch with the current settings and corpus?",
                 QtWidgets.QMessageBox.StandardButton.Yes | QtWidgets.QMessageBox.StandardButton.No)
             if answer == QtWidgets.QMessageBox.StandardButton.Yes:
@@ -296,14 +306,18 @@ class MainWindow(QtWidgets.QMainWindow):
     def _corpus_edited(self) -> None:
         if self.controller.can_continue and self.corpus.source() != self.session.source:
             self.controller.shutdown()  # a new corpus: the idle run cannot be continued, free its process
-        if self.session.records and not self.controller.running:
-            self.statusBar().showMessage("The corpus changed since training: press Retrain (F5) to learn from it.",
-                                         10_000)
+        self._update_stale()
 
-    def _about(self) -> None:
-        QtWidgets.QMessageBox.about(
-            self, "About bpe-desktop",
-            "<b>bpe-desktop</b><br>Watch byte-pair encoding learn a tokenizer, merge by merge.")
+    STALE = "The corpus changed since training: press Retrain (F5) to learn from it."
+
+    def _update_stale(self, *_: object) -> None:
+        """Show STALE while, and only while, the editor's corpus differs from the one trained on."""
+        s, bar = self.session, self.statusBar()
+        stale = bool(s.records) and not s.state.active and self.corpus.source() != s.source
+        if stale:
+            bar.showMessage(self.STALE)
+        elif bar.currentMessage() == self.STALE:
+            bar.clearMessage()
 
     def _update_actions(self, *_: object) -> None:
         state = self.session.state

@@ -1,7 +1,8 @@
 """Named training settings offered in the settings panel, and the sample corpora of the File menu.
 
 Plain data (no Qt): a preset is a :class:`TrainConfig`; a sample is a name and a function returning text.
-Presets change settings only, never the corpus; samples change the corpus only.
+Presets change settings only, samples the corpus only; :data:`PRESET_SAMPLES` names the sample a preset is
+about (choosing "Robot logs" offers the robot-log sample).
 """
 
 from __future__ import annotations
@@ -22,12 +23,21 @@ PRESETS: dict[str, TrainConfig] = {
                               min_frequency=2),
 }
 
+SEED_SAMPLE = "Seed word counts (low, lower, newest, widest)"
+ROBOT_SAMPLE = "Robot logs (200 KB sample)"
+PROSE_SAMPLE = "English prose (Python's documentation)"
+CODE_SAMPLE = "Python source (standard library)"
+
 #: sample corpora: name -> (loader, is a word-count table)
 SAMPLES: dict[str, tuple[Callable[[], str], bool]] = {
-    "Seed word counts (low, lower, newest, widest)": (lambda: resources.read_text(resources.SEED_TABLE), True),
-    "Robot logs (200 KB sample)": (lambda: resources.read_text(resources.ROBOT_LOGS), False),
-    "Python documentation (pydoc topics)": (resources.python_docs_text, False),
+    SEED_SAMPLE: (lambda: resources.read_text(resources.SEED_TABLE), True),
+    ROBOT_SAMPLE: (lambda: resources.read_text(resources.ROBOT_LOGS), False),
+    PROSE_SAMPLE: (resources.python_docs_text, False),
+    CODE_SAMPLE: (resources.python_source_text, False),
 }
+
+#: the sample corpus a preset is about (offered when the preset is chosen on another corpus)
+PRESET_SAMPLES: dict[str, str] = {"Seed worked example": SEED_SAMPLE, "Robot logs": ROBOT_SAMPLE}
 
 
 def preset_matching(config: TrainConfig) -> str | None:

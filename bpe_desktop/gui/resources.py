@@ -35,3 +35,25 @@ def python_docs_text() -> str:
     import pydoc_data.topics as topics
 
     return "\n\n".join(topics.topics.values())
+
+
+#: standard-library modules whose source makes the "Python source" sample (~300 KB of ordinary Python)
+PYTHON_SOURCE_MODULES = ("argparse", "textwrap", "json.decoder", "json.encoder", "dataclasses", "enum",
+                         "difflib", "string", "shlex", "fractions")
+
+
+def python_source_text() -> str:
+    """The source of a few standard-library modules, where Python keeps its ``.py`` files (a frozen bundle
+    may not: then the modules that have none are left out, and the sources of this package are used)."""
+    import importlib.util
+    from pathlib import Path as _P
+
+    parts = []
+    for name in PYTHON_SOURCE_MODULES:
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None else None
+        if origin and origin.endswith(".py") and _P(origin).is_file():
+            parts.append(_P(origin).read_text(encoding="utf-8"))
+    if not parts:
+        parts = [p.read_text(encoding="utf-8") for p in sorted(_P(__file__).parent.glob("*.py"))]
+    return "\n\n".join(parts)

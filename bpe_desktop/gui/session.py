@@ -67,6 +67,7 @@ class Session(QtCore.QObject):
         self.error = ""
         self.display_text: str | None = None  # edited corpus text not trained on yet (None: the source)
         self.display_word_counts = False  # display_text is a word-count table
+        self.preview_base = False  # model is only the base alphabet of the untrained text (stream.base_preview)
 
     # -- corpus and model ---------------------------------------------------------------------------
     def set_corpus(self, source: CorpusSource, config: TrainConfig | None = None) -> None:
@@ -75,6 +76,9 @@ class Session(QtCore.QObject):
         if config is not None:
             self.config = config
         self.word_counts = None
+        self.initial_symbols = 0  # the old corpus's count is not this one's
+        self.preview_base = False
+        self.merges_per_s = 0.0
         self.reset_model(BPEModel.empty(self.config))
         self.corpusChanged.emit()
 
@@ -93,7 +97,10 @@ class Session(QtCore.QObject):
         self.display_word_counts = table
         self.displayTextChanged.emit(text or "")
 
-    def reset_model(self, model: BPEModel, records: list[MergeRecord] | None = None) -> None:
+    def reset_model(self, model: BPEModel, records: list[MergeRecord] | None = None, *, preview: bool = False
+                    ) -> None:
+        """Replace the model (and records); ``preview``: only the base alphabet of untrained text."""
+        self.preview_base = preview
         self.model = model
         self.records = list(records or [])
         self._tokenizer = None

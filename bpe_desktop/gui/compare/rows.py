@@ -2,8 +2,10 @@
 
 :class:`TokenizerRow` shows ``name | tokens | chars/token | bytes/token`` in aligned columns above a
 :class:`~.compare_strip.TokenStrip`; in a narrow dock the columns shrink alike and say ``c/tok``, ``B/tok``
-so a row never gets wider than the pane (the strip would be cut on the right).  A reference row's name is
-a check box (unticked: nothing is loaded or encoded) and an added reference has a remove button.
+so a row never gets wider than the pane (the strip would be cut on the right).  A reference row owns a
+check box (:attr:`TokenizerRow.check`; the pane puts it in its reference bar at the top -- unticked: nothing
+is loaded or encoded, the row is hidden) and an added reference has a remove button.  A strip longer than a
+few lines is collapsed with a "show all" button under it.
 :class:`Reference` is what the pane knows about a reference tokenizer: its spec for
 :func:`bpe_desktop.core.formats.load_tokenizer`, the tokenizer once loaded, and the last result per text.
 
@@ -92,16 +94,14 @@ class TokenizerRow(QtWidgets.QFrame):
         outer.setSpacing(4)
         head = QtWidgets.QHBoxLayout()
         head.setSpacing(10)
-        if checkable:
-            self.check: QtWidgets.QCheckBox | None = QtWidgets.QCheckBox(name)
+        self.check: QtWidgets.QCheckBox | None = None
+        if checkable:  # the pane shows the box in its reference bar, above the strips
+            self.check = QtWidgets.QCheckBox(name)
             self.check.setChecked(checked)
             self.check.toggled.connect(self.toggled)
-            self.check.setObjectName("compareName")
-            title: QtWidgets.QWidget = self.check
-        else:
-            self.check = None
-            title = QtWidgets.QLabel(name)
-            title.setObjectName("compareName")
+            self.check.setToolTip(f"Compare with {name}")
+        title = QtWidgets.QLabel(name)
+        title.setObjectName("compareName")
         title.setToolTip(name)
         title.setMinimumWidth(60)
         title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -126,7 +126,25 @@ class TokenizerRow(QtWidgets.QFrame):
         outer.addWidget(self.detail)
         self.strip = TokenStrip()
         outer.addWidget(self.strip)
+        self.more = QtWidgets.QToolButton()
+        self.more.setObjectName("showAll")
+        self.more.setAutoRaise(True)
+        self.more.hide()
+        self.more.clicked.connect(lambda: self.set_expanded(not self.strip.expanded))
+        self.strip.overflowChanged.connect(self._overflow)
+        outer.addWidget(self.more, 0, QtCore.Qt.AlignmentFlag.AlignLeft)
         self.clear("")
+
+    def set_expanded(self, on: bool) -> None:
+        """Show the whole strip, or only its first lines."""
+        self.strip.set_expanded(on)
+        self._overflow(self.strip.hidden_lines)
+
+    def _overflow(self, hidden: int) -> None:
+        self.more.setVisible(hidden > 0)
+        if hidden:
+            lines = "line" if hidden == 1 else "lines"
+            self.more.setText("show fewer" if self.strip.expanded else f"show all (+{hidden:,} {lines})")
 
     @staticmethod
     def _figure(layout: QtWidgets.QHBoxLayout) -> Figure:

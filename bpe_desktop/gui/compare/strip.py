@@ -6,7 +6,8 @@
 pass), so a column of strips sits in a scroll area.  Each token gets a stable colour per id
 (:func:`~bpe_desktop.core.segmentation.token_hue`); unknown characters (id -1) are red, gaps that no token
 covers (spaces the ``whitespace`` pre-tokenizer drops) are plain grey text.  Hovering a box shows its text,
-id and size in a tooltip.
+id and size in a tooltip.  A long strip shows its first :data:`COLLAPSED_LINES` lines until
+:meth:`TokenStrip.set_expanded` (the row's "show all"); ``overflowChanged(int)`` says how many lines are cut.
 
 It does not tokenize (:mod:`.sources`) and knows nothing of the session.
 """
@@ -26,6 +27,7 @@ GAP_X = 2
 GAP_Y = 3
 MARGIN = 4
 MAX_LABEL = 48  # longer labels are cut with an ellipsis (the tooltip has the whole text)
+COLLAPSED_LINES = 4  # a collapsed strip shows this many lines of boxes
 
 
 def token_color(token_id: int | None, n_base: int = 256) -> QtGui.QColor:
@@ -42,8 +44,12 @@ def token_color(token_id: int | None, n_base: int = 256) -> QtGui.QColor:
 class TokenStrip(QtWidgets.QWidget):
     """Coloured token boxes for one tokenized text; ``set_segments`` replaces them."""
 
+    overflowChanged = QtCore.Signal(int)  # lines not shown while collapsed (0: everything fits)
+
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
+        self.expanded = False
+        self.hidden_lines = 0
         font = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         font.setPointSizeF(max(8.0, self.font().pointSizeF() - 0.5))
         self.setFont(font)
@@ -112,6 +118,22 @@ class TokenStrip(QtWidgets.QWidget):
     def hasHeightForWidth(self) -> bool:
         return True
 
+    def set_expanded(self, on: bool) -> None:
+        """Show every line (True) or the first :data:`COLLAPSED_LINES` (False)."""
+        if on != self.expanded:
+            self.expanded = on
+            self._heights.clear()
+            self._fit_height()
+            self.update()
+
+    def line_count(self, width: int | None = None) -> int:
+        """Lines of boxes at *width* (default: the current width)."""
+        boxes, _ = self._compute(max(self.width(), 200) if width is None else width)
+        return len({rect.top() for rect, _i in boxes})
+
+    def _collapsed_bottom(self) -> float:
+        return MARGIN + COLLAPSED_LINES * (self._fm.height() + 4 + GAP_Y) - GAP_Y + MARGIN
+
     def heightForWidth(self, width: int) -> int:
         if not self._segments:
             return int(self._fm.height() + 4 + 2 * MARGIN)
@@ -120,6 +142,8 @@ class TokenStrip(QtWidgets.QWidget):
             if len(self._heights) >= 16:
                 self._heights.clear()
             boxes, bottom = self._compute(width)
+            if not self.expanded:
+                bottom = min(bottom, self._collapsed_bottom())
             h = self._heights[width] = int(bottom + 0.5)
             if width == self.width():  # the paint at this width reuses the layout
                 self._boxes, self._layout_width = boxes, width
@@ -135,9 +159,14 @@ class TokenStrip(QtWidgets.QWidget):
     def _fit_height(self) -> None:
         """Fix the height to what the boxes need at the current width (nested layouts do not propagate
         height-for-width reliably, so the strip sets it itself)."""
-        h = self.heightForWidth(max(self.width(), 200))
+        width = max(self.width(), 200)
+        h = self.heightForWidth(width)
         if h != self.height() or self.minimumHeight() != h:
             self.setFixedHeight(h)
+        hidden = max(0, self.line_count(width) - COLLAPSED_LINES) if self._segments else 0
+        if hidden != self.hidden_lines:
+            self.hidden_lines = hidden
+            self.overflowChanged.emit(hidden)
 
     def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
         super().resizeEvent(e)  # the box layout follows the width (_ensure_layout); a new height changes nothing
@@ -199,8 +228,8 @@ class TokenStrip(QtWidgets.QWidget):
         text_pen = QtGui.QPen(QtGui.QColor("#111827"))
         gap_pen = QtGui.QPen(QtGui.QColor("#9ca3af"))
         for rect, i in self._boxes:
-            if rect.bottom() < clip.top() or rect.top() > clip.bottom():
-                continue
+            if rect.bottom() < clip.top() or rect.top() > clip.bottom() or rect.bottom() > self.height():
+                continue  # (a collapsed strip draws no half line)
             seg = self._segments[i]
             label = seg.label if len(seg.label) <= MAX_LABEL else seg.label[: MAX_LABEL - 1] + "…"
             if seg.id is None:

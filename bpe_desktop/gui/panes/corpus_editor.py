@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.corpus import CorpusSource, looks_like_word_counts
 from ...core.errors import CorpusError
 from ..session import Session
+from ..wording import plural
 
 LIVE_TEXT_MS = 300  # edits are shown in the token view this long after the last key
 LARGE_FILE_BYTES = 2 << 20  # larger files: read-only preview, the worker reads the file
@@ -182,6 +183,6 @@ class CorpusEditor(QtWidgets.QWidget):
     def _update_title(self) -> None:
         kind = "word-count table" if self.table_toggle.isChecked() else "text"
         size = self.path and os.path.getsize(self.path)
-        extra = f" · {_size(size)} file" if size else f" · {self.editor.blockCount():,} lines"
+        extra = f" · {_size(size)} file" if size else f" · {plural(self.editor.blockCount(), 'line')}"
         self.title.setText(f"{self.name} · {kind}{extra}")
         self.title.setToolTip(self.path or self.name)

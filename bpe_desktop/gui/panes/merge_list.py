@@ -18,8 +18,10 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..session import Session
 from ..widgets.token_labels import token_label, token_plain
+from ..wording import plural
 
 COLUMNS = ("#", "left", "right", "new token", "count", "removed")
+UNKNOWN = "–"  # count and removed of a merge read from a file that does not record them
 HEADER_TIPS = ("rank (1 = first merge)", "left symbol", "right symbol", "the token the merge makes",
                "pair count when chosen (overlaps counted)", "symbols removed from the corpus by the merge")
 _Idx = QtCore.QModelIndex | QtCore.QPersistentModelIndex
@@ -72,6 +74,8 @@ class MergeTableModel(QtCore.QAbstractTableModel):
             if col in (1, 2, 3):
                 return self._labels(row)[col - 1]
             r = self.session.records[row]
+            if col in (4, 5) and r.count == 0:
+                return UNKNOWN  # a file without per-merge statistics: not counted, not 0
             return (r.rank, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]]
         if role == _FOREGROUND:
             return self._future if row >= self._step else None
@@ -85,6 +89,8 @@ class MergeTableModel(QtCore.QAbstractTableModel):
             if col in (1, 2, 3):
                 return token_plain((r.left, r.right, r.token)[col - 1], mode)
             return str((r.rank, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]])
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole and col in (4, 5) and r.count == 0:
+            return "the tokenizer file does not record this merge's count (train on a corpus to see it)"
         if role == QtCore.Qt.ItemDataRole.ToolTipRole and col == 5:
             return f"symbols removed from the corpus by merge {r.rank}: {r.merged:,}"
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
@@ -201,7 +207,7 @@ class MergeListPane(QtWidgets.QWidget):
         total = len(self.session.records)
         shown_rows = self.proxy.rowCount()
         _set_text_fixed(self.count_label,
-                        f"{total:,} merges" if shown_rows == total else f"{shown_rows:,} of {total:,}")
+                        plural(total, "merge") if shown_rows == total else f"{shown_rows:,} of {total:,}")
 
     def _row_selected(self, current: QtCore.QModelIndex, _previous: QtCore.QModelIndex) -> None:
         if self._syncing or not current.isValid():

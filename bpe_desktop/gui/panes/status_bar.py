@@ -12,6 +12,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..session import Session
 from ..training.protocol import Stage, TrainingState
+from ..wording import rate_text
 
 STATE_TEXT = {
     TrainingState.IDLE: "Ready", TrainingState.COUNTING: "Counting…", TrainingState.TRAINING: "Training…",
@@ -117,8 +118,7 @@ class StatusBar(QtWidgets.QStatusBar):
         ratio = s.initial_symbols / tokens if tokens else 0.0
         self.ratio_label.setText(f"compression {ratio:.2f}×" if ratio else "compression –")
         self.ratio_label.setToolTip("symbols at step 0 / tokens at this step")
-        self.rate_label.setText(f"{s.merges_per_s:,.0f} merges/s"
-                                if s.state in (TrainingState.TRAINING, TrainingState.PAUSED) else "")
+        self.rate_label.setText(rate_text(s.merges_per_s) if s.state is TrainingState.TRAINING else "")
         if not s.state.active:
             self.progress.setVisible(False)
 
@@ -133,7 +133,7 @@ class StatusBar(QtWidgets.QStatusBar):
         self.progress.setVisible(True)
         if total <= 0:
             self.progress.set_progress(None, stage)  # unknown total: busy
-            self.rate_label.setText(f"{self.session.merges_per_s:,.0f} merges/s" if stage == Stage.MERGING else "")
+            self.rate_label.setText(self._rate() if stage == Stage.MERGING else "")
             return
         _, t0, d0 = self._stage
         eta = ""
@@ -141,4 +141,8 @@ class StatusBar(QtWidgets.QStatusBar):
             eta = " · " + eta_text((total - done) * (now - t0) / (done - d0))
         self.progress.set_progress(min(done, total) / total, f"{stage} {100 * done / total:.0f}%{eta}")
         if stage == Stage.MERGING:
-            self.rate_label.setText(f"{self.session.merges_per_s:,.0f} merges/s")
+            self.rate_label.setText(self._rate())
+
+    def _rate(self) -> str:
+        s = self.session
+        return rate_text(s.merges_per_s) if s.state is TrainingState.TRAINING else ""

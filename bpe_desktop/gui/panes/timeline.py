@@ -13,6 +13,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..session import Session
+from ..wording import plural
 
 SPEEDS = (1, 2, 5, 10, 25, 50, 100, 500)  # steps per second while playing
 
@@ -55,7 +56,7 @@ class TimelinePane(QtWidgets.QWidget):
 
         self.speed = QtWidgets.QComboBox(self)
         for s in SPEEDS:
-            self.speed.addItem(f"{s} steps/s", s)
+            self.speed.addItem(f"{s} step/s" if s == 1 else f"{s} steps/s", s)
         self.speed.setCurrentIndex(SPEEDS.index(5))
         self.speed.setToolTip("Playback speed")
         self.jump = QtWidgets.QSpinBox(self)
@@ -167,7 +168,7 @@ class TimelinePane(QtWidgets.QWidget):
         _fit(self.low_label, f"{s.model.vocab_size_at(0):,}" if trained else "")
         _fit(self.high_label, f"{s.model.vocab_size_at(n):,}" if trained else "")
         self.low_label.setToolTip("vocabulary size at step 0")
-        self.high_label.setToolTip(f"vocabulary size after all {n:,} merges")
+        self.high_label.setToolTip(f"vocabulary size after all {plural(n, 'merge')}")
         self.slider.setTickInterval(max(1, n // 20))
         ticks = QtWidgets.QSlider.TickPosition.TicksBelow if n else QtWidgets.QSlider.TickPosition.NoTicks
         if self.slider.tickPosition() != ticks:  # setting it relayouts, even to the same value

@@ -19,6 +19,7 @@ from ...core.records import explain
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.token_labels import display_record
+from ..wording import plural
 
 TRAINING_EVERY_MS = 250  # while training: at most this often a refresh
 
@@ -75,7 +76,7 @@ class WhyPanel(QtWidgets.QWidget):
             self._timer.start()
 
     def _state_changed(self, state: TrainingState) -> None:
-        if state is not TrainingState.TRAINING and self._timer.isActive():
+        if (state is not TrainingState.TRAINING and self._timer.isActive()) or state is TrainingState.COUNTING:
             self.refresh()
 
     def text(self) -> str:
@@ -94,6 +95,9 @@ class WhyPanel(QtWidgets.QWidget):
                 self.sentence.setText(
                     f"{n} base symbols, {s.initial_symbols:,} symbols in the corpus. "
                     "Step forward to see the first merge.")
+            elif s.state.active:  # a run is starting: counting the corpus
+                self.title.setText("Counting the corpus…")
+                self.sentence.setText("The starting alphabet and the first merge appear once it is counted.")
             else:
                 self.title.setText("Nothing trained yet")
                 self.sentence.setText("Press Train (F5) to learn merges from the corpus, or Step (F8) to "
@@ -115,7 +119,7 @@ class WhyPanel(QtWidgets.QWidget):
         self.sentence.setText(explain(r, rule))
         before = r.symbols_before
         self.detail.setText(
-            f"<span>Replaced {r.merged:,} occurrences in {r.words_touched:,} distinct words: "
+            f"<span>Replaced {plural(r.merged, 'occurrence')} in {plural(r.words_touched, 'distinct word')}: "
             f"{before:,} → {r.symbols_after:,} symbols ({100.0 * r.merged / before if before else 0:.2f}% fewer); "
             f"vocabulary {r.vocab_size:,}. Tie-break rule: <i>{escape(rule)}</i>.</span>")
         self.runners.setVisible(bool(r.contenders))

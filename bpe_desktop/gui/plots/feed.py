@@ -33,7 +33,7 @@ from ...core.stats import (
     tradeoff_from,
 )
 from ..session import Session
-from ..training.protocol import TrainingState
+from ..training.protocol import StopReason, TrainingState
 from ..widgets.gc_policy import GcPolicy
 
 SELF_COUNT_LIMIT = 500_000  # characters of in-memory text the pane may count itself (≈0.1 s)
@@ -71,8 +71,14 @@ class PlotFeed:
     # -- history ----------------------------------------------------------------------------------------
     def _word_counts(self) -> WordCounts | None:
         s = self.session
+        if s.stop_reason is StopReason.LOADED:
+            self.note = "no corpus statistics for a loaded tokenizer"
+            return None
         if s.word_counts is not None:
             return s.word_counts
+        if not s.records and s.state is TrainingState.IDLE and not s.source.paths and not s.source.text:
+            self.note = "Train (F5) to see pair frequencies"
+            return None
         if self._words is not None:
             return self._words
         src = s.source

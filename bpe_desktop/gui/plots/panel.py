@@ -27,6 +27,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.errors import BpeError
 from ..session import Session
 from ..training.protocol import TrainingState
+from ..wording import plural
 from .common import PlotCard
 from .compression import CompressionPlot
 from .feed import PlotFeed
@@ -222,7 +223,7 @@ class PlotsPanel(QtWidgets.QWidget):
         z = self.zipf.data
         parts = [f"step {step:,} of {s.n_steps:,}"]
         if z is not None and z.step == step:
-            parts.append(f"{len(z.counts):,} pairs")
+            parts.append(plural(len(z.counts), "pair"))
             parts.append(f"recount {self.feed.last_zipf_ms:.0f} ms")
         elif self.feed.note:
             parts.append(self.feed.note)

@@ -251,7 +251,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
 
     def _model_trained(self) -> bool:
         s = self.session
-        return bool(s.records or s.initial_symbols or s.model.merges)
+        return bool(s.records or s.initial_symbols or s.model.merges or s.preview_base)
 
     def _on_display_text_changed(self, _text: str = "") -> None:
         self.reload(keep_scroll=True)

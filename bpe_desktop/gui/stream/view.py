@@ -83,6 +83,7 @@ class TokenStreamView(QtWidgets.QWidget):
         self.find_box.textChanged.connect(lambda _t: self.find_status.clear())
         self.canvas.tokenClicked.connect(self.show_derivation)
         session.stepChanged.connect(self._update_header)
+        session.stepChanged.connect(lambda _k: self.find_status.clear())  # "3 on screen" was about the old step
         session.modelReset.connect(self._on_model_reset)
         session.recordsAppended.connect(lambda *_: self._update_header())
         session.corpusChanged.connect(self._update_header)

@@ -24,6 +24,7 @@ from PySide6 import QtCore
 from ...core.config import TrainConfig
 from ...core.corpus import CorpusSource
 from ...core.records import MergeRecord
+from .. import wording
 from ..session import Session
 from ..widgets.gc_policy import GcPolicy
 from . import process
@@ -257,8 +258,8 @@ class TrainingController(QtCore.QObject):
         while len(self._rate) > 2 and now - self._rate[0][0] > RATE_WINDOW_S:
             self._rate.pop(0)
         t0, n0 = self._rate[0]
-        rate = (len(s.records) - n0) / (now - t0) if now > t0 else s.merges_per_s
-        s.set_progress(Stage.MERGING, len(s.records), s.target_merges or 0, rate)
+        rate = wording.rate(len(s.records) - n0, now - t0) if s.state is TrainingState.TRAINING else None
+        s.set_progress(Stage.MERGING, len(s.records), s.target_merges or 0, rate or 0.0)
         if self.follow and at_end:
             wait_ms = self._following.due_in_ms(s.step, s.state is TrainingState.TRAINING)
             if wait_ms == 0:
@@ -289,6 +290,7 @@ class TrainingController(QtCore.QObject):
                     self._gc.resume()  # a pause may last long: let the collector run meanwhile
                 else:
                     self._gc.pause()
+                    self._rate = [(time.monotonic(), len(s.records))]  # a rate starts afresh on resume
                 s.set_state(state)
             case Finished(reason, text):
                 self._done = True
@@ -326,7 +328,7 @@ class TrainingController(QtCore.QObject):
         if not done:
             how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
             s = self.session
-            s.error = (f"The training process stopped unexpectedly ({how}) after {s.n_steps} merges. "
+            s.error = (f"The training process stopped unexpectedly ({how}) after {wording.plural(s.n_steps, 'merge')}. "
                        "The merges received so far are kept; press Train to start again.")
             s.set_stop(StopReason.WORKER_DIED, "worker died")
             s.set_state(TrainingState.ERROR)

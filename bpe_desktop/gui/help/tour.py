@@ -1,0 +1,234 @@
+"""Help → Tour: a small non-modal window that walks through the seeds' worked example on the real window.
+
+It loads the seed's word counts and settings, trains them with the window's own Train, then steps the
+timeline through the seven merges, each with the seed's explanation (:mod:`.tour_script`), the sentence
+the run's own record gives for its tie (:func:`~bpe_desktop.core.records.explain`) and a coloured frame
+(:class:`Highlight`) around the pane being talked about.  Back, Next and Close move through it; the last
+page offers to train on the robot-log sample.  It leaves out the lesson text (:mod:`.tour_script`) and
+training itself (the main window's).
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ...core.records import explain
+from ..presets import PRESETS, ROBOT_SAMPLE, SEED_CONFIG
+from ..training.protocol import TrainingState
+from .tour_script import SEED_TABLE, Page, pages
+
+FRAME = QtGui.QColor("#f59e0b")  # amber: visible on light and dark panes alike
+
+
+class Highlight(QtWidgets.QWidget):
+    """A coloured frame drawn over one widget of the window (mouse events pass through it)."""
+
+    def __init__(self, window: QtWidgets.QWidget) -> None:
+        super().__init__(window)
+        self.setAttribute(QtCore.Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setAttribute(QtCore.Qt.WidgetAttribute.WA_NoSystemBackground)
+        self.target: QtWidgets.QWidget | None = None
+        self.hide()
+
+    def follow(self, target: QtWidgets.QWidget | None) -> None:
+        if self.target is not None:
+            self.target.removeEventFilter(self)
+        self.target = target
+        if target is None:
+            self.hide()
+            return
+        target.installEventFilter(self)
+        self._place()
+        self.show()
+        self.raise_()
+
+    def _place(self) -> None:
+        t, window = self.target, self.parentWidget()
+        if t is None or window is None:
+            return
+        top_left = t.mapTo(window, QtCore.QPoint(0, 0))
+        self.setGeometry(QtCore.QRect(top_left, t.size()))
+
+    def eventFilter(self, obj: QtCore.QObject, e: QtCore.QEvent) -> bool:
+        if obj is self.target and e.type() in (QtCore.QEvent.Type.Resize, QtCore.QEvent.Type.Move,
+                                               QtCore.QEvent.Type.Show):
+            self._place()
+            self.raise_()
+        return False
+
+    def paintEvent(self, _e: QtGui.QPaintEvent) -> None:
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        p.setPen(QtGui.QPen(FRAME, 4))
+        p.drawRoundedRect(QtCore.QRectF(self.rect()).adjusted(2, 2, -2, -2), 6, 6)
+        p.end()
+
+
+class TourDialog(QtWidgets.QDialog):
+    """The tour window.  ``window`` is the main window (docks, corpus, settings, session, train)."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self.setObjectName("tour")
+        self.setWindowTitle("Tour: BPE on four words")
+        self.setModal(False)
+        self.main = window
+        self.session = window.session
+        self.pages: list[Page] = pages()
+        self.index = -1
+        self.frame = Highlight(window)
+        self.title = QtWidgets.QLabel(self)
+        self.title.setObjectName("tourTitle")
+        self.title.setStyleSheet("font-size: 13pt; font-weight: 600;")
+        self.title.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)
+        self.body = QtWidgets.QLabel(self)
+        self.body.setWordWrap(True)
+        self.body.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.body.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop | QtCore.Qt.AlignmentFlag.AlignLeft)
+        self.body.setMinimumHeight(150)
+        self.counter = QtWidgets.QLabel(self)
+        self.back_btn = QtWidgets.QPushButton("Back", self)
+        self.next_btn = QtWidgets.QPushButton("Next", self)
+        self.next_btn.setDefault(True)
+        self.robot_btn = QtWidgets.QPushButton("Train on robot logs", self)
+        self.close_btn = QtWidgets.QPushButton("Close", self)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.counter, 1)
+        for b in (self.back_btn, self.next_btn, self.robot_btn, self.close_btn):
+            row.addWidget(b)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addWidget(self.title)
+        lay.addWidget(self.body, 1)
+        lay.addLayout(row)
+        self.setMinimumWidth(460)
+        self.back_btn.clicked.connect(lambda: self.go(self.index - 1))
+        self.next_btn.clicked.connect(lambda: self.go(self.index + 1))
+        self.robot_btn.clicked.connect(self.train_robot_logs)
+        self.close_btn.clicked.connect(self.close)
+        self.session.trainingStateChanged.connect(self._state_changed)
+        self.session.recordsAppended.connect(self._refresh_buttons)
+
+    # -- navigation ---------------------------------------------------------------------------------
+    def start(self) -> None:
+        self.show()
+        self.go(0)
+
+    def go(self, index: int) -> None:
+        index = max(0, min(index, len(self.pages) - 1))
+        page = self.pages[index]
+        forward = index > self.index
+        self.index = index
+        if forward:
+            self._enter(page)
+        if page.step is not None and self.trained:
+            self.session.set_step(min(page.step, self.session.n_steps))
+        dock = self.main.docks.get(page.dock)
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+        self.frame.follow(dock)
+        self._place_beside_window(dock)
+        self.title.setText(escape(self._title(page)))
+        self.body.setText(self._body(page))
+        self.counter.setText(f"{index + 1} / {len(self.pages)}")
+        self._refresh_buttons()
+
+    @property
+    def trained(self) -> bool:
+        """The seed's run is in the window: finished, on the seed's table with the seed's settings."""
+        s = self.session
+        return (s.state is TrainingState.FINISHED and s.config == SEED_CONFIG and s.source.text == SEED_TABLE
+                and bool(s.source.word_counts) and len(s.records) >= len([p for p in self.pages if p.merge]))
+
+    def _enter(self, page: Page) -> None:
+        """What a page does when reached going forward: load the seed, set its settings, train."""
+        w = self.main
+        if page.dock == "corpus":
+            w.corpus.set_text(SEED_TABLE, name="seed word counts", word_counts=True)
+        elif page.dock == "settings":
+            w.settings.set_config(SEED_CONFIG)
+        elif page.step == 0 and not self.trained:
+            w.train()
+
+    def _state_changed(self, state: TrainingState) -> None:
+        page = self.pages[self.index] if self.index >= 0 else None
+        if state is TrainingState.FINISHED and page is not None and page.step is not None and self.trained:
+            self.session.set_step(page.step)  # the run ended on this page: show the page's step, not the last
+        self._refresh_buttons()
+
+    def _refresh_buttons(self, *_: object) -> None:
+        last = self.index == len(self.pages) - 1
+        page = self.pages[self.index] if self.index >= 0 else None
+        waiting = page is not None and page.step == 0 and not self.trained
+        self.back_btn.setEnabled(self.index > 0)
+        self.next_btn.setEnabled(not last and not waiting)
+        self.next_btn.setVisible(not last)
+        self.robot_btn.setVisible(last)
+        if waiting and page is not None:
+            self.body.setText(self._body(page) + "<p><i>Training the seed… Next is enabled when it has "
+                                                  "finished.</i></p>")
+        elif page is not None and page.step == 0:
+            self.body.setText(self._body(page))
+
+    # -- text ---------------------------------------------------------------------------------------
+    def _title(self, page: Page) -> str:
+        if page.merge is None:
+            return page.title
+        a, b, count = page.merge
+        return f"{page.title} → {a}{b} (count {count})"
+
+    def _body(self, page: Page) -> str:
+        text = f"<p>{page.text}</p>"
+        if page.merge is None or page.step is None:
+            return text
+        s = self.session
+        if page.step > len(s.records):
+            return text + "<p><i>(the run has fewer merges: press Back to the start and train again)</i></p>"
+        rec = s.records[page.step - 1]
+        a, b, count = page.merge
+        if (rec.left, rec.right, rec.count) != (a, b, count):
+            text += (f"<p><b>This run differs from the seed:</b> its merge {page.step} is "
+                     f"{escape(rec.left)} + {escape(rec.right)} ({rec.count}). Were the settings changed?</p>")
+        text += f"<p><i>{escape(explain(rec, s.config.tie_break))}</i></p>"
+        newest, low = page.shapes
+        text += (f"<p>newest becomes <code>{escape(newest)}</code> &nbsp;·&nbsp; "
+                 f"low becomes <code>{escape(low)}</code></p>")
+        return text
+
+    def shown_merge(self) -> tuple[str, str, int] | None:
+        """The merge the current page shows in the window (from the session at its step), for tests."""
+        s = self.session
+        if not 0 < s.step <= len(s.records):
+            return None
+        r = s.records[s.step - 1]
+        return (r.left, r.right, r.count)
+
+    # -- the end ------------------------------------------------------------------------------------
+    def train_robot_logs(self) -> None:
+        w = self.main
+        w.load_sample(ROBOT_SAMPLE)
+        w.settings.set_config(PRESETS["Robot logs"])
+        self.close()
+        w.train()
+
+    def closeEvent(self, e: QtGui.QCloseEvent) -> None:
+        self.frame.follow(None)
+        super().closeEvent(e)
+
+    def _place_beside_window(self, avoid: QtWidgets.QWidget | None = None) -> None:
+        """Move to a corner of the window that does not cover *avoid* (the framed pane), if one does not."""
+        g = self.main.geometry()
+        self.adjustSize()
+        w, h, m = self.width(), self.height(), 24
+        corners = [QtCore.QPoint(g.right() - w - m, g.top() + 90), QtCore.QPoint(g.right() - w - m, g.bottom() - h - m),
+                   QtCore.QPoint(g.left() + m, g.bottom() - h - m), QtCore.QPoint(g.left() + m, g.top() + 90)]
+        target = None
+        if avoid is not None and avoid.isVisible():
+            target = QtCore.QRect(avoid.mapToGlobal(QtCore.QPoint(0, 0)), avoid.size())
+        spot = next((c for c in corners if target is None or not QtCore.QRect(c, self.size()).intersects(target)),
+                    corners[0])
+        self.move(spot)
