@@ -32,6 +32,7 @@ from ...core.stats import (
     compression_from_records,
     tradeoff_from,
 )
+from ..regex_guard import text_budget
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.gc_policy import GcPolicy
@@ -84,7 +85,7 @@ class PlotFeed:
             self.note = "pair counts appear once the corpus is counted"
             return None
         try:
-            self._words = count_source(src, s.config)
+            self._words = count_source(src, s.config, budget=text_budget("counting for the plots"))
         except BpeError as e:
             self.note = f"cannot count the corpus: {e}"
             return None

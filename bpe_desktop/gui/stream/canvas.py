@@ -6,6 +6,9 @@
 least-recently-used caches of at most :data:`CACHE_ROWS` rows of atomic values, so a multi-megabyte corpus
 scrolls smoothly and a jump between any two steps costs one screenful of encoding.  Stepping ``k -> k+1``
 animates merge ``k+1`` (backwards for a split), timed by :mod:`.animation` and drawn by :mod:`.painting`.
+Rows are at most :data:`~.rows.MAX_ROW_CHARS` long (long lines are cut when loaded), and a custom
+pre-tokenizer runs under a small regex budget per paint (:mod:`..regex_guard`): a catastrophic pattern
+stops the encoding, the canvas shows the error in place of the rows and emits ``regexFailed``.
 
 It does not own the find box, the header or the derivation tree (:mod:`.view`), and it never changes the
 session.
@@ -17,6 +20,7 @@ from typing import NamedTuple
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ...core.errors import RegexTimeout
 from ...core.labels import id_label
 from ...core.segmentation import (
     PACK,
@@ -26,6 +30,7 @@ from ...core.segmentation import (
     segment_word_packed,
     unpack_segments,
 )
+from ..regex_guard import paint_budget
 from ..session import Session
 from ..widgets.lru import LRU
 from .animation import AnimationTiming, ease, lerp
@@ -54,6 +59,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
 
     tokenClicked = QtCore.Signal(int)
     rowsChanged = QtCore.Signal()
+    regexFailed = QtCore.Signal(str)  # the custom pattern ran out of its budget: the message
 
     def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -67,6 +73,8 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._layouts: LRU[tuple[int, int, int], PackedLayout] = LRU(CACHE_ROWS)
         self._labels: dict[int, str] = {}
         self.rows_encoded = 0  # how many (row, step) encodings were computed (tests, benchmarks)
+        self.regex_error = ""  # set when the custom pattern timed out; cleared by a new model or corpus
+        self._budget = paint_budget()
         self.selected: int | None = None
         self._shown_step = session.step
         self._visible: list[tuple[int, float, PackedLayout]] = []  # (row, top, layout) as last painted
@@ -169,10 +177,16 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         if segs is not None:
             return segs
         tok = self.session.tokenizer
+        if self.regex_error:
+            raise RegexTimeout(tok.pretokenizer.spec, self._budget.seconds)  # stays failed until a new model/corpus
         if self.rows.kind == "words":
             segs = segment_word_packed(tok, self.rows.words[row][0], step, self._labels)
         else:
-            segs = segment_line_packed(tok, self.rows.lines[row], step, self._labels)
+            try:
+                segs = segment_line_packed(tok, self.rows.lines[row], step, self._labels, self._budget)
+            except RegexTimeout as e:
+                self._regex_failed(str(e))
+                raise
         self.rows_encoded += 1
         self._segs.put(key, segs)
         return segs
@@ -249,6 +263,10 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self.rowsChanged.emit()
         self.viewport().update()
 
+    def _regex_failed(self, message: str) -> None:
+        self.regex_error = message
+        QtCore.QTimer.singleShot(0, lambda m=message: self.regexFailed.emit(m))  # never a dialog inside a paint
+
     def _model_trained(self) -> bool:
         s = self.session
         return bool(s.records or s.initial_symbols or s.model.merges)
@@ -257,6 +275,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self.reload(keep_scroll=True)
 
     def _clear_caches(self) -> None:
+        self.regex_error = ""
         self._segs.clear()
         self._layouts.clear()
         self._labels.clear()
@@ -337,7 +356,20 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         return lay
 
     def _compute_visible(self) -> list[Visible]:
-        """Lay out the rows on screen: (row, top, shown layout, the other step's layout while animating, height)."""
+        """Lay out the rows on screen: (row, top, shown layout, the other step's layout while animating, height).
+
+        Nothing when the custom pattern timed out (:attr:`regex_error`)."""
+        if self.regex_error:
+            self._visible = []
+            return []
+        self._budget = paint_budget()  # one small budget for the whole screenful
+        try:
+            return self._lay_out_visible()
+        except RegexTimeout:
+            self._visible = []
+            return []
+
+    def _lay_out_visible(self) -> list[Visible]:
         width = self.viewport().width()
         height = self.viewport().height()
         anim = self.animating or 0.0 < self._progress < 1.0
@@ -390,8 +422,11 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         rows = self._compute_visible()
         if not rows:
             painter.setPen(pal.color(QtGui.QPalette.ColorRole.PlaceholderText))
-            msg = self.note or "no corpus text to show -- type or open a corpus"
-            painter.drawText(self.viewport().rect(), QtCore.Qt.AlignmentFlag.AlignCenter, msg)
+            msg = self.regex_error or self.note or "no corpus text to show -- type or open a corpus"
+            if self.regex_error:
+                painter.setPen(QtGui.QColor("#b91c1c"))
+            flags = QtCore.Qt.AlignmentFlag.AlignCenter | QtCore.Qt.TextFlag.TextWordWrap
+            painter.drawText(self.viewport().rect().adjusted(24, 24, -24, -24), flags, msg)
             return
         latest = self._latest_token()
         text_col = pal.color(QtGui.QPalette.ColorRole.Text)
@@ -402,8 +437,8 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             if words:
                 word, count = self.rows.words[row]
                 boxes.paint_prefix_words(painter, top, word, count, self._word_w, self._count_w, dim, text_col)
-            else:
-                boxes.paint_prefix_number(painter, top, row + 1, self._prefix_w, dim)
+            elif not self.rows.continues_line(row):
+                boxes.paint_prefix_number(painter, top, self.rows.line_number(row), self._prefix_w, dim)
             if other is None:
                 boxes.paint_boxes(painter, top, shown, latest, dim, text_col)
             else:
