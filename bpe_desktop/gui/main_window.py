@@ -277,12 +277,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.corpus.set_text(loader(), name=name, word_counts=table)
 
     def open_tokenizer(self, path: str | None = None) -> None:
-        if self.controller.running:
-            self.controller.shutdown()
-        model = file_actions.open_tokenizer(self, self.session, path or None)
-        if model is not None:
-            if self.controller.can_continue:
-                self.controller.shutdown()  # the idle run no longer matches what is shown
+        got = file_actions.read_tokenizer(self, path or None)  # a refused file changes nothing
+        if got is not None:
+            if self.controller.running or self.controller.can_continue:
+                self.controller.shutdown()  # the run no longer matches what is shown
+            model = file_actions.apply_tokenizer(self.session, *got)
             try:
                 cfg = self.settings.config().with_(
                     mode=model.mode, pretokenizer=model.pretokenizer, end_of_word=model.end_of_word,
