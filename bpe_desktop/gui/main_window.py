@@ -23,6 +23,8 @@ from .panes.why import WhyPanel
 from .plots.panel import PlotsPanel
 from .presets import SAMPLES
 from .session import Session
+from .session_io import SessionManager
+from .session_io.recent import RecentKind
 from .stream.view import TokenStreamView
 from .training.controller import TrainingController
 from .training.protocol import StopReason, TrainingState
@@ -50,6 +52,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.plots = PlotsPanel(s)
         self.compare = ComparePanel(s)
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
+        self.sessions = SessionManager(self)  # File → sessions, modified marker, autosave (gui/session_io)
         self._build_docks()
         self._build_actions()
         self.setStatusBar(StatusBar(s, self))
@@ -156,6 +159,8 @@ class MainWindow(QtWidgets.QMainWindow):
         for name in SAMPLES:
             samples.addAction(act(name, lambda _=False, n=name: self.load_sample(n)))
         fm.addSeparator()
+        self.sessions.fill_file_menu(fm)
+        fm.addSeparator()
         fm.addAction(act("Open tokenizer…", self.open_tokenizer, "Ctrl+Shift+O"))
         fm.addAction(act("Save tokenizer…", lambda: file_actions.save_tokenizer(self, self.session), "Ctrl+S",
                          sp.SP_DialogSaveButton))
@@ -187,6 +192,8 @@ class MainWindow(QtWidgets.QMainWindow):
                 raise BpeError("the corpus is empty -- type or paste some text, or open a file")
         except BpeError as e:
             file_actions.show_error(self, "Cannot train", str(e))
+            return False
+        if self.session.records and not self.sessions.may_discard("retrain"):
             return False
         self.controller.start(source, config, paused=paused)
         return True
@@ -262,6 +269,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.controller.step()
 
     def open_corpus(self, path: str | None = None) -> None:
+        if not self.sessions.may_discard("open another corpus"):
+            return
         if not path:
             path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open corpus", "",
                                                             "Text files (*.txt *.log *.md *.csv);;All files (*)")
@@ -271,14 +280,21 @@ class MainWindow(QtWidgets.QMainWindow):
             self.corpus.open_file(path)
         except BpeError as e:
             file_actions.show_error(self, "Cannot open corpus", str(e))
+            return
+        self.sessions.corpus_opened(path)
 
     def load_sample(self, name: str) -> None:
+        if not self.sessions.may_discard("open another corpus"):
+            return
         loader, table = SAMPLES[name]
         self.corpus.set_text(loader(), name=name, word_counts=table)
 
     def open_tokenizer(self, path: str | None = None) -> None:
+        if not self.sessions.may_discard("open a tokenizer"):
+            return
         got = file_actions.read_tokenizer(self, path or None)  # a refused file changes nothing
         if got is not None:
+            self.sessions.note_recent(RecentKind.TOKENIZER, got[2])
             if self.controller.running or self.controller.can_continue:
                 self.controller.shutdown()  # the run no longer matches what is shown
             model = file_actions.apply_tokenizer(self.session, *got)
@@ -326,6 +342,10 @@ class MainWindow(QtWidgets.QMainWindow):
         window_state.forget()
 
     def closeEvent(self, e: QtGui.QCloseEvent) -> None:
+        if not self.sessions.may_discard("quit"):
+            e.ignore()
+            return
+        self.sessions.closing()
         if self._remember_layout:
             window_state.save(self)
         self.timeline.set_playing(False)
