@@ -23,6 +23,7 @@ import time
 
 from ...core.corpus import WordCounts, count_source
 from ...core.errors import BpeError
+from ...core.pretokenize import NAMED_PATTERNS
 from ...core.stats import (
     CompressionCurve,
     SegmentationHistory,
@@ -32,7 +33,6 @@ from ...core.stats import (
     compression_from_records,
     tradeoff_from,
 )
-from ..regex_guard import text_budget
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.gc_policy import GcPolicy
@@ -81,11 +81,11 @@ class PlotFeed:
         if counting or src.paths or src.text is None:  # the controller counts
             self.note = "pair counts appear once the corpus is counted"
             return None
-        if len(src.text) > SELF_COUNT_LIMIT:
+        if len(src.text) > SELF_COUNT_LIMIT or s.config.pretokenizer not in NAMED_PATTERNS:  # (regex_guard)
             self.note = "pair counts appear once the corpus is counted"
             return None
         try:
-            self._words = count_source(src, s.config, budget=text_budget("counting for the plots"))
+            self._words = count_source(src, s.config)
         except BpeError as e:
             self.note = f"cannot count the corpus: {e}"
             return None

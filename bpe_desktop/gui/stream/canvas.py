@@ -7,7 +7,7 @@ least-recently-used caches of at most :data:`CACHE_ROWS` rows of atomic values, 
 scrolls smoothly and a jump between any two steps costs one screenful of encoding.  Stepping ``k -> k+1``
 animates merge ``k+1`` (backwards for a split), timed by :mod:`.animation` and drawn by :mod:`.painting`.
 Rows are at most :data:`~.rows.MAX_ROW_CHARS` long (long lines are cut when loaded), and a custom
-pre-tokenizer runs under a small regex budget per paint (:mod:`..regex_guard`): a catastrophic pattern
+pre-tokenizer runs under a small regex budget per row (:mod:`..regex_guard`): a catastrophic pattern
 stops the encoding, the canvas shows the error in place of the rows and emits ``regexFailed``.
 
 It does not own the find box, the header or the derivation tree (:mod:`.view`), and it never changes the
@@ -30,7 +30,7 @@ from ...core.segmentation import (
     segment_word_packed,
     unpack_segments,
 )
-from ..regex_guard import paint_budget
+from ..regex_guard import PAINT_BUDGET_S, paint_budget
 from ..session import Session
 from ..widgets.lru import LRU
 from .animation import AnimationTiming, ease, lerp
@@ -74,7 +74,6 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._labels: dict[int, str] = {}
         self.rows_encoded = 0  # how many (row, step) encodings were computed (tests, benchmarks)
         self.regex_error = ""  # set when the custom pattern timed out; cleared by a new model or corpus
-        self._budget = paint_budget()
         self.selected: int | None = None
         self._shown_step = session.step
         self._visible: list[tuple[int, float, PackedLayout]] = []  # (row, top, layout) as last painted
@@ -178,12 +177,12 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             return segs
         tok = self.session.tokenizer
         if self.regex_error:
-            raise RegexTimeout(tok.pretokenizer.spec, self._budget.seconds)  # stays failed until a new model/corpus
+            raise RegexTimeout(tok.pretokenizer.spec, PAINT_BUDGET_S)  # stays failed until a new model or corpus
         if self.rows.kind == "words":
             segs = segment_word_packed(tok, self.rows.words[row][0], step, self._labels)
         else:
             try:
-                segs = segment_line_packed(tok, self.rows.lines[row], step, self._labels, self._budget)
+                segs = segment_line_packed(tok, self.rows.lines[row], step, self._labels, paint_budget())
             except RegexTimeout as e:
                 self._regex_failed(str(e))
                 raise
@@ -362,7 +361,6 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         if self.regex_error:
             self._visible = []
             return []
-        self._budget = paint_budget()  # one small budget for the whole screenful
         try:
             return self._lay_out_visible()
         except RegexTimeout:
