@@ -152,3 +152,19 @@ def test_a_2mb_line_is_shown_as_bounded_rows_to_its_end(qtbot) -> None:
     c.finish_animation()
     c.visible_rows()
     assert c.rows_encoded - before < 40
+
+
+def test_a_file_with_a_long_line_opens_as_a_preview_the_trainer_reads_whole(qtbot, dialogs, tmp_path) -> None:
+    from bpe_desktop.gui.panes.corpus_editor import LONG_LINE_CHARS
+
+    p = tmp_path / "one_line.txt"
+    line = long_line(200_000)
+    p.write_text(line + "\nshort line\n", encoding="utf-8")
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.open_corpus(str(p))
+    assert w.corpus.editor.isReadOnly() and w.corpus.source().paths == (str(p),)  # the worker reads it all
+    shown = w.corpus.editor.toPlainText().split("\n")
+    assert len(shown[0]) <= LONG_LINE_CHARS + 2 and shown[0].endswith("…") and shown[1] == "short line"
+    assert "lines longer than" in w.corpus.notice.text()

@@ -185,8 +185,8 @@ def _apply_compare(w: MainWindow, specs: tuple[str, ...]) -> None:
         elif ref.enabled:
             panel.set_reference_enabled(ref.name, False)
     for spec in specs:
-        ref = next((r for r in panel.references if r.spec == spec), None)
-        if ref is None:
+        found = next((r for r in panel.references if r.spec == spec), None)
+        if found is None:
             panel.add_reference(spec)
-        elif not ref.enabled:
-            panel.set_reference_enabled(ref.name, True)
+        elif not found.enabled:
+            panel.set_reference_enabled(found.name, True)

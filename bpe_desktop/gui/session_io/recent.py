@@ -29,10 +29,12 @@ def _key(kind: RecentKind) -> str:
 
 
 def entries(kind: RecentKind) -> list[str]:
-    value = QtCore.QSettings().value(_key(kind), [])
+    value: object = QtCore.QSettings().value(_key(kind), [])
     if isinstance(value, str):  # QSettings gives a lone string for a one-item list on some back-ends
         value = [value]
-    return [v for v in (value or []) if isinstance(v, str) and v]
+    if not isinstance(value, (list, tuple)):
+        return []
+    return [v for v in value if isinstance(v, str) and v]
 
 
 def add(kind: RecentKind, path: str) -> None:

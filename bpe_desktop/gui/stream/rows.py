@@ -160,8 +160,8 @@ class RowSource:
                         self.note = "showing the first 4 MB of the corpus files"
                 self.lines, self.line_of = split_rows(split_lines(text or ""))
                 if self.line_of is not None:
-                    cut = f"; lines longer than {MAX_ROW_CHARS:,} characters are shown in several rows"
-                    self.note = (self.note + cut) if self.note else cut[2:]
+                    several = f"lines longer than {MAX_ROW_CHARS:,} characters are shown in several rows"
+                    self.note = f"{self.note}; {several}" if self.note else several
                 self._lines_key, self._lines_note = key, self.note
         if self.kind != "text":
             self._lines_key = None
