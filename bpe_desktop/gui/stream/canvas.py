@@ -34,8 +34,9 @@ from ..regex_guard import PAINT_BUDGET_S, paint_budget
 from ..session import Session
 from ..widgets.lru import LRU
 from .animation import AnimationTiming, ease, lerp
-from .layout import MARGIN, ROW_GAP, PackedLayout, VisibleRow, box_at, layout_row, unpack_layout
+from .layout import MARGIN, ROW_GAP, PackedLayout, layout_row
 from .painting import BoxPainter
+from .queries import VisibleQueries
 from .rows import RowSource
 from .tooltip import token_tooltip
 
@@ -54,7 +55,7 @@ class Caches(NamedTuple):
     pictures: LRU[tuple[int, str, int], QtGui.QPixmap]  # (token id, label, pen kind) -> box picture
 
 
-class TokenCanvas(QtWidgets.QAbstractScrollArea):
+class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
     """Rows of token boxes at the session's step. Signals: ``tokenClicked(int id)``, ``rowsChanged()``."""
 
     tokenClicked = QtCore.Signal(int)
@@ -196,42 +197,6 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
     def scroll_to_row(self, row: int) -> None:
         self.verticalScrollBar().setValue(max(0, min(row, self.n_rows - 1)))
         self.viewport().update()
-
-    def visible_rows(self) -> list[VisibleRow]:
-        """Rows on screen as laid out by the last paint (lays them out now if nothing was painted yet).
-
-        The :class:`VisibleRow` s are made on each call from the packed cache (the canvas keeps none).
-        """
-        if not self._visible:
-            self._compute_visible()
-        return [VisibleRow(row, top, unpack_layout(lay)) for row, top, lay in self._visible]
-
-    def visible_tokens(self) -> list[list[str]]:
-        """Token labels per visible row at the shown step (gaps between tokens left out)."""
-        if not self._visible:
-            self._compute_visible()
-        return [
-            [lab for i, lab in zip(segs[0::PACK], segs[3::PACK], strict=True) if i is not None]
-            for _, _, (_, segs, _) in self._visible
-        ]
-
-    def visible_ids(self) -> list[list[int]]:
-        if not self._visible:
-            self._compute_visible()
-        return [[i for i in segs[0::PACK] if i is not None] for _, _, (_, segs, _) in self._visible]
-
-    def token_at(self, pos: QtCore.QPointF | QtCore.QPoint) -> tuple[int, Segment] | None:
-        """(row, segment) of the token box under a viewport position, or None."""
-        return box_at(self.visible_rows(), float(pos.x()), float(pos.y()), self.boxes.box_h)
-
-    def box_center(self, row: int, seg_index: int) -> QtCore.QPoint:
-        """Viewport position of the centre of token number *seg_index* (gaps not counted) of a visible row."""
-        for vr in self.visible_rows():
-            if vr.row == row:
-                boxes = [b for b in vr.layout.boxes if b.seg.id is not None]
-                b = boxes[seg_index]
-                return QtCore.QPoint(int(b.x + b.w / 2), int(vr.top + b.y + self.boxes.box_h / 2))
-        raise IndexError(f"row {row} is not visible")
 
     def tooltip_text(self, seg: Segment) -> str:
         """What hovering a token says: text, id, merge rank, count when it was created."""
