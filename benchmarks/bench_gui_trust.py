@@ -163,6 +163,7 @@ def longline_scenario(before: bool) -> dict[str, object]:
     w.open_corpus(LONG)
     open_s = time.perf_counter() - t0
     w.settings.set_config(TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=300))
+    pump(0.5)  # opening and pressing Train are two user actions
     rnd = random.Random(1)
     canvas = w.token_view.canvas
 
