@@ -163,7 +163,7 @@ def loads_session(text: str, source: str = "<session>") -> SessionDoc:
         raise SessionError(f"{source}: not a bpe-desktop session (no \"format\": \"{FORMAT_NAME}\") -- open it "
                            "as a tokenizer or corpus instead")
     version = raw.get("version")
-    saved_by = raw["saved_by"] if isinstance(raw.get("saved_by"), str) else "an unknown version"
+    saved_by = raw["saved_by"] if isinstance(raw.get("saved_by"), str) else "version of bpe-desktop"
     if type(version) is not int or version < 1:
         raise SessionError(f"{source}: the session version {version!r:.20} is not valid -- the file is damaged")
     if version > VERSION:
