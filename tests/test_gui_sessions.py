@@ -225,10 +225,14 @@ def test_write_errors_are_dialogs_and_lose_nothing(qtbot, dialogs, tmp_path, cor
     assert not w.sessions.save_to(str(tmp_path / "missing" / "s.bpesession"))
     assert not file_actions.save_tokenizer(w, w.session, str(folder))
     assert dialogs[-1][0] == "Cannot save tokenizer"
+    assert not file_actions.export_tokenizer(w, w.session, str(folder), "hf")
+    assert dialogs[-1][0] == "Cannot export tokenizer" and "folder" in dialogs[-1][1]
     if os.path.exists("/dev/full"):
         assert not w.sessions.save_to("/dev/full")
         assert "space" in dialogs[-1][1].lower() or "full" in dialogs[-1][1].lower()
         assert not file_actions.export_merges_csv(w, w.session, "/dev/full")
+        assert not file_actions.export_tokenizer(w, w.session, "/dev/full", "tiktoken")
+        assert dialogs[-1][0] == "Cannot export tokenizer"
     old = tmp_path / "keep.bpesession"
     old.write_text("previous", encoding="utf-8")
     os.chmod(tmp_path, 0o555)
@@ -326,3 +330,20 @@ def test_recent_lists_remove_missing_entries(qtbot, dialogs, tmp_path, corpus_fi
     w.sessions._fill_recent()
     titles = [a.text() for a in w.sessions.recent_menu.actions()]
     assert "logs.txt" in titles
+
+
+def test_command_line_opens_and_renders_a_session(qtbot, dialogs, tmp_path, corpus_file):
+    w = trained_window(qtbot, corpus_file, step=9)
+    path = tmp_path / "cli.bpesession"
+    assert w.sessions.save_to(str(path))
+    env = {**os.environ, "PYTHONPATH": ROOT, "QT_QPA_PLATFORM": "offscreen"}
+    for args in (["--open", str(path)], [str(path)]):
+        out = tmp_path / "shot.png"
+        r = subprocess.run([sys.executable, "-m", "bpe_desktop", "--screenshot", str(out), "--size", "1000x700",
+                            *args], capture_output=True, text=True, env=env, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert out.stat().st_size > 10_000
+        out.unlink()
+    r = subprocess.run([sys.executable, "-m", "bpe_desktop", "--screenshot", str(tmp_path / "x.png"),
+                        str(tmp_path / "none.bpesession")], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 2 and "no such session file" in r.stderr and "Traceback" not in r.stderr
