@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -137,6 +138,13 @@ class SessionManager(QtCore.QObject):
         recent.add(RecentKind.CORPUS, path)
         c = self.w.corpus
         self.corpus_file = None if c.path is not None else (os.path.abspath(path), c.editor.toPlainText())
+        threading.Thread(target=self._prehash, args=(path,), name="bpe-corpus-hash", daemon=True).start()
+
+    def _prehash(self, path: str) -> None:  # a worker thread: Save session then finds the hash ready
+        try:
+            self.hashes.describe(path)
+        except (BpeError, OSError):
+            pass  # Save reports it
 
     def open_recent(self, kind: RecentKind, path: str) -> bool:
         """Open a Recent entry; a missing file is removed from the list with a message."""
