@@ -168,3 +168,25 @@ def test_a_file_with_a_long_line_opens_as_a_preview_the_trainer_reads_whole(qtbo
     shown = w.corpus.editor.toPlainText().split("\n")
     assert len(shown[0]) <= LONG_LINE_CHARS + 2 and shown[0].endswith("…") and shown[1] == "short line"
     assert "lines longer than" in w.corpus.notice.text()
+
+
+def test_a_big_corpus_file_is_read_into_rows_off_the_gui_thread(qtbot, tmp_path) -> None:
+    from bpe_desktop.gui.stream.row_loader import READING_NOTE, THREAD_BYTES
+
+    p = tmp_path / "one_line.txt"
+    line = long_line(THREAD_BYTES + 200_000)
+    p.write_text(line, encoding="utf-8")
+    s = Session()
+    view = TokenStreamView(s)
+    qtbot.addWidget(view)
+    view.show()
+    c = view.canvas
+    s.set_corpus(CorpusSource.from_files([p]), TrainConfig(mode="bytes", pretokenizer="gpt2"))
+    assert c.loader.threaded == 1
+    if c.loader.busy:  # the thread may already be done on a fast machine
+        assert c.n_rows == 0 and c.note == READING_NOTE
+    qtbot.waitUntil(lambda: not c.loader.busy, timeout=30_000)
+    assert "".join(c.row_text(r) for r in range(c.n_rows)) == line
+    assert c.visible_tokens()[0]
+    s.set_corpus(CorpusSource.from_text("small\n"), TrainConfig())  # in memory: at once, and a late thread
+    assert c.n_rows == 1  # (a late thread result for the old file would be dropped)

@@ -37,6 +37,7 @@ from .animation import AnimationTiming, ease, lerp
 from .layout import MARGIN, ROW_GAP, PackedLayout, layout_row
 from .painting import BoxPainter
 from .queries import VisibleQueries
+from .row_loader import RowLoader
 from .rows import RowSource
 from .tooltip import token_tooltip
 
@@ -70,6 +71,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
         self.verticalScrollBar().setSingleStep(1)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
         self.rows = RowSource()
+        self.loader = RowLoader(self._rows_ready, self)
         self._segs: LRU[tuple[int, int], PackedSegments] = LRU(CACHE_ROWS)
         self._layouts: LRU[tuple[int, int, int], PackedLayout] = LRU(CACHE_ROWS)
         self._labels: dict[int, str] = {}
@@ -213,10 +215,13 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
 
     # -- session reactions --------------------------------------------------------------------------
     def reload(self, keep_scroll: bool = False) -> None:
-        """Re-read the rows: the session's edited ``display_text`` if set, else its corpus source."""
+        """Re-read the rows: the session's edited ``display_text`` if set, else its corpus source (a big file
+        on a worker thread: :mod:`.row_loader`)."""
+        self.loader.load(self.rows, self.session, self._model_trained(), keep_scroll)
+
+    def _rows_ready(self, rows: RowSource, keep_scroll: bool) -> None:
         s = self.session
-        self.rows.load(s.source, s.config, display_text=s.display_text, display_word_counts=s.display_word_counts,
-                       word_counts=s.word_counts, trained=self._model_trained())
+        self.rows = rows
         self._clear_caches()
         self._shown_step = s.step
         self._setup_prefix()
