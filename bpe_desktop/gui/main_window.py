@@ -62,6 +62,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.corpus.openFailed.connect(lambda msg: file_actions.show_error(self, "Cannot open corpus", msg))
         self.settings.retrainRequested.connect(self.train)
         self.corpus.edited.connect(self._corpus_edited)
+        self.corpus.editor.filesDropped.disconnect(self.corpus._dropped)  # a drop is File → Open corpus:
+        self.corpus.editor.filesDropped.connect(lambda paths: self.open_corpus(paths[0]))  # asks, Recent
         self.timeline.speedChanged.connect(self.token_view.set_play_speed)
         self.token_view.set_play_speed(self.timeline.steps_per_second())
         s.trainingStateChanged.connect(self._update_actions)
