@@ -12,6 +12,8 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Windows remember their layout in QSettings: keep the tests' settings away from the user's.
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="bpe-desktop-test-config-")
+# Autosaves (gui/session_io/autosave.py) go to a temporary folder, never the user's data folder.
+os.environ["BPE_DESKTOP_DATA_DIR"] = tempfile.mkdtemp(prefix="bpe-desktop-test-data-")
 
 SEED_000 = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 # Seed 001's corpus in first-appearance order (its own listing is cut short; this is its full table).

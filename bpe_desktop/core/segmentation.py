@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from .labels import bytes_label, id_label, visible_text
 from .model import BPEModel
+from .regex_budget import RegexBudget
 from .tokenizer import UNKNOWN_ID, Tokenizer
 
 
@@ -48,7 +49,8 @@ def unpack_segments(packed: PackedSegments) -> list[Segment]:
 
 
 def segment_line_packed(
-    tokenizer: Tokenizer, line: str, upto: int, labels: dict[int, str] | None = None
+    tokenizer: Tokenizer, line: str, upto: int, labels: dict[int, str] | None = None,
+    budget: RegexBudget | None = None,
 ) -> PackedSegments:
     """:func:`segment_line` as a flat tuple ``(id, start, end, label, ...)`` (see :data:`PackedSegments`).
 
@@ -65,7 +67,7 @@ def segment_line_packed(
     add = out.extend
     pos = 0
     model = tokenizer.model
-    for span in tokenizer.encode_with_offsets(line, upto=upto):
+    for span in tokenizer.encode_with_offsets(line, upto=upto, budget=budget):
         start, end, i = span.start, span.end, span.id
         if start > pos:
             add((None, pos, start, bytes_label(data[pos:start])))
@@ -84,7 +86,8 @@ def segment_line_packed(
 
 
 def segment_line(
-    tokenizer: Tokenizer, line: str, upto: int, labels: dict[int, str] | None = None
+    tokenizer: Tokenizer, line: str, upto: int, labels: dict[int, str] | None = None,
+    budget: RegexBudget | None = None,
 ) -> list[Segment]:
     """Cut *line* into tokens at step *upto*, plus the gaps the pre-tokenizer drops (visible text).
 
@@ -95,7 +98,7 @@ def segment_line(
     >>> [s.label for s in segment_line(Tokenizer(model, unknown="keep"), "lowest low", 7)]
     ['low', 'est</w>', '·', 'low', '</w>']
     """
-    return unpack_segments(segment_line_packed(tokenizer, line, upto, labels))
+    return unpack_segments(segment_line_packed(tokenizer, line, upto, labels, budget))
 
 
 def segment_word_packed(

@@ -3,7 +3,9 @@
 A :class:`SessionDoc` holds the corpus (files *by reference*, each with its size, modification time and
 SHA-256, or the text itself when it was typed), the training settings (:class:`TrainConfig`), the merge
 list with its per-merge records, the timeline step, the compare references (tokenizer specs such as
-``cl100k:PATH``) and the window layout (an opaque base64 string the GUI fills and reads back).
+``cl100k:PATH``), the window layout (an opaque base64 string the GUI fills and reads back) and ``extras``:
+named JSON values a GUI part adds without a new document version (an object, absent when empty; readers
+ignore names they do not know).
 
 * :func:`save_session` writes it atomically (:mod:`.atomic`); :func:`load_session` reads it back with full
   validation: any malformed value is a :class:`~bpe_desktop.core.errors.SessionError` naming the file and
@@ -94,6 +96,7 @@ class SessionDoc:
     compare: tuple[str, ...] = ()
     layout: str = ""  # base64, opaque to the core
     saved_by: str = field(default=f"bpe-desktop {__version__}")
+    extras: dict[str, Any] = field(default_factory=dict)  # name -> JSON value (see the module docstring)
 
 
 # -- writing ------------------------------------------------------------------------------------------
@@ -116,7 +119,12 @@ def dumps_session(doc: SessionDoc) -> str:
         "compare": list(doc.compare),
         "layout": doc.layout,
     }
-    return json.dumps(out, ensure_ascii=False, indent=1)
+    if doc.extras:
+        out["extras"] = doc.extras
+    try:
+        return json.dumps(out, ensure_ascii=False, indent=1)
+    except (TypeError, ValueError) as e:  # an extra that is not JSON
+        raise SessionError(f"<session>: an extra value cannot be saved as JSON ({e})") from None
 
 
 def save_session(path: str | os.PathLike[str], doc: SessionDoc) -> None:
@@ -155,7 +163,7 @@ def loads_session(text: str, source: str = "<session>") -> SessionDoc:
         raise SessionError(f"{source}: not a bpe-desktop session (no \"format\": \"{FORMAT_NAME}\") -- open it "
                            "as a tokenizer or corpus instead")
     version = raw.get("version")
-    saved_by = raw["saved_by"] if isinstance(raw.get("saved_by"), str) else "an unknown version"
+    saved_by = raw["saved_by"] if isinstance(raw.get("saved_by"), str) else "version of bpe-desktop"
     if type(version) is not int or version < 1:
         raise SessionError(f"{source}: the session version {version!r:.20} is not valid -- the file is damaged")
     if version > VERSION:
@@ -180,9 +188,11 @@ def _need(cond: bool, source: str, what: str) -> None:
 
 
 def _from_raw(raw: dict[str, Any], source: str, saved_by: str) -> SessionDoc:
-    keys = {"format", "version", "saved_by", "corpus", "settings", "tokenizer", "step", "compare", "layout"}
-    _need(keys - {"saved_by", "tokenizer"} <= raw.keys(), source,
-          f"missing field(s) {', '.join(sorted(keys - {'saved_by', 'tokenizer'} - raw.keys()))}")
+    keys = {"format", "version", "saved_by", "corpus", "settings", "tokenizer", "step", "compare", "layout",
+            "extras"}
+    optional = {"saved_by", "tokenizer", "extras"}
+    _need(keys - optional <= raw.keys(), source,
+          f"missing field(s) {', '.join(sorted(keys - optional - raw.keys()))}")
     c = raw["corpus"]
     _need(isinstance(c, dict), source, "corpus must be an object")
     files_raw = c.get("files")
@@ -237,7 +247,9 @@ def _from_raw(raw: dict[str, Any], source: str, saved_by: str) -> SessionDoc:
           "compare must be a list of tokenizer paths")
     layout = raw["layout"]
     _need(isinstance(layout, str), source, "layout must be a base64 text")
-    return SessionDoc(corpus, config, model, records, step, tuple(compare), layout, saved_by)
+    extras = raw.get("extras", {})
+    _need(isinstance(extras, dict), source, "extras must be an object")
+    return SessionDoc(corpus, config, model, records, step, tuple(compare), layout, saved_by, extras)
 
 
 _RECORD_INTS = ("rank", "count", "merged", "symbols_after", "vocab_size", "words_touched")

@@ -4,7 +4,10 @@ Without options it opens the main window on the bundled default corpus (the seed
 lower 2, newest 6, widest 3; chars mode, lexical ties, 7 merges) under the start screen, which offers that
 example (one click trains it), the samples and the user's own file.  ``--screenshot FILE`` trains (through
 the same worker process as the window), renders the window offscreen and saves a PNG, showing nothing
-interactive.  It does not parse training options beyond these few; the CLI sub-commands do that.
+interactive.  ``bpe-desktop SESSION_FILE`` (or ``--open SESSION_FILE``) opens a saved session instead
+(with ``--screenshot``: renders it, nothing is trained); the interactive window autosaves and, after a
+crash, offers to restore the autosave (``--restore`` restores it without asking).  It does not parse
+training options beyond these few; the CLI sub-commands do that.
 """
 
 from __future__ import annotations
@@ -34,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", default="1440x900", metavar="WxH", help="window size for --screenshot")
     p.add_argument("--untrained", action="store_true",
                    help="(with --screenshot) do not train: the window as it opens, start screen included")
+    p.add_argument("session", nargs="?", metavar="SESSION_FILE", help="open this saved session")
+    p.add_argument("--open", metavar="SESSION_FILE", dest="open_session",
+                   help="open this saved session (same as the positional SESSION_FILE)")
+    p.add_argument("--restore", action="store_true",
+                   help="restore the autosave left by a crash without asking")
     return p
 
 
@@ -85,6 +93,7 @@ def make_window(
         w.start_screen = StartScreen(w, w.token_view)  # type: ignore[attr-defined]
     if merges is not None:
         w.settings.merges.setValue(merges)
+    w.sessions.mark_clean()  # a fresh window holds no work to lose
     return w
 
 
@@ -111,6 +120,10 @@ def screenshot(args: argparse.Namespace) -> int:
         errors.append(f"{title}: {message}")
         sys.stderr.write(f"bpe-desktop: error: {title}: {message}\n")
 
+    session_file = args.open_session or args.session
+    if session_file and not os.path.isfile(session_file):
+        sys.stderr.write(f"bpe-desktop: error: {session_file}: no such session file -- check the path\n")
+        return 2
     if args.corpus and not os.path.isfile(args.corpus):
         sys.stderr.write(f"bpe-desktop: error: {args.corpus}: no such file -- check the path\n")
         return 2
@@ -146,12 +159,24 @@ def _render(args: argparse.Namespace, errors: list[str]) -> int:
     width, height = (int(v) for v in args.size.lower().split("x"))
     w.resize(width, height)  # type: ignore[attr-defined]
     w.show()  # type: ignore[attr-defined]
-    if args.untrained:
+    w.sessions.interactive = False  # type: ignore[attr-defined]  # no question without a user
+    session_file = args.open_session or args.session
+    if args.restore:
+        from .session_io.dialogs import RestoreAnswer
+
+        w.sessions.offer_recovery(RestoreAnswer.RESTORE)  # type: ignore[attr-defined]
+    if session_file:
+        ok = w.sessions.open_session(session_file)  # type: ignore[attr-defined]
+    elif args.restore:
+        ok = bool(w.session.records)  # type: ignore[attr-defined]
+    elif args.untrained:
         w.corpus.publish_display_text()  # type: ignore[attr-defined]
-    ok = args.untrained or (w.train() and wait_for_training(w))  # type: ignore[attr-defined]
+        ok = True
+    else:
+        ok = w.train() and wait_for_training(w)  # type: ignore[attr-defined]
     if args.step is not None:
         w.session.set_step(args.step)  # type: ignore[attr-defined]
-    _settle(w)
+    _settle(w, 5.0 if session_file or args.restore else 30.0)  # a file corpus restored is not counted: no plots
     saved = w.grab().save(args.screenshot)  # type: ignore[attr-defined]
     w.close()  # type: ignore[attr-defined]
     if not saved:
@@ -171,4 +196,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = make_app()
     w = make_window(args.corpus, args.merges, preset=args.preset)
     w.show()  # type: ignore[attr-defined]
+    sessions = w.sessions  # type: ignore[attr-defined]
+    sessions.enable(autosave=True, ask=True)
+    from .session_io.dialogs import RestoreAnswer
+
+    restored = sessions.offer_recovery(RestoreAnswer.RESTORE if args.restore else None)
+    session_file = args.open_session or args.session
+    if session_file and not restored:
+        sessions.open_session(session_file)
     return int(app.exec())  # type: ignore[attr-defined]

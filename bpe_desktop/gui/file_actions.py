@@ -13,9 +13,10 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
+from ..core import formats
 from ..core.atomic import atomic_write
-from ..core.errors import BpeError, FormatError
-from ..core.formats import load_model, native, save_model
+from ..core.errors import BpeError
+from ..core.formats import save_model
 from ..core.formats.csv_stats import steps_csv
 from ..core.model import BPEModel
 from ..core.records import MergeRecord
@@ -53,16 +54,10 @@ def records_for(model: BPEModel, stats: list[dict[str, Any]] | None = None) -> l
     return out
 
 
-def _load(path: str) -> tuple[BPEModel, list[dict[str, Any]]]:
-    """Any readable tokenizer file; the native format also gives back its training stats."""
-    try:
-        return native.load(path)
-    except FormatError:
-        return load_model(path), []
-
-
-def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None = None) -> BPEModel | None:
-    """Load a tokenizer file into the session (its merges become the timeline)."""
+def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
+                   ) -> tuple[BPEModel, list[MergeRecord], str] | None:
+    """Read and fully validate a tokenizer file (any format, through :func:`core.formats.load`) without
+    touching the window: (model, records, path), or None after a dialog saying why it was refused."""
     if path is None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(parent, "Open tokenizer", "", OPEN_TOKENIZER_FILTER)
         if not path:
@@ -70,13 +65,32 @@ def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
     # a big tokenizer (cl100k: 100k merges recovered from its ranks) takes a second: say so with the cursor
     QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
     try:
-        model, stats = _load(path)
-        records = records_for(model, stats)
+        loaded = formats.load(path)
+        model = loaded.model
+        records = records_for(model, loaded.stats)
     except BpeError as e:
+        message = str(e)
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError, UnicodeError, RecursionError) as e:
+        message = f"{path}: malformed tokenizer file ({type(e).__name__}: {str(e)[:80]}) -- the file is damaged"
+    else:
+        return model, records, path
+    finally:
         QtWidgets.QApplication.restoreOverrideCursor()
-        show_error(parent, "Cannot open tokenizer", str(e))
+    show_error(parent, "Cannot open tokenizer", message)
+    return None
+
+
+def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None = None) -> BPEModel | None:
+    """Load a tokenizer file into the session (its merges become the timeline); a refused file changes
+    nothing."""
+    got = read_tokenizer(parent, path)
+    if got is None:
         return None
-    QtWidgets.QApplication.restoreOverrideCursor()
+    return apply_tokenizer(session, *got)
+
+
+def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord], path: str) -> BPEModel:
+    """Put a model read by :func:`read_tokenizer` into the session."""
     first = records[0] if records else None
     session.initial_symbols = first.symbols_before if first is not None and first.merged else 0
     session.reset_model(model, records)

@@ -24,6 +24,8 @@ from .panes.why import WhyPanel
 from .plots.panel import PlotsPanel
 from .presets import SAMPLES
 from .session import Session
+from .session_io import SessionManager
+from .session_io.recent import RecentKind
 from .start import preset_corpus
 from .stream.base_preview import BasePreview
 from .stream.follow_merge import MergeFollower
@@ -56,6 +58,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.compare = ComparePanel(s)
         self.follow_merges = MergeFollower(s, self.token_view.canvas, self)  # play scrolls to each merge
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
+        self.sessions = SessionManager(self)  # File → sessions, modified marker, autosave (gui/session_io)
         self._build_docks()
         self._build_actions()
         self.setStatusBar(StatusBar(s, self))
@@ -65,6 +68,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.corpus.openFailed.connect(lambda msg: file_actions.show_error(self, "Cannot open corpus", msg))
         self.settings.retrainRequested.connect(self.train)
         self.corpus.edited.connect(self._corpus_edited)
+        self.corpus.editor.filesDropped.disconnect(self.corpus._dropped)  # a drop is File → Open corpus:
+        self.corpus.editor.filesDropped.connect(lambda paths: self.open_corpus(paths[0]))  # asks, Recent
         self.timeline.speedChanged.connect(self.token_view.set_play_speed)
         self.base_preview = BasePreview(s, self.settings.config, self.token_view.canvas.rows, self)  # step 0: base
         self.settings.changed.connect(self.base_preview.refresh)
@@ -166,6 +171,8 @@ class MainWindow(QtWidgets.QMainWindow):
         for name in SAMPLES:
             samples.addAction(act(name, lambda _=False, n=name: self.load_sample(n)))
         fm.addSeparator()
+        self.sessions.fill_file_menu(fm)
+        fm.addSeparator()
         fm.addAction(act("Open tokenizer…", self.open_tokenizer, "Ctrl+Shift+O"))
         fm.addAction(act("Save tokenizer…", lambda: file_actions.save_tokenizer(self, self.session), "Ctrl+S",
                          sp.SP_DialogSaveButton))
@@ -198,6 +205,8 @@ class MainWindow(QtWidgets.QMainWindow):
                 raise BpeError("the corpus is empty -- type or paste some text, or open a file")
         except BpeError as e:
             file_actions.show_error(self, "Cannot train", str(e))
+            return False
+        if self.session.records and not self.sessions.may_discard("retrain"):
             return False
         self.controller.start(source, config, paused=paused)
         return True
@@ -272,6 +281,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.controller.step()
 
     def open_corpus(self, path: str | None = None) -> None:
+        if not self.sessions.may_discard("open another corpus"):
+            return
         if not path:
             path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open corpus", "",
                                                             "Text files (*.txt *.log *.md *.csv);;All files (*)")
@@ -281,18 +292,24 @@ class MainWindow(QtWidgets.QMainWindow):
             self.corpus.open_file(path)
         except BpeError as e:
             file_actions.show_error(self, "Cannot open corpus", str(e))
+            return
+        self.sessions.corpus_opened(path)
 
     def load_sample(self, name: str) -> None:
+        if not self.sessions.may_discard("open another corpus"):
+            return
         loader, table = SAMPLES[name]
         self.corpus.set_text(loader(), name=name, word_counts=table)
 
     def open_tokenizer(self, path: str | None = None) -> None:
-        if self.controller.running:
-            self.controller.shutdown()
-        model = file_actions.open_tokenizer(self, self.session, path or None)
-        if model is not None:
-            if self.controller.can_continue:
-                self.controller.shutdown()  # the idle run no longer matches what is shown
+        if not self.sessions.may_discard("open a tokenizer"):
+            return
+        got = file_actions.read_tokenizer(self, path or None)  # a refused file changes nothing
+        if got is not None:
+            self.sessions.note_recent(RecentKind.TOKENIZER, got[2])
+            if self.controller.running or self.controller.can_continue:
+                self.controller.shutdown()  # the run no longer matches what is shown
+            model = file_actions.apply_tokenizer(self.session, *got)
             try:
                 cfg = self.settings.config().with_(
                     mode=model.mode, pretokenizer=model.pretokenizer, end_of_word=model.end_of_word,
@@ -341,6 +358,10 @@ class MainWindow(QtWidgets.QMainWindow):
         window_state.forget()
 
     def closeEvent(self, e: QtGui.QCloseEvent) -> None:
+        if not self.sessions.may_discard("quit"):
+            e.ignore()
+            return
+        self.sessions.closing()
         if self._remember_layout:
             window_state.save(self)
         self.timeline.set_playing(False)

@@ -23,9 +23,10 @@ import os
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core import formats
-from ...core.errors import BpeError
+from ...core.errors import BpeError, RegexTimeout
 from ...core.formats.presets import split_spec
 from .. import file_actions
+from ..regex_guard import report_timeout, text_budget
 from ..session import Session
 from ..widgets.lru import LRU
 from .rows import CACHE_SIZE, Reference, TokenizerRow
@@ -320,7 +321,7 @@ class ComparePanel(QtWidgets.QWidget):
         key = (id(s.model), s.step, text)
         res = self._own_cache.hit(key)
         if res is None:
-            res = tokenize_text(s.tokenizer, text, s.step)
+            res = tokenize_text(s.tokenizer, text, s.step, text_budget("comparing tokenizers"))
             self._own_cache.put(key, res)
         return res
 
@@ -332,7 +333,7 @@ class ComparePanel(QtWidgets.QWidget):
         text = self.text() if text is None else text
         res = ref.cache.hit(text)
         if res is None:
-            res = tokenize_text(ref.tokenizer, text)
+            res = tokenize_text(ref.tokenizer, text, budget=text_budget("comparing tokenizers"))
             ref.cache.put(text, res)
         return res
 
@@ -347,10 +348,14 @@ class ComparePanel(QtWidgets.QWidget):
             self.own_row.clear("Train a tokenizer (F5) or open one to see how yours splits this text",
                                "not trained yet")
         else:
-            own = self.own_result(text)
-            assert own is not None  # there are records
-            self.own_row.show_result(own, f"step {s.step:,} of {s.n_steps:,} · {s.model.mode}",
-                                     s.model.n_base)
+            try:
+                own = self.own_result(text)
+            except RegexTimeout as e:  # a catastrophic custom pattern: said here and in a dialog
+                self.own_row.clear(str(e), "the custom pre-tokenizer timed out")
+                report_timeout(self, str(e))
+            if own is not None:
+                self.own_row.show_result(own, f"step {s.step:,} of {s.n_steps:,} · {s.model.mode}",
+                                         s.model.n_base)
         ratios: list[str] = []
         for ref in self.references:
             row = self.ref_rows[ref.name]

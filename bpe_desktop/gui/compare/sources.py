@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ...core.any_tokenizer import AnyTokenizer
 from ...core.labels import bytes_label, visible_text
+from ...core.regex_budget import RegexBudget
 from ...core.renumber import RenumberedTokenizer
 from ...core.segmentation import Segment, segment_line
 from ...core.tokenizer import UNKNOWN_ID, Tokenizer
@@ -134,7 +135,8 @@ class Tokenized:
         return self.n_bytes / self.n_tokens if self.n_tokens else 0.0
 
 
-def tokenize_text(tokenizer: AnyTokenizer, text: str, upto: int | None = None) -> Tokenized:
+def tokenize_text(tokenizer: AnyTokenizer, text: str, upto: int | None = None,
+                  budget: RegexBudget | None = None) -> Tokenized:
     """Cut *text* with *tokenizer* (at step *upto*) into labelled segments.
 
     Merge-list tokenizers label tokens as the token view does (:func:`segment_line`, so ``est</w>``
@@ -151,12 +153,12 @@ def tokenize_text(tokenizer: AnyTokenizer, text: str, upto: int | None = None) -
     """
     data = text.encode("utf-8", "surrogateescape")
     if isinstance(tokenizer, Tokenizer):
-        segs = segment_line(tokenizer, text, upto if upto is not None else tokenizer.n_merges)
+        segs = segment_line(tokenizer, text, upto if upto is not None else tokenizer.n_merges, budget=budget)
     else:
         chars = tokenizer.mode != "bytes"
         segs = []
         pos = 0
-        for span in tokenizer.encode_with_offsets(text, upto=upto):
+        for span in tokenizer.encode_with_offsets(text, upto=upto, budget=budget):
             if span.start > pos:
                 segs.append(Segment(None, pos, span.start, bytes_label(data[pos : span.start])))
             if chars and span.id != UNKNOWN_ID:

@@ -3,10 +3,11 @@
 The text is a plain-text table (``word count`` per line, as in the seeds) or running text; which one is
 detected with :func:`~bpe_desktop.core.corpus.looks_like_word_counts` until the user sets the toggle.
 Files open from the menu or by drag-and-drop.  A file larger than ``LARGE_FILE_BYTES`` (or not valid
-UTF-8) is shown as a read-only preview of its beginning, and :meth:`CorpusEditor.source` names the file so
-that the worker process reads all of it.  Edits reach the session ~300 ms after the last key as its
-``display_text`` (the token view shows them tokenized by the current model); a previewed file is never
-pushed there.  It does not count or train.
+UTF-8, or holding a line longer than ``LONG_LINE_CHARS``: a text editor lays a long line out for a long
+time) is shown as a read-only preview of its beginning, its long lines cut at ``LONG_LINE_CHARS``, and
+:meth:`CorpusEditor.source` names the file so that the worker process reads all of it.  Edits reach the
+session ~300 ms after the last key as its ``display_text`` (the token view shows them tokenized by the
+current model); a previewed file is never pushed there.  It does not count or train.
 """
 
 from __future__ import annotations
@@ -23,6 +24,16 @@ from ..wording import plural
 LIVE_TEXT_MS = 300  # edits are shown in the token view this long after the last key
 LARGE_FILE_BYTES = 2 << 20  # larger files: read-only preview, the worker reads the file
 PREVIEW_BYTES = 256 << 10
+LONG_LINE_CHARS = 10_000  # a line longer than this is cut in a preview (and makes a file a preview)
+
+
+def _longest_line(text: str) -> int:
+    return max(map(len, text.split("\n"))) if text else 0
+
+
+def _cut_long_lines(text: str) -> str:
+    return "\n".join(ln if len(ln) <= LONG_LINE_CHARS else ln[:LONG_LINE_CHARS] + " …"
+                     for ln in text.split("\n"))
 
 
 def _size(n: int) -> str:
@@ -145,15 +156,20 @@ class CorpusEditor(QtWidgets.QWidget):
             text = head.decode("utf-8", "replace")
             utf8 = size > LARGE_FILE_BYTES  # a cut may split a character: only small files must be clean
         name = os.path.basename(path)
-        if size <= LARGE_FILE_BYTES and utf8:
+        long_lines = _longest_line(text) > LONG_LINE_CHARS
+        if size <= LARGE_FILE_BYTES and utf8 and not long_lines:
             self.set_text(text, name)
             return
-        self.set_text(text[: text.rfind("\n") + 1] or text, name)
+        if size > LARGE_FILE_BYTES:
+            text = text[: text.rfind("\n") + 1] or text
+        self.set_text(_cut_long_lines(text[:PREVIEW_BYTES]) if long_lines else text, name)
         self.path = os.fspath(path)
         self.editor.setReadOnly(True)
-        why = "is not valid UTF-8" if not utf8 else f"is {_size(size)}"
-        self.notice.setText(f"{name} {why}: this is a read-only preview of its first {_size(len(head))}. "
-                            "Training reads the whole file.")
+        why = ("is not valid UTF-8" if not utf8 else f"is {_size(size)}" if size > LARGE_FILE_BYTES
+               else f"has lines longer than {LONG_LINE_CHARS:,} characters")
+        cut = f" (lines cut at {LONG_LINE_CHARS:,} characters)" if long_lines else ""
+        self.notice.setText(f"{name} {why}: this is a read-only preview of its first "
+                            f"{_size(min(len(head), PREVIEW_BYTES))}{cut}. Training reads the whole file.")
         self.notice.show()
         self._update_title()
 

@@ -23,6 +23,7 @@ import time
 
 from ...core.corpus import WordCounts, count_source
 from ...core.errors import BpeError
+from ...core.pretokenize import NAMED_PATTERNS
 from ...core.stats import (
     CompressionCurve,
     SegmentationHistory,
@@ -86,7 +87,7 @@ class PlotFeed:
         if counting or src.paths or src.text is None:  # the controller counts
             self.note = "pair counts appear once the corpus is counted"
             return None
-        if len(src.text) > SELF_COUNT_LIMIT:
+        if len(src.text) > SELF_COUNT_LIMIT or s.config.pretokenizer not in NAMED_PATTERNS:  # (regex_guard)
             self.note = "pair counts appear once the corpus is counted"
             return None
         try:

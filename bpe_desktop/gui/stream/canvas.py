@@ -6,6 +6,9 @@
 least-recently-used caches of at most :data:`CACHE_ROWS` rows of atomic values, so a multi-megabyte corpus
 scrolls smoothly and a jump between any two steps costs one screenful of encoding.  Stepping ``k -> k+1``
 animates merge ``k+1`` (backwards for a split), timed by :mod:`.animation` and drawn by :mod:`.painting`.
+Rows are at most :data:`~.rows.MAX_ROW_CHARS` long (long lines are cut when loaded), and a custom
+pre-tokenizer runs under a small regex budget per row (:mod:`..regex_guard`): a catastrophic pattern
+stops the encoding, the canvas shows the error in place of the rows and emits ``regexFailed``.
 
 It does not own the find box, the header or the derivation tree (:mod:`.view`), and it never changes the
 session.
@@ -17,6 +20,7 @@ from typing import NamedTuple
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ...core.errors import RegexTimeout
 from ...core.labels import id_label
 from ...core.segmentation import (
     PACK,
@@ -26,11 +30,14 @@ from ...core.segmentation import (
     segment_word_packed,
     unpack_segments,
 )
+from ..regex_guard import PAINT_BUDGET_S, paint_budget
 from ..session import Session
 from ..widgets.lru import LRU
 from .animation import AnimationTiming, ease, lerp
-from .layout import MARGIN, ROW_GAP, PackedLayout, VisibleRow, box_at, layout_row, unpack_layout
+from .layout import MARGIN, ROW_GAP, PackedLayout, layout_row
 from .painting import BoxPainter
+from .queries import VisibleQueries
+from .row_loader import RowLoader
 from .rows import RowSource
 from .tooltip import token_tooltip
 
@@ -49,11 +56,12 @@ class Caches(NamedTuple):
     pictures: LRU[tuple[int, str, int], QtGui.QPixmap]  # (token id, label, pen kind) -> box picture
 
 
-class TokenCanvas(QtWidgets.QAbstractScrollArea):
+class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
     """Rows of token boxes at the session's step. Signals: ``tokenClicked(int id)``, ``rowsChanged()``."""
 
     tokenClicked = QtCore.Signal(int)
     rowsChanged = QtCore.Signal()
+    regexFailed = QtCore.Signal(str)  # the custom pattern ran out of its budget: the message
 
     def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,10 +71,12 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self.verticalScrollBar().setSingleStep(1)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
         self.rows = RowSource()
+        self.loader = RowLoader(self._rows_ready, self)
         self._segs: LRU[tuple[int, int], PackedSegments] = LRU(CACHE_ROWS)
         self._layouts: LRU[tuple[int, int, int], PackedLayout] = LRU(CACHE_ROWS)
         self._labels: dict[int, str] = {}
         self.rows_encoded = 0  # how many (row, step) encodings were computed (tests, benchmarks)
+        self.regex_error = ""  # set when the custom pattern timed out; cleared by a new model or corpus
         self.selected: int | None = None
         self._shown_step = session.step
         self._visible: list[tuple[int, float, PackedLayout]] = []  # (row, top, layout) as last painted
@@ -169,10 +179,16 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         if segs is not None:
             return segs
         tok = self.session.tokenizer
+        if self.regex_error:
+            raise RegexTimeout(tok.pretokenizer.spec, PAINT_BUDGET_S)  # stays failed until a new model or corpus
         if self.rows.kind == "words":
             segs = segment_word_packed(tok, self.rows.words[row][0], step, self._labels)
         else:
-            segs = segment_line_packed(tok, self.rows.lines[row], step, self._labels)
+            try:
+                segs = segment_line_packed(tok, self.rows.lines[row], step, self._labels, paint_budget())
+            except RegexTimeout as e:
+                self._regex_failed(str(e))
+                raise
         self.rows_encoded += 1
         self._segs.put(key, segs)
         return segs
@@ -183,42 +199,6 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
     def scroll_to_row(self, row: int) -> None:
         self.verticalScrollBar().setValue(max(0, min(row, self.n_rows - 1)))
         self.viewport().update()
-
-    def visible_rows(self) -> list[VisibleRow]:
-        """Rows on screen as laid out by the last paint (lays them out now if nothing was painted yet).
-
-        The :class:`VisibleRow` s are made on each call from the packed cache (the canvas keeps none).
-        """
-        if not self._visible:
-            self._compute_visible()
-        return [VisibleRow(row, top, unpack_layout(lay)) for row, top, lay in self._visible]
-
-    def visible_tokens(self) -> list[list[str]]:
-        """Token labels per visible row at the shown step (gaps between tokens left out)."""
-        if not self._visible:
-            self._compute_visible()
-        return [
-            [lab for i, lab in zip(segs[0::PACK], segs[3::PACK], strict=True) if i is not None]
-            for _, _, (_, segs, _) in self._visible
-        ]
-
-    def visible_ids(self) -> list[list[int]]:
-        if not self._visible:
-            self._compute_visible()
-        return [[i for i in segs[0::PACK] if i is not None] for _, _, (_, segs, _) in self._visible]
-
-    def token_at(self, pos: QtCore.QPointF | QtCore.QPoint) -> tuple[int, Segment] | None:
-        """(row, segment) of the token box under a viewport position, or None."""
-        return box_at(self.visible_rows(), float(pos.x()), float(pos.y()), self.boxes.box_h)
-
-    def box_center(self, row: int, seg_index: int) -> QtCore.QPoint:
-        """Viewport position of the centre of token number *seg_index* (gaps not counted) of a visible row."""
-        for vr in self.visible_rows():
-            if vr.row == row:
-                boxes = [b for b in vr.layout.boxes if b.seg.id is not None]
-                b = boxes[seg_index]
-                return QtCore.QPoint(int(b.x + b.w / 2), int(vr.top + b.y + self.boxes.box_h / 2))
-        raise IndexError(f"row {row} is not visible")
 
     def tooltip_text(self, seg: Segment) -> str:
         """What hovering a token says: text, id, merge rank, count when it was created."""
@@ -235,10 +215,13 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
 
     # -- session reactions --------------------------------------------------------------------------
     def reload(self, keep_scroll: bool = False) -> None:
-        """Re-read the rows: the session's edited ``display_text`` if set, else its corpus source."""
+        """Re-read the rows: the session's edited ``display_text`` if set, else its corpus source (a big file
+        on a worker thread: :mod:`.row_loader`)."""
+        self.loader.load(self.rows, self.session, self._model_trained(), keep_scroll)
+
+    def _rows_ready(self, rows: RowSource, keep_scroll: bool) -> None:
         s = self.session
-        self.rows.load(s.source, s.config, display_text=s.display_text, display_word_counts=s.display_word_counts,
-                       word_counts=s.word_counts, trained=self._model_trained())
+        self.rows = rows
         self._clear_caches()
         self._shown_step = s.step
         self._setup_prefix()
@@ -249,6 +232,10 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self.rowsChanged.emit()
         self.viewport().update()
 
+    def _regex_failed(self, message: str) -> None:
+        self.regex_error = message
+        QtCore.QTimer.singleShot(0, lambda m=message: self.regexFailed.emit(m))  # never a dialog inside a paint
+
     def _model_trained(self) -> bool:
         s = self.session
         return bool(s.records or s.initial_symbols or s.model.merges or s.preview_base)
@@ -257,6 +244,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self.reload(keep_scroll=True)
 
     def _clear_caches(self) -> None:
+        self.regex_error = ""
         self._segs.clear()
         self._layouts.clear()
         self._labels.clear()
@@ -337,7 +325,19 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         return lay
 
     def _compute_visible(self) -> list[Visible]:
-        """Lay out the rows on screen: (row, top, shown layout, the other step's layout while animating, height)."""
+        """Lay out the rows on screen: (row, top, shown layout, the other step's layout while animating, height).
+
+        Nothing when the custom pattern timed out (:attr:`regex_error`)."""
+        if self.regex_error:
+            self._visible = []
+            return []
+        try:
+            return self._lay_out_visible()
+        except RegexTimeout:
+            self._visible = []
+            return []
+
+    def _lay_out_visible(self) -> list[Visible]:
         width = self.viewport().width()
         height = self.viewport().height()
         anim = self.animating or 0.0 < self._progress < 1.0
@@ -390,8 +390,11 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         rows = self._compute_visible()
         if not rows:
             painter.setPen(pal.color(QtGui.QPalette.ColorRole.PlaceholderText))
-            msg = self.note or "no corpus text to show -- type or open a corpus"
-            painter.drawText(self.viewport().rect(), QtCore.Qt.AlignmentFlag.AlignCenter, msg)
+            msg = self.regex_error or self.note or "no corpus text to show -- type or open a corpus"
+            if self.regex_error:
+                painter.setPen(QtGui.QColor("#b91c1c"))
+            flags = QtCore.Qt.AlignmentFlag.AlignCenter | QtCore.Qt.TextFlag.TextWordWrap
+            painter.drawText(self.viewport().rect().adjusted(24, 24, -24, -24), flags, msg)
             return
         latest = self._latest_token()
         text_col = pal.color(QtGui.QPalette.ColorRole.Text)
@@ -402,8 +405,8 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             if words:
                 word, count = self.rows.words[row]
                 boxes.paint_prefix_words(painter, top, word, count, self._word_w, self._count_w, dim, text_col)
-            else:
-                boxes.paint_prefix_number(painter, top, row + 1, self._prefix_w, dim)
+            elif not self.rows.continues_line(row):
+                boxes.paint_prefix_number(painter, top, self.rows.line_number(row), self._prefix_w, dim)
             if other is None:
                 boxes.paint_boxes(painter, top, shown, latest, dim, text_col)
             else:

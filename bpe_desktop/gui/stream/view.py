@@ -17,8 +17,10 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.derivation import DerivationNode, derivation_tree
+from ...core.errors import RegexTimeout
 from ...core.labels import id_label
 from ...core.token_search import find_token
+from ..regex_guard import report_timeout
 from ..session import Session
 from .canvas import TokenCanvas
 
@@ -82,6 +84,7 @@ class TokenStreamView(QtWidgets.QWidget):
         self.find_box.returnPressed.connect(self.find_next)
         self.find_box.textChanged.connect(lambda _t: self.find_status.clear())
         self.canvas.tokenClicked.connect(self.show_derivation)
+        self.canvas.regexFailed.connect(lambda msg: report_timeout(self, msg))
         session.stepChanged.connect(self._update_header)
         session.stepChanged.connect(lambda _k: self.find_status.clear())  # "3 on screen" was about the old step
         session.modelReset.connect(self._on_model_reset)
@@ -211,9 +214,14 @@ class TokenStreamView(QtWidgets.QWidget):
             encoded += 1
             if encoded > FIND_ROW_LIMIT:
                 break
-            if tid in canvas.row_ids(row, step):
+            try:
+                found = tid in canvas.row_ids(row, step)
+            except RegexTimeout:
+                self.find_status.setText("the custom pre-tokenizer timed out")
+                return None
+            if found:
                 canvas.scroll_to_row(row)
-                self.find_status.setText(f"row {row + 1:,}")
+                self.find_status.setText(f"line {canvas.rows.line_number(row):,}")
                 return row
         self.find_status.setText(f"{query!r} not found in the shown text")
         return None

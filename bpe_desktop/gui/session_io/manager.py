@@ -1,0 +1,280 @@
+"""One :class:`SessionManager` per window: File → Save session / Save session as / Open session / Recent,
+the modified marker in the title, the ask-before-losing prompt, autosave and the restore offer.
+
+Off by default so scripted windows (tests, benchmarks, screenshots) never block on a question:
+``window.sessions.enable(autosave=True, ask=True)`` (what ``bpe-desktop`` does) turns on autosave and the
+Save / Discard / Cancel prompt before quitting, opening another corpus or session, or retraining over
+unsaved merges.  With :attr:`SessionManager.interactive` False the questions get fixed answers (open a
+changed corpus with the saved merges, report on stderr).  It does not train or draw anything.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import TYPE_CHECKING
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ...core.errors import BpeError
+from ...core.session_file import load_session, save_session
+from .. import file_actions
+from ..training.protocol import TrainingState
+from . import autosave, dialogs, document, recent
+from .recent import RecentKind
+
+if TYPE_CHECKING:
+    from ..main_window import MainWindow
+
+UNTITLED = "bpe-desktop — watch BPE learn a tokenizer"
+
+
+class SessionManager(QtCore.QObject):
+    """Signals: ``saved(str path)``, ``opened(str path)``, ``modifiedChanged(bool)``."""
+
+    saved = QtCore.Signal(str)
+    opened = QtCore.Signal(str)
+    modifiedChanged = QtCore.Signal(bool)
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.w = window
+        self.path: str | None = None  # the session file, once saved or opened
+        # the file a small corpus was opened from and the text it gave the editor: saved by reference
+        # while the editor still holds exactly that text
+        self.corpus_file: tuple[str, str] | None = None
+        self.modified = False
+        self.ask_before_discarding = False
+        self.interactive = True
+        self.hashes = document.HashCache()
+        self.autosaver = autosave.Autosaver(window, self.hashes)
+        self._quiet = 0  # > 0 while a session is being applied: its own changes do not count
+        s = window.session
+        for sig in (s.corpusChanged, s.modelReset, window.settings.changed, window.corpus.edited):
+            sig.connect(self.mark_modified)
+        s.recordsAppended.connect(self.mark_modified)
+        s.stepChanged.connect(self.mark_modified)
+        s.trainingStateChanged.connect(self._state_changed)
+        self._update_title()
+
+    # -- state --------------------------------------------------------------------------------------
+    def enable(self, *, autosave: bool = True, ask: bool = True) -> None:
+        self.autosaver.enable(autosave)
+        self.ask_before_discarding = ask
+
+    def mark_modified(self, *_: object) -> None:
+        if self._quiet:
+            return
+        self.autosaver.changed()
+        if not self.modified:
+            self.modified = True
+            self._update_title()
+            self.modifiedChanged.emit(True)
+
+    def mark_clean(self, path: str | None = None) -> None:
+        if path is not None:
+            self.path = path
+        if self.modified:
+            self.modified = False
+            self.modifiedChanged.emit(False)
+        self._update_title()
+
+    def _update_title(self) -> None:
+        if self.path:
+            self.w.setWindowTitle(f"{os.path.basename(self.path)}[*] — bpe-desktop")
+        else:
+            self.w.setWindowTitle(f"{UNTITLED}[*]")
+        self.w.setWindowModified(self.modified)
+
+    def _state_changed(self, state: object) -> None:
+        if state is TrainingState.FINISHED and not self._quiet:
+            self.autosaver.soon()
+
+    @property
+    def unsaved_work(self) -> bool:
+        """Merges that would be lost: modified since the last save and holding a trained or opened run."""
+        return self.modified and bool(self.w.session.records)
+
+    # -- menus --------------------------------------------------------------------------------------
+    def fill_file_menu(self, menu: QtWidgets.QMenu) -> None:
+        """Add Open session…, Recent, Save session, Save session as… to *menu* (at its end)."""
+        def act(text: str, slot: object, key: str) -> QtGui.QAction:
+            a = QtGui.QAction(text, self.w)
+            a.setShortcut(QtGui.QKeySequence(key))
+            a.triggered.connect(slot)
+            menu.addAction(a)
+            return a
+
+        self.open_action = act("Open session…", lambda: self.open_session(), "Ctrl+Alt+O")
+        self.recent_menu = menu.addMenu("Recent")
+        self.recent_menu.setObjectName("recentMenu")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.save_action = act("Save session", lambda: self.save(), "Ctrl+Alt+S")
+        self.save_as_action = act("Save session as…", lambda: self.save_as(), "Ctrl+Alt+Shift+S")
+
+    def _fill_recent(self) -> None:
+        m = self.recent_menu
+        m.clear()
+        any_entry = False
+        for kind in RecentKind:
+            items = recent.entries(kind)
+            if not items:
+                continue
+            m.addSection(kind.title)
+            for path in items:
+                a = m.addAction(os.path.basename(path) or path)
+                a.setToolTip(path)
+                a.triggered.connect(lambda _=False, k=kind, p=path: self.open_recent(k, p))
+                any_entry = True
+        if not any_entry:
+            m.addAction("(nothing opened yet)").setEnabled(False)
+
+    def note_recent(self, kind: RecentKind, path: str) -> None:
+        recent.add(kind, path)
+
+    def corpus_opened(self, path: str) -> None:
+        """A corpus file was opened into the editor: remember it (Recent, and a session references it)."""
+        recent.add(RecentKind.CORPUS, path)
+        c = self.w.corpus
+        self.corpus_file = None if c.path is not None else (os.path.abspath(path), c.editor.toPlainText())
+        threading.Thread(target=self._prehash, args=(path,), name="bpe-corpus-hash", daemon=True).start()
+
+    def _prehash(self, path: str) -> None:  # a worker thread: Save session then finds the hash ready
+        try:
+            self.hashes.describe(path)
+        except (BpeError, OSError):
+            pass  # Save reports it
+
+    def open_recent(self, kind: RecentKind, path: str) -> bool:
+        """Open a Recent entry; a missing file is removed from the list with a message."""
+        if not recent.exists(path):
+            recent.remove(kind, path)
+            file_actions.show_error(self.w, "File not found", f"{path} no longer exists -- it was removed from "
+                                    "File → Recent")
+            return False
+        if kind is RecentKind.SESSION:
+            return self.open_session(path)
+        if kind is RecentKind.CORPUS:
+            self.w.open_corpus(path)
+        else:
+            self.w.open_tokenizer(path)
+        return True
+
+    # -- saving -------------------------------------------------------------------------------------
+    def save(self) -> bool:
+        return self.save_to(self.path) if self.path else self.save_as()
+
+    def save_as(self, path: str | None = None) -> bool:
+        if path is None:
+            path = dialogs.choose_session_to_save(self.w, self.path or "session.bpesession")
+            if not path:
+                return False
+        return self.save_to(path)
+
+    def save_to(self, path: str) -> bool:
+        """Write the session to *path*; a write error is a dialog with the core's message (nothing lost)."""
+        try:
+            doc = document.to_doc(document.capture(self.w), self.hashes)
+            save_session(path, doc)
+        except (BpeError, OSError) as e:
+            file_actions.show_error(self.w, "Cannot save session", str(e))
+            return False
+        self.mark_clean(os.path.abspath(path))
+        recent.add(RecentKind.SESSION, path)
+        self.w.statusBar().showMessage(f"Session saved to {path}", 5_000)
+        self.saved.emit(path)
+        return True
+
+    # -- opening ------------------------------------------------------------------------------------
+    def open_session(self, path: str | None = None, *, recovered: bool = False) -> bool:
+        """Open a session file (asks first about unsaved work); refused files change nothing."""
+        if path is None:
+            if not self.may_discard("open another session"):
+                return False
+            path = dialogs.choose_session_to_open(self.w)
+            if not path:
+                return False
+        elif not recovered and not self.may_discard("open another session"):
+            return False
+        try:
+            doc = load_session(path)
+        except BpeError as e:
+            file_actions.show_error(self.w, "Cannot open session", str(e))
+            return False
+        go, corpus_path = document.resolve_corpus(self.w, doc, self._ask_corpus)
+        if not go:
+            return False
+        self._quiet += 1
+        try:
+            document.apply(self.w, doc, corpus_path, os.path.basename(path))
+        finally:
+            QtCore.QTimer.singleShot(0, self._unquiet)  # the editor's deferred signals belong to the opening
+        if recovered:  # restored work is not saved anywhere yet
+            self.path = None
+            self.modified = True
+            self._update_title()
+            self.autosaver.changed()
+            self.modifiedChanged.emit(True)
+        else:
+            self.mark_clean(os.path.abspath(path))
+            recent.add(RecentKind.SESSION, path)
+        self.opened.emit(path)
+        return True
+
+    def _unquiet(self) -> None:
+        self._quiet = max(0, self._quiet - 1)
+
+    def _ask_corpus(self, parent: QtWidgets.QWidget, problems: list[object]) -> dialogs.CorpusAnswer:
+        if self.interactive:
+            return dialogs.ask_corpus(parent, problems)  # type: ignore[arg-type]
+        for p in problems:
+            sys.stderr.write(f"bpe-desktop: warning: {p.message}; opened with the saved merges\n")  # type: ignore[attr-defined]
+        return dialogs.CorpusAnswer.OPEN_ANYWAY
+
+    # -- not losing work ----------------------------------------------------------------------------
+    def may_discard(self, action: str) -> bool:
+        """Before *action* replaces unsaved merges: ask Save / Discard / Cancel (True: go on)."""
+        if not self.ask_before_discarding or not self.unsaved_work:
+            return True
+        answer = dialogs.ask_unsaved(self.w, action) if self.interactive else dialogs.UnsavedAnswer.DISCARD
+        if answer is dialogs.UnsavedAnswer.SAVE:
+            return self.save()
+        return answer is dialogs.UnsavedAnswer.DISCARD
+
+    def closing(self) -> None:
+        """The window closes cleanly: its autosave is not needed for recovery."""
+        self.autosaver.discard()
+
+    def offer_recovery(self, answer: dialogs.RestoreAnswer | None = None) -> bool:
+        """After a crash (an orphaned autosave): offer to restore it (*answer* given: no question)."""
+        found = autosave.orphans()
+        if not found:
+            return False
+        path = found[0]
+        if answer is None:
+            answer = dialogs.ask_restore(self.w, _describe(path))
+        if answer is dialogs.RestoreAnswer.LATER:
+            return False
+        restored = answer is dialogs.RestoreAnswer.RESTORE and self.open_session(path, recovered=True)
+        if answer is dialogs.RestoreAnswer.DISCARD or restored:
+            for p in found:
+                try:
+                    os.remove(p)
+                except OSError:
+                    pass
+        return restored
+
+
+def _describe(path: str) -> str:
+    """One line about an autosave: when, how many merges, which corpus."""
+    import time
+
+    try:
+        doc = load_session(path)
+    except BpeError as e:
+        return f"{path} (cannot be read: {e})"
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(os.path.getmtime(path)))
+    merges = len(doc.model.merges) if doc.model is not None else 0
+    corpus = doc.corpus.files[0].path if doc.corpus.files else "typed text"
+    return f"saved {when}: {merges:,} merges on {corpus}, at step {doc.step:,}"

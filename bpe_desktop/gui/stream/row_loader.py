@@ -1,0 +1,83 @@
+"""Reading the token stream's rows off the GUI thread when they come from a big corpus file.
+
+:meth:`RowLoader.load` fills a :class:`~.rows.RowSource` for the session's text: at once when the text is in
+memory (the editor's) or the files are small, else on a worker thread (reading up to 4 MB, splitting lines
+and cutting long ones into display rows), handing the canvas an empty "reading…" source meanwhile and
+the real one when it is ready.  A newer request makes an older result stale (dropped).  It does not paint
+or tokenize.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import threading
+from collections.abc import Callable
+
+from PySide6 import QtCore
+
+from ..session import Session
+from .rows import RowSource
+
+#: corpus files larger than this (in all) are read for display on a worker thread
+THREAD_BYTES = 1 << 20
+READING_NOTE = "reading the corpus for display…"
+
+
+def _size(paths: tuple[str, ...]) -> int:
+    total = 0
+    for p in paths:
+        try:
+            total += os.path.getsize(p)
+        except OSError:
+            pass
+    return total
+
+
+class RowLoader(QtCore.QObject):
+    """Calls ``ready(rows, keep_scroll)`` (on the GUI thread) with each loaded :class:`RowSource`."""
+
+    _done = QtCore.Signal(object, bool, int)
+
+    def __init__(self, ready: Callable[[RowSource, bool], None], parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self._ready = ready
+        self._generation = 0
+        self._pending = False
+        self.threaded = 0  # loads done on a worker thread (tests)
+        self._done.connect(self._deliver)
+
+    @property
+    def busy(self) -> bool:
+        """True while a worker thread reads rows the canvas does not show yet."""
+        return self._pending
+
+    def load(self, current: RowSource, session: Session, trained: bool, keep_scroll: bool) -> None:
+        s = session
+        self._generation += 1
+        args = (s.source, s.config)
+        kw = dict(display_text=s.display_text, display_word_counts=s.display_word_counts,
+                  word_counts=s.word_counts, trained=trained)
+        rows = copy.copy(current)  # keeps its record of what it split last (a retrain re-reads nothing)
+        if s.display_text is not None or not s.source.paths or _size(s.source.paths) <= THREAD_BYTES:
+            self._pending = False
+            rows.load(*args, **kw)  # type: ignore[arg-type]
+            self._ready(rows, keep_scroll)
+            return
+        waiting = RowSource()
+        waiting.note = READING_NOTE
+        self._pending = True
+        self._ready(waiting, keep_scroll)
+        gen = self._generation
+
+        def work() -> None:
+            rows.load(*args, **kw)  # type: ignore[arg-type]
+            self._done.emit(rows, keep_scroll, gen)
+
+        self.threaded += 1
+        threading.Thread(target=work, name="bpe-rows", daemon=True).start()
+
+    def _deliver(self, rows: RowSource, keep_scroll: bool, gen: int) -> None:
+        if gen == self._generation:
+            self._pending = False
+            self._ready(rows, keep_scroll)
