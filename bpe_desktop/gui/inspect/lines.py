@@ -1,0 +1,194 @@
+"""The inspector's line view: a window of the log's lines, each with one token strip per tokenizer stacked.
+
+:class:`LinesView` shows lines ``first .. first + count`` of the head the worker sent (line numbers from 1
+on screen), each as a small block: the line number, then per tokenizer its name and a
+:class:`DiffStrip` -- the compare pane's :class:`~bpe_desktop.gui.compare.strip.TokenStrip` with the
+tokens that lie in a differing region (:class:`~bpe_desktop.core.boundaries.Differences`) outlined in
+orange, and the region chosen in the list filled.  :meth:`LinesView.focus_region` moves the window to a
+region's line and scrolls it into view.  It computes no tokens (:mod:`.strip_data` cuts them out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ...core.boundaries import Differences
+from ..compare.strip import TokenStrip
+from .charts import TOKENIZER_COLORS
+from .strip_data import StripData, line_starts
+
+DIFF_PEN = QtGui.QColor("#ea580c")
+ACTIVE_FILL = QtGui.QColor(234, 88, 12, 110)
+ACTIVE_PEN = QtGui.QColor("#b91c1c")
+DEFAULT_LINES = 30
+
+
+class DiffStrip(TokenStrip):
+    """A token strip that outlines the tokens inside given byte ranges (relative to its text)."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ranges: list[tuple[int, int]] = []
+        self.active: tuple[int, int] | None = None
+
+    def set_ranges(self, ranges: list[tuple[int, int]], active: tuple[int, int] | None) -> None:
+        self.ranges, self.active = ranges, active
+        self.update()
+
+    def marked(self) -> list[int]:
+        """Indices of the segments drawn as differing."""
+        return [i for i, s in enumerate(self.segments) if s.id is not None
+                and any(s.start < e and b < s.end for b, e in self.ranges)]
+
+    def paintEvent(self, e: QtGui.QPaintEvent) -> None:
+        super().paintEvent(e)
+        if not self.ranges or not self.segments:
+            return
+        self._ensure_layout()
+        marked = set(self.marked())
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        for rect, i in self._boxes:  # the base class's laid-out boxes
+            if i not in marked:
+                continue
+            s = self.segments[i]
+            active = self.active is not None and s.start < self.active[1] and self.active[0] < s.end
+            if active:
+                p.fillRect(rect, ACTIVE_FILL)
+            p.setPen(QtGui.QPen(ACTIVE_PEN if active else DIFF_PEN, 2.4 if active else 1.6))
+            p.drawRoundedRect(rect.adjusted(0.8, 0.8, -0.8, -0.8), 3, 3)
+        p.end()
+
+
+class LinesView(QtWidgets.QScrollArea):
+    """Lines of the log with their token strips; ``windowChanged(int)`` gives the new first line."""
+
+    windowChanged = QtCore.Signal(int)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.head = b""
+        self.starts = np.zeros(1, dtype=np.int64)
+        self.strips: tuple[StripData, ...] = ()
+        self.diffs: Differences | None = None
+        self.first = 0
+        self.count = DEFAULT_LINES
+        self.active: int | None = None  # the differing region chosen in the list
+        self.blocks: list[QtWidgets.QWidget] = []
+        self.strip_widgets: list[list[DiffStrip]] = []  # [line][tokenizer]
+        self._holder = QtWidgets.QWidget()
+        self._holder.setObjectName("inspectLines")
+        self._col = QtWidgets.QVBoxLayout(self._holder)
+        self._col.setContentsMargins(4, 4, 4, 4)
+        self._col.setSpacing(4)
+        self._col.addStretch(1)
+        self.setWidget(self._holder)
+
+    @property
+    def n_lines(self) -> int:
+        return len(self.starts) - 1
+
+    def set_data(self, head: bytes, strips: Sequence[StripData], diffs: Differences | None) -> None:
+        self.head = head
+        self.starts = line_starts(head)
+        self.strips = tuple(strips)
+        self.diffs = diffs
+        self.active = None
+        self.show_lines(0)
+
+    def clear(self) -> None:
+        self.set_data(b"", (), None)
+
+    def line_of(self, offset: int) -> int:
+        """The 0-based line holding byte *offset* of the head."""
+        return max(int(np.searchsorted(self.starts, offset, side="right")) - 1, 0)
+
+    def _ranges(self, a: int, b: int) -> list[tuple[int, int]]:
+        d = self.diffs
+        if d is None or not d.n_regions:
+            return []
+        i = int(np.searchsorted(d.ends, a, side="right"))
+        j = int(np.searchsorted(d.starts, b, side="left"))
+        return [(max(s, a) - a, min(e, b) - a) for s, e in zip(d.starts[i:j].tolist(), d.ends[i:j].tolist(),
+                                                                strict=True)]
+
+    def _active_in(self, a: int, b: int) -> tuple[int, int] | None:
+        if self.active is None or self.diffs is None:
+            return None
+        s, e = int(self.diffs.starts[self.active]), int(self.diffs.ends[self.active])
+        return (s - a, min(e, b) - a) if a <= s < b else None
+
+    def show_lines(self, first: int, count: int | None = None) -> None:
+        """Show *count* lines from line *first* (0-based; clamped to the head)."""
+        if count is not None:
+            self.count = max(1, int(count))
+        self.first = max(0, min(int(first), max(self.n_lines - 1, 0)))
+        for w in self.blocks:
+            self._col.removeWidget(w)
+            w.hide()  # at once: a deferred delete would leave it painted until the event loop turns
+            w.deleteLater()
+        self.blocks, self.strip_widgets = [], []
+        last = min(self.first + self.count, self.n_lines)
+        for line in range(self.first, last):
+            self._add_block(line)
+        self.windowChanged.emit(self.first)
+
+    def _add_block(self, line: int) -> None:
+        a, b = int(self.starts[line]), int(self.starts[line + 1])
+        block = QtWidgets.QFrame()
+        block.setObjectName("inspectLine")
+        grid = QtWidgets.QGridLayout(block)
+        grid.setContentsMargins(4, 2, 4, 2)
+        grid.setHorizontalSpacing(6)
+        grid.setVerticalSpacing(0)
+        num = QtWidgets.QLabel(f"{line + 1:,}")
+        num.setObjectName("inspectLineNo")
+        num.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(num, 0, 0, max(len(self.strips), 1), 1)
+        ranges, active = self._ranges(a, b), self._active_in(a, b)
+        row_strips = []
+        for k, sd in enumerate(self.strips):
+            chip = QtWidgets.QLabel(sd.name)
+            chip.setObjectName("inspectChip")
+            chip.setMaximumWidth(110)
+            chip.setToolTip(sd.name)
+            chip.setStyleSheet(f"color: {TOKENIZER_COLORS[k % len(TOKENIZER_COLORS)]};")
+            strip = DiffStrip()
+            strip.set_segments(sd.segments(self.head, a, b), sd.n_base)
+            strip.set_ranges(ranges, active)
+            grid.addWidget(chip, k, 1, QtCore.Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(strip, k, 2)
+            row_strips.append(strip)
+        grid.setColumnMinimumWidth(0, 44)
+        grid.setColumnStretch(2, 1)
+        self._col.insertWidget(self._col.count() - 1, block)
+        self.blocks.append(block)
+        self.strip_widgets.append(row_strips)
+
+    def focus_region(self, region: int) -> int:
+        """Show the differing region *region* (its line near the top, its tokens filled); its 0-based line."""
+        assert self.diffs is not None
+        self.active = region
+        line = self.line_of(int(self.diffs.starts[region]))
+        if self.first <= line < self.first + len(self.blocks):
+            for k, strips in enumerate(self.strip_widgets):  # the line is shown: only the fill moves
+                a, b = int(self.starts[self.first + k]), int(self.starts[self.first + k + 1])
+                for st in strips:
+                    st.set_ranges(st.ranges, self._active_in(a, b))
+        else:
+            self.show_lines(max(line - 2, 0))
+        block = self.blocks[line - self.first]
+        QtCore.QTimer.singleShot(0, lambda: self._scroll_to(block))
+        self._scroll_to(block)
+        return line
+
+    def _scroll_to(self, block: QtWidgets.QWidget) -> None:
+        self._col.activate()
+        self.ensureWidgetVisible(block, 0, 20)
