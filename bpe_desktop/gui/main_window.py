@@ -14,6 +14,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..core.errors import BpeError
 from . import file_actions, resources, window_state
 from .compare.panel import ComparePanel
+from .inspect.panel import LogInspector
+from .inspect.variants import adopt_variant
 from .panes.corpus_editor import CorpusEditor
 from .panes.merge_list import MergeListPane
 from .panes.settings import SettingsPanel
@@ -49,6 +51,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.token_view = TokenStreamView(s)
         self.plots = PlotsPanel(s)
         self.compare = ComparePanel(s)
+        self.inspector = LogInspector(s)
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self._build_docks()
         self._build_actions()
@@ -60,6 +63,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.settings.retrainRequested.connect(self.train)
         self.corpus.edited.connect(self._corpus_edited)
         self.timeline.speedChanged.connect(self.token_view.set_play_speed)
+        self.inspector.openRequested.connect(self.open_variant)
         self.token_view.set_play_speed(self.timeline.steps_per_second())
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
@@ -104,6 +108,7 @@ class MainWindow(QtWidgets.QMainWindow):
         # the compare pane shares the token stream's place as a tab (it encodes nothing while hidden)
         compare = self._dock("compare", "Compare tokenizers", self.compare, A.RightDockWidgetArea)
         self.tabifyDockWidget(tokens, compare)
+        self.tabifyDockWidget(compare, self._dock("inspect", "Log inspector", self.inspector, A.RightDockWidgetArea))
         tokens.raise_()
 
     def _build_actions(self) -> None:
@@ -293,6 +298,11 @@ class MainWindow(QtWidgets.QMainWindow):
             except BpeError:
                 pass
 
+    def open_variant(self, result: object) -> None:
+        """A variant trained by the log inspector becomes the main run, as File → Open tokenizer does."""
+        self.controller.shutdown()
+        self.settings.set_config(adopt_variant(self.session, result))  # type: ignore[arg-type]
+
     def _corpus_edited(self) -> None:
         if self.controller.can_continue and self.corpus.source() != self.session.source:
             self.controller.shutdown()  # a new corpus: the idle run cannot be continued, free its process
@@ -331,4 +341,5 @@ class MainWindow(QtWidgets.QMainWindow):
             window_state.save(self)
         self.timeline.set_playing(False)
         self.controller.shutdown()
+        self.inspector.shutdown()
         super().closeEvent(e)

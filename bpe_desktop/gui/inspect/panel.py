@@ -372,3 +372,7 @@ class LogInspector(QtWidgets.QWidget):
         """Stop any running job (the window calls this when it closes)."""
         self.runner.cancel()
         self.variant_runner.cancel()
+
+    def closeEvent(self, e: QtGui.QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(e)

@@ -106,18 +106,19 @@ class InspectRunner(QtCore.QObject):
             self._deliver(serial, "failed", "the inspection process ended unexpectedly")
 
     def _deliver(self, serial: int, kind: str, payload: object) -> None:
-        if serial != self._serial or (kind != "progress" and self._cancel is None):
+        if serial != self._serial or self._cancel is None:
             return  # a cancelled or replaced job
-        if kind == "progress":
-            p = payload
-            assert isinstance(p, job_mod.Progress)
-            self.progress.emit(p.stage, p.done, p.total)
-            return
-        self._cancel = None
-        if kind == "finished":
-            self.finished.emit(payload)
-        else:
-            self.failed.emit(str(payload))
+        try:
+            if isinstance(payload, job_mod.Progress):
+                self.progress.emit(payload.stage, payload.done, payload.total)
+                return
+            self._cancel = None
+            if kind == "finished":
+                self.finished.emit(payload)
+            else:
+                self.failed.emit(str(payload))
+        except RuntimeError:  # the pane was deleted while the job ran
+            pass
 
 
 class VariantRunner(QtCore.QObject):
@@ -164,7 +165,10 @@ class VariantRunner(QtCore.QObject):
 
             def progress(stage: str, done: int, total: int) -> None:
                 if not stop.is_set():
-                    self.progress.emit(done, total)
+                    try:
+                        self.progress.emit(done, total)
+                    except RuntimeError:  # the pane is gone
+                        stop.set()
 
             results = train_variants(text, presets, merges, executor=ex, progress=progress, cancel=stop.is_set)
             kind, payload = "finished", results  # type: ignore[assignment]
@@ -182,7 +186,10 @@ class VariantRunner(QtCore.QObject):
         if stop.is_set() or kind == "cancelled":
             return
         self._stop = None
-        if kind == "finished":
-            self.finished.emit(payload)
-        else:
-            self.failed.emit(str(payload))
+        try:
+            if kind == "finished":
+                self.finished.emit(payload)
+            else:
+                self.failed.emit(str(payload))
+        except RuntimeError:  # the pane was deleted while the variants trained
+            pass
