@@ -71,6 +71,7 @@ def run_inspection(qtbot, panel: LogInspector) -> None:  # type: ignore[no-untyp
     with qtbot.waitSignal(panel.runner.finished, timeout=WAIT_MS):
         assert panel.inspect()
     assert panel.done is not None
+    qtbot.waitUntil(lambda: panel.differ_tab.done is panel.done)  # filled on the next turn of the loop
 
 
 @pytest.fixture(scope="module")
@@ -278,3 +279,24 @@ def test_variants_train_in_processes_and_open_as_the_main_run(qtbot, window, tmp
 def test_the_window_places_the_inspector_beside_compare(window) -> None:
     assert window.docks["inspect"] in window.tabifiedDockWidgets(window.docks["compare"])
     assert window.docks["tokens"].isVisible()
+
+
+def test_diff_strip_heights_equal_the_token_strip_layout(qtbot) -> None:
+    """DiffStrip answers heightForWidth without laying out rectangles: the same heights as TokenStrip's."""
+    import random
+
+    from bpe_desktop.core.segmentation import Segment
+    from bpe_desktop.gui.compare.strip import TokenStrip
+    from bpe_desktop.gui.inspect.lines import DiffStrip
+
+    rng = random.Random(1)
+    labels = ["ab", "[INFO", "·nav2_controller", "↵", "]↵", "9" * 60, "·", "é"]
+    for _ in range(150):
+        segs = [Segment(300 + i, i, i + 1, rng.choice(labels)) for i in range(rng.randint(1, 60))]
+        fast, base = DiffStrip(), TokenStrip()
+        qtbot.addWidget(fast)
+        qtbot.addWidget(base)
+        fast.set_segments(segs)
+        base.set_segments(segs)
+        for width in (30, 120, 391, 517, 900):
+            assert fast.heightForWidth(width) == base.heightForWidth(width)

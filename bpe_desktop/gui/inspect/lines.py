@@ -5,34 +5,69 @@ on screen), each as a small block: the line number, then per tokenizer its name 
 :class:`DiffStrip` -- the compare pane's :class:`~bpe_desktop.gui.compare.strip.TokenStrip` with the
 tokens that lie in a differing region (:class:`~bpe_desktop.core.boundaries.Differences`) outlined in
 orange, and the region chosen in the list filled.  :meth:`LinesView.focus_region` moves the window to a
-region's line and scrolls it into view.  It computes no tokens (:mod:`.strip_data` cuts them out).
+region's line and scrolls it into view.  Blocks are built a time slice per event-loop turn (a window of
+20 lines with two strips each takes ~100 ms to build and lay out), so showing lines never stalls the
+window; :class:`DiffStrip` measures its boxes once per content for the many heights Qt asks for.
+It computes no tokens (:mod:`.strip_data` cuts them out).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.boundaries import Differences
-from ..compare.strip import TokenStrip
+from ...core.segmentation import Segment
+from ..compare.strip import GAP_X, GAP_Y, MARGIN, TokenStrip
 from .charts import TOKENIZER_COLORS
 from .strip_data import StripData, line_starts
 
 DIFF_PEN = QtGui.QColor("#ea580c")
 ACTIVE_FILL = QtGui.QColor(234, 88, 12, 110)
 ACTIVE_PEN = QtGui.QColor("#b91c1c")
-DEFAULT_LINES = 30
+DEFAULT_LINES = 20
+BUILD_SLICE_S = 0.012  # GUI time per turn spent building line blocks
 
 
 class DiffStrip(TokenStrip):
     """A token strip that outlines the tokens inside given byte ranges (relative to its text)."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        self._hfw_for: tuple[Segment, ...] | None = None  # the content the caches below belong to
+        self._box_widths: list[float] = []
+        self._breaks: list[bool] = []
+        self._hfw: dict[int, int] = {}
         super().__init__(parent)
         self.ranges: list[tuple[int, int]] = []
         self.active: tuple[int, int] | None = None
+
+    def heightForWidth(self, width: int) -> int:
+        """The base class's height, without laying out rectangles: box widths are measured once per content
+        (Qt asks for many widths while a column of strips settles, and each asked the font for every label)."""
+        segs = self.segments
+        if not segs:
+            return super().heightForWidth(width)
+        if segs is not self._hfw_for:
+            self._hfw_for = segs
+            self._box_widths = [self._box_width(sg.label) for sg in segs]
+            self._breaks = [sg.label.endswith("↵") for sg in segs]
+            self._hfw = {}
+        h = self._hfw.get(width)
+        if h is None:
+            right = max(width - MARGIN, MARGIN + 40)
+            x, row = float(MARGIN), 0
+            for k, (w, br) in enumerate(zip(self._box_widths, self._breaks, strict=True)):
+                if x > MARGIN and x + w > right:
+                    x, row = float(MARGIN), row + 1
+                x += w + GAP_X
+                if br and k + 1 < len(self._breaks):
+                    x, row = float(MARGIN), row + 1
+            box_h = self._fm.height() + 4
+            h = self._hfw[width] = int(MARGIN + row * (box_h + GAP_Y) + box_h + MARGIN + 0.5)
+        return h
 
     def set_ranges(self, ranges: list[tuple[int, int]], active: tuple[int, int] | None) -> None:
         self.ranges, self.active = ranges, active
@@ -90,6 +125,10 @@ class LinesView(QtWidgets.QScrollArea):
         self._col.setSpacing(4)
         self._col.addStretch(1)
         self.setWidget(self._holder)
+        self._pending: list[int] = []  # lines of the window whose blocks are not built yet
+        self._build_timer = QtCore.QTimer(self)
+        self._build_timer.setInterval(0)
+        self._build_timer.timeout.connect(self._build_some)
 
     @property
     def n_lines(self) -> int:
@@ -135,10 +174,23 @@ class LinesView(QtWidgets.QScrollArea):
             w.hide()  # at once: a deferred delete would leave it painted until the event loop turns
             w.deleteLater()
         self.blocks, self.strip_widgets = [], []
-        last = min(self.first + self.count, self.n_lines)
-        for line in range(self.first, last):
-            self._add_block(line)
+        self._pending = list(range(self.first, min(self.first + self.count, self.n_lines)))
+        self._build_timer.start()
         self.windowChanged.emit(self.first)
+
+    def _build_some(self, until_line: int = -1) -> None:
+        """Add blocks for a slice of time (a block with its strips takes a few ms), or synchronously up to
+        *until_line*; the timer comes back for the rest, so a window of lines never stalls the GUI thread."""
+        t0 = time.perf_counter()
+        while self._pending and (self._pending[0] <= until_line or time.perf_counter() - t0 < BUILD_SLICE_S):
+            self._add_block(self._pending.pop(0))
+        if not self._pending:
+            self._build_timer.stop()
+
+    def block_for(self, line: int) -> QtWidgets.QWidget:
+        """The block of a shown line, built now if it was still pending."""
+        self._build_some(until_line=line)
+        return self.blocks[line - self.first]
 
     def _add_block(self, line: int) -> None:
         a, b = int(self.starts[line]), int(self.starts[line + 1])
@@ -177,14 +229,14 @@ class LinesView(QtWidgets.QScrollArea):
         assert self.diffs is not None
         self.active = region
         line = self.line_of(int(self.diffs.starts[region]))
-        if self.first <= line < self.first + len(self.blocks):
+        if self.first <= line < self.first + self.count:
             for k, strips in enumerate(self.strip_widgets):  # the line is shown: only the fill moves
                 a, b = int(self.starts[self.first + k]), int(self.starts[self.first + k + 1])
                 for st in strips:
                     st.set_ranges(st.ranges, self._active_in(a, b))
         else:
             self.show_lines(max(line - 2, 0))
-        block = self.blocks[line - self.first]
+        block = self.block_for(line)
         QtCore.QTimer.singleShot(0, lambda: self._scroll_to(block))
         self._scroll_to(block)
         return line

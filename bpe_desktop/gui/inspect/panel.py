@@ -292,7 +292,8 @@ class LogInspector(QtWidgets.QWidget):
         self.done = done
         self._set_running(False, "done")
         self.tokens_tab.set_result(done.inspection)
-        self.differ_tab.set_done(done)
+        # the other tab on the next turn of the event loop: each half stays well under a frame budget
+        QtCore.QTimer.singleShot(0, lambda: self.differ_tab.set_done(done) if self.done is done else None)
 
     def _failed(self, message: str) -> None:
         self._set_running(False, "failed")

@@ -81,6 +81,13 @@ def occurrences(diffs: Differences, text: str, head: bytes) -> np.ndarray:
     >>> occurrences(d, "abc", b"abc abc").tolist()
     [0, 1]
     """
-    key = text.encode("utf-8", "surrogateescape")
+    key = np.frombuffer(text.encode("utf-8", "surrogateescape"), dtype=np.uint8)
     inside = np.flatnonzero((diffs.ends <= len(head)) & (diffs.ends - diffs.starts == len(key)))
-    return np.array([r for r in inside.tolist() if head[diffs.starts[r] : diffs.ends[r]] == key], dtype=np.int64)
+    if not len(inside) or not len(key):
+        return inside.astype(np.int64)
+    data = np.frombuffer(head, dtype=np.uint8)
+    out = []
+    for part in np.array_split(inside, max(1, len(inside) * len(key) // 4_000_000 + 1)):  # bounded memory
+        window = data[diffs.starts[part][:, None] + np.arange(len(key))]
+        out.append(part[(window == key).all(axis=1)])
+    return np.concatenate(out).astype(np.int64)
