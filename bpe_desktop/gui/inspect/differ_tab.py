@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from .charts import TOKENIZER_COLORS
 from .job import Done
 from .lines import DEFAULT_LINES, LinesView
 from .strip_data import occurrences
@@ -87,17 +88,21 @@ class DifferTab(QtWidgets.QWidget):
         nav.addWidget(prev_b)
         nav.addWidget(next_b)
         nav.addWidget(self.range_label, 1)
+        self.legend = QtWidgets.QLabel("")
+        self.legend.setObjectName("inspectHint")
+        self.legend.setWordWrap(True)
         right = QtWidgets.QWidget()
         rl = QtWidgets.QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addLayout(nav)
+        rl.addWidget(self.legend)
         rl.addWidget(self.lines, 1)
 
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(1, 1)
-        split.setSizes([230, 520])
+        split.setSizes([200, 600])
         split.setChildrenCollapsible(False)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
@@ -113,9 +118,13 @@ class DifferTab(QtWidgets.QWidget):
         if done is None:
             self.verdict.setText("")
             self.summary.setText("")
+            self.legend.setText("")
             self.lines.clear()
             return
         self.verdict.setText(verdict_text(done))
+        marks = [f"<span style='color:{TOKENIZER_COLORS[k % len(TOKENIZER_COLORS)]}'>▍<b>{s.name}</b></span>"
+                 for k, s in enumerate(done.strips)]
+        self.legend.setText(" ".join(marks) + " &nbsp;— orange: cut differently; filled: the chosen span")
         d = done.inspection.differences
         if d is not None:
             total = int((d.ends - d.starts).sum())

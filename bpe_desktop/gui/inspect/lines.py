@@ -1,7 +1,7 @@
 """The inspector's line view: a window of the log's lines, each with one token strip per tokenizer stacked.
 
 :class:`LinesView` shows lines ``first .. first + count`` of the head the worker sent (line numbers from 1
-on screen), each as a small block: the line number, then per tokenizer its name and a
+on screen), each as a small block: the line number, then per tokenizer a bar of its colour (:data:`~.charts.TOKENIZER_COLORS`) and a
 :class:`DiffStrip` -- the compare pane's :class:`~bpe_desktop.gui.compare.strip.TokenStrip` with the
 tokens that lie in a differing region (:class:`~bpe_desktop.core.boundaries.Differences`) outlined in
 orange, and the region chosen in the list filled.  :meth:`LinesView.focus_region` moves the window to a
@@ -29,6 +29,7 @@ DIFF_PEN = QtGui.QColor("#ea580c")
 ACTIVE_FILL = QtGui.QColor(234, 88, 12, 110)
 ACTIVE_PEN = QtGui.QColor("#b91c1c")
 DEFAULT_LINES = 20
+STRIP_INSET = 66  # viewport width minus a strip's: margins, the line number and the colour bar
 BUILD_SLICE_S = 0.012  # GUI time per turn spent building line blocks
 
 
@@ -129,6 +130,11 @@ class LinesView(QtWidgets.QScrollArea):
         self._build_timer = QtCore.QTimer(self)
         self._build_timer.setInterval(0)
         self._build_timer.timeout.connect(self._build_some)
+        self._target: QtWidgets.QWidget | None = None
+        self._settle = QtCore.QTimer(self)  # the last scroll to the target, once the layout has settled
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(30)
+        self._settle.timeout.connect(self._final_scroll)
 
     @property
     def n_lines(self) -> int:
@@ -169,6 +175,7 @@ class LinesView(QtWidgets.QScrollArea):
         if count is not None:
             self.count = max(1, int(count))
         self.first = max(0, min(int(first), max(self.n_lines - 1, 0)))
+        self._target = None
         for w in self.blocks:
             self._col.removeWidget(w)
             w.hide()  # at once: a deferred delete would leave it painted until the event loop turns
@@ -184,6 +191,8 @@ class LinesView(QtWidgets.QScrollArea):
         t0 = time.perf_counter()
         while self._pending and (self._pending[0] <= until_line or time.perf_counter() - t0 < BUILD_SLICE_S):
             self._add_block(self._pending.pop(0))
+        if self._target is not None:
+            self._scroll_to(self._target)
         if not self._pending:
             self._build_timer.stop()
 
@@ -198,8 +207,8 @@ class LinesView(QtWidgets.QScrollArea):
         block.setObjectName("inspectLine")
         grid = QtWidgets.QGridLayout(block)
         grid.setContentsMargins(4, 2, 4, 2)
-        grid.setHorizontalSpacing(6)
-        grid.setVerticalSpacing(0)
+        grid.setHorizontalSpacing(4)
+        grid.setVerticalSpacing(2)
         num = QtWidgets.QLabel(f"{line + 1:,}")
         num.setObjectName("inspectLineNo")
         num.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignTop)
@@ -207,18 +216,19 @@ class LinesView(QtWidgets.QScrollArea):
         ranges, active = self._ranges(a, b), self._active_in(a, b)
         row_strips = []
         for k, sd in enumerate(self.strips):
-            chip = QtWidgets.QLabel(sd.name)
+            chip = QtWidgets.QFrame()  # the tokenizer's colour (the legend above names it)
             chip.setObjectName("inspectChip")
-            chip.setMaximumWidth(110)
+            chip.setFixedWidth(4)
             chip.setToolTip(sd.name)
-            chip.setStyleSheet(f"color: {TOKENIZER_COLORS[k % len(TOKENIZER_COLORS)]};")
+            chip.setStyleSheet(f"background: {TOKENIZER_COLORS[k % len(TOKENIZER_COLORS)]}; border-radius: 2px;")
             strip = DiffStrip()
+            strip.resize(max(self.viewport().width() - STRIP_INSET, 120), 10)  # its height fits this width
             strip.set_segments(sd.segments(self.head, a, b), sd.n_base)
             strip.set_ranges(ranges, active)
-            grid.addWidget(chip, k, 1, QtCore.Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(chip, k, 1)
             grid.addWidget(strip, k, 2)
             row_strips.append(strip)
-        grid.setColumnMinimumWidth(0, 44)
+        grid.setColumnMinimumWidth(0, 34)
         grid.setColumnStretch(2, 1)
         self._col.insertWidget(self._col.count() - 1, block)
         self.blocks.append(block)
@@ -237,10 +247,22 @@ class LinesView(QtWidgets.QScrollArea):
         else:
             self.show_lines(max(line - 2, 0))
         block = self.block_for(line)
-        QtCore.QTimer.singleShot(0, lambda: self._scroll_to(block))
+        self._target = block  # kept at the top while the rest of the window is built and strips settle
         self._scroll_to(block)
+        self._settle.start()
         return line
 
+    def _final_scroll(self) -> None:
+        if self._pending:
+            self._settle.start()
+        elif self._target is not None:
+            self._scroll_to(self._target)
+            self._target = None
+
     def _scroll_to(self, block: QtWidgets.QWidget) -> None:
+        """Scroll *block* into view now: lay the new blocks out and size the holder first (the scroll area
+        would do both only when its posted layout request comes round)."""
         self._col.activate()
-        self.ensureWidgetVisible(block, 0, 20)
+        width = self.viewport().width()
+        self._holder.resize(width, max(self._col.totalHeightForWidth(width), self.viewport().height()))
+        self.verticalScrollBar().setValue(block.y() - 4)  # the line's top at the top of the view

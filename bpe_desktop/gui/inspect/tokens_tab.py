@@ -60,6 +60,7 @@ class TokensTab(QtWidgets.QScrollArea):
         super().__init__(parent)
         self.setWidgetResizable(True)
         self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # everything wraps
         body = QtWidgets.QWidget()
         body.setObjectName("inspectBody")
         lay = QtWidgets.QVBoxLayout(body)
@@ -72,6 +73,7 @@ class TokensTab(QtWidgets.QScrollArea):
         self.sparkline.lineClicked.connect(self.lineRequested)
         self.spark_caption = QtWidgets.QLabel("")
         self.spark_caption.setObjectName("inspectHint")
+        self.spark_caption.setWordWrap(True)
         self.expensive = QtWidgets.QLabel("")
         self.expensive.setObjectName("inspectExpensive")
         self.expensive.setWordWrap(True)
