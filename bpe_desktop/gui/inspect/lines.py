@@ -1,14 +1,15 @@
 """The inspector's line view: a window of the log's lines, each with one token strip per tokenizer stacked.
 
 :class:`LinesView` shows lines ``first .. first + count`` of the head the worker sent (line numbers from 1
-on screen), each as a small block: the line number, then per tokenizer a bar of its colour (:data:`~.charts.TOKENIZER_COLORS`) and a
-:class:`DiffStrip` -- the compare pane's :class:`~bpe_desktop.gui.compare.strip.TokenStrip` with the
-tokens that lie in a differing region (:class:`~bpe_desktop.core.boundaries.Differences`) outlined in
-orange, and the region chosen in the list filled.  :meth:`LinesView.focus_region` moves the window to a
-region's line and scrolls it into view.  Blocks are built a time slice per event-loop turn (a window of
-20 lines with two strips each takes ~100 ms to build and lay out), so showing lines never stalls the
-window; :class:`DiffStrip` measures its boxes once per content for the many heights Qt asks for.
-It computes no tokens (:mod:`.strip_data` cuts them out).
+on screen), each as a small block: the line number, then per tokenizer a bar of its colour
+(:data:`~.charts.TOKENIZER_COLORS`) and a :class:`DiffStrip` -- the compare pane's
+:class:`~bpe_desktop.gui.compare.strip.TokenStrip` with the tokens that lie in a differing region
+(:class:`~bpe_desktop.core.boundaries.Differences`) outlined in orange, and the region chosen in the list
+filled.  :meth:`LinesView.focus_region` moves the window to a region's line and scrolls it to the top.
+Blocks are built a time slice per event-loop turn (a window of 20 lines with two strips each takes ~100 ms
+to build and lay out), so showing lines never stalls the window; :class:`DiffStrip` measures its boxes
+once per content for the many heights Qt asks for.  It computes no tokens (:mod:`.strip_data` cuts them
+out).
 """
 
 from __future__ import annotations
