@@ -268,6 +268,8 @@ def test_variants_train_in_processes_and_open_as_the_main_run(qtbot, window, tmp
         assert int(table.item(0, col).text().replace(",", "")) == expected.report.tokens
         assert [m.token for m in r.records] == [m.token for m in expected.records]
     assert results[1].digit_merges == 0
+    fewest = min(range(len(results)), key=lambda c: results[c].report.tokens)
+    assert table.item(0, fewest).font().bold()
     panel.variants.choice.setCurrentIndex(1)
     panel.variants.open_button.click()
     s = window.session
@@ -300,3 +302,19 @@ def test_diff_strip_heights_equal_the_token_strip_layout(qtbot) -> None:
         base.set_segments(segs)
         for width in (30, 120, 391, 517, 900):
             assert fast.heightForWidth(width) == base.heightForWidth(width)
+
+
+def test_a_log_without_newlines_shows_a_capped_strip(qtbot, training, tmp_path, dialogs) -> None:
+    from bpe_desktop.gui.inspect.lines import LINE_TOKEN_LIMIT
+
+    log = tmp_path / "one_line.log"
+    log.write_text(generate(400, seed=2).replace("\n", " "), encoding="utf-8")
+    panel = make_panel(qtbot, training)
+    panel.open_log(str(log))
+    run_inspection(qtbot, panel)
+    lines = panel.differ_tab.lines
+    assert lines.n_lines == 1
+    for strip, rep in zip(lines.block_for(0) and lines.strip_widgets[0], panel.done.inspection.reports, strict=True):
+        tokens = [s for s in strip.segments if s.id is not None]
+        assert len(tokens) == LINE_TOKEN_LIMIT < rep.tokens
+        assert strip.segments[-1].label == f"… {rep.tokens - LINE_TOKEN_LIMIT:,} more tokens on this line"

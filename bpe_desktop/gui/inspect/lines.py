@@ -32,6 +32,7 @@ ACTIVE_PEN = QtGui.QColor("#b91c1c")
 DEFAULT_LINES = 20
 STRIP_INSET = 66  # viewport width minus a strip's: margins, the line number and the colour bar
 BUILD_SLICE_S = 0.012  # GUI time per turn spent building line blocks
+LINE_TOKEN_LIMIT = 600  # a line with more tokens (a log without newlines) shows its first ones and a count
 
 
 class DiffStrip(TokenStrip):
@@ -224,7 +225,7 @@ class LinesView(QtWidgets.QScrollArea):
             chip.setStyleSheet(f"background: {TOKENIZER_COLORS[k % len(TOKENIZER_COLORS)]}; border-radius: 2px;")
             strip = DiffStrip()
             strip.resize(max(self.viewport().width() - STRIP_INSET, 120), 10)  # its height fits this width
-            strip.set_segments(sd.segments(self.head, a, b), sd.n_base)
+            strip.set_segments(sd.segments(self.head, a, b, LINE_TOKEN_LIMIT), sd.n_base)
             strip.set_ranges(ranges, active)
             grid.addWidget(chip, k, 1)
             grid.addWidget(strip, k, 2)

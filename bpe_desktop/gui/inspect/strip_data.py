@@ -3,7 +3,8 @@
 :class:`StripData` holds a tokenizer's token ids and byte offsets (as the worker recorded them) and a
 label per id; :meth:`StripData.segments` cuts out the tokens of one line as
 :class:`~bpe_desktop.core.segmentation.Segment` s (offsets relative to the line, gaps no token covers as
-``id None``), which :class:`~bpe_desktop.gui.compare.strip.TokenStrip` draws.  A token belongs to the line
+``id None``; at most *limit* tokens, then a note of how many more), which
+:class:`~bpe_desktop.gui.compare.strip.TokenStrip` draws.  A token belongs to the line
 of its first byte.  :func:`line_starts` indexes the lines of a head; :func:`occurrences` finds where a
 differing span of :class:`~bpe_desktop.core.boundaries.Differences` occurs.  Nothing here tokenizes.
 """
@@ -36,7 +37,7 @@ class StripData:
         k = int(np.searchsorted(self.starts, n_bytes, side="left"))
         return StripData(self.name, self.ids[:k], self.starts[:k], self.ends[:k], self.labels, self.n_base)
 
-    def segments(self, head: bytes, start: int, end: int) -> list[Segment]:
+    def segments(self, head: bytes, start: int, end: int, limit: int | None = None) -> list[Segment]:
         """The tokens that start in ``head[start:end]`` and the gaps between them, offsets from *start*.
 
         >>> s = StripData("t", np.array([7, 8]), np.array([0, 3]), np.array([3, 4]), {7: "abc", 8: "↵"})
@@ -45,6 +46,10 @@ class StripData:
         """
         a = int(np.searchsorted(self.starts, start, side="left"))
         b = int(np.searchsorted(self.starts, end, side="left"))
+        more = 0
+        if limit is not None and b - a > limit:  # a huge line: its first tokens, then how many are left out
+            more, b = b - a - limit, a + limit
+            end = int(self.starts[b])
         out: list[Segment] = []
         pos = start
         for i, s, e in zip(self.ids[a:b].tolist(), self.starts[a:b].tolist(), self.ends[a:b].tolist(), strict=True):
@@ -57,6 +62,8 @@ class StripData:
             pos = max(pos, e)
         if pos < end and b == len(self.starts):  # trailing gap at the end of what the tokens cover
             out.append(Segment(None, pos - start, end - start, bytes_label(head[pos:end])))
+        if more:
+            out.append(Segment(None, end - start, end - start, f"… {more:,} more tokens on this line"))
         return out
 
 

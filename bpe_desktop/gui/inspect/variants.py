@@ -4,7 +4,7 @@
 pattern as the baseline, the log-aware patterns of :mod:`bpe_desktop.core.log_patterns`, GPT-2's) and one
 merge budget, then trains them in worker processes (:class:`~.runner.VariantRunner`), with a progress bar
 and Cancel.  The table shows the variants side by side (one column each): tokens on the log and the
-difference to the first variant, merges spent on digit-only tokens, tokens per category.
+difference to the first variant, merges spent on digit-only tokens, tokens per category (fewest in bold).
 
 "Open as main run" emits ``openRequested(VariantResult)``: the window puts that variant's model and merge
 records into the session exactly as File → Open tokenizer does (:func:`adopt_variant`) -- the timeline,
@@ -178,6 +178,7 @@ class VariantsPanel(QtWidgets.QWidget):
                 item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
                 item.setToolTip(describe_preset(r.job.pretokenizer))
                 t.setItem(row, col, item)
+        self._bold_fewest()
         t.resizeColumnsToContents()
         self.choice.clear()
         self.choice.addItems([f"{r.job.pretokenizer} ({r.report.tokens:,} tokens)" for r in self.results])
@@ -186,6 +187,21 @@ class VariantsPanel(QtWidgets.QWidget):
             best = min(self.results, key=lambda r: r.report.tokens)
             self.status.setText(f"{len(self.results)} variants, {self.results[0].job.merges:,} merges each: "
                                 f"{best.job.pretokenizer} needs fewest tokens on this log ({best.report.tokens:,}).")
+
+    def _bold_fewest(self) -> None:
+        """Bold the variant(s) with fewest tokens in the tokens row and in each category's row."""
+        if len(self.results) < 2:
+            return
+        rows = [(0, [r.report.tokens for r in self.results])]
+        rows += [(3 + k, [r.report.categories[c] for r in self.results]) for k, c in enumerate(Category)]
+        for row, values in rows:
+            low = min(values)
+            for col, v in enumerate(values):
+                item = self.table.item(row, col)
+                if v == low and item is not None:
+                    f = item.font()
+                    f.setBold(True)
+                    item.setFont(f)
 
     def _open(self) -> None:
         i = self.choice.currentIndex()
