@@ -4,8 +4,9 @@
 :class:`TokenizerChoice` (a file spec for :func:`bpe_desktop.core.formats.load_tokenizer`, or a model such as
 the session's at its step), runs :func:`~bpe_desktop.core.log_inspect.inspect_file` (or ``inspect_text`` on
 pasted text) and sends typed messages on a pipe: :class:`Progress` (bytes, throttled), then :class:`Done`
-or :class:`Failed`.  A cancel event set by the window is polled between chunks
-(:class:`~bpe_desktop.core.errors.Cancelled` ends the child quietly).
+(as a :class:`DoneHeader` and raw arrays: :func:`send_done` / :func:`recv_done`) or :class:`Failed`.  A
+cancel event set by the window is polled between chunks (:class:`~bpe_desktop.core.errors.Cancelled` ends
+the child quietly).
 
 While the core encodes, a :class:`_Recorder` keeps what each tokenizer returned for the first
 :data:`STRIP_CAP` bytes (token ids and byte offsets, :class:`~.strip_data.StripData`), so the window can draw
@@ -79,6 +80,37 @@ class Done:
 @dataclass(frozen=True)
 class Failed:
     message: str
+
+
+@dataclass(frozen=True)
+class DoneHeader:
+    """The pickled part of a :class:`Done` on the pipe; the head and the strips' arrays follow as raw bytes
+    (one unpickling of tens of MB would hold the GIL, and stall the window, for as long as it takes)."""
+
+    inspection: Inspection
+    strips: tuple[tuple[str, dict[int, str], int, str], ...]  # name, labels, n_base, dtype of the offsets
+
+
+def send_done(conn: Connection, done: Done) -> None:
+    """Send *done* as a :class:`DoneHeader`, then ``head``, then per strip its ids, starts and ends."""
+    conn.send(DoneHeader(done.inspection, tuple((s.name, s.labels, s.n_base, s.starts.dtype.str)
+                                                for s in done.strips)))
+    conn.send_bytes(done.head)
+    for s in done.strips:
+        for arr in (s.ids.astype(np.int32), s.starts, s.ends):
+            conn.send_bytes(np.ascontiguousarray(arr).data)
+
+
+def recv_done(conn: Connection, header: DoneHeader) -> Done:
+    """The :class:`Done` whose header was just received (reads the raw parts :func:`send_done` sent)."""
+    head = conn.recv_bytes()
+    strips = []
+    for name, labels, n_base, dtype in header.strips:
+        ids = np.frombuffer(conn.recv_bytes(), dtype=np.int32)
+        starts = np.frombuffer(conn.recv_bytes(), dtype=dtype)
+        ends = np.frombuffer(conn.recv_bytes(), dtype=dtype)
+        strips.append(StripData(name, ids, starts, ends, labels, n_base))
+    return Done(header.inspection, head, tuple(strips))
 
 
 KNOWN_FILES = (  # (name, file in tiktoken_ext/data, spec prefix, pretokenizer, specials)
@@ -194,7 +226,9 @@ class _Recorder:
                 continue
             labels[i] = visible_text(tok.token_str(i)) if chars else bytes_label(tok.token_bytes(i))
         n_base = 256 if not chars else int(getattr(getattr(inner, "model", None), "n_base", 256))
-        return StripData(name, ids_all.astype(np.int32), cat(start_parts), cat(end_parts), labels, n_base)
+        small = np.int32 if self._next < 2**31 else np.int64  # half the bytes to send for any head we keep
+        return StripData(name, ids_all.astype(np.int32), cat(start_parts).astype(small), cat(end_parts).astype(small),
+                         labels, n_base)
 
 
 def _head(job: InspectJob) -> bytes:
@@ -243,7 +277,7 @@ def run(conn: Connection, job: InspectJob, cancel_event: Any) -> None:
             conn.send(Progress(stage, done, total))
 
     try:
-        conn.send(inspect_job(job, progress, cancel_event.is_set))
+        send_done(conn, inspect_job(job, progress, cancel_event.is_set))
     except Cancelled:
         pass
     except BpeError as e:

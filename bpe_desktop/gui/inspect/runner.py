@@ -90,6 +90,9 @@ class InspectRunner(QtCore.QObject):
                 msg = conn.recv()
                 if isinstance(msg, job_mod.Progress):
                     self._deliver(serial, "progress", msg)
+                elif isinstance(msg, job_mod.DoneHeader):
+                    result = job_mod.recv_done(conn, msg)
+                    break
                 else:
                     result = msg
                     break
