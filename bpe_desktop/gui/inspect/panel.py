@@ -291,6 +291,10 @@ class LogInspector(QtWidgets.QWidget):
     def _finished(self, done: Done) -> None:
         self.done = done
         self._set_running(False, "done")
+        r = done.inspection
+        lines = len(r.reports[0].per_line) if r.reports else 0
+        self.progress.setFormat(f"done: {lines:,} lines, {_size(r.n_bytes)}, {len(r.reports)} tokenizer"
+                                f"{'s' if len(r.reports) != 1 else ''}")
         self.tokens_tab.set_result(done.inspection)
         # the other tab on the next turn of the event loop: each half stays well under a frame budget
         QtCore.QTimer.singleShot(0, lambda: self.differ_tab.set_done(done) if self.done is done else None)
