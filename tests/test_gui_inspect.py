@@ -318,3 +318,17 @@ def test_a_log_without_newlines_shows_a_capped_strip(qtbot, training, tmp_path, 
         tokens = [s for s in strip.segments if s.id is not None]
         assert len(tokens) == LINE_TOKEN_LIMIT < rep.tokens
         assert strip.segments[-1].label == f"… {rep.tokens - LINE_TOKEN_LIMIT:,} more tokens on this line"
+
+
+def test_cancelling_variants_stops_them(qtbot, training, log_file, dialogs) -> None:
+    panel = make_panel(qtbot, training)
+    panel.open_log(log_file)
+    finished = []
+    panel.variant_runner.finished.connect(finished.append)
+    with qtbot.waitSignal(panel.variant_runner.cancelled, timeout=5000):
+        assert panel.train_variants(["log-digits", "log-numbers", "log-punct"], 5000)
+        assert panel.variants.cancel_button.isVisibleTo(panel.variants)
+        panel.variants.cancel_button.click()
+    assert not panel.variant_runner.running and panel.variants.train_button.isEnabled()
+    qtbot.wait(500)
+    assert not finished and panel.variants.results == [] and not dialogs
