@@ -15,6 +15,8 @@ from ..core.errors import BpeError
 from . import file_actions, resources, window_state
 from .compare.panel import ComparePanel
 from .help.menu import HelpMenu
+from .inspect.panel import LogInspector
+from .inspect.variants import adopt_variant
 from .panes.corpus_editor import CorpusEditor
 from .panes.merge_list import MergeListPane
 from .panes.settings import SettingsPanel
@@ -57,6 +59,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.plots = PlotsPanel(s)
         self.compare = ComparePanel(s)
         self.follow_merges = MergeFollower(s, self.token_view.canvas, self)  # play scrolls to each merge
+        self.inspector = LogInspector(s)
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self.sessions = SessionManager(self)  # File → sessions, modified marker, autosave (gui/session_io)
         self._build_docks()
@@ -73,6 +76,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timeline.speedChanged.connect(self.token_view.set_play_speed)
         self.base_preview = BasePreview(s, self.settings.config, self.token_view.canvas.rows, self)  # step 0: base
         self.settings.changed.connect(self.base_preview.refresh)
+        self.inspector.openRequested.connect(self.open_variant)
         self.token_view.set_play_speed(self.timeline.steps_per_second())
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
@@ -119,6 +123,7 @@ class MainWindow(QtWidgets.QMainWindow):
         # the compare pane shares the token stream's place as a tab (it encodes nothing while hidden)
         compare = self._dock("compare", "Compare tokenizers", self.compare, A.RightDockWidgetArea)
         self.tabifyDockWidget(tokens, compare)
+        self.tabifyDockWidget(compare, self._dock("inspect", "Log inspector", self.inspector, A.RightDockWidgetArea))
         tokens.raise_()
 
     def _build_actions(self) -> None:
@@ -320,6 +325,11 @@ class MainWindow(QtWidgets.QMainWindow):
             except BpeError:
                 pass
 
+    def open_variant(self, result: object) -> None:
+        """A variant trained by the log inspector becomes the main run, as File → Open tokenizer does."""
+        self.controller.shutdown()
+        self.settings.set_config(adopt_variant(self.session, result))  # type: ignore[arg-type]
+
     def _corpus_edited(self) -> None:
         if self.controller.can_continue and self.corpus.source() != self.session.source:
             self.controller.shutdown()  # a new corpus: the idle run cannot be continued, free its process
@@ -366,4 +376,5 @@ class MainWindow(QtWidgets.QMainWindow):
             window_state.save(self)
         self.timeline.set_playing(False)
         self.controller.shutdown()
+        self.inspector.shutdown()
         super().closeEvent(e)

