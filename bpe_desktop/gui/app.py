@@ -47,7 +47,9 @@ def make_app(argv: Sequence[str] = ()) -> object:
         app.setOrganizationName("bpe-desktop")
         app.setStyle("Fusion")
         app.setWindowIcon(QtGui.QIcon(str(resources.ICON)))
-        app.setStyleSheet(resources.read_text(resources.STYLESHEET))
+        from .widgets import theme
+
+        theme.apply()  # palette and stylesheet: the saved View → Theme choice, else the system's scheme
     return app
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.errors import BpeError
-from . import file_actions, resources, window_state
+from . import file_actions, layouts, resources, view_menu, window_state
 from .compare.panel import ComparePanel
 from .panes.corpus_editor import CorpusEditor
 from .panes.merge_list import MergeListPane
@@ -64,7 +64,7 @@ class MainWindow(QtWidgets.QMainWindow):
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
         self._update_actions()
-        self._default_state = self.saveState()
+        layouts.apply(self, layouts.DEFAULT_LAYOUT)  # the docks' sizes are given when the window is shown
         window_state.fit_to_screen(self)
         if remember_layout:
             window_state.restore(self)
@@ -83,28 +83,14 @@ class MainWindow(QtWidgets.QMainWindow):
         return d
 
     def _build_docks(self) -> None:
+        # no central widget: all content lives in docks, arranged by a named layout (gui/layouts.py)
         A = QtCore.Qt.DockWidgetArea
-        # no central widget: all content lives in docks, which then share the whole window
-        corpus = self._dock("corpus", "Corpus", self.corpus, A.LeftDockWidgetArea)
-        settings = self._dock("settings", "Settings", self.settings, A.LeftDockWidgetArea)
-        tokens = self._dock("tokens", "Token stream", self.token_view, A.RightDockWidgetArea)
-        merges = self._dock("merges", "Merges", self.merges, A.RightDockWidgetArea)
-        why = self._dock("why", "Why this merge", self.why, A.RightDockWidgetArea)
-        plots = self._dock("plots", "Plots", self.plots, A.RightDockWidgetArea)
-        timeline = self._dock("timeline", "Timeline", self.timeline, A.BottomDockWidgetArea)
-        self.splitDockWidget(corpus, settings, QtCore.Qt.Orientation.Vertical)
-        self.splitDockWidget(tokens, merges, QtCore.Qt.Orientation.Horizontal)
-        self.splitDockWidget(tokens, why, QtCore.Qt.Orientation.Vertical)
-        self.splitDockWidget(merges, plots, QtCore.Qt.Orientation.Vertical)
-        self.resizeDocks([corpus, tokens, merges], [360, 640, 440], QtCore.Qt.Orientation.Horizontal)
-        self.resizeDocks([corpus, settings], [360, 400], QtCore.Qt.Orientation.Vertical)
-        self.resizeDocks([tokens, why], [520, 260], QtCore.Qt.Orientation.Vertical)
-        self.resizeDocks([merges, plots], [440, 340], QtCore.Qt.Orientation.Vertical)
-        del timeline
-        # the compare pane shares the token stream's place as a tab (it encodes nothing while hidden)
-        compare = self._dock("compare", "Compare tokenizers", self.compare, A.RightDockWidgetArea)
-        self.tabifyDockWidget(tokens, compare)
-        tokens.raise_()
+        for key, title, widget in (("corpus", "Corpus", self.corpus), ("settings", "Settings", self.settings),
+                                   ("tokens", "Token stream", self.token_view), ("merges", "Merges", self.merges),
+                                   ("why", "Why this merge", self.why), ("plots", "Plots", self.plots),
+                                   ("timeline", "Timeline", self.timeline),
+                                   ("compare", "Compare tokenizers", self.compare)):
+            self._dock(key, title, widget, A.RightDockWidgetArea)
 
     def _build_actions(self) -> None:
         st = self.style()
@@ -169,11 +155,7 @@ class MainWindow(QtWidgets.QMainWindow):
             tm.addAction(a)
         tm.addSeparator()
         tm.addAction(self.further_action)
-        vm = mb.addMenu("&View")
-        for d in self.docks.values():
-            vm.addAction(d.toggleViewAction())
-        vm.addSeparator()
-        vm.addAction(act("Reset layout", self.reset_layout))
+        view_menu.build(self, mb.addMenu("&View"))
         hm = mb.addMenu("&Help")
         hm.addAction(act("About bpe-desktop", self._about))
 
@@ -318,12 +300,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def reset_layout(self) -> None:
         """Every pane back where it starts, the window fitted to the screen; the saved layout is forgotten."""
-        self.restoreState(self._default_state)
-        for d in self.docks.values():
-            d.setFloating(False)
-            d.show()
-        self.docks["tokens"].raise_()
         window_state.fit_to_screen(self)
+        layouts.apply(self, layouts.DEFAULT_LAYOUT)
         window_state.forget()
 
     def closeEvent(self, e: QtGui.QCloseEvent) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..session import Session
+from ..widgets import theme
 from ..widgets.token_labels import token_label, token_plain
 
 COLUMNS = ("#", "left", "right", "new token", "count", "removed")
@@ -44,7 +45,8 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         session.recordsAppended.connect(self._appended)
         session.stepChanged.connect(self._step_changed)
         self._step = session.step
-        self._future = QtGui.QBrush(QtGui.QColor("#9ca3af"))
+        self._future = QtGui.QBrush(QtGui.QColor(theme.current().faint))
+        theme.notifier().changed.connect(lambda t: setattr(self, "_future", QtGui.QBrush(QtGui.QColor(t.faint))))
         self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         self._label_cache: dict[int, tuple[str, str, str]] = {}
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..session import Session
+from ..widgets.elided_label import ElidedLabel, Part
 
 SPEEDS = (1, 2, 5, 10, 25, 50, 100, 500)  # steps per second while playing
 
@@ -48,10 +49,9 @@ class TimelinePane(QtWidgets.QWidget):
         self.low_label = QtWidgets.QLabel(self)  # vocabulary size at step 0 ...
         self.high_label = QtWidgets.QLabel(self)  # ... and at the last step, at the slider's ends
         for lab in (self.low_label, self.high_label):
-            lab.setStyleSheet("color: #6b7280;")
-        self.label = QtWidgets.QLabel(self)
+            lab.setProperty("faint", True)  # the theme's caption colour (style.qss)
+        self.label = ElidedLabel("", self, hint="step 00,000 / 00,000 · vocabulary 000,000")  # shrinks when short
         self.label.setObjectName("stepLabel")
-        self.label.setMinimumWidth(230)
 
         self.speed = QtWidgets.QComboBox(self)
         for s in SPEEDS:
@@ -81,7 +81,6 @@ class TimelinePane(QtWidgets.QWidget):
         self.jump.setRange(0, 999_999)
         self.jump.setFixedSize(self.jump.sizeHint())
         self.jump.setRange(0, 0)
-        _fit(self.label, "step 00,000 / 00,000 · vocabulary 000,000")
         for lab in (self.low_label, self.high_label):
             _fit(lab, "000,000")
             lab.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
@@ -183,7 +182,7 @@ class TimelinePane(QtWidgets.QWidget):
         s = self.session
         trained = bool(s.initial_symbols or s.records)
         vocab = f"{s.model.vocab_size_at(k):,}" if trained else "–"
-        _fit(self.label, f"step {k:,} / {s.n_steps:,} · vocabulary {vocab}")
+        self.label.set_parts([Part(f"step {k:,} / {s.n_steps:,}"), Part(f" · vocabulary {vocab}", drop=1)])
         self.slider.setToolTip(f"step {k:,}: vocabulary {vocab}")
         self.back_btn.setEnabled(k > 0)
         self.first_btn.setEnabled(k > 0)

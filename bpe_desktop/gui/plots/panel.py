@@ -27,6 +27,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.errors import BpeError
 from ..session import Session
 from ..training.protocol import TrainingState
+from ..widgets.elided_label import ElidedLabel, Part
 from .common import PlotCard
 from .compression import CompressionPlot
 from .feed import PlotFeed
@@ -65,8 +66,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self.tabs.addTab(self.compression, "Compression")
         self.tabs.addTab(self.tradeoff, "Trade-off")
         self.tabs.currentChanged.connect(self._tab_changed)
-        self.status = QtWidgets.QLabel("")
-        self.status.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = ElidedLabel("")  # parts shed when narrow (see _update_status)
         self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         bar = QtWidgets.QHBoxLayout()
         bar.setContentsMargins(4, 0, 4, 2)
@@ -220,13 +220,13 @@ class PlotsPanel(QtWidgets.QWidget):
     def _update_status(self, step: int) -> None:
         s = self.session
         z = self.zipf.data
-        parts = [f"step {step:,} of {s.n_steps:,}"]
+        parts = [Part(f"step {step:,} of {s.n_steps:,}")]
         if z is not None and z.step == step:
-            parts.append(f"{len(z.counts):,} pairs")
-            parts.append(f"recount {self.feed.last_zipf_ms:.0f} ms")
+            parts.append(Part(f" · {len(z.counts):,} pairs", drop=1))
+            parts.append(Part(f" · recount {self.feed.last_zipf_ms:.0f} ms", drop=2))
         elif self.feed.note:
-            parts.append(self.feed.note)
-        self.status.setText(" · ".join(parts))
+            parts.append(Part(f" · {self.feed.note}"))
+        self.status.set_parts(parts)
 
     # -- export -----------------------------------------------------------------------------------------
     def current_plot(self) -> PlotCard:
