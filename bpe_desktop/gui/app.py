@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--step", type=int, metavar="K", help="(with --screenshot) show the timeline at step K")
     p.add_argument("--screenshot", metavar="FILE.png", help="train, render the window offscreen, save a PNG, exit")
     p.add_argument("--size", default="1440x900", metavar="WxH", help="window size for --screenshot")
+    p.add_argument("--theme", choices=("system", "light", "dark"), help="colour theme (default: the View → Theme "
+                   "choice, else the system's)")
+    p.add_argument("--layout", choices=("Learn", "Train", "Inspect"), help="arrange the panes as this named layout")
     return p
 
 
@@ -128,12 +131,23 @@ def _settle(window: object, timeout_s: float = 30.0) -> None:
         time.sleep(0.02)
 
 
+def _theme_and_layout(window: object, args: argparse.Namespace) -> None:
+    from . import layouts
+    from .widgets import theme
+
+    if args.theme:
+        theme.apply(theme.Scheme(args.theme.capitalize()))  # this run only: the saved choice is kept
+    if args.layout:
+        layouts.apply(window, args.layout)  # type: ignore[arg-type]
+
+
 def _render(args: argparse.Namespace, errors: list[str]) -> int:
     make_app()
     # the default layout, never the user's saved one: the same picture for everyone
     w = make_window(args.corpus, args.merges, preset=args.preset, remember_layout=False)
     width, height = (int(v) for v in args.size.lower().split("x"))
     w.resize(width, height)  # type: ignore[attr-defined]
+    _theme_and_layout(w, args)
     w.show()  # type: ignore[attr-defined]
     ok = w.train() and wait_for_training(w)  # type: ignore[attr-defined]
     if args.step is not None:
@@ -157,5 +171,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return screenshot(args)
     app = make_app()
     w = make_window(args.corpus, args.merges, preset=args.preset)
+    _theme_and_layout(w, args)
     w.show()  # type: ignore[attr-defined]
     return int(app.exec())  # type: ignore[attr-defined]

@@ -58,16 +58,16 @@ LAYOUTS: dict[str, Layout] = {
     for layout in (
         Layout("Learn", "the token stream in the middle; merges beside it; why and plots share a tab area",
                (Column((Stack(("corpus", "@inputs"), 45), Stack(("settings",), 55)), 20),
-                Column((Stack(("tokens", "compare", "@centre"), front="tokens"),), 54),
-                Column((Stack(("merges",), 50), Stack(("why", "plots", "@secondary"), 50)), 26))),
+                Column((Stack(("tokens", "compare", "@centre"), front="tokens"),), 52),
+                Column((Stack(("merges",), 50), Stack(("why", "plots", "@secondary"), 50)), 28))),
         Layout("Train", "settings and the plots in view while a run streams; the token stream stays central",
                (Column((Stack(("settings", "corpus", "@inputs"), front="settings"),), 21),
                 Column((Stack(("tokens", "compare", "@centre"), front="tokens"),), 47),
                 Column((Stack(("plots", "@secondary"), 58), Stack(("merges", "why"), 42)), 32))),
-        Layout("Inspect", "merges and why beside the tokens; compare and plots share the right-hand tab area",
+        Layout("Inspect", "merges and why beside the tokens (compare behind them); plots on the right",
                (Column((Stack(("merges",), 55), Stack(("why", "corpus", "settings", "@inputs"), 45, "why")), 27),
-                Column((Stack(("tokens", "@centre"),),), 45),
-                Column((Stack(("compare", "plots", "@secondary"), front="plots"),), 28))),
+                Column((Stack(("tokens", "compare", "@centre"), front="tokens"),), 45),
+                Column((Stack(("plots", "@secondary"),),), 28))),
     )
 }
 
@@ -109,7 +109,9 @@ def place(window: QtWidgets.QMainWindow, key: str, dock: QtWidgets.QDockWidget, 
     if anchor is None:
         window.addDockWidget(_A.RightDockWidgetArea, dock)
     else:
+        window.addDockWidget(window.dockWidgetArea(anchor), dock)  # tabifying needs it docked first
         window.tabifyDockWidget(anchor, dock)
+        dock.show()  # a dock made after the window was shown is hidden until shown
         anchor.raise_()  # the newcomer waits behind the tab that was in front
 
 

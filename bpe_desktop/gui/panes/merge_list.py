@@ -20,8 +20,8 @@ from ..session import Session
 from ..widgets import theme
 from ..widgets.token_labels import token_label, token_plain
 
-COLUMNS = ("#", "left", "right", "new token", "count", "removed")
-HEADER_TIPS = ("rank (1 = first merge)", "left symbol", "right symbol", "the token the merge makes",
+COLUMNS = ("#", "left", "right", "token", "count", "removed")
+HEADER_TIPS = ("rank (1 = first merge)", "left symbol", "right symbol", "the new token the merge makes",
                "pair count when chosen (overlaps counted)", "symbols removed from the corpus by the merge")
 _Idx = QtCore.QModelIndex | QtCore.QPersistentModelIndex
 _Role = QtCore.Qt.ItemDataRole
@@ -161,7 +161,7 @@ class MergeListPane(QtWidgets.QWidget):
         self.view.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
         header = self.view.horizontalHeader()
         header.setMinimumSectionSize(36)
-        for col, width in enumerate((56, 64, 64, 96, 60, 72)):
+        for col, width in enumerate((40, 56, 56, 80, 56, 66)):  # "token" stretches: fits a 370 px pane
             header.setSectionResizeMode(col, QtWidgets.QHeaderView.ResizeMode.Stretch if col == 3
                                         else QtWidgets.QHeaderView.ResizeMode.Interactive)
             self.view.setColumnWidth(col, width)

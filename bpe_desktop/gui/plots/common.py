@@ -57,6 +57,8 @@ def set_title(plot: pg.PlotItem, *titles: str) -> str:
         plot.setTitle(shown, color=ink(), size=TITLE_SIZE)
         plot._title_shown = shown
         plot.titleLabel.setToolTip(titles[0] if shown != titles[0] else "")
+        if isinstance(card, PlotCard) and card.isVisible():
+            card.fit_view()
     return shown
 PNG_WIDTH = 1400  # pixels of an exported PNG (height follows the widget's aspect ratio)
 
@@ -140,6 +142,21 @@ def style_plot(plot: pg.PlotItem, title: str, bottom: str, left: str) -> None:
     plot.setMenuEnabled(True)
 
 
+def fit_text(item: pg.TextItem, plot: pg.PlotItem, x: float, right_of: bool, *variants: str) -> str:
+    """Give the text item at data x *x* the first of *variants* that fits between x and the plot's right
+    edge (*right_of*) or its left edge; the last one if none does."""
+    vb = plot.vb
+    (x0, x1), _ = vb.viewRange()
+    px = (x - x0) / (x1 - x0) * vb.width() if x1 > x0 else 0.0
+    room = (vb.width() - px if right_of else px) - 4
+    fm = QtGui.QFontMetricsF(item.textItem.font())
+    pad = 2 * item.textItem.document().documentMargin()
+    text = next((v for v in variants if fm.horizontalAdvance(v) + pad <= room), variants[-1])
+    if text != item.toPlainText():
+        item.setText(text)
+    return text
+
+
 def _style_axes(plot: pg.PlotItem, t: theme.Theme) -> None:
     for name, text in getattr(plot, "_axis_texts", {}).items():
         ax = plot.getAxis(name)
@@ -202,8 +219,15 @@ class PlotCard(pg.GraphicsLayoutWidget):
             variants = getattr(plot, "_title_variants", None)
             if variants:
                 set_title(plot, *variants)
+        self.fit_view()
+
+    def fit_view(self) -> None:
+        """Size the plots' layout to the view again: with a shorter title its minimum width shrinks, but a
+        layout once widened past the view (by a longer title) stays so until it is resized after relayout."""
         if hasattr(self, "ci"):
-            self.ci.resize(QtCore.QSizeF(self.viewport().size()))  # a shorter title: the layout fits the view again
+            self.ci.layout.invalidate()
+            self.ci.layout.activate()
+            self.ci.resize(QtCore.QSizeF(self.viewport().size()))
 
     def csv_rows(self) -> list[Sequence[object]]:
         """The numbers behind the picture (what is plotted now)."""

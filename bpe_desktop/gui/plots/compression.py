@@ -14,7 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from ...core.stats import CURVE_COLUMNS, CompressionCurve
-from .common import ACCENT, LINE, SECOND, PlotCard, ink, set_title, style_plot
+from .common import ACCENT, LINE, SECOND, PlotCard, fit_text, ink, set_title, style_plot
 
 
 class CompressionPlot(PlotCard):
@@ -47,6 +47,8 @@ class CompressionPlot(PlotCard):
         bottom.addItem(self.step_line_bottom, ignoreBounds=True)
         self.here_label = pg.TextItem("", color=ink(), anchor=(0, 1))
         top.addItem(self.here_label, ignoreBounds=True)
+        for sig in (top.vb.sigResized, top.vb.sigXRangeChanged):  # the label's length fits the width
+            sig.connect(lambda *_: self.set_step(self.step))
 
     def set_data(self, curve: CompressionCurve | None, step: int | None = None) -> None:
         self.data = curve
@@ -75,11 +77,14 @@ class CompressionPlot(PlotCard):
         self.here.setData([float(k)], [float(s)])
         first = curve.symbols[0]
         pct = 100.0 * (first - s) / first if first else 0.0
-        self.here_label.setText(f" step {k:,}: {s:,} symbols ({pct:.1f}% fewer)")
         self.here_label.setPos(k, s)
-        # keep the label inside the plot: left of the line once past the middle, under the point in the top half
+        # keep the label inside the plot: left of the line once past the middle, under the point in the top half,
+        # shorter when the plot is narrow
         lo, hi = min(curve.symbols), max(curve.symbols)
-        self.here_label.setAnchor((1 if k >= (len(curve.steps) - 1) / 2 else 0, 0 if s > (lo + hi) / 2 else 1))
+        left = k >= (len(curve.steps) - 1) / 2
+        self.here_label.setAnchor((1 if left else 0, 0 if s > (lo + hi) / 2 else 1))
+        fit_text(self.here_label, self.top_plot, k, not left, f" step {k:,}: {s:,} symbols ({pct:.1f}% fewer) ",
+                 f" {s:,} symbols ({pct:.1f}% fewer) ", f" {s:,} (−{pct:.1f}%) ", f" −{pct:.0f}% ")
 
     def csv_rows(self) -> list[Sequence[object]]:
         return list(self.data.rows()) if self.data is not None else []

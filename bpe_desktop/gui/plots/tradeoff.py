@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from ...core.stats import TRADEOFF_COLUMNS, TradeOff
-from .common import ACCENT, LINE, SECOND, PlotCard, ink, set_title, style_plot
+from .common import ACCENT, LINE, SECOND, PlotCard, fit_text, ink, set_title, style_plot
 
 
 class TradeoffPlot(PlotCard):
@@ -43,6 +43,8 @@ class TradeoffPlot(PlotCard):
         self.labels = [pg.TextItem("", color=ink(), anchor=(0, 1)) for _ in range(2)]
         top.addItem(self.labels[0], ignoreBounds=True)
         bottom.addItem(self.labels[1], ignoreBounds=True)
+        for sig in (top.vb.sigResized, top.vb.sigXRangeChanged):  # the labels' length fits the width
+            sig.connect(lambda *_: self.set_step(self.step))
 
     def set_data(self, data: TradeOff | None, step: int | None = None) -> None:
         self.data = data
@@ -71,14 +73,14 @@ class TradeoffPlot(PlotCard):
                   f"Tokens per word (vocab {int(v):,}, step {k:,})", "Tokens per word")
         self.tpw_here.setData([v], [d.tokens_per_word[k]])
         self.bpt_here.setData([v], [d.bytes_per_token[k]])
-        for t, ys, text in (
-            (self.labels[0], d.tokens_per_word, f" {d.tokens_per_word[k]:.3g} tokens/word "),
-            (self.labels[1], d.bytes_per_token, f" {d.bytes_per_token[k]:.3g} bytes/token "),
+        for t, plot, ys, unit in (
+            (self.labels[0], self.top_plot, d.tokens_per_word, "tokens/word"),
+            (self.labels[1], self.bottom_plot, d.bytes_per_token, "bytes/token"),
         ):
-            t.setText(text)
             t.setPos(v, ys[k])
             upper = ys[k] > (min(ys) + max(ys)) / 2  # in the top half: the label goes under the point
             t.setAnchor((1 if right else 0, 0 if upper else 1))
+            fit_text(t, plot, v, not right, f" {ys[k]:.3g} {unit} ", f" {ys[k]:.3g} ")
 
     def csv_rows(self) -> list[Sequence[object]]:
         return list(self.data.rows()) if self.data is not None else []

@@ -43,7 +43,9 @@ def fit_parts(parts: Sequence[Part], width: float, measure: Callable[[Part], flo
         last = shown[-1]
         room = width - sum(measure(p) for p in shown[:-1])
         cut = elide(last, room) if room > 0 else ""
-        if cut and cut != ELLIPSIS:
+        if cut.endswith(ELLIPSIS):
+            cut = cut[:-1].rstrip() + ELLIPSIS  # "ew…", not "ew …"
+        if cut.strip(" ·:,+→" + ELLIPSIS):
             shown[-1] = last._replace(text=cut)
             break
         shown.pop()
