@@ -192,6 +192,12 @@ class PlotCard(pg.GraphicsLayoutWidget):
 
     def apply_theme(self, t: theme.Theme) -> None:
         """Restyle for theme *t*: background, axes, titles and every text drawn in the old ink."""
+        try:
+            self._apply_theme(t)
+        except RuntimeError:  # a card being destroyed: its items are gone
+            theme.notifier().changed.disconnect(self.apply_theme)
+
+    def _apply_theme(self, t: theme.Theme) -> None:
         old, self._theme = self._theme.plot_ink, t
         self.setBackground(t.plot_bg)
         for plot in self.plot_items():
