@@ -283,7 +283,7 @@ def _main(args: argparse.Namespace) -> int:
     if args.cold_start_child:
         _cold_start_child()
         return 0
-    colds = cold_start(args.cold_runs)
+    colds = cold_start(args.cold_runs) or [float("nan")]
     result = latency(args.corpus, args.merges, args.placeholders, args.runs, args.play_s)
     result.update({
         "cold_start_s": round(statistics.median(colds), 3), "cold_start_runs_s": [round(c, 3) for c in colds],

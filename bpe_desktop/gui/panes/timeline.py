@@ -1,7 +1,8 @@
 """The timeline pane: a slider over merges 0…M labelled with the vocabulary size at each step.
 
 Buttons (and keys, installed by the main window through :meth:`TimelinePane.shortcuts`) step back and
-forward or jump to either end; play/pause advances the step at a chosen speed; a spin box jumps to any
+forward or jump to either end; play/pause advances the step at a chosen speed (changing it at most once a
+frame, :data:`FRAME_MS`: faster speeds move several steps a tick, by the time elapsed); a spin box jumps to any
 step.  One training run serves every smaller vocabulary size: moving the slider only sets
 ``session.step``.
 
@@ -10,12 +11,15 @@ It does not train or draw tokens; it only moves the session's step.
 
 from __future__ import annotations
 
+import time
+
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..session import Session
 from ..widgets.elided_label import ElidedLabel, Part
 
 SPEEDS = (1, 2, 5, 10, 25, 50, 100, 500)  # steps per second while playing
+FRAME_MS = 16  # playback changes the step at most this often (faster speeds skip steps)
 
 
 def _button(parent: QtWidgets.QWidget, icon: QtWidgets.QStyle.StandardPixmap, tip: str) -> QtWidgets.QToolButton:
@@ -84,6 +88,8 @@ class TimelinePane(QtWidgets.QWidget):
         for lab in (self.low_label, self.high_label):
             _fit(lab, "000,000")
             lab.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+        self._played_from = (0.0, 0)  # (when, step) playback last started at, for steps due by elapsed time
+        self._last_played = 0  # the step the last tick went to
         self._timer = QtCore.QTimer(self)
         self._timer.timeout.connect(self._tick)
         self.first_btn.clicked.connect(lambda: session.set_step(0))
@@ -146,13 +152,23 @@ class TimelinePane(QtWidgets.QWidget):
 
     # -- session -> widgets -------------------------------------------------------------------------
     def _apply_speed(self) -> None:
-        self._timer.setInterval(max(1, int(1000 / self.steps_per_second())))
+        # at most one step change per frame: faster speeds advance several steps a tick (by the time that
+        # passed, so the speed is what the box says), slower ones one step per 1/speed seconds
+        self._timer.setInterval(max(FRAME_MS, int(1000 / self.steps_per_second())))
+        self._played_from = (time.perf_counter(), self.session.step)
+        self._last_played = self.session.step
 
     def _tick(self) -> None:
-        if self.session.step >= self.session.n_steps:
+        s = self.session
+        if s.step >= s.n_steps:
             self.set_playing(False)
-        else:
-            self.step_forward()
+            return
+        if s.step != self._last_played:  # moved by the user while playing: go on from there
+            self._played_from = (time.perf_counter(), s.step)
+        t0, k0 = self._played_from
+        due = k0 + int((time.perf_counter() - t0) * self.steps_per_second())
+        self._last_played = min(s.n_steps, max(s.step + 1, due))
+        s.set_step(self._last_played)
 
     def _grow(self, *_: object) -> None:
         n = self.session.n_steps

@@ -50,15 +50,17 @@ def set_title(plot: pg.PlotItem, *titles: str) -> str:
     font = QtGui.QFont()
     font.setPointSizeF(float(TITLE_SIZE[:-2]))
     fm = QtGui.QFontMetricsF(font)
-    shown = next((t for t in titles if fm.horizontalAdvance(t) <= width), None)
-    if shown is None:
-        shown = fm.elidedText(titles[-1], QtCore.Qt.TextElideMode.ElideRight, max(width, 20.0))
+    index = next((i for i, t in enumerate(titles) if fm.horizontalAdvance(t) <= width), len(titles))
+    shown = titles[index] if index < len(titles) else fm.elidedText(
+        titles[-1], QtCore.Qt.TextElideMode.ElideRight, max(width, 20.0))
     if shown != getattr(plot, "_title_shown", None) or plot.titleLabel.opts.get("color") != ink():
         plot.setTitle(shown, color=ink(), size=TITLE_SIZE)
         plot._title_shown = shown
         plot.titleLabel.setToolTip(titles[0] if shown != titles[0] else "")
-        if isinstance(card, PlotCard) and card.isVisible():
-            card.fit_view()
+        if index != getattr(plot, "_title_index", None):  # a shorter kind of title: the layout may shrink
+            plot._title_index = index  # (not for a new step number in the same kind: ~2 ms a relayout)
+            if isinstance(card, PlotCard) and card.isVisible():
+                card.fit_view()
     return shown
 PNG_WIDTH = 1400  # pixels of an exported PNG (height follows the widget's aspect ratio)
 

@@ -43,6 +43,7 @@ RECENT_S = 0.012  # ... and so do records (or a followed step) this recent: the 
 LATE_RETRY_MS, MAX_YIELDS = 4, 3  # ... and retry soon, but work anyway after this many skips in a row
 CURVES_EVERY_S = 0.1  # while training: redraw the compression and trade-off curves at most this often
 HIDDEN_EVERY_S = 0.5  # ... or this often while their tab is not the one shown
+MARKS_BURST_S = 0.05  # a step change this soon after the last (playback, fast scrubbing) moves the marks later
 CATCH_UP_S = 0.5  # while the history lags: redraw the Zipf plot of its latest step at most this often
 EXPORT_KINDS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV numbers (*.csv)"}
 
@@ -97,6 +98,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self._records_at = 0.0  # when records last arrived
         self._yielded = 0  # slices skipped in a row because the timer fired late
         self._marks_dirty = False  # the step marks on the curves lag the step (moved by the next refresh)
+        self._step_at = 0.0  # when the step last changed
         session.corpusChanged.connect(self._on_reset)
         session.modelReset.connect(self._on_reset)
         session.recordsAppended.connect(self._on_records)
@@ -129,8 +131,12 @@ class PlotsPanel(QtWidgets.QWidget):
 
     def _on_step(self, step: int) -> None:
         self._zipf_dirty = True
+        now = time.perf_counter()
+        burst, self._step_at = now - self._step_at < MARKS_BURST_S, now
         if self.session.state is TrainingState.TRAINING:  # the step follows the records: the window repaints next, and
-            self._records_at = time.perf_counter()  # moving the step marks (1-3 ms) waits for the next refresh
+            self._records_at = now  # moving the step marks (1-3 ms) waits for the next refresh
+            self._marks_dirty = True
+        elif burst:  # playing or scrubbing fast: the marks move with the next (throttled) refresh
             self._marks_dirty = True
         else:
             self._marks_dirty = False

@@ -113,21 +113,36 @@ class ElidedLabel(QtWidgets.QLabel):
             super().setToolTip(tip)
 
     # -- geometry -------------------------------------------------------------------------------------
+    def _fonts(self, p: Part) -> tuple[QtGui.QFont, QtGui.QFontMetricsF]:
+        """The font of a part and its metrics (kept until the label's font changes)."""
+        key = (p.bold, p.mono)
+        cache = self.__dict__.setdefault("_font_cache", {})  # emptied when the font changes
+        got = cache.get(key)
+        if got is None:
+            if p.mono:
+                f = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
+                f.setPointSizeF(self.font().pointSizeF())
+            else:
+                f = QtGui.QFont(self.font())
+            if p.bold:
+                f.setBold(True)
+            got = cache[key] = (f, QtGui.QFontMetricsF(f))
+        return got
+
     def _font_for(self, p: Part) -> QtGui.QFont:
-        if p.mono:
-            f = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
-            f.setPointSizeF(self.font().pointSizeF())
-        else:
-            f = QtGui.QFont(self.font())
-        if p.bold:
-            f.setBold(True)
-        return f
+        return self._fonts(p)[0]
 
     def _measure(self, p: Part) -> float:
-        return QtGui.QFontMetricsF(self._font_for(p)).horizontalAdvance(p.text)
+        widths = self.__dict__.setdefault("_widths", {})
+        w = widths.get(p)
+        if w is None:
+            if len(widths) > 256:
+                widths.clear()
+            w = widths[p] = self._fonts(p)[1].horizontalAdvance(p.text)
+        return w
 
     def _elide(self, p: Part, width: float) -> str:
-        return QtGui.QFontMetricsF(self._font_for(p)).elidedText(p.text, QtCore.Qt.TextElideMode.ElideRight, width)
+        return self._fonts(p)[1].elidedText(p.text, QtCore.Qt.TextElideMode.ElideRight, width)
 
     def _room(self) -> float:
         m = self.contentsMargins()
@@ -157,6 +172,13 @@ class ElidedLabel(QtWidgets.QLabel):
     def hasHeightForWidth(self) -> bool:
         return False
 
+    def changeEvent(self, e: QtCore.QEvent) -> None:
+        if e.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+            self.__dict__.pop("_widths", None)
+            self.__dict__.pop("_font_cache", None)
+            self._fitted_for = -1
+        super().changeEvent(e)
+
     def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
         super().resizeEvent(e)
         self._fit()
@@ -174,9 +196,9 @@ class ElidedLabel(QtWidgets.QLabel):
         elif align & QtCore.Qt.AlignmentFlag.AlignHCenter:
             x = r.left() + (r.width() - total) / 2
         for part in self._shown:
-            f = self._font_for(part)
+            f = self._fonts(part)[0]
             p.setFont(f)
-            w = QtGui.QFontMetricsF(f).horizontalAdvance(part.text)
+            w = self._measure(part)
             p.drawText(QtCore.QRectF(x, r.top(), w + 1, r.height()),
                        int(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter), part.text)
             x += w
