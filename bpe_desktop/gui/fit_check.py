@@ -33,7 +33,7 @@ class Clipped(NamedTuple):
 
 
 def _where(w: QtCore.QObject) -> str:
-    names = []
+    names: list[str] = []
     o: QtCore.QObject | None = w
     while o is not None and len(names) < 4:
         names.append(o.objectName() or type(o).__name__)
@@ -42,7 +42,9 @@ def _where(w: QtCore.QObject) -> str:
 
 
 def on_screen(w: QtWidgets.QWidget) -> bool:
-    return w.isVisible() and not w.visibleRegion().isEmpty() and w.width() > 0
+    """Shown and not hidden behind something (a scroll area is covered by its own viewport: ask that)."""
+    seen = w.viewport() if isinstance(w, QtWidgets.QAbstractScrollArea) else w
+    return w.isVisible() and not seen.visibleRegion().isEmpty() and w.width() > 0
 
 
 def _plain(text: str) -> str:

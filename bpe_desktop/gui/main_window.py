@@ -9,6 +9,8 @@ It does not draw tokens or plots (:mod:`.stream`, :mod:`.plots`) or train (:mod:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.errors import BpeError
@@ -20,12 +22,16 @@ from .panes.settings import SettingsPanel
 from .panes.status_bar import StatusBar
 from .panes.timeline import TimelinePane
 from .panes.why import WhyPanel
-from .plots.panel import PlotsPanel
 from .presets import SAMPLES
 from .session import Session
 from .stream.view import TokenStreamView
 from .training.controller import TrainingController
 from .training.protocol import StopReason, TrainingState
+
+if TYPE_CHECKING:
+    from .plots.panel import PlotsPanel
+
+PLOTS_AFTER_MS = 250  # the plots pane (and pyqtgraph, ~0.3 s to import) is built this long after start-up
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -47,7 +53,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timeline = TimelinePane(s)
         self.why = WhyPanel(s)
         self.token_view = TokenStreamView(s)
-        self.plots = PlotsPanel(s)
+        self._plots: PlotsPanel | None = None  # built after the first paint, or when first asked for
+        self._plots_holder = QtWidgets.QWidget()
         self.compare = ComparePanel(s)
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self._build_docks()
@@ -64,10 +71,31 @@ class MainWindow(QtWidgets.QMainWindow):
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
         self._update_actions()
+        self._plots_timer = QtCore.QTimer(self)  # a child: it dies with the window
+        self._plots_timer.setSingleShot(True)
+        self._plots_timer.timeout.connect(self._ensure_plots)
+        self._plots_timer.start(PLOTS_AFTER_MS)
+        self.docks["plots"].visibilityChanged.connect(self._ensure_plots)
         layouts.apply(self, layouts.DEFAULT_LAYOUT)  # the docks' sizes are given when the window is shown
         window_state.fit_to_screen(self)
         if remember_layout:
             window_state.restore(self)
+
+    def _ensure_plots(self, shown: bool = True) -> None:
+        if shown:
+            self.plots  # noqa: B018 (builds it)
+
+    @property
+    def plots(self) -> PlotsPanel:
+        """The plots pane, built on first use: importing pyqtgraph would delay the window's first paint."""
+        if self._plots is None:
+            from .plots import panel
+
+            cls = globals().get("PlotsPanel") or panel.PlotsPanel  # (benchmarks swap it for an empty widget)
+            self._plots = cls(self.session)
+            self.docks["plots"].setWidget(self._plots)
+            self._plots_holder.deleteLater()
+        return self._plots
 
     # -- layout -------------------------------------------------------------------------------------
     def _dock(self, key: str, title: str, widget: QtWidgets.QWidget, area: QtCore.Qt.DockWidgetArea
@@ -87,7 +115,7 @@ class MainWindow(QtWidgets.QMainWindow):
         A = QtCore.Qt.DockWidgetArea
         for key, title, widget in (("corpus", "Corpus", self.corpus), ("settings", "Settings", self.settings),
                                    ("tokens", "Token stream", self.token_view), ("merges", "Merges", self.merges),
-                                   ("why", "Why this merge", self.why), ("plots", "Plots", self.plots),
+                                   ("why", "Why this merge", self.why), ("plots", "Plots", self._plots_holder),
                                    ("timeline", "Timeline", self.timeline),
                                    ("compare", "Compare tokenizers", self.compare)):
             self._dock(key, title, widget, A.RightDockWidgetArea)

@@ -37,8 +37,11 @@ def build(window: QtWidgets.QMainWindow, menu: QtWidgets.QMenu) -> None:
         a.setObjectName(f"layout{name}")
         lay_group.addAction(a)
         a.triggered.connect(lambda _=False, n=name: layouts.apply(window, n))
-    lay_menu.aboutToShow.connect(
-        lambda: [a.setChecked(a.text() == layouts.current(window)) for a in lay_group.actions()])
+    def check_layout() -> None:
+        for a in lay_group.actions():
+            a.setChecked(a.text() == layouts.current(window))
+
+    lay_menu.aboutToShow.connect(check_layout)
 
     theme_menu = menu.addMenu("Theme")
     theme_group = QtGui.QActionGroup(window)
@@ -48,8 +51,11 @@ def build(window: QtWidgets.QMainWindow, menu: QtWidgets.QMenu) -> None:
         a.setObjectName(f"theme{choice.value}")
         theme_group.addAction(a)
         a.triggered.connect(lambda _=False, c=choice: theme.choose(c))
-    theme_menu.aboutToShow.connect(lambda: [a.setChecked(a.objectName() == f"theme{theme.scheme().value}")
-                                            for a in theme_group.actions()])
+    def check_theme() -> None:
+        for a in theme_group.actions():
+            a.setChecked(a.objectName() == f"theme{theme.scheme().value}")
+
+    theme_menu.aboutToShow.connect(check_theme)
     menu.addSeparator()
     reset = menu.addAction("Reset layout")
     reset.triggered.connect(window.reset_layout)  # type: ignore[attr-defined]

@@ -161,7 +161,7 @@ class MergeListPane(QtWidgets.QWidget):
         self.view.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
         header = self.view.horizontalHeader()
         header.setMinimumSectionSize(36)
-        for col, width in enumerate((40, 56, 56, 80, 56, 66)):  # "token" stretches: fits a 370 px pane
+        for col, width in enumerate((40, 50, 50, 80, 60, 76)):  # "token" stretches: fits a 370 px pane
             header.setSectionResizeMode(col, QtWidgets.QHeaderView.ResizeMode.Stretch if col == 3
                                         else QtWidgets.QHeaderView.ResizeMode.Interactive)
             self.view.setColumnWidth(col, width)

@@ -73,7 +73,7 @@ class ElidedLabel(QtWidgets.QLabel):
         self.setText(text)
 
     # -- text -----------------------------------------------------------------------------------------
-    def setText(self, text: str) -> None:  # type: ignore[override]
+    def setText(self, text: str) -> None:
         self.set_parts([Part(text)])
 
     def set_parts(self, parts: Sequence[Part]) -> None:
@@ -90,7 +90,7 @@ class ElidedLabel(QtWidgets.QLabel):
         self._fit()
         self.update()
 
-    def text(self) -> str:  # type: ignore[override]
+    def text(self) -> str:
         return "".join(p.text for p in self._parts)
 
     def shown_text(self) -> str:
@@ -100,7 +100,7 @@ class ElidedLabel(QtWidgets.QLabel):
     def is_cut(self) -> bool:
         return self.shown_text() != self.text()
 
-    def setToolTip(self, tip: str) -> None:  # type: ignore[override]
+    def setToolTip(self, tip: str) -> None:
         """A tooltip of its own; when the text is cut the tooltip is the full text (then this one)."""
         self._tip = tip
         self._update_tip()
