@@ -103,10 +103,14 @@ def test_view_menu_switches_layouts_and_theme(qtbot, dialogs) -> None:  # type: 
     _pump()
     assert layouts.current(w) == "Train"
     assert w.docks["why"] in w.tabifiedDockWidgets(w.docks["merges"])
+    w.token_view.show_derivation(w.session.records[-1].token_id)
     dark = w.findChild(type(w.train_action), "themeDark")
     dark.trigger()
     try:
         assert theme.current() is theme.DARK
+        row = w.token_view.tree.topLevelItem(0)  # the derivation tree is recoloured, its text readable
+        assert row.background(0).color().lightness() < 128
+        assert theme.contrast(row.background(0).color(), row.foreground(0).color()) >= 4.5
         assert QtWidgets.QApplication.palette().color(QtWidgets.QApplication.palette().ColorRole.Base).lightness() < 80
         assert w.token_view.canvas.boxes.dark  # the token boxes follow the palette
     finally:

@@ -31,7 +31,7 @@ from .training.protocol import StopReason, TrainingState
 if TYPE_CHECKING:
     from .plots.panel import PlotsPanel
 
-PLOTS_AFTER_MS = 250  # the plots pane (and pyqtgraph, ~0.3 s to import) is built this long after start-up
+PLOTS_AFTER_MS = 0  # the plots pane (and pyqtgraph, ~0.3 s to import) is built once the window has painted
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -74,12 +74,18 @@ class MainWindow(QtWidgets.QMainWindow):
         self._plots_timer = QtCore.QTimer(self)  # a child: it dies with the window
         self._plots_timer.setSingleShot(True)
         self._plots_timer.timeout.connect(self._ensure_plots)
-        self._plots_timer.start(PLOTS_AFTER_MS)
+        self.installEventFilter(self)  # the first paint starts the timer (see eventFilter)
         self.docks["plots"].visibilityChanged.connect(self._ensure_plots)
         layouts.apply(self, layouts.DEFAULT_LAYOUT)  # the docks' sizes are given when the window is shown
         window_state.fit_to_screen(self)
         if remember_layout:
             window_state.restore(self)
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+        if obj is self and ev.type() == QtCore.QEvent.Type.Paint:
+            self.removeEventFilter(self)
+            self._plots_timer.start(PLOTS_AFTER_MS)  # after the first paint, not before it
+        return super().eventFilter(obj, ev)
 
     def _ensure_plots(self, shown: bool = True) -> None:
         if shown:

@@ -20,6 +20,7 @@ from ...core.derivation import DerivationNode, derivation_tree
 from ...core.labels import id_label
 from ...core.token_search import find_token
 from ..session import Session
+from ..widgets import theme
 from ..widgets.elided_label import ElidedLabel, Part
 from .canvas import TokenCanvas
 
@@ -91,7 +92,16 @@ class TokenStreamView(QtWidgets.QWidget):
         session.recordsAppended.connect(lambda *_: self._update_header())
         session.corpusChanged.connect(self._update_header)
         session.displayTextChanged.connect(self._update_header)
+        theme.notifier().changed.connect(self._theme_changed)
         self._update_header()
+
+    def _theme_changed(self, _theme: object) -> None:
+        """Recolour the derivation tree (its rows carry the token colours of the old theme)."""
+        try:
+            if self.tree.topLevelItemCount() and self.canvas.selected is not None:
+                self.show_derivation(self.canvas.selected)
+        except RuntimeError:  # the view is gone
+            theme.notifier().changed.disconnect(self._theme_changed)
 
     # -- API used by the main window and tests --------------------------------------------------------
     @property
@@ -151,8 +161,10 @@ class TokenStreamView(QtWidgets.QWidget):
             item = QtWidgets.QTreeWidgetItem(parent, [node.label, "" if rank is None else f"#{rank}", count])
             item.setData(0, QtCore.Qt.ItemDataRole.UserRole, node.id)
             brush = QtGui.QBrush(self.canvas.color(node.id))
+            ink = QtGui.QBrush(QtGui.QColor(self.canvas.boxes.theme.token_text))  # readable on the box colour
             for col in range(3):
                 item.setBackground(col, brush)
+                item.setForeground(col, ink)
             for child in node.children:
                 add(child, item)
 
