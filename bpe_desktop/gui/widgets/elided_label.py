@@ -85,10 +85,16 @@ class ElidedLabel(QtWidgets.QLabel):
         grew = natural != self._natural
         self._natural = natural
         self._fitted_for = -1
-        if grew and self._hint is None and self.sizePolicy().horizontalPolicy() != QtWidgets.QSizePolicy.Policy.Ignored:
+        if grew and self.relayouts_on_text:
             self.updateGeometry()
         self._fit()
         self.update()
+
+    @property
+    def relayouts_on_text(self) -> bool:
+        """Whether a new text may relayout the window (only without a *hint* and with a size policy that
+        asks for the text's width)."""
+        return self._hint is None and self.sizePolicy().horizontalPolicy() != QtWidgets.QSizePolicy.Policy.Ignored
 
     def text(self) -> str:
         return "".join(p.text for p in self._parts)
