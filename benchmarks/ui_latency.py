@@ -4,12 +4,20 @@ Opens the real main window (offscreen unless a display is forced), trains ``../s
 (bytes, GPT-2 pattern, 8,000 merges, through the worker process exactly as the Train button does) while a
 10 ms QTimer records the gaps between its ticks in the GUI thread.  A gap much longer than 10 ms is a
 stall the user would see.  Cold start is measured in fresh interpreters: from launching ``python`` to the
-first paint event of the main window with the default corpus (median of ``--cold-runs``).
+first paint event of the main window with the default corpus (median of ``--cold-runs``); ``ready_s`` is until
+every pane is built (the plots pane is built right after the first paint).  The latency runs start once the
+window has settled.
 
-Prints one JSON object: p50_ms, p99_ms, max_ms (tick gaps), train_s, cold_start_s and details.
+Prints one JSON object: p50_ms, p99_ms, max_ms (tick gaps), train_s, cold_start_s and details; then the same
+tick figures for two more phases in the same window: ``catch_up`` (after the last run, until the plots'
+statistics have reached the last step) and ``play`` (the timeline playing from step 0 at its fastest speed
+for ``--play-s`` seconds).
 
     python benchmarks/ui_latency.py [--corpus FILE] [--merges N] [--runs 3] [--cold-runs 3]
-                                     [--placeholders none|tokens|plots|compare|both]
+                                     [--placeholders none|tokens|plots|compare|both] [--platform offscreen|xcb]
+
+``--platform xcb`` measures under a real X server: the one in ``DISPLAY``, or else an ``Xvfb`` the script starts
+(and stops) itself.
 
 The training runs ``--runs`` times in the same window (as the Retrain button does; the gaps are pooled).
 ``drain_*`` is the GUI-thread time of each wake-up of the controller: reading the pipe plus every pane's
@@ -31,7 +39,31 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-KJV = HERE.parent.parent / "shared" / "corpora" / "kjv.txt"
+KJV = next((p for p in (HERE.parent.parent / "shared" / "corpora" / "kjv.txt", Path("/work/shared/corpora/kjv.txt"))
+            if p.is_file()), HERE.parent.parent / "shared" / "corpora" / "kjv.txt")
+
+
+def start_xvfb(size: str = "1920x1080x24") -> subprocess.Popen[bytes]:
+    """Start ``Xvfb`` on a free display, set ``DISPLAY`` to it and return the process (stop it when done)."""
+    r, w = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", size, "-nolisten", "tcp"],
+                            pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(w)
+    with os.fdopen(r) as f:
+        number = f.readline().strip()
+    if not number:
+        proc.kill()
+        raise RuntimeError("Xvfb did not start -- apt-get install xvfb")
+    os.environ["DISPLAY"] = f":{number}"
+    return proc
+
+
+def _gaps_summary(gaps: list[float]) -> dict[str, object]:
+    if len(gaps) < 2:
+        return {"ticks": len(gaps)}
+    g = sorted(gaps)
+    return {"p50_ms": round(statistics.median(g), 2), "p99_ms": round(_p99(g), 2), "max_ms": round(g[-1], 2),
+            "ticks": len(g), "ticks_over_16ms": sum(x > 16 for x in g), "ticks_over_33ms": sum(x > 33 for x in g)}
 
 
 def _cold_start_child() -> None:
@@ -47,9 +79,16 @@ def _cold_start_child() -> None:
         def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
             if ev.type() == QtCore.QEvent.Type.Paint:
                 print("PAINTED", time.time(), flush=True)
-                QtCore.QTimer.singleShot(0, QtWidgets.QApplication.quit)
-                self.deleteLater()
+                QtCore.QTimer.singleShot(0, ready)
+                obj.removeEventFilter(self)
             return False
+
+    def ready() -> None:  # every pane built (the plots pane comes after the first paint)
+        if getattr(w, "_plots", True) is None:
+            QtCore.QTimer.singleShot(5, ready)
+            return
+        print("READY", time.time(), flush=True)
+        QtWidgets.QApplication.quit()
 
     f = FirstPaint()
     w.installEventFilter(f)
@@ -58,17 +97,18 @@ def _cold_start_child() -> None:
     w.close()
 
 
-def cold_start(runs: int) -> list[float]:
+def cold_start(runs: int) -> list[tuple[float, float]]:
+    """(first paint, every pane built) in seconds from launching python, per run."""
     out = []
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
     for _ in range(runs):
         t0 = time.time()
         res = subprocess.run([sys.executable, __file__, "--cold-start-child"], capture_output=True, text=True,
                              env=env, timeout=120)
-        line = next((ln for ln in res.stdout.splitlines() if ln.startswith("PAINTED")), None)
-        if line is None:
+        lines = {ln.split()[0]: float(ln.split()[1]) for ln in res.stdout.splitlines() if ln[:1].isupper()}
+        if "PAINTED" not in lines or "READY" not in lines:
             raise RuntimeError(f"cold-start child failed: {res.stderr[-2000:]}")
-        out.append(float(line.split()[1]) - t0)
+        out.append((lines["PAINTED"] - t0, lines["READY"] - t0))
     return out
 
 
@@ -90,7 +130,8 @@ def _placeholder_panes(which: str) -> None:
         main_window.ComparePanel = Empty  # type: ignore[assignment,misc]
 
 
-def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3) -> dict[str, object]:
+def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3, play_s: float = 5.0
+            ) -> dict[str, object]:
     from PySide6 import QtCore, QtWidgets
 
     from bpe_desktop.gui import app as gui_app
@@ -107,6 +148,9 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3)
     st.tie.setCurrentText("hf")
     w.resize(1440, 900)
     w.show()
+    for _ in range(10):
+        QtWidgets.QApplication.processEvents()
+    w.plots  # noqa: B018 -- the window settles (its plots pane is built after the first paint) before measuring
     for _ in range(10):
         QtWidgets.QApplication.processEvents()
     gaps: list[float] = []
@@ -153,7 +197,11 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3)
         if session.state is not TrainingState.FINISHED:
             raise RuntimeError(f"training failed: {session.error}")
         train_times.append(done["t"] - t0)
+    train_gaps = list(gaps)
+    phases = {"catch_up": _phase_catch_up(w, app, timer, gaps, last), "play": _phase_play(w, app, timer, gaps, last,
+                                                                                            play_s)}
     w.close()
+    gaps[:] = train_gaps
     gaps.sort()
     q = statistics.quantiles(gaps, n=100, method="inclusive")
     return {
@@ -163,8 +211,53 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3)
         "train_s": round(statistics.median(train_times), 2), "train_runs_s": [round(t, 2) for t in train_times],
         "drain_max_ms": round(max(drains), 2), "drain_p99_ms": round(_p99(drains), 2), "drains": len(drains),
         "merges": len(session.records),
-        "stop_reason": session.stop_text,
+        "stop_reason": session.stop_text, **phases,
     }
+
+
+def _phase_catch_up(w: object, app: object, timer: object, gaps: list[float], last: list[float]) -> dict[str, object]:
+    """Ticks after the run, until the plots' statistics reach the last step (or 60 s)."""
+    from PySide6 import QtCore
+
+    gaps.clear()
+    feed, session = w.plots.feed, w.session  # type: ignore[attr-defined]
+    t0 = time.perf_counter()
+
+    def check() -> None:
+        h, z = feed.history, w.plots.zipf.data  # type: ignore[attr-defined]
+        caught = h is not None and not h.pending and z is not None and z.step == session.step
+        if caught or time.perf_counter() - t0 > 60:
+            poll.stop()
+            app.quit()  # type: ignore[attr-defined]
+
+    poll = QtCore.QTimer()
+    poll.setInterval(20)
+    poll.timeout.connect(check)
+    last[0] = time.perf_counter()
+    timer.start()  # type: ignore[attr-defined]
+    poll.start()
+    app.exec()  # type: ignore[attr-defined]
+    timer.stop()  # type: ignore[attr-defined]
+    return {**_gaps_summary(gaps), "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def _phase_play(w: object, app: object, timer: object, gaps: list[float], last: list[float], play_s: float
+                ) -> dict[str, object]:
+    """Ticks while the timeline plays from step 0 at its fastest speed for *play_s* seconds."""
+    from PySide6 import QtCore
+
+    tl, session = w.timeline, w.session  # type: ignore[attr-defined]
+    session.set_step(0)
+    tl.speed.setCurrentIndex(tl.speed.count() - 1)
+    gaps.clear()
+    last[0] = time.perf_counter()
+    timer.start()  # type: ignore[attr-defined]
+    tl.set_playing(True)
+    QtCore.QTimer.singleShot(int(play_s * 1000), app.quit)  # type: ignore[attr-defined]
+    app.exec()  # type: ignore[attr-defined]
+    timer.stop()  # type: ignore[attr-defined]
+    tl.set_playing(False)
+    return {**_gaps_summary(gaps), "speed": tl.speed.currentText(), "reached_step": session.step}
 
 
 def _p99(xs: list[float]) -> float:
@@ -180,18 +273,38 @@ def main() -> int:
     p.add_argument("--placeholders", choices=("none", "tokens", "plots", "compare", "both"), default="none",
                    help="replace the token view, the plots (both: those two) or the compare pane by empty "
                         "widgets (attributes stalls)")
+    p.add_argument("--platform", choices=("offscreen", "xcb"), default=None,
+                   help="Qt platform (default: QT_QPA_PLATFORM or offscreen); xcb starts Xvfb when DISPLAY is unset")
+    p.add_argument("--play-s", type=float, default=5.0, help="seconds of playback at the fastest speed")
     p.add_argument("--cold-start-child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.platform:
+        os.environ["QT_QPA_PLATFORM"] = args.platform
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    xvfb = None
+    if os.environ["QT_QPA_PLATFORM"] == "xcb" and not os.environ.get("DISPLAY") and not args.cold_start_child:
+        xvfb = start_xvfb()
+    try:
+        return _main(args)
+    finally:
+        if xvfb is not None:
+            xvfb.terminate()
+            xvfb.wait(10)
+
+
+def _main(args: argparse.Namespace) -> int:
     if args.cold_start_child:
         _cold_start_child()
         return 0
-    colds = cold_start(args.cold_runs)
-    result = latency(args.corpus, args.merges, args.placeholders, args.runs)
+    colds = cold_start(args.cold_runs) or [(float("nan"), float("nan"))]
+    result = latency(args.corpus, args.merges, args.placeholders, args.runs, args.play_s)
     result.update({
-        "cold_start_s": round(statistics.median(colds), 3), "cold_start_runs_s": [round(c, 3) for c in colds],
+        "cold_start_s": round(statistics.median(c for c, _r in colds), 3),
+        "cold_start_runs_s": [round(c, 3) for c, _r in colds],
+        "ready_s": round(statistics.median(r for _c, r in colds), 3),
         "corpus": os.path.basename(args.corpus), "mode": "bytes", "pretokenizer": "gpt2",
         "qt_platform": os.environ.get("QT_QPA_PLATFORM"), "placeholders": args.placeholders,
+        "load_avg": [round(x, 2) for x in os.getloadavg()],
     })
     print(json.dumps(result))
     return 0

@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="open this saved session (same as the positional SESSION_FILE)")
     p.add_argument("--restore", action="store_true",
                    help="restore the autosave left by a crash without asking")
+    p.add_argument("--theme", choices=("system", "light", "dark"), help="colour theme (default: the View → Theme "
+                   "choice, else the system's)")
+    p.add_argument("--layout", choices=("Learn", "Train", "Inspect"), help="arrange the panes as this named layout")
     return p
 
 
@@ -59,7 +62,9 @@ def make_app(argv: Sequence[str] = ()) -> object:
         app.setOrganizationName("bpe-desktop")
         app.setStyle("Fusion")
         app.setWindowIcon(QtGui.QIcon(str(resources.ICON)))
-        app.setStyleSheet(resources.read_text(resources.STYLESHEET))
+        from .widgets import theme
+
+        theme.apply()  # palette and stylesheet: the saved View → Theme choice, else the system's scheme
     return app
 
 
@@ -152,12 +157,23 @@ def _settle(window: object, timeout_s: float = 30.0) -> None:
         time.sleep(0.02)
 
 
+def _theme_and_layout(window: object, args: argparse.Namespace) -> None:
+    from . import layouts
+    from .widgets import theme
+
+    if args.theme:
+        theme.apply(theme.Scheme(args.theme.capitalize()))  # this run only: the saved choice is kept
+    if args.layout:
+        layouts.apply(window, args.layout)  # type: ignore[arg-type]
+
+
 def _render(args: argparse.Namespace, errors: list[str]) -> int:
     make_app()
     # the default layout, never the user's saved one: the same picture for everyone
     w = make_window(args.corpus, args.merges, preset=args.preset, remember_layout=False)
     width, height = (int(v) for v in args.size.lower().split("x"))
     w.resize(width, height)  # type: ignore[attr-defined]
+    _theme_and_layout(w, args)
     w.show()  # type: ignore[attr-defined]
     w.sessions.interactive = False  # type: ignore[attr-defined]  # no question without a user
     session_file = args.open_session or args.session
@@ -195,6 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return screenshot(args)
     app = make_app()
     w = make_window(args.corpus, args.merges, preset=args.preset)
+    _theme_and_layout(w, args)
     w.show()  # type: ignore[attr-defined]
     sessions = w.sessions  # type: ignore[attr-defined]
     sessions.enable(autosave=True, ask=True)

@@ -9,10 +9,12 @@ It does not draw tokens or plots (:mod:`.stream`, :mod:`.plots`) or train (:mod:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.errors import BpeError
-from . import file_actions, resources, window_state
+from . import file_actions, layouts, resources, view_menu, window_state
 from .compare.panel import ComparePanel
 from .help.menu import HelpMenu
 from .inspect.panel import LogInspector
@@ -23,7 +25,6 @@ from .panes.settings import SettingsPanel
 from .panes.status_bar import StatusBar
 from .panes.timeline import TimelinePane
 from .panes.why import WhyPanel
-from .plots.panel import PlotsPanel
 from .presets import SAMPLES
 from .session import Session
 from .session_io import SessionManager
@@ -35,6 +36,11 @@ from .stream.view import TokenStreamView
 from .training.controller import TrainingController
 from .training.protocol import StopReason, TrainingState
 from .wording import cannot_continue
+
+if TYPE_CHECKING:
+    from .plots.panel import PlotsPanel
+
+PLOTS_AFTER_MS = 0  # the plots pane (and pyqtgraph, ~0.3 s to import) is built once the window has painted
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -56,7 +62,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timeline = TimelinePane(s)
         self.why = WhyPanel(s)
         self.token_view = TokenStreamView(s)
-        self.plots = PlotsPanel(s)
+        self._plots: PlotsPanel | None = None  # built after the first paint, or when first asked for
+        self._plots_holder = QtWidgets.QWidget()
         self.compare = ComparePanel(s)
         self.follow_merges = MergeFollower(s, self.token_view.canvas, self)  # play scrolls to each merge
         self.inspector = LogInspector(s)
@@ -83,10 +90,37 @@ class MainWindow(QtWidgets.QMainWindow):
         s.trainingStateChanged.connect(self._update_stale)
         s.modelReset.connect(self._update_stale)
         self._update_actions()
-        self._default_state = self.saveState()
+        self._plots_timer = QtCore.QTimer(self)  # a child: it dies with the window
+        self._plots_timer.setSingleShot(True)
+        self._plots_timer.timeout.connect(self._ensure_plots)
+        self.installEventFilter(self)  # the first paint starts the timer (see eventFilter)
+        self.docks["plots"].visibilityChanged.connect(self._ensure_plots)
+        layouts.apply(self, layouts.DEFAULT_LAYOUT)  # the docks' sizes are given when the window is shown
         window_state.fit_to_screen(self)
         if remember_layout:
             window_state.restore(self)
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+        if obj is self and ev.type() == QtCore.QEvent.Type.Paint:
+            self.removeEventFilter(self)
+            self._plots_timer.start(PLOTS_AFTER_MS)  # after the first paint, not before it
+        return super().eventFilter(obj, ev)
+
+    def _ensure_plots(self, shown: bool = True) -> None:
+        if shown:
+            self.plots  # noqa: B018 (builds it)
+
+    @property
+    def plots(self) -> PlotsPanel:
+        """The plots pane, built on first use: importing pyqtgraph would delay the window's first paint."""
+        if self._plots is None:
+            from .plots import panel
+
+            cls = globals().get("PlotsPanel") or panel.PlotsPanel  # (benchmarks swap it for an empty widget)
+            self._plots = cls(self.session)
+            self.docks["plots"].setWidget(self._plots)
+            self._plots_holder.deleteLater()
+        return self._plots
 
     # -- layout -------------------------------------------------------------------------------------
     def _dock(self, key: str, title: str, widget: QtWidgets.QWidget, area: QtCore.Qt.DockWidgetArea
@@ -102,29 +136,16 @@ class MainWindow(QtWidgets.QMainWindow):
         return d
 
     def _build_docks(self) -> None:
+        # no central widget: all content lives in docks, arranged by a named layout (gui/layouts.py)
         A = QtCore.Qt.DockWidgetArea
-        # no central widget: all content lives in docks, which then share the whole window
-        corpus = self._dock("corpus", "Corpus", self.corpus, A.LeftDockWidgetArea)
-        settings = self._dock("settings", "Settings", self.settings, A.LeftDockWidgetArea)
-        tokens = self._dock("tokens", "Token stream", self.token_view, A.RightDockWidgetArea)
-        merges = self._dock("merges", "Merges", self.merges, A.RightDockWidgetArea)
-        why = self._dock("why", "Why this merge", self.why, A.RightDockWidgetArea)
-        plots = self._dock("plots", "Plots", self.plots, A.RightDockWidgetArea)
-        timeline = self._dock("timeline", "Timeline", self.timeline, A.BottomDockWidgetArea)
-        self.splitDockWidget(corpus, settings, QtCore.Qt.Orientation.Vertical)
-        self.splitDockWidget(tokens, merges, QtCore.Qt.Orientation.Horizontal)
-        self.splitDockWidget(tokens, why, QtCore.Qt.Orientation.Vertical)
-        self.splitDockWidget(merges, plots, QtCore.Qt.Orientation.Vertical)
-        self.resizeDocks([corpus, tokens, merges], [360, 640, 440], QtCore.Qt.Orientation.Horizontal)
-        self.resizeDocks([corpus, settings], [360, 400], QtCore.Qt.Orientation.Vertical)
-        self.resizeDocks([tokens, why], [520, 260], QtCore.Qt.Orientation.Vertical)
-        self.resizeDocks([merges, plots], [440, 340], QtCore.Qt.Orientation.Vertical)
-        del timeline
-        # the compare pane shares the token stream's place as a tab (it encodes nothing while hidden)
-        compare = self._dock("compare", "Compare tokenizers", self.compare, A.RightDockWidgetArea)
-        self.tabifyDockWidget(tokens, compare)
-        self.tabifyDockWidget(compare, self._dock("inspect", "Log inspector", self.inspector, A.RightDockWidgetArea))
-        tokens.raise_()
+        for key, title, widget in (("corpus", "Corpus", self.corpus), ("settings", "Settings", self.settings),
+                                   ("tokens", "Token stream", self.token_view), ("merges", "Merges", self.merges),
+                                   ("why", "Why this merge", self.why), ("plots", "Plots", self._plots_holder),
+                                   ("timeline", "Timeline", self.timeline),
+                                   ("compare", "Compare tokenizers", self.compare)):
+            self._dock(key, title, widget, A.RightDockWidgetArea)
+        self._dock("inspect", "Log inspector", self.inspector, A.RightDockWidgetArea)
+        layouts.groups(self)["inspect"] = "centre"  # a tab beside the token stream and compare
 
     def _build_actions(self) -> None:
         st = self.style()
@@ -192,11 +213,8 @@ class MainWindow(QtWidgets.QMainWindow):
         tm.addSeparator()
         tm.addAction(self.further_action)
         vm = mb.addMenu("&View")
-        for d in self.docks.values():
-            vm.addAction(d.toggleViewAction())
-        vm.addSeparator()
+        view_menu.build(self, vm)
         vm.addAction(self.follow_merges.action)
-        vm.addAction(act("Reset layout", self.reset_layout))
         self.help = HelpMenu(self, mb.addMenu("&Help"))
         preset_corpus.install(self)  # choosing "Robot logs" offers the robot-log sample
 
@@ -359,12 +377,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def reset_layout(self) -> None:
         """Every pane back where it starts, the window fitted to the screen; the saved layout is forgotten."""
-        self.restoreState(self._default_state)
-        for d in self.docks.values():
-            d.setFloating(False)
-            d.show()
-        self.docks["tokens"].raise_()
         window_state.fit_to_screen(self)
+        layouts.apply(self, layouts.DEFAULT_LAYOUT)
         window_state.forget()
 
     def closeEvent(self, e: QtGui.QCloseEvent) -> None:

@@ -1,5 +1,7 @@
 """The main window's geometry and dock layout: fitted to the screen at first start, remembered between
-sessions (QSettings), and restorable to the default with View → Reset layout.
+sessions (QSettings), and restorable to the default with View → Reset layout.  Remembered with the docks:
+the named layout last chosen, every splitter inside the panes and every table's column widths (header
+state), keyed by the dock they are in and their object name (or their order in the dock).
 
 It stores nothing but geometry and dock state; corpus, settings and models are not remembered here.
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 DEFAULT_SIZE = QtCore.QSize(1440, 900)
-_VERSION = 1  # bump when the dock set changes, so an old saved layout is ignored
+_VERSION = 2  # bump when the dock set changes, so an old saved layout is ignored
 
 
 def settings() -> QtCore.QSettings:
@@ -37,7 +39,36 @@ def restore(window: QtWidgets.QMainWindow) -> bool:
     geometry, state = s.value("geometry"), s.value("state")
     if not isinstance(geometry, QtCore.QByteArray) or not isinstance(state, QtCore.QByteArray):
         return False
-    return bool(window.restoreGeometry(geometry) and window.restoreState(state, _VERSION))
+    ok = bool(window.restoreGeometry(geometry) and window.restoreState(state, _VERSION))
+    if ok:
+        window._layout_restored = True  # type: ignore[attr-defined]
+        name = s.value("layout_name", "", type=str)
+        if name:
+            window._layout_name = name  # type: ignore[attr-defined]
+        inner = s.value("inner")
+        if isinstance(inner, dict):
+            for key, w in _inner_widgets(window):
+                data = inner.get(key)
+                if isinstance(data, QtCore.QByteArray):
+                    w.restoreState(data)
+    return ok
+
+
+def _inner_widgets(window: QtWidgets.QMainWindow) -> list[tuple[str, QtWidgets.QSplitter | QtWidgets.QHeaderView]]:
+    """(key, widget) of every splitter and horizontal table header inside the window's docks."""
+    out: list[tuple[str, QtWidgets.QSplitter | QtWidgets.QHeaderView]] = []
+    for dock in window.findChildren(QtWidgets.QDockWidget):
+        seen: dict[str, int] = {}
+        for w in dock.findChildren(QtWidgets.QWidget):
+            if isinstance(w, QtWidgets.QHeaderView) and w.orientation() != QtCore.Qt.Orientation.Horizontal:
+                continue
+            if not isinstance(w, (QtWidgets.QSplitter, QtWidgets.QHeaderView)):
+                continue
+            kind = type(w).__name__
+            n = seen.get(kind, 0)
+            seen[kind] = n + 1
+            out.append((f"{dock.objectName()}/{w.objectName() or f'{kind}{n}'}", w))
+    return out
 
 
 def save(window: QtWidgets.QMainWindow) -> None:
@@ -45,12 +76,14 @@ def save(window: QtWidgets.QMainWindow) -> None:
     s.setValue("layout_version", _VERSION)
     s.setValue("geometry", window.saveGeometry())
     s.setValue("state", window.saveState(_VERSION))
+    s.setValue("layout_name", getattr(window, "_layout_name", ""))
+    s.setValue("inner", {key: w.saveState() for key, w in _inner_widgets(window)})
     s.sync()
 
 
 def forget() -> None:
     """Drop the saved layout (the next start uses the default)."""
     s = settings()
-    for key in ("layout_version", "geometry", "state"):
+    for key in ("layout_version", "geometry", "state", "layout_name", "inner"):
         s.remove(key)
     s.sync()

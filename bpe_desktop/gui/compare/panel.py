@@ -48,17 +48,7 @@ THROTTLE_MS = 120
 OWN_NAME = "Your tokenizer"
 CL100K_NAME = "cl100k_base"
 
-_STYLE = """
-QLabel#compareSummary { background: #eff6ff; border: 1px solid #bfdbfe; border-radius: 4px; padding: 6px 8px;
-                        color: #1e3a8a; }
-QFrame#compareRow { background: #ffffff; border: 1px solid #e5e7eb; border-radius: 6px; }
-QWidget#compareRows { background: #f9fafb; }
-#compareName { font-weight: 600; }
-QLabel#compareDetail { color: #6b7280; font-size: 11px; }
-QLabel#compareFigure { color: #374151; }
-QToolButton#addReference { border: 1px solid #d1d5db; border-radius: 4px; padding: 3px 8px; background: #ffffff; }
-QToolButton#addReference:hover { background: #f3f4f6; }
-"""
+# its colours (compareSummary, compareRow, ...) are in resources/styles/style.qss, per theme
 
 
 class ComparePanel(QtWidgets.QWidget):
@@ -143,7 +133,6 @@ class ComparePanel(QtWidgets.QWidget):
         split.setStretchFactor(1, 1)
         split.setSizes([120, 400])
         split.setChildrenCollapsible(False)
-        self.setStyleSheet(_STYLE)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addLayout(top)

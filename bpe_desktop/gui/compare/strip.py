@@ -21,6 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.labels import token_hue
 from ...core.segmentation import Segment
 from ...core.tokenizer import UNKNOWN_ID
+from ..widgets import theme
 
 PAD_X = 3
 GAP_X = 2
@@ -31,14 +32,15 @@ COLLAPSED_LINES = 4  # a collapsed strip shows this many lines of boxes
 
 
 def token_color(token_id: int | None, n_base: int = 256) -> QtGui.QColor:
-    """Box colour: a stable light hue per merged token, neutral for base symbols, red for unknowns."""
+    """Box colour in the current theme: a stable hue per merged token, neutral for base symbols, red for unknowns."""
+    t = theme.current()
     if token_id is None:
         return QtGui.QColor(0, 0, 0, 0)
     if token_id == UNKNOWN_ID:
-        return QtGui.QColor("#fecaca")
+        return QtGui.QColor(t.token_unknown)
     if token_id < n_base:
-        return QtGui.QColor("#e5e7eb")
-    return QtGui.QColor.fromHslF(token_hue(token_id), 0.78, 0.85)
+        return QtGui.QColor(t.token_base)
+    return theme.token_fill(token_hue(token_id), t)
 
 
 class TokenStrip(QtWidgets.QWidget):
@@ -225,8 +227,8 @@ class TokenStrip(QtWidgets.QWidget):
             return
         self._ensure_layout()
         clip = QtCore.QRectF(e.rect())
-        text_pen = QtGui.QPen(QtGui.QColor("#111827"))
-        gap_pen = QtGui.QPen(QtGui.QColor("#9ca3af"))
+        text_pen = QtGui.QPen(QtGui.QColor(theme.current().token_text))
+        gap_pen = QtGui.QPen(QtGui.QColor(theme.current().token_gap))
         for rect, i in self._boxes:
             if rect.bottom() < clip.top() or rect.top() > clip.bottom() or rect.bottom() > self.height():
                 continue  # (a collapsed strip draws no half line)

@@ -19,6 +19,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.corpus import CorpusSource, looks_like_word_counts
 from ...core.errors import CorpusError
 from ..session import Session
+from ..widgets.elided_label import ElidedLabel, Part
 from ..wording import plural
 
 LIVE_TEXT_MS = 300  # edits are shown in the token view this long after the last key
@@ -78,9 +79,8 @@ class CorpusEditor(QtWidgets.QWidget):
         self.path: str | None = None  # set when the trainer should read a file rather than the text
         self.name = "<editor>"
         self._user_toggled = False
-        self.title = QtWidgets.QLabel(self)
-        self.title.setStyleSheet("color: #4b5563;")
-        # a long file name must not widen the dock (and the window): let the label be cut instead
+        self.title = ElidedLabel("", self)  # a long file name is elided, not widening the dock (and the window)
+        self.title.setProperty("muted", True)
         self.title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.table_toggle = QtWidgets.QCheckBox("word-count table", self)
         self.table_toggle.setToolTip("Each line is 'word count' (as in the seeds) instead of running text")
@@ -200,5 +200,6 @@ class CorpusEditor(QtWidgets.QWidget):
         kind = "word-count table" if self.table_toggle.isChecked() else "text"
         size = self.path and os.path.getsize(self.path)
         extra = f" · {_size(size)} file" if size else f" · {plural(self.editor.blockCount(), 'line')}"
-        self.title.setText(f"{self.name} · {kind}{extra}")
+        # short of room, the kind goes first (the tick box says it too), then the size
+        self.title.set_parts([Part(self.name), Part(f" · {kind}", drop=2), Part(extra, drop=1)])
         self.title.setToolTip(self.path or self.name)

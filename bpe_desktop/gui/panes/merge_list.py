@@ -17,12 +17,13 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..session import Session
+from ..widgets import theme
 from ..widgets.token_labels import token_label, token_plain
 from ..wording import plural
 
-COLUMNS = ("#", "left", "right", "new token", "count", "removed")
+COLUMNS = ("#", "left", "right", "token", "count", "removed")
 UNKNOWN = "–"  # count and removed of a merge read from a file that does not record them
-HEADER_TIPS = ("rank (1 = first merge)", "left symbol", "right symbol", "the token the merge makes",
+HEADER_TIPS = ("rank (1 = first merge)", "left symbol", "right symbol", "the new token the merge makes",
                "pair count when chosen (overlaps counted)", "symbols removed from the corpus by the merge")
 _Idx = QtCore.QModelIndex | QtCore.QPersistentModelIndex
 _Role = QtCore.Qt.ItemDataRole
@@ -46,7 +47,8 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         session.recordsAppended.connect(self._appended)
         session.stepChanged.connect(self._step_changed)
         self._step = session.step
-        self._future = QtGui.QBrush(QtGui.QColor("#9ca3af"))
+        self._future = QtGui.QBrush(QtGui.QColor(theme.current().faint))
+        theme.notifier().changed.connect(lambda t: setattr(self, "_future", QtGui.QBrush(QtGui.QColor(t.faint))))
         self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         self._label_cache: dict[int, tuple[str, str, str]] = {}
 
@@ -165,7 +167,7 @@ class MergeListPane(QtWidgets.QWidget):
         self.view.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
         header = self.view.horizontalHeader()
         header.setMinimumSectionSize(36)
-        for col, width in enumerate((56, 64, 64, 96, 60, 72)):
+        for col, width in enumerate((40, 50, 50, 80, 60, 76)):  # "token" stretches: fits a 370 px pane
             header.setSectionResizeMode(col, QtWidgets.QHeaderView.ResizeMode.Stretch if col == 3
                                         else QtWidgets.QHeaderView.ResizeMode.Interactive)
             self.view.setColumnWidth(col, width)

@@ -12,6 +12,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..session import Session
 from ..training.protocol import Stage, TrainingState
+from ..widgets import theme
+from ..widgets.elided_label import ElidedLabel
 from ..wording import rate_text
 
 STATE_TEXT = {
@@ -49,15 +51,16 @@ class ProgressStrip(QtWidgets.QWidget):
     def paintEvent(self, _e: QtGui.QPaintEvent) -> None:
         p = QtGui.QPainter(self)
         r = self.rect().adjusted(0, 0, -1, -1)
-        p.setPen(QtGui.QColor("#d1d5db"))
-        p.setBrush(QtGui.QColor("#f9fafb"))
+        t = theme.current()
+        p.setPen(QtGui.QColor(t.progress_border))
+        p.setBrush(QtGui.QColor(t.progress_bg))
         p.drawRoundedRect(r, 3, 3)
         done = r.width() if self.fraction is None else int(r.width() * max(0.0, min(1.0, self.fraction)))
         if done > 0:
             p.setPen(QtCore.Qt.PenStyle.NoPen)
-            p.setBrush(QtGui.QColor("#dbeafe" if self.fraction is None else "#93c5fd"))
+            p.setBrush(QtGui.QColor(t.progress_busy if self.fraction is None else t.progress_fill))
             p.drawRoundedRect(QtCore.QRectF(r.x() + 1, r.y() + 1, max(0, done - 1), r.height() - 1), 2, 2)
-        p.setPen(QtGui.QColor("#1f2937"))
+        p.setPen(QtGui.QColor(t.text))
         p.drawText(self.rect(), QtCore.Qt.AlignmentFlag.AlignCenter, self.text)
         p.end()
 
@@ -66,7 +69,7 @@ class StatusBar(QtWidgets.QStatusBar):
     def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.state_label = QtWidgets.QLabel(self)
+        self.state_label = ElidedLabel("", self)  # long errors are elided (full text in the tooltip)
         self.state_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
                                        QtWidgets.QSizePolicy.Policy.Preferred)  # long errors must not widen
         self.step_label = QtWidgets.QLabel(self)

@@ -1,7 +1,8 @@
 """The timeline pane: a slider over merges 0…M labelled with the vocabulary size at each step.
 
 Buttons (and keys, installed by the main window through :meth:`TimelinePane.shortcuts`) step back and
-forward or jump to either end; play/pause advances the step at a chosen speed; a spin box jumps to any
+forward or jump to either end; play/pause advances the step at a chosen speed (changing it at most once a
+frame, :data:`FRAME_MS`: faster speeds move several steps a tick, by the time elapsed); a spin box jumps to any
 step.  One training run serves every smaller vocabulary size: moving the slider only sets
 ``session.step``.
 
@@ -10,12 +11,16 @@ It does not train or draw tokens; it only moves the session's step.
 
 from __future__ import annotations
 
+import time
+
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..session import Session
+from ..widgets.elided_label import ElidedLabel, Part
 from ..wording import plural
 
 SPEEDS = (1, 2, 5, 10, 25, 50, 100, 500)  # steps per second while playing
+FRAME_MS = 16  # playback changes the step at most this often (faster speeds skip steps)
 
 
 def _button(parent: QtWidgets.QWidget, icon: QtWidgets.QStyle.StandardPixmap, tip: str) -> QtWidgets.QToolButton:
@@ -49,10 +54,9 @@ class TimelinePane(QtWidgets.QWidget):
         self.low_label = QtWidgets.QLabel(self)  # vocabulary size at step 0 ...
         self.high_label = QtWidgets.QLabel(self)  # ... and at the last step, at the slider's ends
         for lab in (self.low_label, self.high_label):
-            lab.setStyleSheet("color: #6b7280;")
-        self.label = QtWidgets.QLabel(self)
+            lab.setProperty("faint", True)  # the theme's caption colour (style.qss)
+        self.label = ElidedLabel("", self, hint="step 00,000 / 00,000 · vocabulary 000,000")  # shrinks when short
         self.label.setObjectName("stepLabel")
-        self.label.setMinimumWidth(230)
 
         self.speed = QtWidgets.QComboBox(self)
         for s in SPEEDS:
@@ -82,10 +86,11 @@ class TimelinePane(QtWidgets.QWidget):
         self.jump.setRange(0, 999_999)
         self.jump.setFixedSize(self.jump.sizeHint())
         self.jump.setRange(0, 0)
-        _fit(self.label, "step 00,000 / 00,000 · vocabulary 000,000")
         for lab in (self.low_label, self.high_label):
             _fit(lab, "000,000")
             lab.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+        self._played_from = (0.0, 0)  # (when, step) playback last started at, for steps due by elapsed time
+        self._last_played = 0  # the step the last tick went to
         self._timer = QtCore.QTimer(self)
         self._timer.timeout.connect(self._tick)
         self.first_btn.clicked.connect(lambda: session.set_step(0))
@@ -148,13 +153,23 @@ class TimelinePane(QtWidgets.QWidget):
 
     # -- session -> widgets -------------------------------------------------------------------------
     def _apply_speed(self) -> None:
-        self._timer.setInterval(max(1, int(1000 / self.steps_per_second())))
+        # at most one step change per frame: faster speeds advance several steps a tick (by the time that
+        # passed, so the speed is what the box says), slower ones one step per 1/speed seconds
+        self._timer.setInterval(max(FRAME_MS, int(1000 / self.steps_per_second())))
+        self._played_from = (time.perf_counter(), self.session.step)
+        self._last_played = self.session.step
 
     def _tick(self) -> None:
-        if self.session.step >= self.session.n_steps:
+        s = self.session
+        if s.step >= s.n_steps:
             self.set_playing(False)
-        else:
-            self.step_forward()
+            return
+        if s.step != self._last_played:  # moved by the user while playing: go on from there
+            self._played_from = (time.perf_counter(), s.step)
+        t0, k0 = self._played_from
+        due = k0 + int((time.perf_counter() - t0) * self.steps_per_second())
+        self._last_played = min(s.n_steps, max(s.step + 1, due))
+        s.set_step(self._last_played)
 
     def _grow(self, *_: object) -> None:
         n = self.session.n_steps
@@ -184,7 +199,7 @@ class TimelinePane(QtWidgets.QWidget):
         s = self.session
         trained = bool(s.initial_symbols or s.records)
         vocab = f"{s.model.vocab_size_at(k):,}" if trained else "–"
-        _fit(self.label, f"step {k:,} / {s.n_steps:,} · vocabulary {vocab}")
+        self.label.set_parts([Part(f"step {k:,} / {s.n_steps:,}"), Part(f" · vocabulary {vocab}", drop=1)])
         self.slider.setToolTip(f"step {k:,}: vocabulary {vocab}")
         self.back_btn.setEnabled(k > 0)
         self.first_btn.setEnabled(k > 0)

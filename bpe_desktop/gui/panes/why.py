@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.records import explain
 from ..session import Session
 from ..training.protocol import TrainingState
+from ..widgets.elided_label import ElidedLabel
 from ..widgets.token_labels import display_record
 from ..wording import plural
 
@@ -28,7 +29,7 @@ class WhyPanel(QtWidgets.QWidget):
     def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.title = QtWidgets.QLabel(self)
+        self.title = ElidedLabel("", self)
         self.title.setObjectName("stepLabel")
         self.sentence = QtWidgets.QLabel(self)
         self.sentence.setObjectName("why")
@@ -36,9 +37,11 @@ class WhyPanel(QtWidgets.QWidget):
         self.sentence.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.detail = QtWidgets.QLabel(self)
         self.detail.setWordWrap(True)
-        self.detail.setStyleSheet("color: #4b5563;")
+        self.detail.setProperty("muted", True)
         self.runners = QtWidgets.QLabel("Runner-up pairs (best first; bold = tied with the winner)", self)
-        self.runners.setStyleSheet("color: #4b5563; margin-top: 4px;")
+        self.runners.setProperty("muted", True)
+        self.runners.setContentsMargins(0, 4, 0, 0)
+        self.runners.setWordWrap(True)
         self.table = QtWidgets.QTableWidget(0, 3, self)
         self.table.setHorizontalHeaderLabels(["left", "right", "count"])
         self.table.setAlternatingRowColors(True)
@@ -51,6 +54,7 @@ class WhyPanel(QtWidgets.QWidget):
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
         self.table.setShowGrid(False)
         self.table.verticalHeader().setDefaultSectionSize(20)
+        self.table.setMinimumHeight(24 + 7 * 20)  # the header and seven runner-ups without scrolling
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 6)
         lay.addWidget(self.title)

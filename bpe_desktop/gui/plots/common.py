@@ -1,4 +1,9 @@
-"""What the plots pane's three plots share: a light theme, a readable log axis, export as PNG, SVG and CSV.
+"""What the plots pane's three plots share: the theme's colours, titles that fit, a readable log axis, export
+as PNG, SVG and CSV.
+
+Colours come from :mod:`..widgets.theme` (background, ink, grid; the series colours read on both themes);
+a card restyles its plots, titles and text items when the theme changes.  :func:`set_title` gives a plot
+the longest of several titles that fits its width (elided if none does).
 
 :class:`LogAxis` labels a log10 axis at round numbers only (1, 2, 5, 10, ... as plain numbers, fewer when
 space is short) instead of pyqtgraph's defaults (labels such as "0.91" and "10¹" that collide with "9").
@@ -16,18 +21,47 @@ from collections.abc import Sequence
 
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui
 
 from ...core.atomic import atomic_write
 from ...core.csv_table import csv_text
 from ...core.errors import BpeError
+from ..widgets import theme
 
-INK = "#222222"
-GRID_INK = "#9a9a9a"
-LINE = "#1f5fa8"  # main series
-ACCENT = "#d2492a"  # the current step / the pair about to be merged
-FIT = "#6a9a3a"
-SECOND = "#7a4fa0"
+INK = theme.LIGHT.plot_ink  # the light theme's; painting code asks ink() for the current one
+LINE = "#2f6fc0"  # main series (these four read on the light and the dark background)
+ACCENT = "#e0552f"  # the current step / the pair about to be merged
+FIT = "#6f9f3a"
+SECOND = "#8a5cc0"
+TITLE_SIZE = "11pt"
+
+
+def ink() -> str:
+    return theme.current().plot_ink
+
+
+def set_title(plot: pg.PlotItem, *titles: str) -> str:
+    """Give *plot* the first of *titles* (longest first) that fits its width, else the last one elided;
+    the full first title is the title's tooltip.  Returns the text shown."""
+    plot._title_variants = titles  # re-fitted when the card is resized
+    views = plot.scene().views() if plot.scene() is not None else []
+    card = views[0] if views else None
+    width = card.title_room(plot) if isinstance(card, PlotCard) else 10_000.0
+    font = QtGui.QFont()
+    font.setPointSizeF(float(TITLE_SIZE[:-2]))
+    fm = QtGui.QFontMetricsF(font)
+    index = next((i for i, t in enumerate(titles) if fm.horizontalAdvance(t) <= width), len(titles))
+    shown = titles[index] if index < len(titles) else fm.elidedText(
+        titles[-1], QtCore.Qt.TextElideMode.ElideRight, max(width, 20.0))
+    if shown != getattr(plot, "_title_shown", None) or plot.titleLabel.opts.get("color") != ink():
+        plot.setTitle(shown, color=ink(), size=TITLE_SIZE)
+        plot._title_shown = shown
+        plot.titleLabel.setToolTip(titles[0] if shown != titles[0] else "")
+        if index != getattr(plot, "_title_index", None):  # a shorter kind of title: the layout may shrink
+            plot._title_index = index  # (not for a new step number in the same kind: ~2 ms a relayout)
+            if isinstance(card, PlotCard) and card.isVisible():
+                card.fit_view()
+    return shown
 PNG_WIDTH = 1400  # pixels of an exported PNG (height follows the widget's aspect ratio)
 
 
@@ -101,16 +135,36 @@ class LogAxis(pg.AxisItem):
 
 
 def style_plot(plot: pg.PlotItem, title: str, bottom: str, left: str) -> None:
-    """Dark text on white, grid, axis labels and a title."""
-    plot.setTitle(title, color=INK, size="11pt")
-    for name, text in (("bottom", bottom), ("left", left)):
-        ax = plot.getAxis(name)
-        ax.setPen(pg.mkPen(GRID_INK))
-        ax.setTextPen(pg.mkPen(INK))
-        ax.setLabel(text, color=INK)
+    """The theme's ink on its background, grid, axis labels and a title."""
+    set_title(plot, title)
+    plot._axis_texts = {"bottom": bottom, "left": left}
+    _style_axes(plot, theme.current())
     plot.getAxis("left").setWidth(64)  # stacked plots line up
     plot.showGrid(x=True, y=True, alpha=0.18)
     plot.setMenuEnabled(True)
+
+
+def fit_text(item: pg.TextItem, plot: pg.PlotItem, x: float, right_of: bool, *variants: str) -> str:
+    """Give the text item at data x *x* the first of *variants* that fits between x and the plot's right
+    edge (*right_of*) or its left edge; the last one if none does."""
+    vb = plot.vb
+    (x0, x1), _ = vb.viewRange()
+    px = (x - x0) / (x1 - x0) * vb.width() if x1 > x0 else 0.0
+    room = (vb.width() - px if right_of else px) - 4
+    fm = QtGui.QFontMetricsF(item.textItem.font())
+    pad = 2 * item.textItem.document().documentMargin()
+    text = next((v for v in variants if fm.horizontalAdvance(v) + pad <= room), variants[-1])
+    if text != item.toPlainText():
+        item.setText(text)
+    return text
+
+
+def _style_axes(plot: pg.PlotItem, t: theme.Theme) -> None:
+    for name, text in getattr(plot, "_axis_texts", {}).items():
+        ax = plot.getAxis(name)
+        ax.setPen(pg.mkPen(t.plot_grid))
+        ax.setTextPen(pg.mkPen(t.plot_ink))
+        ax.setLabel(text, color=t.plot_ink)
 
 
 class PlotCard(pg.GraphicsLayoutWidget):
@@ -123,9 +177,65 @@ class PlotCard(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent, show=False, size=None, title=None)
-        self.setBackground("w")
-        self.ci.setContentsMargins(6, 6, 10, 6)
+        self._theme = theme.current()
+        self.setBackground(self._theme.plot_bg)
+        self.ci.setContentsMargins(6, 6, 14, 6)
         self.setMinimumSize(320, 220)
+        theme.notifier().changed.connect(self.apply_theme)
+
+    def title_room(self, plot: pg.PlotItem) -> float:
+        """Pixels a title of *plot* may take: the card's width less the left axis and the margins."""
+        if self.width() <= 0 or not self.isVisible():
+            return 10_000.0  # laid out later: the resize re-fits the title
+        return float(self.viewport().width() - plot.getAxis("left").width() - 36)
+
+    def plot_items(self) -> list[pg.PlotItem]:
+        return [i for i in self.ci.items if isinstance(i, pg.PlotItem)]
+
+    def apply_theme(self, t: theme.Theme) -> None:
+        """Restyle for theme *t*: background, axes, titles and every text drawn in the old ink."""
+        try:
+            self._apply_theme(t)
+        except RuntimeError:  # a card being destroyed: its items are gone
+            theme.notifier().changed.disconnect(self.apply_theme)
+
+    def _apply_theme(self, t: theme.Theme) -> None:
+        old, self._theme = self._theme.plot_ink, t
+        self.setBackground(t.plot_bg)
+        for plot in self.plot_items():
+            _style_axes(plot, t)
+            variants = getattr(plot, "_title_variants", None)
+            if variants:
+                plot._title_shown = None
+                set_title(plot, *variants)
+        for item in self.scene().items():
+            if isinstance(item, pg.TextItem) and item.color.name() == QtGui.QColor(old).name():
+                item.setColor(t.plot_ink)
+            elif isinstance(item, pg.LabelItem) and item.opts.get("color") == old:
+                item.setText(item.text, color=t.plot_ink)
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        self.fit_titles()
+
+    def showEvent(self, ev) -> None:
+        super().showEvent(ev)
+        self.fit_titles()
+
+    def fit_titles(self) -> None:
+        for plot in self.plot_items() if hasattr(self, "ci") else ():
+            variants = getattr(plot, "_title_variants", None)
+            if variants:
+                set_title(plot, *variants)
+        self.fit_view()
+
+    def fit_view(self) -> None:
+        """Size the plots' layout to the view again: with a shorter title its minimum width shrinks, but a
+        layout once widened past the view (by a longer title) stays so until it is resized after relayout."""
+        if hasattr(self, "ci"):
+            self.ci.layout.invalidate()
+            self.ci.layout.activate()
+            self.ci.resize(QtCore.QSizeF(self.viewport().size()))
 
     def csv_rows(self) -> list[Sequence[object]]:
         """The numbers behind the picture (what is plotted now)."""

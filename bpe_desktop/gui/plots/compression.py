@@ -14,7 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from ...core.stats import CURVE_COLUMNS, CompressionCurve
-from .common import ACCENT, INK, LINE, SECOND, PlotCard, style_plot
+from .common import ACCENT, LINE, SECOND, PlotCard, fit_text, ink, set_title, style_plot
 
 
 class CompressionPlot(PlotCard):
@@ -27,8 +27,12 @@ class CompressionPlot(PlotCard):
         self.step = 0
         top = self.top_plot = self.addPlot(row=0, col=0)
         style_plot(top, "Compression: total symbols in the corpus", "merges", "symbols")
+        set_title(top, "Compression: total symbols in the corpus", "Total symbols in the corpus", "Total symbols")
         bottom = self.bottom_plot = self.addPlot(row=1, col=0)
         style_plot(bottom, "Symbols removed by each merge, n\u2c7c", "merge j", "n\u2c7c (log)")
+        set_title(bottom, "Symbols removed by each merge, n\u2c7c", "Removed by merge j, n\u2c7c", "n\u2c7c")
+        for plot in (top, bottom):
+            plot.vb.setDefaultPadding(0.05)  # the last point's dot stays inside
         bottom.setLogMode(y=True)
         bottom.setXLink(top)
         self.ci.layout.setRowStretchFactor(0, 3)
@@ -41,8 +45,10 @@ class CompressionPlot(PlotCard):
         self.step_line_bottom = pg.InfiniteLine(0, angle=90, movable=False, pen=pen)
         top.addItem(self.step_line, ignoreBounds=True)
         bottom.addItem(self.step_line_bottom, ignoreBounds=True)
-        self.here_label = pg.TextItem("", color=INK, anchor=(0, 1))
+        self.here_label = pg.TextItem("", color=ink(), anchor=(0, 1))
         top.addItem(self.here_label, ignoreBounds=True)
+        for sig in (top.vb.sigResized, top.vb.sigXRangeChanged):  # the label's length fits the width
+            sig.connect(lambda *_: self.set_step(self.step))
 
     def set_data(self, curve: CompressionCurve | None, step: int | None = None) -> None:
         self.data = curve
@@ -71,10 +77,14 @@ class CompressionPlot(PlotCard):
         self.here.setData([float(k)], [float(s)])
         first = curve.symbols[0]
         pct = 100.0 * (first - s) / first if first else 0.0
-        self.here_label.setText(f" step {k:,}: {s:,} symbols ({pct:.1f}% fewer)")
         self.here_label.setPos(k, s)
-        # keep the label inside the plot: left of the line once past the middle
-        self.here_label.setAnchor((1, 1) if k >= (len(curve.steps) - 1) / 2 else (0, 1))
+        # keep the label inside the plot: left of the line once past the middle, under the point in the top half,
+        # shorter when the plot is narrow
+        lo, hi = min(curve.symbols), max(curve.symbols)
+        left = k >= (len(curve.steps) - 1) / 2
+        self.here_label.setAnchor((1 if left else 0, 0 if s > (lo + hi) / 2 else 1))
+        fit_text(self.here_label, self.top_plot, k, not left, f" step {k:,}: {s:,} symbols ({pct:.1f}% fewer) ",
+                 f" {s:,} symbols ({pct:.1f}% fewer) ", f" {s:,} (−{pct:.1f}%) ", f" −{pct:.0f}% ")
 
     def csv_rows(self) -> list[Sequence[object]]:
         return list(self.data.rows()) if self.data is not None else []

@@ -27,6 +27,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.errors import BpeError
 from ..session import Session
 from ..training.protocol import TrainingState
+from ..widgets.elided_label import ElidedLabel, Part
 from ..wording import plural
 from .common import PlotCard
 from .compression import CompressionPlot
@@ -43,6 +44,7 @@ RECENT_S = 0.012  # ... and so do records (or a followed step) this recent: the 
 LATE_RETRY_MS, MAX_YIELDS = 4, 3  # ... and retry soon, but work anyway after this many skips in a row
 CURVES_EVERY_S = 0.1  # while training: redraw the compression and trade-off curves at most this often
 HIDDEN_EVERY_S = 0.5  # ... or this often while their tab is not the one shown
+MARKS_BURST_S = 0.05  # a step change this soon after the last (playback, fast scrubbing) moves the marks later
 CATCH_UP_S = 0.5  # while the history lags: redraw the Zipf plot of its latest step at most this often
 EXPORT_KINDS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV numbers (*.csv)"}
 
@@ -66,8 +68,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self.tabs.addTab(self.compression, "Compression")
         self.tabs.addTab(self.tradeoff, "Trade-off")
         self.tabs.currentChanged.connect(self._tab_changed)
-        self.status = QtWidgets.QLabel("")
-        self.status.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = ElidedLabel("")  # parts shed when narrow (see _update_status)
         self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         bar = QtWidgets.QHBoxLayout()
         bar.setContentsMargins(4, 0, 4, 2)
@@ -98,6 +99,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self._records_at = 0.0  # when records last arrived
         self._yielded = 0  # slices skipped in a row because the timer fired late
         self._marks_dirty = False  # the step marks on the curves lag the step (moved by the next refresh)
+        self._step_at = 0.0  # when the step last changed
         session.corpusChanged.connect(self._on_reset)
         session.modelReset.connect(self._on_reset)
         session.recordsAppended.connect(self._on_records)
@@ -130,8 +132,12 @@ class PlotsPanel(QtWidgets.QWidget):
 
     def _on_step(self, step: int) -> None:
         self._zipf_dirty = True
+        now = time.perf_counter()
+        burst, self._step_at = now - self._step_at < MARKS_BURST_S, now
         if self.session.state is TrainingState.TRAINING:  # the step follows the records: the window repaints next, and
-            self._records_at = time.perf_counter()  # moving the step marks (1-3 ms) waits for the next refresh
+            self._records_at = now  # moving the step marks (1-3 ms) waits for the next refresh
+            self._marks_dirty = True
+        elif burst:  # playing or scrubbing fast: the marks move with the next (throttled) refresh
             self._marks_dirty = True
         else:
             self._marks_dirty = False
@@ -221,13 +227,13 @@ class PlotsPanel(QtWidgets.QWidget):
     def _update_status(self, step: int) -> None:
         s = self.session
         z = self.zipf.data
-        parts = [f"step {step:,} of {s.n_steps:,}"]
+        parts = [Part(f"step {step:,} of {s.n_steps:,}")]
         if z is not None and z.step == step:
-            parts.append(plural(len(z.counts), "pair"))
-            parts.append(f"recount {self.feed.last_zipf_ms:.0f} ms")
+            parts.append(Part(f" · {plural(len(z.counts), 'pair')}", drop=1))
+            parts.append(Part(f" · recount {self.feed.last_zipf_ms:.0f} ms", drop=2))
         elif self.feed.note:
-            parts.append(self.feed.note)
-        self.status.setText(" · ".join(parts))
+            parts.append(Part(f" · {self.feed.note}"))
+        self.status.set_parts(parts)
 
     # -- export -----------------------------------------------------------------------------------------
     def current_plot(self) -> PlotCard:

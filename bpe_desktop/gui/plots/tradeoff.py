@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from ...core.stats import TRADEOFF_COLUMNS, TradeOff
-from .common import ACCENT, INK, LINE, SECOND, PlotCard, style_plot
+from .common import ACCENT, LINE, SECOND, PlotCard, fit_text, ink, set_title, style_plot
 
 
 class TradeoffPlot(PlotCard):
@@ -29,6 +29,8 @@ class TradeoffPlot(PlotCard):
         bottom = self.bottom_plot = self.addPlot(row=1, col=0)
         style_plot(bottom, "Bytes per token", "vocabulary size", "bytes / token")
         bottom.setXLink(top)
+        for plot in (top, bottom):
+            plot.vb.setDefaultPadding(0.05)  # the last point's dot stays inside
         self.tpw = top.plot([], [], pen=pg.mkPen(LINE, width=2), antialias=True)
         self.bpt = bottom.plot([], [], pen=pg.mkPen(SECOND, width=2), antialias=True)
         dot = {"pen": None, "symbol": "o", "symbolSize": 9, "symbolBrush": ACCENT, "symbolPen": None}
@@ -38,9 +40,11 @@ class TradeoffPlot(PlotCard):
         self.lines = [pg.InfiniteLine(0, angle=90, movable=False, pen=pen) for _ in range(2)]
         top.addItem(self.lines[0], ignoreBounds=True)
         bottom.addItem(self.lines[1], ignoreBounds=True)
-        self.labels = [pg.TextItem("", color=INK, anchor=(0, 1)) for _ in range(2)]
+        self.labels = [pg.TextItem("", color=ink(), anchor=(0, 1)) for _ in range(2)]
         top.addItem(self.labels[0], ignoreBounds=True)
         bottom.addItem(self.labels[1], ignoreBounds=True)
+        for sig in (top.vb.sigResized, top.vb.sigXRangeChanged):  # the labels' length fits the width
+            sig.connect(lambda *_: self.set_step(self.step))
 
     def set_data(self, data: TradeOff | None, step: int | None = None) -> None:
         self.data = data
@@ -65,16 +69,18 @@ class TradeoffPlot(PlotCard):
         right = v >= (d.vocab_sizes[0] + d.vocab_sizes[-1]) / 2
         for line in self.lines:
             line.setValue(v)
-        self.top_plot.setTitle(f"Tokens per word (vocabulary {int(v):,} at step {k:,})", color=INK, size="11pt")
+        set_title(self.top_plot, f"Tokens per word (vocabulary {int(v):,} at step {k:,})",
+                  f"Tokens per word (vocab {int(v):,}, step {k:,})", "Tokens per word")
         self.tpw_here.setData([v], [d.tokens_per_word[k]])
         self.bpt_here.setData([v], [d.bytes_per_token[k]])
-        for t, y, text in (
-            (self.labels[0], d.tokens_per_word[k], f" {d.tokens_per_word[k]:.3g} tokens/word "),
-            (self.labels[1], d.bytes_per_token[k], f" {d.bytes_per_token[k]:.3g} bytes/token "),
+        for t, plot, ys, unit in (
+            (self.labels[0], self.top_plot, d.tokens_per_word, "tokens/word"),
+            (self.labels[1], self.bottom_plot, d.bytes_per_token, "bytes/token"),
         ):
-            t.setText(text)
-            t.setPos(v, y)
-            t.setAnchor((1, 1) if right else (0, 1))
+            t.setPos(v, ys[k])
+            upper = ys[k] > (min(ys) + max(ys)) / 2  # in the top half: the label goes under the point
+            t.setAnchor((1 if right else 0, 0 if upper else 1))
+            fit_text(t, plot, v, not right, f" {ys[k]:.3g} {unit} ", f" {ys[k]:.3g} ")
 
     def csv_rows(self) -> list[Sequence[object]]:
         return list(self.data.rows()) if self.data is not None else []

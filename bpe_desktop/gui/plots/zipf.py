@@ -19,7 +19,7 @@ from PySide6 import QtCore
 
 from ...core.stats import ZIPF_COLUMNS, Pair, ZipfData
 from ..widgets.token_labels import token_label
-from .common import ACCENT, FIT, INK, LINE, LogAxis, PlotCard, style_plot
+from .common import ACCENT, FIT, LINE, LogAxis, PlotCard, ink, set_title, style_plot
 
 N_LABELS = 5  # top pairs labelled
 NARROW_PX = 560  # narrower cards show the top pairs under the plot instead of beside it
@@ -40,7 +40,7 @@ class HtmlBox(pg.LabelItem):
     """A few lines of HTML (the key, the top-pairs table) laid out beside or under the plot."""
 
     def __init__(self) -> None:
-        super().__init__("", justify="left", color=INK)
+        super().__init__("", justify="left", color=ink())
         self.wrap_width: float | None = None
 
     @property
@@ -63,15 +63,15 @@ class ZipfPlot(PlotCard):
         p = self.plot = self.addPlot(row=0, col=0, axisItems={"bottom": LogAxis("bottom"), "left": LogAxis("left")})
         style_plot(p, "Pair frequencies", "rank of the pair (log)", "count (log)")
         p.setLogMode(x=True, y=True)
-        p.vb.setDefaultPadding(0.06)  # room for the rank numbers over the top points
+        p.vb.setDefaultPadding(0.12)  # room for the rank numbers over the top points
         self.curve = p.plot([], [], pen=pg.mkPen(LINE, width=2), antialias=True)
         self.fit = p.plot([], [], pen=pg.mkPen(FIT, width=1.5, style=QtCore.Qt.PenStyle.DashLine))
         self.top = p.plot([], [], pen=None, symbol="o", symbolSize=6, symbolBrush=LINE, symbolPen=None)
         self.next = p.plot([], [], pen=None, symbol="o", symbolSize=13, symbolBrush=None,
                            symbolPen=pg.mkPen(ACCENT, width=2.5))
         self.labels = []  # rank numbers beside the top points
-        for _ in range(N_LABELS):
-            t = pg.TextItem("", color=INK, anchor=(0.5, 1.1))
+        for i in range(N_LABELS):  # rank 1 sits on the left edge: its number goes right of the point
+            t = pg.TextItem("", color=ink(), anchor=(0 if i == 0 else 0.5, 1.1))
             p.addItem(t, ignoreBounds=True)
             self.labels.append(t)
         self.next_label = pg.TextItem("", color=ACCENT, anchor=(0, 0))
@@ -87,6 +87,7 @@ class ZipfPlot(PlotCard):
         self.side.addItem(self.top_box, row=1, col=0)
         p.vb.sigResized.connect(self._thin_labels)
         p.vb.sigXRangeChanged.connect(self._thin_labels)
+        p.vb.sigYRangeChanged.connect(self._thin_labels)
         self._narrow: bool | None = None
         self._top_rows: list[tuple[int, str, str, int, bool]] = []
         self._arrange()
@@ -110,7 +111,7 @@ class ZipfPlot(PlotCard):
             self._fill_top_box()
             self._key_parts = []
             self.next_rank = None
-            p.setTitle(note or "Pair frequencies: no pairs", color=INK, size="11pt")
+            set_title(p, note or "Pair frequencies: no pairs", "Pair frequencies")
             self._fit_layout()
             return
         counts = np.asarray(data.counts, dtype=float)
@@ -160,13 +161,13 @@ class ZipfPlot(PlotCard):
         ]
         self._fill_top_box()
         title = f"Pair frequencies at step {data.step:,}"
-        p.setTitle(f"{title} ({note})" if note else title, color=INK, size="11pt")
+        set_title(p, f"{title} ({note})" if note else title, title, "Pair frequencies")
         self._fit_layout()  # the title may have become shorter
 
     def _thin_labels(self, *_: object) -> None:
         """Hide rank numbers that would sit on top of the previous one (ranks 2-5 crowd on a log axis)."""
         vb = self.plot.vb
-        (x0, x1), _y = vb.viewRange()
+        (x0, x1), (y0, y1) = vb.viewRange()
         px_per_unit = vb.width() / (x1 - x0) if x1 > x0 else 0.0
         last = -math.inf
         for i, t in enumerate(self.labels):
@@ -175,6 +176,11 @@ class ZipfPlot(PlotCard):
             t.setVisible(show)
             if show:
                 last = x
+                # over the point, unless that leaves the plot (a short plot): then under it
+                ax = 0 if i == 0 else 0.5
+                text_h = t.textItem.boundingRect().height() - t.textItem.document().documentMargin()
+                above = (y1 - t.pos().y()) * vb.height() / (y1 - y0) if y1 > y0 else 0.0
+                t.setAnchor((ax, 1.1 if above >= text_h * 1.1 else -0.1))
 
     def _fill_top_box(self) -> None:
         self.key.set_html((" &nbsp; " if self._narrow else "<br>").join(self._key_parts))

@@ -16,6 +16,7 @@ from ...core.labels import token_hue, visible_text
 from ...core.model import BPEModel
 from ...core.segmentation import PACK, Segment
 from ...core.tokenizer import UNKNOWN_ID
+from ..widgets import theme
 from ..widgets.lru import LRU
 from .animation import phases
 from .layout import MARGIN, PAD_X, PackedLayout, unpack_layout
@@ -61,9 +62,10 @@ class BoxPainter:
         self.pixmaps.clear()
         self.text_dy = (self.box_h - fm.height()) / 2
         self.dark = palette.color(QtGui.QPalette.ColorRole.Base).lightness() < 128
+        self.theme = theme.DARK if self.dark else theme.LIGHT  # box colours for the widget's palette
         self.special_pens = (
-            QtGui.QPen(QtGui.QColor("#ffb000" if self.dark else "#1f5fd6"), 2.2),  # selected token
-            QtGui.QPen(QtGui.QColor("#f0f0f0" if self.dark else "#303030"), 1.6),  # made by the latest merge
+            QtGui.QPen(QtGui.QColor(self.theme.select_pen), 2.2),  # selected token
+            QtGui.QPen(QtGui.QColor(self.theme.latest_pen), 1.6),  # made by the latest merge
         )
 
     def set_dpr(self, dpr: float) -> None:
@@ -81,14 +83,14 @@ class BoxPainter:
     def color(self, token_id: int) -> QtGui.QColor:
         """Fill colour of a token: neutral for base symbols, a stable hue per merged token."""
         model = self.model
+        t = self.theme
         if token_id == UNKNOWN_ID:
-            return QtGui.QColor("#5a2a2a" if self.dark else "#ffd6d6")
+            return QtGui.QColor(t.token_unknown)
         if model is None or token_id < model.n_base:
-            return QtGui.QColor("#3b3f45" if self.dark else "#eceef1")
+            return QtGui.QColor(t.token_base)
         if token_id >= len(model.tokens):
-            return QtGui.QColor("#555555" if self.dark else "#d9d9d9")
-        h = token_hue(token_id)
-        return QtGui.QColor.fromHslF(h, 0.55, 0.32) if self.dark else QtGui.QColor.fromHslF(h, 0.80, 0.84)
+            return QtGui.QColor(t.token_gap)
+        return theme.token_fill(token_hue(token_id), t)
 
     def pen(self, token_id: int, latest: int | None) -> QtGui.QPen:
         if token_id == self.selected:

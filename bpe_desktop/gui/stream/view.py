@@ -22,6 +22,8 @@ from ...core.labels import id_label
 from ...core.token_search import find_token
 from ..regex_guard import report_timeout
 from ..session import Session
+from ..widgets import theme
+from ..widgets.elided_label import ElidedLabel, Part
 from .canvas import TokenCanvas
 
 #: how many rows the find box encodes looking for the next occurrence before giving up
@@ -36,16 +38,15 @@ class TokenStreamView(QtWidgets.QWidget):
         self.session = session
         self.canvas = TokenCanvas(session, self)
 
-        self.header = QtWidgets.QLabel(self)
-        self.header.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        # a long header is cut at the pane's edge (full text in the tooltip) rather than widening the window
+        # a long header sheds its parts (see _update_header) and is elided at the pane's edge, full text in the
+        # tooltip, rather than widening the window or running into the find box
+        self.header = ElidedLabel("", self)
         self.header.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.find_box = QtWidgets.QLineEdit(self)
         self.find_box.setPlaceholderText("find token…  (e.g. est</w>, ·the, Ġthe)")
         self.find_box.setClearButtonEnabled(True)
         self.find_box.setMaximumWidth(260)
-        self.find_status = QtWidgets.QLabel(self)
-        self.find_status.setMinimumWidth(120)
+        self.find_status = ElidedLabel("", self, hint="row 000,000")
 
         self.tree = QtWidgets.QTreeWidget(self)
         self.tree.setColumnCount(3)
@@ -53,12 +54,14 @@ class TokenStreamView(QtWidgets.QWidget):
         self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(True)
         self.tree.header().setStretchLastSection(False)
+        self.tree.header().setMinimumSectionSize(40)
         self.tree.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.tree.header().setSectionResizeMode(1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setSectionResizeMode(2, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         self.tree_title = QtWidgets.QLabel("click a token to see how it was built", self)
         self.tree_title.setWordWrap(True)
         side = QtWidgets.QWidget(self)
+        side.setMinimumWidth(220)  # the token column stays readable (merge and count take ~100 px)
         sl = QtWidgets.QVBoxLayout(side)
         sl.setContentsMargins(0, 0, 0, 0)
         sl.addWidget(self.tree_title)
@@ -70,11 +73,13 @@ class TokenStreamView(QtWidgets.QWidget):
         top.addWidget(self.find_status)
         top.addWidget(self.find_box)
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("derivationSplitter")  # remembered with the layout (window_state)
+        self.splitter.setChildrenCollapsible(False)
         self.splitter.addWidget(self.canvas)
         self.splitter.addWidget(side)
         self.splitter.setStretchFactor(0, 4)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([700, 220])
+        self.splitter.setSizes([600, 260])
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
@@ -91,7 +96,16 @@ class TokenStreamView(QtWidgets.QWidget):
         session.recordsAppended.connect(lambda *_: self._update_header())
         session.corpusChanged.connect(self._update_header)
         session.displayTextChanged.connect(self._update_header)
+        theme.notifier().changed.connect(self._theme_changed)
         self._update_header()
+
+    def _theme_changed(self, _theme: object) -> None:
+        """Recolour the derivation tree (its rows carry the token colours of the old theme)."""
+        try:
+            if self.tree.topLevelItemCount() and self.canvas.selected is not None:
+                self.show_derivation(self.canvas.selected)
+        except RuntimeError:  # the view is gone
+            theme.notifier().changed.disconnect(self._theme_changed)
 
     # -- API used by the main window and tests --------------------------------------------------------
     @property
@@ -113,20 +127,20 @@ class TokenStreamView(QtWidgets.QWidget):
     def _update_header(self, *_: object) -> None:
         s = self.session
         k, n = s.step, s.n_steps
-        text = f"<b>step {k:,}</b> of {n:,}"
+        # parts shed in this order when the pane is narrow: the count, the note, "merge k:", then the merge is
+        # elided; "step k of n" stays
+        parts = [Part(f"step {k:,}", bold=True), Part(f" of {n:,}")]
         if 0 < k <= len(s.records):
             r = s.records[k - 1]
-            text += (
-                f" &nbsp;·&nbsp; merge {k:,}: <code>{_esc(_lab(s, r.left_id))}</code> + "
-                f"<code>{_esc(_lab(s, r.right_id))}</code> → <b><code>{_esc(_lab(s, r.token_id))}</code></b>"
-                f" &nbsp;(count {r.count:,})"
-            )
+            parts += [Part("  ·  "), Part(f"merge {k:,}: ", drop=3),
+                      Part(_lab(s, r.left_id), mono=True), Part(" + "), Part(_lab(s, r.right_id), mono=True),
+                      Part(" → "), Part(_lab(s, r.token_id), mono=True, bold=True),
+                      Part(f"  (count {r.count:,})", drop=4)]
         elif k == 0:
-            text += " &nbsp;·&nbsp; base symbols only (no merges yet)"
+            parts.append(Part("  ·  base symbols only (no merges yet)", drop=1))
         if self.canvas.note:
-            text += f" &nbsp;·&nbsp; <i>{_esc(self.canvas.note)}</i>"
-        self.header.setText(text)
-        self.header.setToolTip(text)
+            parts.append(Part(f"  ·  {self.canvas.note}", drop=2))
+        self.header.set_parts(parts)
 
     def _on_model_reset(self) -> None:
         self.tree.clear()
@@ -151,8 +165,10 @@ class TokenStreamView(QtWidgets.QWidget):
             item = QtWidgets.QTreeWidgetItem(parent, [node.label, "" if rank is None else f"#{rank}", count])
             item.setData(0, QtCore.Qt.ItemDataRole.UserRole, node.id)
             brush = QtGui.QBrush(self.canvas.color(node.id))
+            ink = QtGui.QBrush(QtGui.QColor(self.canvas.boxes.theme.token_text))  # readable on the box colour
             for col in range(3):
                 item.setBackground(col, brush)
+                item.setForeground(col, ink)
             for child in node.children:
                 add(child, item)
 
