@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..core.count_table import TableHeader
 from ..core.errors import BpeError
 from . import file_actions, layouts, resources, view_menu, window_state
 from .compare.panel import ComparePanel
@@ -78,6 +79,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.corpus.openFailed.connect(lambda msg: file_actions.show_error(self, "Cannot open corpus", msg))
         self.settings.retrainRequested.connect(self.train)
         self.corpus.edited.connect(self._corpus_edited)
+        self.corpus.tableOpened.connect(self._table_opened)
         self.corpus.editor.filesDropped.disconnect(self.corpus._dropped)  # a drop is File → Open corpus:
         self.corpus.editor.filesDropped.connect(lambda paths: self.open_corpus(paths[0]))  # asks, Recent
         self.timeline.speedChanged.connect(self.token_view.set_play_speed)
@@ -347,6 +349,15 @@ class MainWindow(QtWidgets.QMainWindow):
         """A variant trained by the log inspector becomes the main run, as File → Open tokenizer does."""
         self.controller.shutdown()
         self.settings.set_config(adopt_variant(self.session, result))  # type: ignore[arg-type]
+
+    def _table_opened(self, header: TableHeader) -> None:
+        """A counts table was opened: train with the settings it was counted with (the trainer checks)."""
+        try:
+            cfg = self.settings.config()
+        except BpeError:
+            cfg = self.session.config
+        self.settings.set_config(cfg.with_(mode=header.mode, pretokenizer=header.pretokenizer,
+                                           specials=tuple(header.specials)))
 
     def _corpus_edited(self) -> None:
         if self.controller.can_continue and self.corpus.source() != self.session.source:

@@ -17,6 +17,7 @@ import os
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.corpus import CorpusSource, looks_like_word_counts
+from ...core.count_table import is_table, parse_header
 from ...core.errors import CorpusError
 from ..session import Session
 from ..widgets.elided_label import ElidedLabel, Part
@@ -68,10 +69,13 @@ class _Editor(QtWidgets.QPlainTextEdit):
 
 
 class CorpusEditor(QtWidgets.QWidget):
-    """Signals: ``edited()`` when the corpus (text, file or table toggle) changes; ``openFailed(str)``."""
+    """Signals: ``edited()`` when the corpus (text, file or table toggle) changes; ``openFailed(str)``;
+    ``tableOpened(TableHeader)`` when a counts table from ``bpe-desktop count`` is opened (the settings must
+    then follow the table's mode, pre-tokenizer and special tokens)."""
 
     edited = QtCore.Signal()
     openFailed = QtCore.Signal(str)
+    tableOpened = QtCore.Signal(object)
 
     def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -142,7 +146,11 @@ class CorpusEditor(QtWidgets.QWidget):
             self.session.set_display_text(self.editor.toPlainText(), self.table_toggle.isChecked())
 
     def open_file(self, path: str) -> None:
-        """Open a text file: small UTF-8 files become editable text, others a read-only preview."""
+        """Open a text file: small UTF-8 files become editable text, others a read-only preview; a counts
+        table (``bpe-desktop count``) opens as a read-only preview the trainer reads as word counts."""
+        if is_table(path):
+            self._open_table(path)
+            return
         try:
             size = os.path.getsize(path)
             with open(path, "rb") as f:
@@ -174,6 +182,24 @@ class CorpusEditor(QtWidgets.QWidget):
         self._update_title()
 
     # -- internals ----------------------------------------------------------------------------------
+    def _open_table(self, path: str) -> None:
+        try:
+            with open(path, "rb") as f:
+                head = f.read(PREVIEW_BYTES)
+            text = head.decode("utf-8", "replace")
+            header = parse_header(text.split("\n", 1)[0], path)
+        except OSError as e:
+            raise CorpusError(f"{path}: cannot open ({e.strerror}) -- check the path and permissions") from None
+        name = os.path.basename(path)
+        self.set_text(text[: text.rfind("\n") + 1] or text, name, word_counts=True)
+        self.path = os.fspath(path)
+        self.editor.setReadOnly(True)
+        self.notice.setText(f"{name} is a counts table ({header.describe()}): training reads its word counts, "
+                            "so the settings now use its mode, pre-tokenizer and special tokens.")
+        self.notice.show()
+        self._update_title()
+        self.tableOpened.emit(header)
+
     def _dropped(self, paths: list[str]) -> None:
         try:
             self.open_file(paths[0])

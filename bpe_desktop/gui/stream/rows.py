@@ -14,6 +14,7 @@ import os
 
 from ...core.config import TrainConfig
 from ...core.corpus import CorpusSource, WordCounts, parse_word_counts
+from ...core.count_table import is_table, read_table
 from ...core.display_text import read_display_text
 from ...core.errors import BpeError
 from ...core.lines import split_lines
@@ -111,6 +112,17 @@ class RowSource:
         """True when *row* is not the first row of its line (a long line cut into rows)."""
         return self.line_of is not None and row > 0 and self.line_of[row - 1] == self.line_of[row]
 
+    def _table_counts(self, paths: tuple[str, ...]) -> dict[str, int]:
+        """The pieces of counts tables, read as training reads them (an error becomes the note)."""
+        counts: dict[str, int] = {}
+        try:
+            for path in paths:
+                for piece, n in read_table(path)[1].items():
+                    counts[piece] = counts.get(piece, 0) + n
+        except BpeError as e:
+            self.note = str(e)
+        return counts
+
     def load(self, source: CorpusSource, config: TrainConfig, *, display_text: str | None = None,
              display_word_counts: bool = False, word_counts: WordCounts | None = None,
              trained: bool = True) -> None:
@@ -135,16 +147,19 @@ class RowSource:
                 counts = word_counts.counts
             else:
                 text = display_text if edited else source.text
-                if text is None and source.paths:
-                    text, cut = read_display_text(source.paths, config.mode)
-                    if cut:
-                        self.note = "showing the words in the first 4 MB of the table"
-                try:
-                    counts = parse_word_counts(text or "", "<editor>" if edited else source.name).counts
-                except BpeError as e:
-                    self.note = str(e)
-                    if edited and old_kind == "words":  # mid-edit: keep showing the last table that parsed
-                        counts = dict(old_words)
+                if text is None and source.paths and is_table(source.paths[0]):
+                    counts = self._table_counts(source.paths)  # a counts table ('bpe-desktop count')
+                else:
+                    if text is None and source.paths:
+                        text, cut = read_display_text(source.paths, config.mode)
+                        if cut:
+                            self.note = "showing the words in the first 4 MB of the table"
+                    try:
+                        counts = parse_word_counts(text or "", "<editor>" if edited else source.name).counts
+                    except BpeError as e:
+                        self.note = str(e)
+                        if edited and old_kind == "words":  # mid-edit: keep showing the last table that parsed
+                            counts = dict(old_words)
             self.words = list(counts.items())
         else:
             self.kind = "text"
