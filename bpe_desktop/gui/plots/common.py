@@ -56,12 +56,14 @@ def set_title(plot: pg.PlotItem, *titles: str) -> str:
     if shown != getattr(plot, "_title_shown", None) or plot.titleLabel.opts.get("color") != ink():
         plot.setTitle(shown, color=ink(), size=TITLE_SIZE)
         plot._title_shown = shown
-        plot.titleLabel.setToolTip(titles[0] if shown != titles[0] else "")
         if index != getattr(plot, "_title_index", None):  # a shorter kind of title: the layout may shrink
             plot._title_index = index  # (not for a new step number in the same kind: ~2 ms a relayout)
             if isinstance(card, PlotCard) and card.isVisible():
                 card.fit_view()
+    plot.titleLabel.setToolTip(titles[0] if shown != titles[0] else "")  # also when only the variants changed
     return shown
+
+
 PNG_WIDTH = 1400  # pixels of an exported PNG (height follows the widget's aspect ratio)
 
 

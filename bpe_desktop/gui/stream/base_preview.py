@@ -59,7 +59,12 @@ class BasePreview(QtCore.QObject):
         s, rows = self.session, self._rows
         if state is not TrainingState.COUNTING or s.records or s.initial_symbols or rows is None:
             return
-        s.reset_model(BPEModel.empty(s.config, alphabet=head_alphabet(rows, s.config.mode)), preview=True)
+        text = s.source.text
+        if text is not None:  # the run's own text (the rows may still show the previous corpus)
+            alphabet = set() if s.config.mode == "bytes" else set(text[:HEAD_CHARS])
+        else:
+            alphabet = head_alphabet(rows, s.config.mode)
+        s.reset_model(BPEModel.empty(s.config, alphabet=alphabet), preview=True)
 
     def untrained(self) -> bool:
         s = self.session
