@@ -15,7 +15,7 @@ from PySide6 import QtCore, QtWidgets
 
 from ..core.atomic import atomic_write
 from ..core.errors import BpeError, FormatError
-from ..core.formats import load_model, native, save_model
+from ..core.formats import load, native, save_model
 from ..core.formats.csv_stats import steps_csv
 from ..core.model import BPEModel
 from ..core.records import MergeRecord
@@ -53,12 +53,13 @@ def records_for(model: BPEModel, stats: list[dict[str, Any]] | None = None) -> l
     return out
 
 
-def _load(path: str) -> tuple[BPEModel, list[dict[str, Any]]]:
-    """Any readable tokenizer file; the native format also gives back its training stats."""
+def _load(path: str) -> tuple[BPEModel, list[dict[str, Any]], str]:
+    """Any readable tokenizer file and its format; the native format also gives back its training stats."""
     try:
-        return native.load(path)
+        return (*native.load(path), "native")
     except FormatError:
-        return load_model(path), []
+        loaded = load(path)
+        return loaded.model, [], loaded.fmt
 
 
 def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None = None) -> BPEModel | None:
@@ -70,7 +71,7 @@ def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
     # a big tokenizer (cl100k: 100k merges recovered from its ranks) takes a second: say so with the cursor
     QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
     try:
-        model, stats = _load(path)
+        model, stats, fmt = _load(path)
         records = records_for(model, stats)
     except BpeError as e:
         QtWidgets.QApplication.restoreOverrideCursor()
@@ -80,6 +81,7 @@ def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
     first = records[0] if records else None
     session.initial_symbols = first.symbols_before if first is not None and first.merged else 0
     session.reset_model(model, records)
+    session.loaded_format = fmt  # e.g. "tiktoken": its tokens are encoded by tiktoken's rank rule
     session.set_stop(StopReason.LOADED, f"loaded from {path}")
     session.set_state(TrainingState.FINISHED)
     return model

@@ -67,6 +67,7 @@ class Session(QtCore.QObject):
         self.error = ""
         self.display_text: str | None = None  # edited corpus text not trained on yet (None: the source)
         self.display_word_counts = False  # display_text is a word-count table
+        self.loaded_format = ""  # the file format the model was opened from ("tiktoken", "hf"...; "" if trained)
 
     # -- corpus and model ---------------------------------------------------------------------------
     def set_corpus(self, source: CorpusSource, config: TrainConfig | None = None) -> None:
@@ -96,6 +97,7 @@ class Session(QtCore.QObject):
     def reset_model(self, model: BPEModel, records: list[MergeRecord] | None = None) -> None:
         self.model = model
         self.records = list(records or [])
+        self.loaded_format = ""
         self._tokenizer = None
         self._step = len(self.records)
         self.modelReset.emit()
