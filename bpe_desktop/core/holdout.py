@@ -157,6 +157,29 @@ def counting_with_totals(
     return counter.result(totals.n_bytes), totals
 
 
+def totaling(source: CorpusSource, mode: str, chunk_chars: int = 1 << 16) -> Job[TextTotals]:
+    """The :class:`~.quality.TextTotals` of a source (a word-count table: its entries), in small units.
+
+    >>> from .stats import finish
+    >>> finish(totaling(CorpusSource.from_text("héllo  wörld\\nbye\\n"), "chars", 4))
+    TextTotals(n_bytes=19, n_words=3)
+    """
+    if source.word_counts:
+        yield
+        text = source.text if source.text is not None else "".join(_read_all(source, mode))
+        return TextTotals.of_word_counts(parse_word_counts(text, source.name).counts)
+    totals = TextTotals(0, 0)
+    if source.text is not None:
+        blocks: Iterable[str] = _line_blocks(source.text, chunk_chars)
+    else:
+        blocks = (_decode(data, name, off, mode, source.errors)
+                  for name in source.paths for off, data in iter_file_chunks(name, chunk_bytes=chunk_chars))
+    for text in blocks:
+        totals = totals + TextTotals.of_text(text)
+        yield
+    return totals
+
+
 def _line_blocks(text: str, size: int) -> Iterator[str]:
     """*text* cut after a newline every *size* characters or so (a longer line stays whole)."""
     i, n = 0, len(text)

@@ -26,6 +26,7 @@ from .session import Session
 from .stream.view import TokenStreamView
 from .training.controller import TrainingController
 from .training.protocol import StopReason, TrainingState
+from .vocab.pane import VocabPane
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -49,6 +50,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.token_view = TokenStreamView(s)
         self.plots = PlotsPanel(s)
         self.compare = ComparePanel(s)
+        self.vocab = VocabPane(s)
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self._build_docks()
         self._build_actions()
@@ -105,6 +107,9 @@ class MainWindow(QtWidgets.QMainWindow):
         compare = self._dock("compare", "Compare tokenizers", self.compare, A.RightDockWidgetArea)
         self.tabifyDockWidget(tokens, compare)
         tokens.raise_()
+        # the vocabulary shares the plots' place as a tab (it computes nothing while hidden)
+        self.tabifyDockWidget(plots, self._dock("vocab", "Vocabulary", self.vocab, A.RightDockWidgetArea))
+        plots.raise_()
 
     def _build_actions(self) -> None:
         st = self.style()
@@ -323,6 +328,7 @@ class MainWindow(QtWidgets.QMainWindow):
             d.setFloating(False)
             d.show()
         self.docks["tokens"].raise_()
+        self.docks["plots"].raise_()
         window_state.fit_to_screen(self)
         window_state.forget()
 

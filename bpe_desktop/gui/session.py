@@ -17,7 +17,7 @@ from ..core.model import BPEModel
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizer import Tokenizer
-from .training.protocol import TrainingState
+from .training.protocol import HeldOut, TrainingState
 
 
 class Session(QtCore.QObject):
@@ -68,6 +68,8 @@ class Session(QtCore.QObject):
         self.display_text: str | None = None  # edited corpus text not trained on yet (None: the source)
         self.display_word_counts = False  # display_text is a word-count table
         self.loaded_format = ""  # the file format the model was opened from ("tiktoken", "hf"...; "" if trained)
+        self.holdout = 0.0  # share of the corpus's last lines the next run keeps out of training (0: none)
+        self.held_out: HeldOut | None = None  # what the current run kept out (set by the controller)
 
     # -- corpus and model ---------------------------------------------------------------------------
     def set_corpus(self, source: CorpusSource, config: TrainConfig | None = None) -> None:
@@ -76,6 +78,7 @@ class Session(QtCore.QObject):
         if config is not None:
             self.config = config
         self.word_counts = None
+        self.held_out = None
         self.reset_model(BPEModel.empty(self.config))
         self.corpusChanged.emit()
 
