@@ -106,10 +106,10 @@ class MainWindow(QtWidgets.QMainWindow):
         # the compare pane shares the token stream's place as a tab (it encodes nothing while hidden)
         compare = self._dock("compare", "Compare tokenizers", self.compare, A.RightDockWidgetArea)
         self.tabifyDockWidget(tokens, compare)
+        # so does the vocabulary (it computes nothing while hidden; a second tab group of docks left stale
+        # tab bars drawn over other panes, so it joins this one)
+        self.tabifyDockWidget(compare, self._dock("vocab", "Vocabulary", self.vocab, A.RightDockWidgetArea))
         tokens.raise_()
-        # the vocabulary shares the plots' place as a tab (it computes nothing while hidden)
-        self.tabifyDockWidget(plots, self._dock("vocab", "Vocabulary", self.vocab, A.RightDockWidgetArea))
-        plots.raise_()
 
     def _build_actions(self) -> None:
         st = self.style()
@@ -328,7 +328,6 @@ class MainWindow(QtWidgets.QMainWindow):
             d.setFloating(False)
             d.show()
         self.docks["tokens"].raise_()
-        self.docks["plots"].raise_()
         window_state.fit_to_screen(self)
         window_state.forget()
 

@@ -43,27 +43,40 @@ class VocabPane(QtWidgets.QWidget):
         self.slices = 0  # work slices run (tests: the audit is computed in slices)
 
         self.filter_box = QtWidgets.QLineEdit(self)
-        self.filter_box.setPlaceholderText("filter tokens…  (text, or an id)")
+        self.filter_box.setPlaceholderText("filter tokens… (text or id)")
+        self.filter_box.setMinimumWidth(120)
         self.filter_box.setClearButtonEnabled(True)
-        self.flag_boxes: dict[TokenFlag, QtWidgets.QCheckBox] = {}
-        top = QtWidgets.QHBoxLayout()
-        top.setContentsMargins(6, 4, 6, 2)
-        top.addWidget(self.filter_box, 1)
+        # the flags and the threshold live in a menu: the pane stays narrow enough to share a column
+        self.flags_button = QtWidgets.QToolButton(self)
+        self.flags_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.flags_button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextOnly)
+        menu = QtWidgets.QMenu(self.flags_button)
+        menu.setToolTipsVisible(True)
+        self.flag_boxes: dict[TokenFlag, QtGui.QAction] = {}
         for flag, word in FLAG_WORDS.items():
-            box = QtWidgets.QCheckBox(word, self)
-            box.setToolTip(f"show only tokens flagged {word} (or another ticked flag): {FLAG_HELP[flag]}")
-            box.toggled.connect(self._filter_changed)
-            top.addWidget(box)
-            self.flag_boxes[flag] = box
+            act = menu.addAction(f"only {word}")
+            act.setCheckable(True)
+            act.setToolTip(f"show only tokens flagged {word} (or another ticked flag): {FLAG_HELP[flag]}")
+            act.toggled.connect(self._filter_changed)
+            self.flag_boxes[flag] = act
+        menu.addSeparator()
         self.threshold = QtWidgets.QDoubleSpinBox(self)
         self.threshold.setRange(0.0, 1.0)
         self.threshold.setDecimals(2)
         self.threshold.setSingleStep(0.05)
         self.threshold.setValue(DEFAULT_INTERMEDIATE_THRESHOLD)
-        self.threshold.setPrefix("intermediate < ")
+        self.threshold.setPrefix("intermediate when freq / count < ")
         self.threshold.setToolTip("flag a token intermediate when its frequency now over its pair's count when "
                                   "it was made is under this (Picky BPE's intersection over self)")
-        top.addWidget(self.threshold)
+        holder = QtWidgets.QWidgetAction(menu)
+        holder.setDefaultWidget(self.threshold)
+        menu.addAction(holder)
+        self.flags_button.setMenu(menu)
+        self._label_flags_button()
+        top = QtWidgets.QHBoxLayout()
+        top.setContentsMargins(6, 4, 6, 2)
+        top.addWidget(self.filter_box, 1)
+        top.addWidget(self.flags_button)
 
         self.view = QtWidgets.QTableView(self)
         self.view.setModel(self.table_model)
@@ -80,8 +93,9 @@ class VocabPane(QtWidgets.QWidget):
         self.view.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
         header = self.view.horizontalHeader()
         header.setHighlightSections(False)
-        for col, width in enumerate((56, 120, 44, 64, 150, 76, 76, 72, 76, 160)):
-            header.resizeSection(col, width)
+        metrics = header.fontMetrics()
+        for col, width in enumerate((56, 120, 44, 64, 150, 76, 76, 72, 76, 160)):  # never narrower than the title
+            header.resizeSection(col, max(width, metrics.horizontalAdvance(COLUMNS[col].title) + 28))
         header.setStretchLastSection(True)
 
         self.tree = QtWidgets.QTreeWidget(self)
@@ -105,6 +119,9 @@ class VocabPane(QtWidgets.QWidget):
         self.splitter.setStretchFactor(0, 4)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([760, 220])
+        self.splitter.setChildrenCollapsible(True)
+        self.view.setMinimumWidth(160)
+        side.setMinimumWidth(0)
 
         self.status = QtWidgets.QLabel(self)
         self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -211,7 +228,14 @@ class VocabPane(QtWidgets.QWidget):
             | QtCore.QItemSelectionModel.SelectionFlag.Rows)
         self.view.scrollTo(index)
 
+    def _label_flags_button(self) -> None:
+        on = [FLAG_WORDS[f] for f, act in self.flag_boxes.items() if act.isChecked()]
+        self.flags_button.setText(("only " + ", ".join(on) if on else "all tokens") + " ▾")
+        self.flags_button.setToolTip("show only tokens with a flag; the intermediate threshold "
+                                     f"(now {self.threshold.value():.2f})")
+
     def _filter_changed(self, *_: object) -> None:
+        self._label_flags_button()
         flags = TokenFlag.NONE
         for flag, box in self.flag_boxes.items():
             if box.isChecked():
@@ -225,6 +249,7 @@ class VocabPane(QtWidgets.QWidget):
         self._update_status()
 
     def _threshold_changed(self, value: float) -> None:
+        self._label_flags_button()
         self.feed.set_threshold(value)
         if self.feed.audit is not None:
             self._show_audit()
