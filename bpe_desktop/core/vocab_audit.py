@@ -201,7 +201,9 @@ def auditing(
         unreachable = yield from unreachable_steps(model, k, encoder, chunk // 2)
     bad = set(unreachable)
     consumers = [0] * n
-    for a, b in model.merges[:k]:
+    for r, (a, b) in enumerate(model.merges[:k]):
+        if r % (4 * chunk) == 4 * chunk - 1:
+            yield
         consumers[a] += 1
         if b != a:
             consumers[b] += 1
@@ -228,6 +230,8 @@ def auditing(
     merges = model.merges
     next_new = model.n_base  # tokens are numbered as made: the first merge making id t is the one made it
     for r, t in enumerate(model.merge_token_ids[:k]):
+        if r % chunk == chunk - 1:
+            yield
         if t >= next_new:
             a, b = merges[r]
             made[t] = MadeBy(r + 1, a, b, counts[r] if r < len(counts) else None)

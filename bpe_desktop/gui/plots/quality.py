@@ -63,6 +63,7 @@ class QualityPlot(PlotCard):
             p = self.addPlot(row=i // 2, col=i % 2)
             style_plot(p, title.format(alpha=DEFAULT_ALPHA), "merges", axis)
             p.getAxis("left").setWidth(52)
+            p.getAxis("left").enableAutoSIPrefix(False)  # shares and ratios as they are, not "x0.001"
             if first is None:
                 first = p
             else:
