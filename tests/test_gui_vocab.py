@@ -230,3 +230,27 @@ def test_cl100k_opens_in_the_pane_with_tiktokens_flags(qtbot) -> None:
     hello = loaded.tokenizer.encode("Hello")
     assert len(hello) == 1 and m.data(m.index(m.row_of_id(hello[0]), 6)) == "1"
     assert m.data(m.index(m.row_of_id(hello[0]), 1)) == "Hello"
+
+
+@pytest.mark.slow
+def test_in_the_window_it_works_only_when_shown_and_follows_training(qtbot, window, topics_text) -> None:
+    text = topics_text[:40_000]
+    window.corpus.set_text(text, name="topics")
+    window.settings.set_config(CFG.with_(merges=200))
+    assert window.train()
+    qtbot.waitUntil(lambda: window.session.state is TrainingState.FINISHED, timeout=60_000)
+    pane = window.vocab
+    assert pane.slices == 0 and pane.table_model.audit is None  # a hidden tab computes nothing
+    window.docks["vocab"].raise_()
+    wait_done(qtbot, pane)
+    s = window.session
+    assert pane.table_model.audit.step == s.step == 200
+    assert shown_rows(pane) == core_rows(s, s.word_counts.counts, 200)
+    # training further while shown: the pane follows the step, a throttled number of times
+    before = pane.slices
+    assert window.train_further(150)
+    qtbot.waitUntil(lambda: window.session.state is TrainingState.FINISHED, timeout=60_000)
+    wait_done(qtbot, pane)
+    assert pane.table_model.audit.step == s.step == 350
+    assert shown_rows(pane) == core_rows(s, s.word_counts.counts, 350)
+    assert pane.slices > before

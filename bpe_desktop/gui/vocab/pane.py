@@ -138,6 +138,7 @@ class VocabPane(QtWidgets.QWidget):
         lay.addWidget(self.status)
 
         self._gc = GcPolicy(GC_FREEZE_EVERY_S)  # (a full collection amid 100k new rows stalled ~100 ms)
+        self._dock: QtWidgets.QDockWidget | None = None  # the dock holding the pane (its tab brings it back)
         self._selected: int | None = None  # token id selected (kept across new audits)
         self._counts: dict[TokenFlag, int] = {}  # rows per flag in the audit shown
         self._restoring = False
@@ -180,13 +181,24 @@ class VocabPane(QtWidgets.QWidget):
         else:
             self._schedule()
 
+    def on_screen(self) -> bool:
+        """Some of the pane can be seen (a dock in a background tab stays "visible" to Qt, only moved out of
+        the window: the visible region tells, as in the compare pane)."""
+        return self.isVisible() and not self.visibleRegion().isEmpty()
+
     def showEvent(self, e: QtGui.QShowEvent) -> None:
         super().showEvent(e)
+        w = self.parentWidget()
+        while w is not None and not isinstance(w, QtWidgets.QDockWidget):
+            w = w.parentWidget()
+        if w is not None and w is not self._dock:
+            self._dock = w
+            w.visibilityChanged.connect(lambda shown: shown and self._schedule())  # brought to the front
         self._schedule()
 
     def work(self) -> None:
         """One slice of work towards the audit of the step shown (normally called by the timer)."""
-        if not self.isVisible():
+        if not self.on_screen():
             return  # hidden (e.g. behind another tab): nothing is computed; showing the pane resumes
         self.slices += 1
         training = self._training()
