@@ -32,6 +32,8 @@ IDLE_BUSY_MS = 2  # pause between slices when idle: input and paints run in betw
 TRAINING_SLICE_S, TRAINING_BUSY_MS = 0.003, 15  # the same while a run streams (the plots' budget)
 TRAINING_EVERY_MS = 250  # while training: follow the step at most this often
 ROW_HEIGHT = 20
+#: every value a TokenFlag can take, by the identity of its (cached, canonical) member
+_FLAG_OF_ID = {id(TokenFlag(v)): TokenFlag(v) for v in range(2 * max(f.value for f in TokenFlag))}
 GC_FREEZE_EVERY_S = 0.25  # while working: move the objects made so far out of the collector's sight
 
 
@@ -222,11 +224,10 @@ class VocabPane(QtWidgets.QWidget):
         self._restoring = True
         a = self.feed.audit
         self._counts = {f: 0 for f in FLAG_WORDS}
-        if a is not None:  # rows per flag, counted by object identity (C speed; a Flag's hash is Python)
-            distinct = dict(zip(map(id, a.flags), a.flags, strict=True))
-            for key, n in Counter(map(id, a.flags)).items():
+        if a is not None:  # rows per flag, counted by object identity (C speed; a Flag's hash is Python):
+            for key, n in Counter(map(id, a.flags)).items():  # flags are the enum's cached members
                 for flag in self._counts:
-                    if flag in distinct[key]:
+                    if flag in _FLAG_OF_ID[key]:
                         self._counts[flag] += n
         try:
             self.table_model.set_audit(a, self.feed.has_corpus)
