@@ -124,6 +124,10 @@ def test_unreadable_held_out_file_is_a_note_not_a_crash(qtbot, trained, tmp_path
     qtbot.waitUntil(lambda: "cannot measure the held-out text" in panel.quality.info.text(), timeout=10_000)
     wait_curves(qtbot, panel, 121)
     assert panel.quality.feed.held_out_curve is None
+    panel.quality.choose_held_out(1, str(tmp_path))  # a folder
+    qtbot.waitUntil(lambda: "is a folder" in panel.quality.info.text(), timeout=10_000)
+    panel.quality.choose_held_out(0)
+    assert panel.quality.info.text() == "" and panel.session.holdout == 0.0
 
 
 def test_loaded_tokenizer_follows_the_sessions_corpus(qtbot, trained) -> None:

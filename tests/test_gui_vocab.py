@@ -254,3 +254,24 @@ def test_in_the_window_it_works_only_when_shown_and_follows_training(qtbot, wind
     assert pane.table_model.audit.step == s.step == 350
     assert shown_rows(pane) == core_rows(s, s.word_counts.counts, 350)
     assert pane.slices > before
+
+
+def test_the_seeds_chars_mode_rows_equal_the_core_audit(qtbot, seeded) -> None:
+    s, t, recs = seeded
+    from bpe_desktop.core import count_source
+
+    s.word_counts = count_source(s.source, s.config)
+    s.initial_symbols = t.initial_symbols
+    s.reset_model(copy.deepcopy(t.model), list(recs))
+    s.set_stop(StopReason.MERGES, "reached 7 merges")
+    s.set_state(TrainingState.FINISHED)
+    pane = make_pane(qtbot, s)
+    for k in (7, 3, 0):
+        s.set_step(k)
+        wait_done(qtbot, pane)
+        assert shown_rows(pane) == core_rows(s, s.word_counts.counts, k)
+    s.set_step(7)
+    wait_done(qtbot, pane)
+    m = pane.table_model
+    row = m.row_of_id(s.model.token_ids["est</w>"])
+    assert m.data(m.index(row, 1)) == "est</w>" and m.data(m.index(row, 4)) == "est + </w>"

@@ -26,6 +26,7 @@ It draws nothing and connects no signals: the pane (:mod:`.pane`) drives it from
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -46,6 +47,7 @@ from ..session import Session
 SEEK_CHUNK = 2000  # merges crossed per unit when the frequency table moves to another step
 ENCODE_CHUNK = 200  # corpus pieces encoded per unit (loaded tokenizers)
 RANKS_CHUNK = 10_000  # tokens put into the rank table per unit
+FLAGS_CHUNK = 4096  # rows whose flags are changed per unit
 
 
 def with_threshold(audit: VocabAudit, threshold: float) -> VocabAudit:
@@ -94,6 +96,7 @@ class VocabFeed:
         self._freqs: tuple[int, list[int]] | None = None  # (step, frequencies) of a loaded tokenizer
         self._job: Sliced[VocabAudit] | None = None
         self._job_step = -1
+        self.counted: tuple[VocabAudit, Counter[int]] | None = None  # an audit's rows per flag member id
 
     # -- driving ------------------------------------------------------------------------------------
     def ready(self, step: int) -> bool:
@@ -164,7 +167,17 @@ class VocabFeed:
         if n > len(self._labels):
             self._labels = audit.labels[:n]
         if not self.has_corpus:  # no corpus: "unused" and "intermediate" would say nothing
-            audit.flags = [f & ~(TokenFlag.UNUSED | TokenFlag.INTERMEDIATE) for f in audit.flags]
+            keep = ~(TokenFlag.UNUSED | TokenFlag.INTERMEDIATE)
+            flags: list[TokenFlag] = []
+            for lo in range(0, len(audit), FLAGS_CHUNK):
+                yield
+                flags.extend(f & keep for f in audit.flags[lo : lo + FLAGS_CHUNK])
+            audit.flags = flags
+        counts: Counter[int] = Counter()  # rows per flag value, by the identity of the (cached) members
+        for lo in range(0, len(audit), 8 * FLAGS_CHUNK):
+            yield
+            counts.update(map(id, audit.flags[lo : lo + 8 * FLAGS_CHUNK]))
+        self.counted = (audit, counts)
         return audit
 
     def _frequencies(self, k: int, model: BPEModel, encoder: PieceEncoder) -> Generator[None, None, list[int]]:

@@ -195,8 +195,12 @@ class VocabPane(QtWidgets.QWidget):
             w = w.parentWidget()
         if w is not None and w is not self._dock:
             self._dock = w
-            w.visibilityChanged.connect(lambda shown: shown and self._schedule())  # brought to the front
+            w.visibilityChanged.connect(self._dock_visibility)
         self._schedule()
+
+    def _dock_visibility(self, shown: bool) -> None:
+        if shown:  # its tab was brought to the front
+            self._schedule()
 
     def work(self) -> None:
         """One slice of work towards the audit of the step shown (normally called by the timer)."""
@@ -225,7 +229,9 @@ class VocabPane(QtWidgets.QWidget):
         a = self.feed.audit
         self._counts = {f: 0 for f in FLAG_WORDS}
         if a is not None:  # rows per flag, counted by object identity (C speed; a Flag's hash is Python):
-            for key, n in Counter(map(id, a.flags)).items():  # flags are the enum's cached members
+            known = self.feed.counted  # (counted in the feed's units; a new threshold re-flags: count again)
+            by_id = known[1] if known is not None and known[0] is a else Counter(map(id, a.flags))
+            for key, n in by_id.items():  # flags are the enum's cached members
                 for flag in self._counts:
                     if flag in _FLAG_OF_ID[key]:
                         self._counts[flag] += n
