@@ -112,7 +112,7 @@ class PlotsPanel(QtWidgets.QWidget):
 
     # -- signals ----------------------------------------------------------------------------------------
     def _tab_changed(self, _index: int) -> None:
-        if self._curves_dirty:
+        if self._curves_dirty or self.quality.dirty or self.quality.feed.pending():
             self._schedule()
 
     def _schedule(self) -> None:
@@ -167,9 +167,9 @@ class PlotsPanel(QtWidgets.QWidget):
                 self.refreshes += 1
             else:
                 more = True
-        if self.quality.dirty:  # the quality curves: redrawn as often as the other curves
-            visible = self.tabs.currentWidget() is self.quality
-            wait_s = (CURVES_EVERY_S if visible else HIDDEN_EVERY_S) if s.state is TrainingState.TRAINING else 0.0
+        quality_shown = self.tabs.currentWidget() is self.quality and self.isVisible()
+        if self.quality.dirty and quality_shown:  # the quality curves: drawn only while their tab is shown
+            wait_s = CURVES_EVERY_S if s.state is TrainingState.TRAINING else 0.0
             if now - self._quality_at >= wait_s:
                 self.quality.redraw(step)
                 self._quality_at = time.perf_counter()
@@ -197,15 +197,15 @@ class PlotsPanel(QtWidgets.QWidget):
             # the statistics and the quality curves take turns for the slice when both have work
             self._turn = not self._turn
             quality_more = False
-            if not self._turn:
+            if not self._turn and (quality_shown or not busy):  # (while training: only while shown)
                 quality_more = self.quality.advance(max(left, 0.001))
                 left = slice_s - (time.perf_counter() - now)
-            elif self.quality.feed.pending():
+            elif self.quality.feed.pending() and (quality_shown or not busy):
                 more = True
             if self._turn or not quality_more:
                 if left > 0 or feed.history is None:
                     more = feed.advance(max(left, 0.001)) or more
-            more = more or quality_more or self.quality.dirty
+            more = more or quality_more or (self.quality.dirty and quality_shown)
         else:
             more = True
         if feed.history is not None and (feed.history.pending or self._zipf_dirty):

@@ -7,7 +7,8 @@ dashed) and exports them like the other plots (CSV: one row per text and step, c
 adds the controls: the Rényi order α and the held-out text (none, a file, or the last 10 % of the
 corpus's lines kept out of the next training run -- ``session.holdout``, which the controller hands to
 the worker).  The numbers come from :mod:`.quality_feed`, driven by the plots pane's slices
-(:mod:`.panel`); nothing here computes or observes the session beyond reading it.
+(:mod:`.panel`: computed while the tab is shown or no training runs, drawn only while it is shown, so a
+hidden tab costs a training run nothing); nothing here computes or observes the session beyond reading it.
 """
 
 from __future__ import annotations
