@@ -62,3 +62,30 @@ def test_held_out_part_curve_matches_a_fresh_encode(topics_text: str) -> None:
         m = measure(ids, TextTotals.of_text(held), model.vocab_size_at(k))
         assert curve.at(k).tokens == m.tokens
         assert curve.at(k).renyi_efficiency == pytest.approx(m.renyi_efficiency, rel=1e-9)
+
+
+def test_sliced_counting_and_totals_equal_the_one_go_functions(topics_file, topics_text: str) -> None:
+    from bpe_desktop.core.holdout import count_with_totals, counting_with_totals, totaling
+    from bpe_desktop.core.stats import Sliced
+
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
+    for src in (CorpusSource.from_files([str(topics_file)]), CorpusSource.from_text(topics_text[:300_000])):
+        job = Sliced(counting_with_totals(src, cfg, 4096))
+        units = 0
+        while not job.run(0.0):
+            units += 1
+        assert units > 10  # really cut into units
+        assert job.result == count_with_totals(src, cfg)
+        assert finish(totaling(src, "bytes", 4096)) == job.result[1]
+    table = CorpusSource.from_text("low 5\nlower 2\n", word_counts=True)
+    assert finish(counting_with_totals(table, TrainConfig())) == count_with_totals(table, TrainConfig())
+    assert finish(totaling(table, "chars")) == TextTotals(25, 7)  # low x5, lower x2
+
+
+def test_held_out_curves_started_in_units_equal_the_constructor(topics_text: str) -> None:
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=40)
+    model, _ = train(count_text(topics_text[:40_000], cfg).counts, cfg)
+    held = count_text(topics_text[40_000:60_000], cfg).counts
+    a = finish(HeldOutCurves(held, TextTotals(20_000, 3000), model).following())
+    b = finish(finish(HeldOutCurves.starting(held, TextTotals(20_000, 3000), model)).following())
+    assert a == b and len(a) == 41

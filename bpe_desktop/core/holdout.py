@@ -4,7 +4,8 @@
 as :func:`~.corpus.count_files` does) and counts its first lines into the training table and the last
 *fraction* of its lines (10 % by default) into a held-out table, with each part's
 :class:`~.quality.TextTotals`; :func:`count_with_totals` counts a whole source with its totals (a held-out
-*file*).  A word-count table holds out its last entries the same way.
+*file*), :func:`counting_with_totals` does the same in small units for an event loop.  A word-count table
+holds out its last entries the same way.
 
 This module only splits and counts; the curves are :mod:`.quality_curves`'.
 """
@@ -19,6 +20,7 @@ from .corpus import CorpusSource, PieceCounter, WordCounts, iter_file_chunks, pa
 from .errors import ConfigError, CorpusError
 from .lines import split_lines
 from .quality import TextTotals
+from .stats import Job
 
 DEFAULT_HOLDOUT = 0.1
 
@@ -126,6 +128,66 @@ def count_with_totals(source: CorpusSource, config: TrainConfig) -> tuple[WordCo
         counter.add_text(text)
         totals = totals + TextTotals.of_text(text)
     return counter.result(totals.n_bytes), totals
+
+
+def counting_with_totals(
+    source: CorpusSource, config: TrainConfig, chunk_chars: int = 1 << 15
+) -> Job[tuple[WordCounts, TextTotals]]:
+    """:func:`count_with_totals` in small units: yields after every block of about *chunk_chars* characters
+    (whole lines; files are read that many bytes at a time), returns the same table and totals.
+
+    >>> from .stats import finish
+    >>> finish(counting_with_totals(CorpusSource.from_text("low low\\nlower\\n"), TrainConfig(), 4))
+    (WordCounts(counts={'low': 2, 'lower': 1}, bytes_read=14), TextTotals(n_bytes=14, n_words=3))
+    """
+    if source.word_counts:
+        yield
+        return count_with_totals(source, config)
+    counter = PieceCounter(config)
+    totals = TextTotals(0, 0)
+    if source.text is not None:
+        blocks: Iterable[str] = _line_blocks(source.text, chunk_chars)
+    else:
+        blocks = (_decode(data, name, off, config.mode, source.errors)
+                  for name in source.paths for off, data in iter_file_chunks(name, chunk_bytes=chunk_chars))
+    for text in blocks:
+        counter.add_text(text)
+        totals = totals + TextTotals.of_text(text)
+        yield
+    return counter.result(totals.n_bytes), totals
+
+
+def totaling(source: CorpusSource, mode: str, chunk_chars: int = 1 << 16) -> Job[TextTotals]:
+    """The :class:`~.quality.TextTotals` of a source (a word-count table: its entries), in small units.
+
+    >>> from .stats import finish
+    >>> finish(totaling(CorpusSource.from_text("héllo  wörld\\nbye\\n"), "chars", 4))
+    TextTotals(n_bytes=19, n_words=3)
+    """
+    if source.word_counts:
+        yield
+        text = source.text if source.text is not None else "".join(_read_all(source, mode))
+        return TextTotals.of_word_counts(parse_word_counts(text, source.name).counts)
+    totals = TextTotals(0, 0)
+    if source.text is not None:
+        blocks: Iterable[str] = _line_blocks(source.text, chunk_chars)
+    else:
+        blocks = (_decode(data, name, off, mode, source.errors)
+                  for name in source.paths for off, data in iter_file_chunks(name, chunk_bytes=chunk_chars))
+    for text in blocks:
+        totals = totals + TextTotals.of_text(text)
+        yield
+    return totals
+
+
+def _line_blocks(text: str, size: int) -> Iterator[str]:
+    """*text* cut after a newline every *size* characters or so (a longer line stays whole)."""
+    i, n = 0, len(text)
+    while i < n:
+        j = text.find("\n", i + max(1, size) - 1)
+        j = n if j < 0 else j + 1
+        yield text[i:j]
+        i = j
 
 
 def _chunks(source: CorpusSource, mode: str) -> Iterator[str]:

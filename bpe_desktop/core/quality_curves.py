@@ -190,13 +190,25 @@ class HeldOutCurves:
     """
 
     def __init__(
-        self, word_counts: Mapping[str, int], totals: TextTotals, model: BPEModel, alpha: float = DEFAULT_ALPHA
+        self, word_counts: Mapping[str, int], totals: TextTotals, model: BPEModel, alpha: float = DEFAULT_ALPHA,
+        initial: Mapping[int, int] | None = None,
     ) -> None:
         self.word_counts = dict(word_counts)
         self.totals = totals
         self.model = model
         self.history: SegmentationHistory | None = None
-        self.builder = QualityCurveBuilder(initial_counts(self.word_counts, model), totals, model, (), alpha)
+        if initial is None:
+            initial = initial_counts(self.word_counts, model)
+        self.builder = QualityCurveBuilder(initial, totals, model, (), alpha)
+
+    @classmethod
+    def starting(
+        cls, word_counts: Mapping[str, int], totals: TextTotals, model: BPEModel, alpha: float = DEFAULT_ALPHA
+    ) -> Job[HeldOutCurves]:
+        """The same object, its step-0 counts made in small units (*initial* of the constructor: the
+        table :func:`~.token_counts.initial_counts` gives)."""
+        initial = yield from initial_counting(word_counts, model)
+        return cls(word_counts, totals, model, alpha, initial)
 
     @property
     def curve(self) -> QualityCurve:

@@ -185,8 +185,14 @@ def auditing(
     encoder: PieceEncoder | None = None,
     unreachable: Sequence[int] | None = None,
     chunk: int = 2048,
+    known_labels: Sequence[str] | None = None,
 ) -> Job[VocabAudit]:
-    """:func:`audit` in small units (about *chunk* tokens each; drive it with :class:`~.stats.Sliced`)."""
+    """:func:`audit` in small units (about *chunk* tokens each; drive it with :class:`~.stats.Sliced`).
+
+    *known_labels* (the labels of the ordinary ids ``0, 1, ..`` -- no specials -- e.g. the first
+    ``ordinary_count`` labels of an earlier audit of the same model: they do not depend on the step) saves
+    labelling the tokens again when it covers every id of the step.
+    """
     k = len(model.merges) if step is None else max(0, min(step, len(model.merges)))
     n = ordinary_count(model, k)
     tokens = model.tokens
@@ -195,17 +201,23 @@ def auditing(
         unreachable = yield from unreachable_steps(model, k, encoder, chunk // 2)
     bad = set(unreachable)
     consumers = [0] * n
-    for a, b in model.merges[:k]:
+    for r, (a, b) in enumerate(model.merges[:k]):
+        if r % (4 * chunk) == 4 * chunk - 1:
+            yield
         consumers[a] += 1
         if b != a:
             consumers[b] += 1
     labels: list[str] = []
     sizes: list[int] = []
     cut = len(marker)
+    reuse = known_labels is not None and len(known_labels) >= n
+    if reuse:
+        labels = list(known_labels[:n])  # type: ignore[index]
     for lo in range(0, n, chunk):
         yield
         part = tokens[lo : min(lo + chunk, n)]
-        labels.extend(map(token_label, part))
+        if not reuse:
+            labels.extend(map(token_label, part))
         if model.mode == "bytes":
             sizes.extend(map(len, part))
         else:
@@ -218,6 +230,8 @@ def auditing(
     merges = model.merges
     next_new = model.n_base  # tokens are numbered as made: the first merge making id t is the one made it
     for r, t in enumerate(model.merge_token_ids[:k]):
+        if r % chunk == chunk - 1:
+            yield
         if t >= next_new:
             a, b = merges[r]
             made[t] = MadeBy(r + 1, a, b, counts[r] if r < len(counts) else None)

@@ -55,9 +55,9 @@ def records_for(model: BPEModel, stats: list[dict[str, Any]] | None = None) -> l
 
 
 def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
-                   ) -> tuple[BPEModel, list[MergeRecord], str] | None:
+                   ) -> tuple[BPEModel, list[MergeRecord], str, str] | None:
     """Read and fully validate a tokenizer file (any format, through :func:`core.formats.load`) without
-    touching the window: (model, records, path), or None after a dialog saying why it was refused."""
+    touching the window: (model, records, path, format), or None after a dialog saying why it was refused."""
     if path is None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(parent, "Open tokenizer", "", OPEN_TOKENIZER_FILTER)
         if not path:
@@ -73,7 +73,7 @@ def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
     except (TypeError, KeyError, ValueError, AttributeError, IndexError, UnicodeError, RecursionError) as e:
         message = f"{path}: malformed tokenizer file ({type(e).__name__}: {str(e)[:80]}) -- the file is damaged"
     else:
-        return model, records, path
+        return model, records, path, loaded.fmt
     finally:
         QtWidgets.QApplication.restoreOverrideCursor()
     show_error(parent, "Cannot open tokenizer", message)
@@ -89,11 +89,13 @@ def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
     return apply_tokenizer(session, *got)
 
 
-def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord], path: str) -> BPEModel:
+def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord], path: str, fmt: str = ""
+                    ) -> BPEModel:
     """Put a model read by :func:`read_tokenizer` into the session."""
     first = records[0] if records else None
     session.initial_symbols = first.symbols_before if first is not None and first.merged else 0
     session.reset_model(model, records)
+    session.loaded_format = fmt  # e.g. "tiktoken": its tokens are encoded by tiktoken's rank rule
     session.set_stop(StopReason.LOADED, f"loaded from {path}")
     session.set_state(TrainingState.FINISHED)
     return model

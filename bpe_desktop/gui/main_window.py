@@ -36,6 +36,7 @@ from .stream.follow_merge import MergeFollower
 from .stream.view import TokenStreamView
 from .training.controller import TrainingController
 from .training.protocol import StopReason, TrainingState
+from .vocab.pane import VocabPane
 from .wording import cannot_continue
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.compare = ComparePanel(s)
         self.follow_merges = MergeFollower(s, self.token_view.canvas, self)  # play scrolls to each merge
         self.inspector = LogInspector(s)
+        self.vocab = VocabPane(s)
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self.sessions = SessionManager(self)  # File → sessions, modified marker, autosave (gui/session_io)
         self._build_docks()
@@ -148,6 +150,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self._dock(key, title, widget, A.RightDockWidgetArea)
         self._dock("inspect", "Log inspector", self.inspector, A.RightDockWidgetArea)
         layouts.groups(self)["inspect"] = "centre"  # a tab beside the token stream and compare
+        self._dock("vocab", "Vocabulary", self.vocab, A.RightDockWidgetArea)
+        layouts.groups(self)["vocab"] = "centre"  # computes nothing while hidden
 
     def _build_actions(self) -> None:
         st = self.style()

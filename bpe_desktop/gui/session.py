@@ -17,7 +17,7 @@ from ..core.model import BPEModel
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizer import Tokenizer
-from .training.protocol import TrainingState
+from .training.protocol import HeldOut, TrainingState
 
 
 class Session(QtCore.QObject):
@@ -68,6 +68,9 @@ class Session(QtCore.QObject):
         self.display_text: str | None = None  # edited corpus text not trained on yet (None: the source)
         self.display_word_counts = False  # display_text is a word-count table
         self.preview_base = False  # model is only the base alphabet of the untrained text (stream.base_preview)
+        self.loaded_format = ""  # the file format the model was opened from ("tiktoken", "hf"...; "" if trained)
+        self.holdout = 0.0  # share of the corpus's last lines the next run keeps out of training (0: none)
+        self.held_out: HeldOut | None = None  # what the current run kept out (set by the controller)
 
     # -- corpus and model ---------------------------------------------------------------------------
     def set_corpus(self, source: CorpusSource, config: TrainConfig | None = None) -> None:
@@ -79,6 +82,7 @@ class Session(QtCore.QObject):
         self.initial_symbols = 0  # the old corpus's count is not this one's
         self.preview_base = False
         self.merges_per_s = 0.0
+        self.held_out = None
         self.reset_model(BPEModel.empty(self.config))
         self.corpusChanged.emit()
 
@@ -103,6 +107,7 @@ class Session(QtCore.QObject):
         self.preview_base = preview
         self.model = model
         self.records = list(records or [])
+        self.loaded_format = ""
         self._tokenizer = None
         self._step = len(self.records)
         self.modelReset.emit()

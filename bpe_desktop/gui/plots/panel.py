@@ -1,4 +1,5 @@
-"""The plots pane: pair frequencies (Zipf), the compression curve and the vocabulary trade-off, live.
+"""The plots pane: pair frequencies (Zipf), the compression curve, the vocabulary trade-off and the quality
+curves (:mod:`.quality`), live.
 
 It observes the session only.  Signals mark parts dirty and start a single-shot timer, so bursts of
 ``recordsAppended`` (and fast scrubbing via ``stepChanged``) coalesce into at most one redraw every
@@ -32,6 +33,7 @@ from ..wording import plural
 from .common import PlotCard
 from .compression import CompressionPlot
 from .feed import PlotFeed
+from .quality import QualityTab
 from .tradeoff import TradeoffPlot
 from .zipf import ZipfPlot
 
@@ -59,6 +61,8 @@ class PlotsPanel(QtWidgets.QWidget):
         self.zipf = ZipfPlot()
         self.compression = CompressionPlot()
         self.tradeoff = TradeoffPlot()
+        self.quality = QualityTab(session)
+        self.quality.on_change = self._schedule
         self.refreshes = 0  # redraws done (plots given new data; the throttle's effect is visible in tests)
         self.slices = 0  # refresh() calls (each does at most about SLICE_S of statistics work)
 
@@ -67,6 +71,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self.tabs.addTab(self.zipf, "Pair frequencies")
         self.tabs.addTab(self.compression, "Compression")
         self.tabs.addTab(self.tradeoff, "Trade-off")
+        self.tabs.addTab(self.quality, "Quality")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.status = ElidedLabel("")  # parts shed when narrow (see _update_status)
         self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -100,6 +105,8 @@ class PlotsPanel(QtWidgets.QWidget):
         self._yielded = 0  # slices skipped in a row because the timer fired late
         self._marks_dirty = False  # the step marks on the curves lag the step (moved by the next refresh)
         self._step_at = 0.0  # when the step last changed
+        self._quality_at = 0.0  # when the quality curves were last redrawn
+        self._turn = False  # whose turn the next slice is: the statistics (True) or the quality curves
         session.corpusChanged.connect(self._on_reset)
         session.modelReset.connect(self._on_reset)
         session.recordsAppended.connect(self._on_records)
@@ -108,7 +115,7 @@ class PlotsPanel(QtWidgets.QWidget):
 
     # -- signals ----------------------------------------------------------------------------------------
     def _tab_changed(self, _index: int) -> None:
-        if self._curves_dirty:
+        if self._curves_dirty or self.quality.dirty or self.quality.feed.pending():
             self._schedule()
 
     def _schedule(self) -> None:
@@ -121,6 +128,7 @@ class PlotsPanel(QtWidgets.QWidget):
 
     def _on_reset(self) -> None:
         self.feed.reset()
+        self.quality.reset()
         self._curves_dirty = self._zipf_dirty = True
         self._schedule()
 
@@ -143,6 +151,7 @@ class PlotsPanel(QtWidgets.QWidget):
             self._marks_dirty = False
             self.compression.set_step(step)  # moves a line and a dot
             self.tradeoff.set_step(step)
+            self.quality.set_step(step)
         self._schedule()
 
     # -- redraw -----------------------------------------------------------------------------------------
@@ -165,10 +174,20 @@ class PlotsPanel(QtWidgets.QWidget):
                 self.refreshes += 1
             else:
                 more = True
+        quality_shown = self.tabs.currentWidget() is self.quality and self.isVisible()
+        if self.quality.dirty and quality_shown:  # the quality curves: drawn only while their tab is shown
+            wait_s = CURVES_EVERY_S if s.state is TrainingState.TRAINING else 0.0
+            if now - self._quality_at >= wait_s:
+                self.quality.redraw(step)
+                self._quality_at = time.perf_counter()
+                self.refreshes += 1
+            else:
+                more = True
         if self._marks_dirty:
             self._marks_dirty = False
             self.compression.set_step(step)
             self.tradeoff.set_step(step)
+            self.quality.set_step(step)
         had = feed.history.n_merges if feed.history is not None else -1
         busy = s.state in (TrainingState.COUNTING, TrainingState.TRAINING)
         slice_s = SLICE_S if busy else IDLE_SLICE_S
@@ -182,8 +201,18 @@ class PlotsPanel(QtWidgets.QWidget):
             if self._zipf_dirty:
                 more = self._update_zipf(step, slice_s) or more
             left = slice_s - (time.perf_counter() - now)
-            if left > 0 or feed.history is None:
-                more = feed.advance(max(left, 0.001)) or more
+            # the statistics and the quality curves take turns for the slice when both have work
+            self._turn = not self._turn
+            quality_more = False
+            if not self._turn and (quality_shown or not busy):  # (while training: only while shown)
+                quality_more = self.quality.advance(max(left, 0.001))
+                left = slice_s - (time.perf_counter() - now)
+            elif self.quality.feed.pending() and (quality_shown or not busy):
+                more = True
+            if self._turn or not quality_more:
+                if left > 0 or feed.history is None:
+                    more = feed.advance(max(left, 0.001)) or more
+            more = more or quality_more or (self.quality.dirty and quality_shown)
         else:
             more = True
         if feed.history is not None and (feed.history.pending or self._zipf_dirty):
@@ -238,6 +267,7 @@ class PlotsPanel(QtWidgets.QWidget):
     # -- export -----------------------------------------------------------------------------------------
     def current_plot(self) -> PlotCard:
         w = self.tabs.currentWidget()
+        w = w.card if isinstance(w, QualityTab) else w
         assert isinstance(w, PlotCard)
         return w
 

@@ -132,7 +132,7 @@ class TrainingController(QtCore.QObject):
         s.set_stop(None)
         self._rate = []
         self._done = self._idle = False
-        self._launch = launch = process.Launch(source, config, paused)
+        self._launch = launch = process.Launch(source, config, paused, s.holdout)
         self._proc, self._conn = launch.proc, launch.conn
         self._gc.pause()
         self._notifier = QtCore.QSocketNotifier(launch.conn.fileno(), QtCore.QSocketNotifier.Type.Read, self)
@@ -278,9 +278,10 @@ class TrainingController(QtCore.QObject):
         match msg:
             case Progress(stage, done, total):
                 s.set_progress(stage, done, total)
-            case Started(model, initial, words, qt_loaded):
+            case Started(model, initial, words, qt_loaded, held):
                 self.worker_qt_loaded = qt_loaded
                 s.word_counts = words
+                s.held_out = held
                 s.initial_symbols = initial
                 s.reset_model(model)
                 self._rate = [(time.monotonic(), 0)]

@@ -83,10 +83,10 @@ def started(proc: BaseProcess) -> bool:
 class Launch:
     """A worker process being started: the process, our end of its pipe, and the helper thread."""
 
-    def __init__(self, source: CorpusSource, config: TrainConfig, paused: bool) -> None:
+    def __init__(self, source: CorpusSource, config: TrainConfig, paused: bool, holdout: float = 0.0) -> None:
         ctx = mp.get_context("spawn")
         self.conn, child_conn = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=worker.run, args=(child_conn, source, config, paused), daemon=True,
+        self.proc = ctx.Process(target=worker.run, args=(child_conn, source, config, paused, holdout), daemon=True,
                                 name="bpe-desktop-trainer")
         self._thread: threading.Thread | None = threading.Thread(
             target=_launch, args=(self.proc, child_conn), daemon=True, name="bpe-desktop-launch")

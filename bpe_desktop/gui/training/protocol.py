@@ -8,6 +8,7 @@ Worker -> window, in this order:
 * :class:`Progress` -- while counting (bytes done of total), throttled by the worker;
 * :class:`Started` -- the trainer's empty model (so the window's ids match the records'), the corpus size in
   symbols, the counted words, and whether the worker process had loaded Qt (always False; tests check it);
+  with a held-out share asked for, also the :class:`HeldOut` part (the corpus's last lines, not trained on);
 * :class:`StateChanged` -- acknowledges pause and resume (``COUNTING``, ``TRAINING`` or ``PAUSED``);
 * :class:`Records` -- batched merge records, each a row of :class:`~bpe_desktop.core.records.MergeRecord`
   fields (``MergeRecord(*row)``: plain tuples unpickle in half the time of dataclasses, and unpickling
@@ -29,6 +30,7 @@ from typing import Any, NamedTuple
 
 from ...core.corpus import WordCounts
 from ...core.model import BPEModel
+from ...core.quality import TextTotals
 from ...core.records import MergeRecord
 from ...core.stopping import StopReason
 
@@ -36,6 +38,7 @@ __all__ = [
     "Command",
     "Failed",
     "Finished",
+    "HeldOut",
     "Message",
     "More",
     "Progress",
@@ -108,11 +111,22 @@ class Progress(NamedTuple):
     total: int
 
 
+class HeldOut(NamedTuple):
+    """The corpus's last lines kept out of training (:func:`bpe_desktop.core.holdout.count_with_holdout`)."""
+
+    word_counts: WordCounts
+    totals: TextTotals
+    train_totals: TextTotals  # of the lines trained on
+    lines: int
+    share: float
+
+
 class Started(NamedTuple):
     model: BPEModel  # the trainer's model with no merges yet
     initial_symbols: int
     word_counts: WordCounts
     qt_loaded: bool
+    held_out: HeldOut | None = None  # only when the window asked for a held-out share
 
 
 class StateChanged(NamedTuple):

@@ -16,6 +16,7 @@ from multiprocessing.connection import Connection
 from ...core.config import TrainConfig
 from ...core.corpus import CorpusSource, count_source
 from ...core.errors import BpeError, Cancelled
+from ...core.holdout import count_with_holdout
 from ...core.model import BPEModel
 from ...core.stopping import StopReason
 from ...core.trainer import Trainer
@@ -23,6 +24,7 @@ from .protocol import (
     Command,
     Failed,
     Finished,
+    HeldOut,
     Message,
     More,
     Progress,
@@ -77,10 +79,13 @@ class Commands:
             raise StopRequested()
 
 
-def run(conn: Connection, source: CorpusSource, config: TrainConfig, paused: bool = False) -> None:
-    """Process entry point: count, then train until done, stopped, or failed; always close the pipe."""
+def run(conn: Connection, source: CorpusSource, config: TrainConfig, paused: bool = False,
+        holdout: float = 0.0) -> None:
+    """Process entry point: count, then train until done, stopped, or failed; always close the pipe.
+
+    With *holdout* > 0 the last share of the corpus's lines is counted apart and never trained on."""
     try:
-        _train(conn, source, config, Commands(conn, paused))
+        _train(conn, source, config, Commands(conn, paused), holdout)
     except (StopRequested, Cancelled):
         _last_words(conn, Finished(StopReason.STOPPED, "stopped"))
     except BpeError as e:
@@ -108,7 +113,7 @@ def _send(conn: Connection, msg: Message) -> None:
         raise StopRequested() from None
 
 
-def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: Commands) -> None:
+def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: Commands, holdout: float = 0.0) -> None:
     last = 0.0
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -128,14 +133,20 @@ def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: Co
         return False
 
     _send(conn, Progress(Stage.COUNTING, 0, 1))
-    words = count_source(source, config, progress=progress, cancel=cancel)
+    held: HeldOut | None = None
+    if holdout > 0:  # (read in one go: no progress while counting)
+        split = count_with_holdout(source, config, holdout)
+        words = split.train
+        held = HeldOut(split.held_out, split.held_out_totals, split.train_totals, split.held_out_lines, holdout)
+    else:
+        words = count_source(source, config, progress=progress, cancel=cancel)
     trainer = Trainer(words, config)
     m = trainer.model
     empty = BPEModel(mode=m.mode, base=list(m.base), merges=[], pretokenizer=m.pretokenizer,
                      end_of_word=m.end_of_word, glue_marker=m.glue_marker, specials=m.specials,
                      tie_break=m.tie_break)
     qt_loaded = any(name.split(".")[0] in ("PySide6", "shiboken6", "pyqtgraph") for name in sys.modules)
-    _send(conn, Started(empty, trainer.initial_symbols, words, qt_loaded))
+    _send(conn, Started(empty, trainer.initial_symbols, words, qt_loaded, held))
     while True:
         _merge_loop(conn, trainer, cmds)
         reason = trainer.stopped_by or StopReason.NO_PAIR

@@ -1,0 +1,238 @@
+"""The quality tab of the plots pane: bytes per token, fertility, vocabulary utilization, Shannon and Rényi
+efficiency over merges ``k = 0..M``, on the training text and on a held-out text, with the step marked.
+
+:class:`QualityPlot` draws five small plots sharing the merge axis (training text solid, held-out text
+dashed) and exports them like the other plots (CSV: one row per text and step, columns
+:data:`~bpe_desktop.core.quality_curves.QUALITY_COLUMNS` after the text's name).  :class:`QualityTab`
+adds the controls: the Rényi order α and the held-out text (none, a file, or the last 10 % of the
+corpus's lines kept out of the next training run -- ``session.holdout``, which the controller hands to
+the worker).  The numbers come from :mod:`.quality_feed`, driven by the plots pane's slices
+(:mod:`.panel`: computed while the tab is shown or no training runs, drawn only while it is shown, so a
+hidden tab costs a training run nothing); nothing here computes or observes the session beyond reading it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from ...core.holdout import DEFAULT_HOLDOUT
+from ...core.quality import DEFAULT_ALPHA
+from ...core.quality_curves import QUALITY_COLUMNS, QualityCurve
+from ..session import Session
+from .common import ACCENT, INK, LINE, SECOND, PlotCard, style_plot
+from .quality_feed import QualityFeed
+
+#: (attribute of QualityCurve, plot title, axis label)
+METRICS = (
+    ("bytes_per_token", "Bytes per token", "bytes / token"),
+    ("fertility", "Fertility: tokens per word", "tokens / word"),
+    ("utilization", "Vocabulary utilization", "share used"),
+    ("shannon_efficiency", "Shannon efficiency", "H / log₂|V|"),
+    ("renyi_efficiency", "Rényi efficiency (α = {alpha:g})", "H_α / log₂|V|"),
+)
+HELD_OUT_CHOICES = ("no held-out text", "a held-out file…", f"last {DEFAULT_HOLDOUT:.0%} of lines (next run)")
+
+
+def _xy(curve: QualityCurve, attr: str) -> tuple[np.ndarray, np.ndarray]:
+    y = np.asarray(getattr(curve, attr), float)
+    x = np.asarray(curve.steps, float)
+    ok = np.isfinite(y)
+    return (x, y) if ok.all() else (x[ok], y[ok])
+
+
+class QualityPlot(PlotCard):
+    name = "quality"
+    csv_header = ("text", *QUALITY_COLUMNS)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.train: QualityCurve | None = None
+        self.held: QualityCurve | None = None
+        self.train_label, self.held_label = "training text", "held out"
+        self.step = 0
+        self.plots: dict[str, pg.PlotItem] = {}
+        self.train_items: dict[str, pg.PlotDataItem] = {}
+        self.held_items: dict[str, pg.PlotDataItem] = {}
+        self.lines: list[pg.InfiniteLine] = []
+        first = None
+        for i, (attr, title, axis) in enumerate(METRICS):
+            p = self.addPlot(row=i // 2, col=i % 2)
+            style_plot(p, title.format(alpha=DEFAULT_ALPHA), "merges", axis)
+            p.getAxis("left").setWidth(52)
+            p.getAxis("left").enableAutoSIPrefix(False)  # shares and ratios as they are, not "x0.001"
+            if first is None:
+                first = p
+            else:
+                p.setXLink(first)
+            self.plots[attr] = p
+            self.train_items[attr] = p.plot([], [], pen=pg.mkPen(LINE, width=2), antialias=True)
+            self.held_items[attr] = p.plot([], [], pen=pg.mkPen(SECOND, width=2, style=QtCore.Qt.PenStyle.DashLine),
+                                           antialias=True)
+            for item in (self.train_items[attr], self.held_items[attr]):
+                item.setClipToView(True)
+                item.setDownsampling(auto=True, method="peak")
+            line = pg.InfiniteLine(0, angle=90, movable=False, pen=pg.mkPen(ACCENT, width=1.5))
+            p.addItem(line, ignoreBounds=True)
+            self.lines.append(line)
+        self.readout = pg.LabelItem("", color=INK, size="9pt", justify="left")
+        self.addItem(self.readout, row=2, col=1)
+
+    def set_data(self, train: QualityCurve | None, held: QualityCurve | None, step: int | None = None,
+                 train_label: str = "training text", held_label: str = "held out") -> None:
+        self.train, self.held = train, held
+        self.train_label, self.held_label = train_label, held_label
+        alpha = (train or held).alpha if (train or held) is not None else DEFAULT_ALPHA  # type: ignore[union-attr]
+        self.plots["renyi_efficiency"].setTitle(METRICS[4][1].format(alpha=alpha), color=INK, size="11pt")
+        for curve, items in ((train, self.train_items), (held, self.held_items)):
+            for attr, item in items.items():
+                if curve is None or not len(curve):
+                    item.setData([], [])
+                else:
+                    item.setData(*_xy(curve, attr))
+        self.set_step(self.step if step is None else step)
+
+    def set_step(self, step: int) -> None:
+        self.step = step
+        for line in self.lines:
+            line.setValue(step)
+        parts = [f"<b>step {step:,}</b>"]
+        for label, curve, colour in ((self.train_label, self.train, LINE), (self.held_label, self.held, SECOND)):
+            if curve is None or not len(curve):
+                continue
+            k = max(0, min(step, len(curve) - 1))
+            m = curve.at(k)
+            parts.append(
+                f"<span style='color:{colour}'>■</span> {label}{f' (step {k:,})' if k != step else ''}: "
+                f"{_num(m.bytes_per_token)} bytes/token, {_num(m.fertility)} tokens/word,<br>"
+                f"&nbsp;&nbsp;&nbsp;utilization {_num(m.utilization)} ({m.used:,} of {m.vocab_size:,}), "
+                f"Shannon {_num(m.shannon_efficiency)}, Rényi {_num(m.renyi_efficiency)}")
+        self.readout.setText("<br>".join(parts))
+
+    def csv_rows(self) -> list[Sequence[object]]:
+        out: list[Sequence[object]] = []
+        for label, curve in ((self.train_label, self.train), (self.held_label, self.held)):
+            if curve is not None:
+                out.extend((label, *row) for row in curve.rows())
+        return out
+
+    def plotted(self, attr: str, held: bool = False) -> tuple[list[float], list[float]]:
+        """The points drawn for a metric (for tests)."""
+        x, y = (self.held_items if held else self.train_items)[attr].getOriginalDataset()
+        return ([] if x is None else list(map(float, x)), [] if y is None else list(map(float, y)))
+
+
+def _num(v: float) -> str:
+    return "–" if math.isnan(v) else f"{v:.3f}"
+
+
+class QualityTab(QtWidgets.QWidget):
+    """The quality plot with its controls; :attr:`card` is what the pane exports."""
+
+    def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.feed = QualityFeed(session)
+        self.card = QualityPlot(self)
+        self.alpha = QtWidgets.QDoubleSpinBox(self)
+        self.alpha.setRange(0.1, 20.0)
+        self.alpha.setDecimals(2)
+        self.alpha.setSingleStep(0.5)
+        self.alpha.setValue(DEFAULT_ALPHA)
+        self.alpha.setPrefix("Rényi α = ")
+        self.alpha.setToolTip("order of the Rényi efficiency (Zouhar et al. 2023 recommend 2.5; 1 is Shannon's)")
+        self.held_out = QtWidgets.QComboBox(self)
+        self.held_out.addItems(HELD_OUT_CHOICES)
+        self.held_out.setToolTip("measure also on text the tokenizer was not trained on: a file, or the last "
+                                 f"{DEFAULT_HOLDOUT:.0%} of the corpus's lines kept out of the next training run")
+        self.info = QtWidgets.QLabel(self)
+        self.info.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.info.setStyleSheet("color: #4b5563;")
+        bar = QtWidgets.QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 0)
+        bar.addWidget(self.alpha)
+        bar.addWidget(self.held_out)
+        bar.addWidget(self.info, 1)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addLayout(bar)
+        lay.addWidget(self.card, 1)
+        self._drawn = -1  # feed.changes when last drawn
+        self._choice = 0
+        self.on_change: Callable[[], None] | None = None  # set by the plots pane: schedule a refresh
+        self.alpha.valueChanged.connect(self._alpha_changed)
+        self.held_out.activated.connect(self._held_out_chosen)
+        self._update_info()
+
+    # -- driven by the plots pane -------------------------------------------------------------------
+    def reset(self) -> None:
+        self.feed.reset()
+        self._drawn = -1
+        self._update_info()
+
+    def advance(self, budget_s: float) -> bool:
+        return self.feed.advance(budget_s)
+
+    @property
+    def dirty(self) -> bool:
+        return self.feed.changes != self._drawn
+
+    def redraw(self, step: int) -> None:
+        f = self.feed
+        self._drawn = f.changes
+        self.card.set_data(f.training_curve, f.held_out_curve, step, f.train_label, f.held_label)
+        self._update_info()
+
+    def set_step(self, step: int) -> None:
+        self.card.set_step(step)
+
+    # -- controls -----------------------------------------------------------------------------------
+    def _alpha_changed(self, value: float) -> None:
+        self.feed.set_alpha(value)
+        self.changed()
+
+    def changed(self) -> None:
+        """Something the pane must redraw and compute (its refresh timer is poked by the pane's hook)."""
+        self._drawn = -1
+        self._update_info()
+        if self.on_change is not None:
+            self.on_change()
+
+    def choose_held_out(self, choice: int, path: str | None = None) -> None:
+        """0: none; 1: the file *path* (asked for when None); 2: hold out the corpus's last lines from the
+        next run (and use them once that run has them)."""
+        s = self.session
+        if choice == 1 and not path:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Held-out text", "",
+                                                            "Text files (*.txt *.log *.md *.csv);;All files (*)")
+            if not path:
+                self.held_out.setCurrentIndex(self._choice)
+                return
+        self._choice = choice
+        self.held_out.setCurrentIndex(choice)
+        s.holdout = DEFAULT_HOLDOUT if choice == 2 else 0.0
+        self.feed.set_held_out_file(path if choice == 1 else None)
+        if choice == 0:
+            self.feed.held_note = ""
+        self.changed()
+
+    def _held_out_chosen(self, index: int) -> None:
+        self.choose_held_out(index)
+
+    def _update_info(self) -> None:
+        f, s = self.feed, self.session
+        notes = [n for n in (f.note, f.held_note) if n]
+        if self._choice == 2:
+            if s.held_out is not None:
+                notes.append(f"this run trained on all but the last {s.held_out.lines:,} lines "
+                             f"({s.held_out.share:.0%})")
+            else:
+                notes.append(f"the next run (Train, F5) keeps the last {DEFAULT_HOLDOUT:.0%} of the lines out")
+        elif self._choice == 0 and s.held_out is not None:
+            notes.append(f"this run kept its last {s.held_out.lines:,} lines out (shown dashed)")
+        self.info.setText(" · ".join(notes))
