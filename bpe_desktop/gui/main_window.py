@@ -22,6 +22,7 @@ from .panes.timeline import TimelinePane
 from .panes.why import WhyPanel
 from .plots.panel import PlotsPanel
 from .presets import SAMPLES
+from .runs.install import install_runs
 from .session import Session
 from .stream.view import TokenStreamView
 from .training.controller import TrainingController
@@ -52,6 +53,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self._build_docks()
         self._build_actions()
+        self.runs = install_runs(self)  # the Runs dock, Branch here…, Compare runs… (issue 14)
         self.setStatusBar(StatusBar(s, self))
         self._shortcuts = self.timeline.shortcuts(self)
 
@@ -188,6 +190,7 @@ class MainWindow(QtWidgets.QMainWindow):
         except BpeError as e:
             file_actions.show_error(self, "Cannot train", str(e))
             return False
+        self.runs.store.begin(config, source)  # the shown run stays in the Runs list
         self.controller.start(source, config, paused=paused)
         return True
 

@@ -1,0 +1,94 @@
+"""Put the runs into a main window: the store, the what-if actions, the Runs dock and its menu entries.
+
+:func:`install_runs` is the one call the main window makes (after its docks and menus exist): the Runs pane
+goes into a dock tabbed with the merge list, "Branch here…" into the merge list's context menu and the
+timeline, and Training ▸ Branch here… / Compare runs… into the menu.  The window must also call
+``runs.store.begin(config, source)`` just before it starts an ordinary training run, so the run it replaces
+stays in the list.  It holds no state of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from .compare import CompareRunsDialog
+from .pane import RunsPane
+from .store import RunStore
+from .whatif import WhatIf
+
+
+class Runs(NamedTuple):
+    store: RunStore
+    whatif: WhatIf
+    pane: RunsPane
+    dock: QtWidgets.QDockWidget
+
+
+def open_compare(window: QtWidgets.QWidget, store: RunStore) -> CompareRunsDialog:
+    """Show the compare-runs dialog (non-modal; one at a time)."""
+    old = getattr(window, "_compare_runs_dialog", None)
+    if old is not None:
+        old.close()
+        old.deleteLater()
+    dlg = CompareRunsDialog(store, window)
+    dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+    window._compare_runs_dialog = dlg  # type: ignore[attr-defined]
+    dlg.show()
+    return dlg
+
+
+def hide_stale_tab_bars(window: QtWidgets.QMainWindow) -> int:
+    """Hide the extra dock tab bars Qt 6.10 leaves behind when a second tab group is made before the window
+    is first shown (each a stale copy of the newest bar with the same tabs, drawn over another pane and never
+    moved again).  Returns how many it hid."""
+    bars = [b for b in window.findChildren(QtWidgets.QTabBar) if b.parent() is window]
+    hidden = 0
+    for i, bar in enumerate(bars):
+        tabs = [bar.tabText(j) for j in range(bar.count())]
+        if any([later.tabText(j) for j in range(later.count())] == tabs for later in bars[i + 1:]):
+            bar.hide()
+            hidden += 1
+    return hidden
+
+
+def install_runs(window: Any) -> Runs:
+    """Wire the runs into *window* (a :class:`~..main_window.MainWindow`)."""
+    from .. import file_actions
+
+    store = RunStore(window.session, window)
+    whatif = WhatIf(window.session, window.controller, store, window,
+                    lambda title, msg: file_actions.show_error(window, title, msg), settings=window.settings)
+    pane = RunsPane(store, whatif, compare=lambda: open_compare(window, store))
+    dock = window._dock("runs", "Runs", pane, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
+    window.tabifyDockWidget(window.docks["merges"], dock)
+    window.docks["merges"].raise_()
+    hide_stale_tab_bars(window)
+    d = window.docks  # a new tab group loses the sizes the window gave its columns: give them again
+    window.resizeDocks([d["corpus"], d["tokens"], d["merges"]], [360, 640, 440], QtCore.Qt.Orientation.Horizontal)
+    window.resizeDocks([d["merges"], d["plots"]], [440, 340], QtCore.Qt.Orientation.Vertical)
+
+    merges = window.merges
+
+    def rank_of(idx: QtCore.QModelIndex) -> int:
+        src = merges.proxy.mapToSource(idx) if idx.model() is merges.proxy else idx
+        return src.row() + 1
+
+    whatif.install_merge_menu(merges.view, rank_of)
+    whatif.install_timeline(window.timeline)
+    menus = {m.title().replace("&", ""): m for m in window.menuBar().findChildren(QtWidgets.QMenu)}
+    training = menus.get("Training")
+    if training is not None:
+        training.addSeparator()
+        branch = QtGui.QAction("Branch here…", window)
+        branch.triggered.connect(lambda: whatif.ask_branch(window.session.step))
+        training.addAction(branch)
+        compare = QtGui.QAction("Compare runs…", window)
+        compare.triggered.connect(lambda: open_compare(window, store))
+        training.addAction(compare)
+    view = menus.get("View")
+    if view is not None:
+        view.insertAction(view.actions()[len(window.docks) - 1] if len(view.actions()) >= len(window.docks)
+                          else None, dock.toggleViewAction())
+    return Runs(store, whatif, pane, dock)
