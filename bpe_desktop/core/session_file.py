@@ -353,9 +353,14 @@ def _runs_from_raw(raw: dict[str, Any], source: str, saved_by: str) -> tuple[tup
             _need(r.get(k) is None or (type(r.get(k)) is int and r[k] >= 0), where, f"{k} must be a whole number "
                   "or null")
         corpus_raw = r.get("corpus")
-        inner = _from_raw({"format": FORMAT_NAME, "version": VERSION, "corpus": corpus_raw or raw["corpus"],
-                           "settings": r.get("settings"), "tokenizer": r.get("tokenizer"), "step": r.get("step"),
-                           "compare": [], "layout": ""}, where, saved_by)
+        try:
+            inner = _from_raw({"format": FORMAT_NAME, "version": VERSION, "corpus": corpus_raw or raw["corpus"],
+                               "settings": r.get("settings"), "tokenizer": r.get("tokenizer"), "step": r.get("step"),
+                               "compare": [], "layout": ""}, where, saved_by)
+        except BpeError as e:
+            if isinstance(e, SessionError):
+                raise
+            raise SessionError(f"{where}: {e}") from None
         out.append(RunDoc(r["name"], inner.config, inner.model, inner.records, inner.step,
                           None if stop is None else StopReason(stop), r.get("stop_text", ""), r.get("renamed", False),
                           r.get("parent"), r.get("branch_step"), None if corpus_raw is None else inner.corpus))

@@ -316,7 +316,14 @@ class CompareRunsDialog(QtWidgets.QDialog):
     def diff_rows(self, group: int) -> list[tuple[str, str, str]]:
         """The rows of diff group *group* (0 settings, 1 only A, 2 only B, 3 moved), as shown."""
         top = self.diff_tree.topLevelItem(group)
-        return [tuple(top.child(i).text(c) for c in range(3)) for i in range(top.childCount())]  # type: ignore[misc]
+        if top is None:
+            return []
+        out = []
+        for i in range(top.childCount()):
+            item = top.child(i)
+            if item is not None:
+                out.append((item.text(0), item.text(1), item.text(2)))
+        return out
 
     # -- streams ----------------------------------------------------------------------------------------------
     def _build_streams(self) -> None:
@@ -351,7 +358,9 @@ class CompareRunsDialog(QtWidgets.QDialog):
             s.setParent(self)
             view = TokenStreamView(s)
             view.set_animation_duration(0)
-            view.tree.parentWidget().hide()  # the derivation side panel: no room for it here
+            side = view.tree.parentWidget()
+            if side is not None:
+                side.hide()  # the derivation side panel: no room for it here
             self._stream_sessions.append(s)
             self.views.append(view)
             self._stream_box.addWidget(view)

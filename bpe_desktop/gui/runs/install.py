@@ -65,6 +65,7 @@ def install_runs(window: Any) -> Runs:
     window.tabifyDockWidget(window.docks["merges"], dock)
     window.docks["merges"].raise_()
     hide_stale_tab_bars(window)
+    window.setMinimumSize(0, 0)  # that tabify also fixed the window's minimum size early: let it fit the screen
     d = window.docks  # a new tab group loses the sizes the window gave its columns: give them again
     window.resizeDocks([d["corpus"], d["tokens"], d["merges"]], [360, 640, 440], QtCore.Qt.Orientation.Horizontal)
     window.resizeDocks([d["merges"], d["plots"]], [440, 340], QtCore.Qt.Orientation.Vertical)
@@ -72,7 +73,7 @@ def install_runs(window: Any) -> Runs:
     merges = window.merges
 
     def rank_of(idx: QtCore.QModelIndex) -> int:
-        src = merges.proxy.mapToSource(idx) if idx.model() is merges.proxy else idx
+        src = merges.proxy.mapToSource(idx) if merges.view.model() is merges.proxy else idx
         return src.row() + 1
 
     whatif.install_merge_menu(merges.view, rank_of)

@@ -39,7 +39,7 @@ class _NameDelegate(QtWidgets.QStyledItemDelegate):
 
 class RunsPane(QtWidgets.QWidget):
     def __init__(self, store: RunStore, whatif: WhatIf, parent: QtWidgets.QWidget | None = None,
-                 compare: Callable[[], None] | None = None) -> None:
+                 compare: Callable[[], object] | None = None) -> None:
         super().__init__(parent)
         self.store, self.whatif = store, whatif
         self.list = QtWidgets.QListWidget(self)

@@ -154,10 +154,14 @@ class WhatIf(QtCore.QObject):
             if not idx.isValid():
                 return
             menu = self.merge_menu(rank_of(idx), view)
-            menu.exec(view.viewport().mapToGlobal(pos))
+            self.popup(menu, view.viewport().mapToGlobal(pos))
             menu.deleteLater()
 
         view.customContextMenuRequested.connect(menu_at)
+
+    def popup(self, menu: QtWidgets.QMenu, at: QtCore.QPoint) -> None:
+        """Show *menu* at *at* until the user chooses (the seam tests replace)."""
+        menu.exec(at)
 
     def merge_menu(self, rank: int, parent: QtWidgets.QWidget) -> QtWidgets.QMenu:
         """The context menu of merge *rank* (1-based)."""
