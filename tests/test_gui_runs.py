@@ -125,6 +125,7 @@ def test_switching_runs_swaps_the_panes_and_back_without_retraining(qtbot, windo
     real = process.Launch
     monkeypatch.setattr(process, "Launch", lambda *a, **k: launches.append(a) or real(*a, **k))
     pane = window.runs.pane
+    assert window.docks["runs"] in window.tabifiedDockWidgets(window.docks["merges"])
     qtbot.mouseClick(pane.list.viewport(), QtCore.Qt.MouseButton.LeftButton,
                      pos=pane.list.visualItemRect(pane.list.item(0)).center())
     assert store.current == 0

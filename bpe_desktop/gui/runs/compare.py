@@ -33,6 +33,8 @@ from ..stream.view import TokenStreamView
 from ..training.protocol import TrainingState
 from .store import Run, RunStore
 
+STYLES = (QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
+          QtCore.Qt.PenStyle.DashDotLine)  # overlapping runs (a branch shares its start) stay visible
 PALETTE = ("#1f5fa8", "#d2492a", "#6a9a3a", "#7a4fa0", "#c28a00", "#0e8a8a", "#b03a7a", "#555555")
 SLICE_S = 0.008  # GUI-thread time per run per timer tick while computing Zipf data
 
@@ -140,7 +142,7 @@ class CompareRunsDialog(QtWidgets.QDialog):
                                    axisItems={"bottom": LogAxis("bottom"), "left": LogAxis("left")})
         style_plot(self.zipf_plot, "Pair frequencies at the step (Zipf)", "rank (log)", "count (log)")
         self.zipf_plot.setLogMode(x=True, y=True)
-        self.legend = self.compression_plot.addLegend(offset=(-10, 10))
+        self.legend = self.zipf_plot.addLegend(offset=(10, -10))  # bottom left: the Zipf curves fall to the right
         self.curves: dict[str, dict[int, pg.PlotDataItem]] = {"compression": {}, "bytes_per_token": {}, "zipf": {}}
         self.curve_note = QtWidgets.QLabel(self)
         self.curve_note.setStyleSheet("color: #6b7280;")
@@ -177,23 +179,26 @@ class CompareRunsDialog(QtWidgets.QDialog):
         self.legend.clear()
         missing = []
         for run in self.checked():
-            color = PALETTE[self.runs.index(run) % len(PALETTE)]
-            pen = pg.mkPen(color, width=2)
+            pen = self._pen(run)
             c = run_curves(run)
             item = self.compression_plot.plot(np.asarray(c.compression.steps, float),
-                                              np.asarray(c.compression.symbols, float), pen=pen,
-                                              name=html.escape(run.name))
+                                              np.asarray(c.compression.symbols, float), pen=pen)
             self.curves["compression"][run.id] = item
             if c.tradeoff is not None:
                 self.curves["bytes_per_token"][run.id] = self.bpt_plot.plot(
                     np.asarray(c.tradeoff.steps, float), np.asarray(c.tradeoff.bytes_per_token, float), pen=pen)
             else:
                 missing.append(run.name)
+            self.legend.addItem(pg.PlotDataItem([], [], pen=pen), html.escape(run.name))
         self.curve_note.setText(("bytes per token and Zipf need the counted corpus, missing for: "
                                  + "; ".join(missing) + " (retrain or branch to count it)") if missing else "")
         self._zipf = {rid: z for rid, z in self._zipf.items() if z.step == self.step.value()}
         self._draw_zipf()
         self._timer.start()
+
+    def _pen(self, run: Run, width: float = 2.0) -> QtGui.QPen:
+        i = self.runs.index(run)
+        return pg.mkPen(PALETTE[i % len(PALETTE)], width=width, style=STYLES[i % len(STYLES)])
 
     def _feed(self, run: Run) -> PlotFeed | None:
         if run.word_counts is None:
@@ -236,9 +241,8 @@ class CompareRunsDialog(QtWidgets.QDialog):
             z = self._zipf.get(run.id)
             if z is None or run.id in items or not z.counts:
                 continue
-            color = PALETTE[self.runs.index(run) % len(PALETTE)]
             items[run.id] = self.zipf_plot.plot(np.asarray(z.ranks, float), np.asarray(z.counts, float),
-                                                pen=pg.mkPen(color, width=1.6))
+                                                pen=self._pen(run, 1.6))
 
     def _step_changed(self, k: int) -> None:
         self._zipf.clear()
