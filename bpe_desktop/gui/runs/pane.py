@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ...core.stopping import StopReason
 from .store import RunStore
 from .whatif import WhatIf
 
@@ -95,7 +96,9 @@ class RunsPane(QtWidgets.QWidget):
                 current = i == self.store.current
                 n = len(self.store.session.records) if current else run.n_merges
                 stop = self.store.session.stop_text if current else run.stop_text
-                text = f"{i + 1}. {run.name}   —   {n:,} merges" + (f" · {stop}" if stop else "")
+                reason = self.store.session.stop_reason if current else run.stop_reason
+                shown = "" if reason is StopReason.MERGES else stop  # "reached N merges" says nothing new
+                text = f"{i + 1}. {run.name}   —   {n:,} merges" + (f" · {shown}" if shown else "")
                 if it.text() != text:
                     it.setText(text)
                 it.setData(NAME_ROLE, run.name)
