@@ -13,6 +13,10 @@ ignore names they do not know).
   read with :func:`json.loads`: no pickle, nothing in it is ever executed.
 * The tokenizer part is the native tokenizer document (:mod:`.formats.native`, through its public
   ``dumps``/``loads``), so a session and a native file describe merges identically.
+* A session may hold several *runs* ("what if": :class:`RunDoc`, each its settings, merges, step, stop
+  reason, branch origin and, when it differs, its own corpus) beside the fields of the run shown; they are
+  written under ``"runs"`` (format minor version 1: readers of version 1 ignore them, and a file without
+  them reads as a session of one run).
 * :func:`check_corpus` says whether the referenced corpus files are unchanged, changed or gone, so a
   caller can report it instead of silently retraining on different text.
 
@@ -38,9 +42,11 @@ from .errors import BpeError, SessionError
 from .formats import check_model, native
 from .model import BPEModel
 from .records import MergeRecord
+from .stopping import StopReason
 
 FORMAT_NAME = "bpe-desktop-session"
 VERSION = 1
+MINOR_VERSION = 1  # 1: optional "runs" and "current_run" (readers of 1.0 ignore them)
 _HASH_BLOCK = 1 << 20
 
 
@@ -97,6 +103,26 @@ class SessionDoc:
     layout: str = ""  # base64, opaque to the core
     saved_by: str = field(default=f"bpe-desktop {__version__}")
     extras: dict[str, Any] = field(default_factory=dict)  # name -> JSON value (see the module docstring)
+    runs: tuple[RunDoc, ...] = ()  # every run of the session (empty: just the one above)
+    current_run: int = 0  # which of ``runs`` is the one shown (its fields are also the document's own)
+
+
+@dataclass(frozen=True)
+class RunDoc:
+    """One run of a session.  ``parent``/``branch_step``: a branch of run ``parent`` (an index into the
+    session's runs) at that step; ``corpus`` None means the session's corpus."""
+
+    name: str
+    config: TrainConfig
+    model: BPEModel | None = None
+    records: tuple[MergeRecord, ...] = ()
+    step: int = 0
+    stop: StopReason | None = None
+    stop_text: str = ""
+    renamed: bool = False  # the user named it
+    parent: int | None = None
+    branch_step: int | None = None
+    corpus: SessionCorpus | None = None
 
 
 # -- writing ------------------------------------------------------------------------------------------
@@ -121,6 +147,10 @@ def dumps_session(doc: SessionDoc) -> str:
     }
     if doc.extras:
         out["extras"] = doc.extras
+    if doc.runs:
+        out["minor"] = MINOR_VERSION
+        out["runs"] = [_run_json(r, doc) for r in doc.runs]
+        out["current_run"] = doc.current_run
     try:
         return json.dumps(out, ensure_ascii=False, indent=1)
     except (TypeError, ValueError) as e:  # an extra that is not JSON
@@ -249,7 +279,9 @@ def _from_raw(raw: dict[str, Any], source: str, saved_by: str) -> SessionDoc:
     _need(isinstance(layout, str), source, "layout must be a base64 text")
     extras = raw.get("extras", {})
     _need(isinstance(extras, dict), source, "extras must be an object")
-    return SessionDoc(corpus, config, model, records, step, tuple(compare), layout, saved_by, extras)
+    runs, current = _runs_from_raw(raw, source, saved_by)
+    return SessionDoc(corpus, config, model, records, step, tuple(compare), layout, saved_by, extras=extras,
+                      runs=runs, current_run=current)
 
 
 _RECORD_INTS = ("rank", "count", "merged", "symbols_after", "vocab_size", "words_touched")
@@ -282,6 +314,14 @@ def _records(model: BPEModel, stats: list[dict[str, Any]], source: str) -> tuple
 
 
 def _check_doc(doc: SessionDoc, source: str) -> None:
+    _need(not doc.runs or 0 <= doc.current_run < len(doc.runs), source,
+          f"current_run {doc.current_run} is not one of the {len(doc.runs)} runs")
+    for i, run in enumerate(doc.runs, 1):
+        n = 0 if run.model is None else len(run.model.merges)
+        _need(0 <= run.step <= n, source, f"run {i}: the step {run.step} is outside 0..{n} (the merges held)")
+        _need(not run.records or len(run.records) == n, source, f"run {i}: the records do not match the merges")
+        _need(run.parent is None or 0 <= run.parent < len(doc.runs), source, f"run {i}: no run {run.parent} to "
+              "branch from")
     n = 0 if doc.model is None else len(doc.model.merges)
     _need(0 <= doc.step <= n, source, f"the step {doc.step} is outside 0..{n} (the merges held)")
     _need(not doc.records or len(doc.records) == n, source, "the records do not match the merges")
@@ -289,6 +329,55 @@ def _check_doc(doc: SessionDoc, source: str) -> None:
         base64.b64decode(doc.layout.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError):
         raise SessionError(f"{source}: the window layout is not base64 text -- the session file is damaged") from None
+
+
+# -- runs ("what if") -------------------------------------------------------------------------------------
+def _run_json(run: RunDoc, doc: SessionDoc) -> dict[str, Any]:
+    """A run as JSON: the fields of a session document of its own (same validation), plus its name,
+    stop reason and branch origin."""
+    inner = json.loads(dumps_session(SessionDoc(run.corpus or doc.corpus, run.config, run.model, run.records,
+                                                run.step)))
+    return {
+        "name": run.name, "renamed": run.renamed,
+        "corpus": None if run.corpus is None else inner["corpus"],
+        "settings": inner["settings"], "tokenizer": inner["tokenizer"], "step": inner["step"],
+        "stop": None if run.stop is None else run.stop.value, "stop_text": run.stop_text,
+        "parent": run.parent, "branch_step": run.branch_step,
+    }
+
+
+def _runs_from_raw(raw: dict[str, Any], source: str, saved_by: str) -> tuple[tuple[RunDoc, ...], int]:
+    if raw.get("runs") is None:
+        return (), 0
+    runs_raw = raw["runs"]
+    _need(isinstance(runs_raw, list) and all(isinstance(r, dict) for r in runs_raw), source,
+          "runs must be a list of objects")
+    current = raw.get("current_run", 0)
+    _need(type(current) is int, source, "current_run must be a whole number")
+    out = []
+    for i, r in enumerate(runs_raw, 1):
+        where = f"{source} (run {i})"
+        _need(isinstance(r.get("name"), str) and type(r.get("renamed", False)) is bool, where,
+              "a run needs a name (text) and renamed (true or false)")
+        stop = r.get("stop")
+        _need(stop is None or stop in {s.value for s in StopReason}, where, f"unknown stop reason {stop!r:.30}")
+        _need(isinstance(r.get("stop_text", ""), str), where, "stop_text must be text")
+        for k in ("parent", "branch_step"):
+            _need(r.get(k) is None or (type(r.get(k)) is int and r[k] >= 0), where, f"{k} must be a whole number "
+                  "or null")
+        corpus_raw = r.get("corpus")
+        try:
+            inner = _from_raw({"format": FORMAT_NAME, "version": VERSION, "corpus": corpus_raw or raw["corpus"],
+                               "settings": r.get("settings"), "tokenizer": r.get("tokenizer"), "step": r.get("step"),
+                               "compare": [], "layout": ""}, where, saved_by)
+        except BpeError as e:
+            if isinstance(e, SessionError):
+                raise
+            raise SessionError(f"{where}: {e}") from None
+        out.append(RunDoc(r["name"], inner.config, inner.model, inner.records, inner.step,
+                          None if stop is None else StopReason(stop), r.get("stop_text", ""), r.get("renamed", False),
+                          r.get("parent"), r.get("branch_step"), None if corpus_raw is None else inner.corpus))
+    return tuple(out), current
 
 
 # -- the corpus then and now -------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from .panes.status_bar import StatusBar
 from .panes.timeline import TimelinePane
 from .panes.why import WhyPanel
 from .presets import SAMPLES
+from .runs.install import install_runs
 from .session import Session
 from .session_io import SessionManager
 from .session_io.recent import RecentKind
@@ -74,6 +75,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.sessions = SessionManager(self)  # File → sessions, modified marker, autosave (gui/session_io)
         self._build_docks()
         self._build_actions()
+        self.runs = install_runs(self)  # the Runs dock, Branch here…, Compare runs… (issue 14)
         self.setStatusBar(StatusBar(s, self))
         self._shortcuts = self.timeline.shortcuts(self)
 
@@ -237,6 +239,7 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         if self.session.records and not self.sessions.may_discard("retrain"):
             return False
+        self.runs.store.begin(config, source)  # the shown run stays in the Runs list
         self.controller.start(source, config, paused=paused)
         return True
 

@@ -16,6 +16,7 @@ from ...core.config import MODES, TIE_BREAKS, TrainConfig
 from ...core.errors import BpeError, PatternError
 from ...core.pretokenize import NAMED_PATTERNS, validate_pattern
 from ..presets import PRESETS, SEED_CONFIG, preset_matching
+from ..runs.forbid_edit import ForbidEditor
 from ..session import Session
 from ..training.protocol import TrainingState
 
@@ -58,6 +59,7 @@ class SettingsPanel(QtWidgets.QWidget):
         self.glue = QtWidgets.QCheckBox("glue to last character", self)
         self.specials = QtWidgets.QLineEdit(self)
         self.specials.setPlaceholderText("e.g. <|endoftext|> <pad>  (space-separated)")
+        self.forbid = ForbidEditor(self, lines=2)  # forbidden pairs and forbid regex (issue 14)
         self.banner = QtWidgets.QLabel("Settings differ from the trained tokenizer.", self)
         self.banner.setObjectName("banner")
         self.retrain_btn = QtWidgets.QPushButton("Retrain", self)
@@ -86,6 +88,7 @@ class SettingsPanel(QtWidgets.QWidget):
         marker_row.addWidget(self.glue)
         form.addRow("End of word", marker_row)
         form.addRow("Special tokens", self.specials)
+        form.addRow("Forbid", self.forbid)
         form.addRow(self._banner_row)
 
         self._loading = False
@@ -93,7 +96,7 @@ class SettingsPanel(QtWidgets.QWidget):
         for sig in (self.mode.currentIndexChanged, self.pretok.currentIndexChanged, self.merges.valueChanged,
                     self.vocab.valueChanged, self.min_freq.valueChanged, self.tie.currentIndexChanged,
                     self.glue.toggled, self.marker.textChanged, self.specials.textChanged,
-                    self.regex.textChanged):
+                    self.regex.textChanged, self.forbid.changed):
             sig.connect(self._edited)
         self.preset.activated.connect(self._preset_chosen)
         session.modelReset.connect(self._update_banner)
@@ -132,6 +135,7 @@ class SettingsPanel(QtWidgets.QWidget):
             glue_marker=self.glue.isChecked(), tie_break=self.tie.currentText(),  # type: ignore[arg-type]
             merges=self.merges.value() or None, vocab_size=self.vocab.value() or None,
             min_frequency=self.min_freq.value(), specials=tuple(self.specials.text().split()),
+            forbid=self.forbid.pairs(), forbid_regex=self.forbid.pattern(),
         )
 
     def set_config(self, cfg: TrainConfig) -> None:
@@ -150,6 +154,7 @@ class SettingsPanel(QtWidgets.QWidget):
             self.marker.setText(cfg.end_of_word)
             self.glue.setChecked(cfg.glue_marker)
             self.specials.setText(" ".join(cfg.specials))
+            self.forbid.set_values(cfg.forbid, cfg.forbid_regex)
         finally:
             self._loading = False
         self._edited()
@@ -170,6 +175,8 @@ class SettingsPanel(QtWidgets.QWidget):
         self.regex.style().unpolish(self.regex)
         self.regex.style().polish(self.regex)
         chars = self.mode.currentText() == "chars"
+        if self.forbid.mode != self.mode.currentText():
+            self.forbid.set_mode(self.mode.currentText())
         self.marker.setEnabled(chars)
         self.glue.setEnabled(chars)
         if self._loading:

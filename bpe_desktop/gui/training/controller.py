@@ -31,6 +31,7 @@ from . import process
 from .backlog import Backlog
 from .follow import FollowPolicy
 from .protocol import (
+    BranchFrom,
     Command,
     Failed,
     Finished,
@@ -123,8 +124,9 @@ class TrainingController(QtCore.QObject):
         s.set_progress(Stage.MERGING, len(s.records), s.target_merges or 0, 0.0)
         return True
 
-    def start(self, source: CorpusSource, config: TrainConfig, *, paused: bool = False) -> None:
-        """Stop any run, reset the session to *source*/*config* and start a worker."""
+    def start(self, source: CorpusSource, config: TrainConfig, *, paused: bool = False,
+              branch: BranchFrom | None = None) -> None:
+        """Stop any run, reset the session to *source*/*config* and start a worker (from step k of *branch*)."""
         self.shutdown(wait=False)
         s = self.session
         s.set_corpus(source, config)
@@ -132,7 +134,7 @@ class TrainingController(QtCore.QObject):
         s.set_stop(None)
         self._rate = []
         self._done = self._idle = False
-        self._launch = launch = process.Launch(source, config, paused, s.holdout)
+        self._launch = launch = process.Launch(source, config, paused, s.holdout, branch)
         self._proc, self._conn = launch.proc, launch.conn
         self._gc.pause()
         self._notifier = QtCore.QSocketNotifier(launch.conn.fileno(), QtCore.QSocketNotifier.Type.Read, self)

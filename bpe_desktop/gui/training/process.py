@@ -18,6 +18,7 @@ from multiprocessing.process import BaseProcess
 from ...core.config import TrainConfig
 from ...core.corpus import CorpusSource
 from . import worker
+from .protocol import BranchFrom
 
 
 @contextlib.contextmanager
@@ -83,10 +84,12 @@ def started(proc: BaseProcess) -> bool:
 class Launch:
     """A worker process being started: the process, our end of its pipe, and the helper thread."""
 
-    def __init__(self, source: CorpusSource, config: TrainConfig, paused: bool, holdout: float = 0.0) -> None:
+    def __init__(self, source: CorpusSource, config: TrainConfig, paused: bool, holdout: float = 0.0,
+                 branch: BranchFrom | None = None) -> None:
         ctx = mp.get_context("spawn")
         self.conn, child_conn = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=worker.run, args=(child_conn, source, config, paused, holdout), daemon=True,
+        self.proc = ctx.Process(target=worker.run, args=(child_conn, source, config, paused, holdout, branch),
+                                daemon=True,
                                 name="bpe-desktop-trainer")
         self._thread: threading.Thread | None = threading.Thread(
             target=_launch, args=(self.proc, child_conn), daemon=True, name="bpe-desktop-launch")

@@ -20,6 +20,11 @@ Worker -> window, in this order:
 Window -> worker: :class:`Command` (pause, resume, step = one merge then stay paused, stop) and, only
 while idle after a limit, :class:`More`.  A closed pipe counts as stop.
 
+A branch ("what if", :mod:`bpe_desktop.core.branch`) is launched with a :class:`BranchFrom` beside the corpus
+and the settings: the worker counts, replays the point's first k merges on the word counts
+(:class:`Progress` with stage ``replaying``), sends :class:`Started` and the k kept merges as
+:class:`Records`, then trains on as usual.
+
 It leaves out how the worker trains (:mod:`.worker`) and how the window reacts (:mod:`.controller`).
 """
 
@@ -28,6 +33,7 @@ from __future__ import annotations
 from enum import Enum, StrEnum
 from typing import Any, NamedTuple
 
+from ...core.branch import BranchPoint
 from ...core.corpus import WordCounts
 from ...core.model import BPEModel
 from ...core.quality import TextTotals
@@ -35,6 +41,7 @@ from ...core.records import MergeRecord
 from ...core.stopping import StopReason
 
 __all__ = [
+    "BranchFrom",
     "Command",
     "Failed",
     "Finished",
@@ -76,6 +83,7 @@ class Stage(StrEnum):
     STARTING = "starting"  # the worker process is being launched
     READING = "reading"
     COUNTING = "counting"
+    REPLAYING = "replaying"  # a branch rebuilding the state at its step k (core.branch.start_branch)
     MERGING = "merging"
     DONE = "done"
 
@@ -93,6 +101,12 @@ class More(NamedTuple):
     """Only while idle after a limit: train *n* further merges (the vocabulary-size limit is lifted)."""
 
     n: int
+
+
+class BranchFrom(NamedTuple):
+    """Launch argument: start from step ``point.step`` of a source run instead of step 0 (picklable)."""
+
+    point: BranchPoint
 
 
 Row = tuple[Any, ...]  # a MergeRecord's fields in slot order

@@ -13,6 +13,7 @@ import time
 import traceback
 from multiprocessing.connection import Connection
 
+from ...core.branch import start_branch
 from ...core.config import TrainConfig
 from ...core.corpus import CorpusSource, count_source
 from ...core.errors import BpeError, Cancelled
@@ -21,6 +22,7 @@ from ...core.model import BPEModel
 from ...core.stopping import StopReason
 from ...core.trainer import Trainer
 from .protocol import (
+    BranchFrom,
     Command,
     Failed,
     Finished,
@@ -80,12 +82,13 @@ class Commands:
 
 
 def run(conn: Connection, source: CorpusSource, config: TrainConfig, paused: bool = False,
-        holdout: float = 0.0) -> None:
-    """Process entry point: count, then train until done, stopped, or failed; always close the pipe.
+        holdout: float = 0.0, branch: BranchFrom | None = None) -> None:
+    """Process entry point: count (and, for a *branch*, replay its first k merges), then train until done,
+    stopped, or failed; always close the pipe.
 
     With *holdout* > 0 the last share of the corpus's lines is counted apart and never trained on."""
     try:
-        _train(conn, source, config, Commands(conn, paused), holdout)
+        _train(conn, source, config, Commands(conn, paused), holdout, branch)
     except (StopRequested, Cancelled):
         _last_words(conn, Finished(StopReason.STOPPED, "stopped"))
     except BpeError as e:
@@ -113,7 +116,8 @@ def _send(conn: Connection, msg: Message) -> None:
         raise StopRequested() from None
 
 
-def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: Commands, holdout: float = 0.0) -> None:
+def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: Commands, holdout: float = 0.0,
+           branch: BranchFrom | None = None) -> None:
     last = 0.0
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -140,13 +144,21 @@ def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: Co
         held = HeldOut(split.held_out, split.held_out_totals, split.train_totals, split.held_out_lines, holdout)
     else:
         words = count_source(source, config, progress=progress, cancel=cancel)
-    trainer = Trainer(words, config)
+    kept: list[Row] = []
+    if branch is None:
+        trainer = Trainer(words, config)
+    else:  # rebuild the state at step k by replaying the kept merges (no ranking), with progress and cancel
+        started = start_branch(words, config, branch.point, progress=progress, cancel=lambda: cancel() or cmds.stop)
+        trainer = started.trainer
+        kept = [row_of(r) for r in started.records]
     m = trainer.model
     empty = BPEModel(mode=m.mode, base=list(m.base), merges=[], pretokenizer=m.pretokenizer,
                      end_of_word=m.end_of_word, glue_marker=m.glue_marker, specials=m.specials,
                      tie_break=m.tie_break)
     qt_loaded = any(name.split(".")[0] in ("PySide6", "shiboken6", "pyqtgraph") for name in sys.modules)
     _send(conn, Started(empty, trainer.initial_symbols, words, qt_loaded, held))
+    for i in range(0, len(kept), 4096):  # a branch's kept merges, in batches the window drains in turns
+        _send(conn, Records(kept[i : i + 4096]))
     while True:
         _merge_loop(conn, trainer, cmds)
         reason = trainer.stopped_by or StopReason.NO_PAIR

@@ -1,0 +1,1 @@
+"""Runs of a session: keep several training runs, branch at step k, forbid a merge, compare runs."""
