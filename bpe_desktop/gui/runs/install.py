@@ -2,9 +2,9 @@
 
 :func:`install_runs` is the one call the main window makes (after its docks and menus exist, before its
 layout is applied): the Runs pane goes into the secondary tab group (beside Why and Plots, see
-:mod:`..layouts`), "Branch here…" into the merge list's context menu and the timeline, and Training ▸ Branch here… / Compare runs… into the menu.  The window must also call
-``runs.store.begin(config, source)`` just before it starts an ordinary training run, so the run it replaces
-stays in the list.  It holds no state of its own.
+:mod:`..layouts`), "Branch here…" into the merge list's context menu and the timeline, and Training ▸
+Branch here… / Compare runs… into the menu.  The window must also call ``runs.store.begin(config, source)``
+just before it starts an ordinary training run, so the run it replaces stays in the list.  It holds no state of its own.
 """
 
 from __future__ import annotations
