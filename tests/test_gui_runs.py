@@ -269,3 +269,31 @@ def test_branch_entries_are_disabled_while_training(qtbot, window, text) -> None
     assert not btn.isEnabled()
     assert window.runs.whatif.branch(0, window.session.config) is False  # refused with a message
     window.controller.shutdown()
+
+
+def test_runs_survive_save_session_and_open_session_in_the_window(qtbot, window, text, tmp_path
+                                                                  ) -> None:  # type: ignore[no-untyped-def]
+    """The whole path a user takes: File → Save session in one window, File → Open session in another."""
+    train_text(qtbot, window, text, 60)
+    window.runs.whatif.forbid_and_branch(30)
+    wait_finished(qtbot, window)
+    store = window.runs.store
+    assert len(store.runs) == 2
+    path = tmp_path / "two_runs.json"
+    assert window.sessions.save_to(str(path))
+    other = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(other)
+    other.sessions.interactive = False
+    assert other.sessions.open_session(str(path))
+    got = other.runs.store
+    assert [r.name for r in got.runs] == [r.name for r in store.runs]
+    assert [pairs(r.records) for r in got.runs] == [pairs(r.records) for r in store.runs]
+    assert got.current == store.current and table_pairs(other) == pairs(store.current_run.records)
+    # a session with one run replaces the runs of the window it is opened in
+    one = tmp_path / "one_run.json"
+    window.runs.store.remove(0)
+    assert len(window.runs.store.runs) == 1 and window.sessions.save_to(str(one))
+    assert other.sessions.open_session(str(one))
+    assert len(other.runs.store.runs) == 1
+    assert pairs(other.session.records) == pairs(window.session.records)
+    other.close()

@@ -241,6 +241,14 @@ class RunStore(QtCore.QObject):
         self.currentChanged.emit(self.current)
         self.runsChanged.emit()
 
+    def reset_to_session(self) -> None:
+        """Forget every run but the session's own (a session file or tokenizer with one run was opened)."""
+        self.runs = [self._from_session(Origin())]
+        self.current = 0
+        self.name_all()
+        self.currentChanged.emit(self.current)
+        self.runsChanged.emit()
+
     def name_all(self) -> None:
         for r in self.runs:
             if not r.renamed:

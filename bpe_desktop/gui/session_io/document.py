@@ -28,6 +28,7 @@ from ...core.records import MergeRecord
 from ...core.session_file import CorpusFile, CorpusState, SessionCorpus, SessionDoc, check_corpus
 from ...core.stopping import StopReason
 from .. import file_actions
+from ..runs.persist import restore_runs, runs_document
 from ..training.protocol import TrainingState
 from . import dialogs
 
@@ -58,6 +59,7 @@ class Snapshot:
     compare: tuple[str, ...]
     layout: str
     extras: dict[str, Any] = field(default_factory=dict)
+    runs: dict[str, Any] = field(default_factory=dict)  # SessionDoc's runs/current_run (gui.runs.persist)
 
 
 def capture(w: MainWindow) -> Snapshot:
@@ -76,8 +78,9 @@ def capture(w: MainWindow) -> Snapshot:
     opened = w.sessions.corpus_file
     if not paths and opened is not None and text == opened[1]:  # the opened file, unedited: by reference
         paths, text = (opened[0],), None
+    runs = runs_document(w.runs.store) if len(w.runs.store.runs) > 1 else {}  # one run: the fields above
     return Snapshot(paths, text, src.word_counts, config, model, tuple(s.records), min(s.step, n), compare,
-                    layout, extras)
+                    layout, extras, runs)
 
 
 class HashCache:
@@ -106,7 +109,7 @@ def to_doc(snap: Snapshot, hashes: HashCache) -> SessionDoc:
     else:
         corpus = SessionCorpus.from_text(snap.text or "", word_counts=snap.word_counts)
     return SessionDoc(corpus, snap.config, snap.model, snap.records if snap.model else (), snap.step,
-                      snap.compare, snap.layout, extras=dict(snap.extras))
+                      snap.compare, snap.layout, extras=dict(snap.extras), **snap.runs)
 
 
 # -- applying ------------------------------------------------------------------------------------------
@@ -166,6 +169,8 @@ def apply(w: MainWindow, doc: SessionDoc, corpus_path: str | None, where: str) -
         s.set_step(doc.step)
     else:
         s.set_state(TrainingState.IDLE)
+    if not restore_runs(w.runs.store, doc):  # several runs: the shown one is put into the session (not retrained)
+        w.runs.store.reset_to_session()  # one run: the document's own fields, now in the session
     _apply_compare(w, doc.compare)
     if doc.layout:
         w.restoreState(QtCore.QByteArray(base64.b64decode(doc.layout)))
