@@ -17,6 +17,12 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # Qt is imported only when the window is wanted (the CLI never loads it)
+    from PySide6.QtWidgets import QApplication
+
+    from .main_window import MainWindow
 
 
 def _preset_names() -> list[str]:
@@ -48,30 +54,32 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def make_app(argv: Sequence[str] = ()) -> object:
+def make_app(argv: Sequence[str] = ()) -> QApplication:
     """The QApplication with the app's style, icon and names (created once)."""
     from PySide6 import QtGui, QtWidgets
 
     from . import qt_messages, resources
 
-    app = QtWidgets.QApplication.instance()
-    if app is None:
-        qt_messages.install()  # the platform plugin's warnings are not the user's business
-        app = QtWidgets.QApplication(["bpe-desktop", *argv])
-        app.setApplicationName("bpe-desktop")
-        app.setOrganizationName("bpe-desktop")
-        app.setStyle("Fusion")
-        app.setWindowIcon(QtGui.QIcon(str(resources.ICON)))
-        from .widgets import theme
+    existing = QtWidgets.QApplication.instance()
+    if existing is not None:
+        assert isinstance(existing, QtWidgets.QApplication)  # the window needs widgets, not a core application
+        return existing
+    qt_messages.install()  # the platform plugin's warnings are not the user's business
+    app = QtWidgets.QApplication(["bpe-desktop", *argv])
+    app.setApplicationName("bpe-desktop")
+    app.setOrganizationName("bpe-desktop")
+    app.setStyle("Fusion")
+    app.setWindowIcon(QtGui.QIcon(str(resources.ICON)))
+    from .widgets import theme
 
-        theme.apply()  # palette and stylesheet: the saved View → Theme choice, else the system's scheme
+    theme.apply()  # palette and stylesheet: the saved View → Theme choice, else the system's scheme
     return app
 
 
 def make_window(
     corpus: str | None = None, merges: int | None = None, *, preset: str | None = None, remember_layout: bool = True,
     start_screen: bool = True,
-) -> object:
+) -> MainWindow:
     """A main window loaded with *corpus* (or the default seed table) and the seed settings.
 
     A *preset* about a corpus (:data:`~.presets.PRESET_SAMPLES`) opens its sample when no *corpus* is given.
@@ -95,20 +103,20 @@ def make_window(
     if not corpus and preset is None and start_screen:
         from .start.welcome import StartScreen
 
-        w.start_screen = StartScreen(w, w.token_view)  # type: ignore[attr-defined]
+        w.start_screen = StartScreen(w, w.token_view)
     if merges is not None:
         w.settings.merges.setValue(merges)
     w.sessions.mark_clean()  # a fresh window holds no work to lose
     return w
 
 
-def wait_for_training(window: object, timeout_s: float = 600.0) -> bool:
+def wait_for_training(window: MainWindow, timeout_s: float = 600.0) -> bool:
     """Process events until the window's training run ends; True if it finished."""
     from PySide6 import QtCore, QtWidgets
 
     from .training.protocol import TrainingState
 
-    session = window.session  # type: ignore[attr-defined]
+    session = window.session
     deadline = time.monotonic() + timeout_s
     while session.state.active and time.monotonic() < deadline:
         QtWidgets.QApplication.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
@@ -140,14 +148,14 @@ def screenshot(args: argparse.Namespace) -> int:
         file_actions.show_error = original
 
 
-def _settle(window: object, timeout_s: float = 30.0) -> None:
+def _settle(window: MainWindow, timeout_s: float = 30.0) -> None:
     """Let the panes finish their background work (the plots' statistics) so the picture shows the step."""
     from PySide6 import QtWidgets
 
-    session = window.session  # type: ignore[attr-defined]
+    session = window.session
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        z = window.plots.zipf.data  # type: ignore[attr-defined]
+        z = window.plots.zipf.data
         if (z is not None and z.step == session.step) or not session.records:
             break
         QtWidgets.QApplication.processEvents()
@@ -157,14 +165,14 @@ def _settle(window: object, timeout_s: float = 30.0) -> None:
         time.sleep(0.02)
 
 
-def _theme_and_layout(window: object, args: argparse.Namespace) -> None:
+def _theme_and_layout(window: MainWindow, args: argparse.Namespace) -> None:
     from . import layouts
     from .widgets import theme
 
     if args.theme:
         theme.apply(theme.Scheme(args.theme.capitalize()))  # this run only: the saved choice is kept
     if args.layout:
-        layouts.apply(window, args.layout)  # type: ignore[arg-type]
+        layouts.apply(window, args.layout)
 
 
 def _render(args: argparse.Namespace, errors: list[str]) -> int:
@@ -172,29 +180,29 @@ def _render(args: argparse.Namespace, errors: list[str]) -> int:
     # the default layout, never the user's saved one: the same picture for everyone
     w = make_window(args.corpus, args.merges, preset=args.preset, remember_layout=False)
     width, height = (int(v) for v in args.size.lower().split("x"))
-    w.resize(width, height)  # type: ignore[attr-defined]
+    w.resize(width, height)
     _theme_and_layout(w, args)
-    w.show()  # type: ignore[attr-defined]
-    w.sessions.interactive = False  # type: ignore[attr-defined]  # no question without a user
+    w.show()
+    w.sessions.interactive = False  # no question without a user
     session_file = args.open_session or args.session
     if args.restore:
         from .session_io.dialogs import RestoreAnswer
 
-        w.sessions.offer_recovery(RestoreAnswer.RESTORE)  # type: ignore[attr-defined]
+        w.sessions.offer_recovery(RestoreAnswer.RESTORE)
     if session_file:
-        ok = w.sessions.open_session(session_file)  # type: ignore[attr-defined]
+        ok = w.sessions.open_session(session_file)
     elif args.restore:
-        ok = bool(w.session.records)  # type: ignore[attr-defined]
+        ok = bool(w.session.records)
     elif args.untrained:
-        w.corpus.publish_display_text()  # type: ignore[attr-defined]
+        w.corpus.publish_display_text()
         ok = True
     else:
-        ok = w.train() and wait_for_training(w)  # type: ignore[attr-defined]
+        ok = w.train() and wait_for_training(w)
     if args.step is not None:
-        w.session.set_step(args.step)  # type: ignore[attr-defined]
+        w.session.set_step(args.step)
     _settle(w, 5.0 if session_file or args.restore else 30.0)  # a file corpus restored is not counted: no plots
-    saved = w.grab().save(args.screenshot)  # type: ignore[attr-defined]
-    w.close()  # type: ignore[attr-defined]
+    saved = w.grab().save(args.screenshot)
+    w.close()
     if not saved:
         sys.stderr.write(f"bpe-desktop: error: could not write {args.screenshot}\n")
         return 2
@@ -212,8 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = make_app()
     w = make_window(args.corpus, args.merges, preset=args.preset)
     _theme_and_layout(w, args)
-    w.show()  # type: ignore[attr-defined]
-    sessions = w.sessions  # type: ignore[attr-defined]
+    w.show()
+    sessions = w.sessions
     sessions.enable(autosave=True, ask=True)
     from .session_io.dialogs import RestoreAnswer
 
@@ -221,4 +229,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     session_file = args.open_session or args.session
     if session_file and not restored:
         sessions.open_session(session_file)
-    return int(app.exec())  # type: ignore[attr-defined]
+    return int(app.exec())

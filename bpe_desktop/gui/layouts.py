@@ -18,8 +18,9 @@ exist is :mod:`.main_window`'s.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6 import QtCore, QtWidgets
 
@@ -72,26 +73,44 @@ LAYOUTS: dict[str, Layout] = {
 }
 
 
+@dataclass
+class WindowLayout:
+    """What this module keeps per window: the docks' groups, the layout last applied, whether a remembered
+    layout was restored (it keeps its own sizes) and the pending resize for when the window is shown."""
+
+    groups: dict[str, str] = field(default_factory=dict)  # dock key -> group (see place)
+    name: str = DEFAULT_LAYOUT
+    restored: bool = False
+    resize_on_show: QtCore.QObject | None = None
+
+
+_STATE: weakref.WeakKeyDictionary[QtWidgets.QMainWindow, WindowLayout] = weakref.WeakKeyDictionary()
+
+
+def state(window: QtWidgets.QMainWindow) -> WindowLayout:
+    """The layout state of *window* (made on first use, gone with the window)."""
+    st = _STATE.get(window)
+    if st is None:
+        st = _STATE[window] = WindowLayout()
+    return st
+
+
 def groups(window: QtWidgets.QMainWindow) -> dict[str, str]:
-    """dock key -> group of the docks given to :func:`place` (kept on the window)."""
-    g = getattr(window, "_dock_groups", None)
-    if g is None:
-        g = {}
-        window._dock_groups = g  # type: ignore[attr-defined]
-    return g
+    """dock key -> group of the docks given to :func:`place`."""
+    return state(window).groups
 
 
 def docks(window: QtWidgets.QMainWindow) -> dict[str, QtWidgets.QDockWidget]:
-    d = getattr(window, "docks", None)
+    """The window's docks by key (``MainWindow.docks``)."""
+    d: dict[str, QtWidgets.QDockWidget] | None = getattr(window, "docks", None)
     if d is None:
-        d = {}
-        window.docks = d  # type: ignore[attr-defined]
+        raise TypeError("the window has no 'docks' dict -- layouts arrange a MainWindow's docks")
     return d
 
 
 def current(window: QtWidgets.QMainWindow) -> str:
     """The name of the layout last applied (``Learn`` if none)."""
-    return getattr(window, "_layout_name", DEFAULT_LAYOUT)
+    return state(window).name
 
 
 def place(window: QtWidgets.QMainWindow, key: str, dock: QtWidgets.QDockWidget, group: str = "secondary") -> None:
@@ -203,7 +222,7 @@ def apply(window: QtWidgets.QMainWindow, name: str = DEFAULT_LAYOUT) -> None:
     for st, keys in zip(stacks_in_order, (k for stacks in plan for k in stacks), strict=True):
         if keys:
             all_docks[st.front if st.front in keys else keys[0]].raise_()
-    window._layout_name = name  # type: ignore[attr-defined]
+    state(window).name = name
     if not window.isVisible():
         window.setMinimumSize(0, 0)  # tabifying laid the hidden window out; its size stays what it was given
     resize(window, layout, plan)
@@ -213,8 +232,9 @@ class _ResizeOnShow(QtCore.QObject):
     def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
         if ev.type() == QtCore.QEvent.Type.Show and isinstance(obj, QtWidgets.QMainWindow):
             obj.removeEventFilter(self)
-            obj._resize_on_show = None  # type: ignore[attr-defined]
-            if not getattr(obj, "_layout_restored", False):  # a remembered layout keeps its own sizes
+            st = state(obj)
+            st.resize_on_show = None
+            if not st.restored:  # a remembered layout keeps its own sizes
                 resize(obj)
         return False
 
@@ -225,9 +245,10 @@ def resize(window: QtWidgets.QMainWindow, layout: Layout | None = None, plan: li
     layout = layout or LAYOUTS[current(window)]
     all_docks = docks(window)
     if not window.isVisible():  # not laid out yet: the sizes would go astray; apply them when it is shown
-        if getattr(window, "_resize_on_show", None) is None:
-            window._resize_on_show = _ResizeOnShow(window)  # type: ignore[attr-defined]
-            window.installEventFilter(window._resize_on_show)  # type: ignore[attr-defined]
+        st = state(window)
+        if st.resize_on_show is None:
+            st.resize_on_show = _ResizeOnShow(window)
+            window.installEventFilter(st.resize_on_show)
         return
     if plan is None:
         plan = [[[k for k in _members(window, st)] for st in col.stacks] for col in layout.columns]

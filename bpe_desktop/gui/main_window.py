@@ -72,6 +72,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.inspector = LogInspector(s)
         self.vocab = VocabPane(s)
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
+        self.start_screen: QtWidgets.QWidget | None = None  # a first start's ways in (app.make_window sets it)
         self.sessions = SessionManager(self)  # File → sessions, modified marker, autosave (gui/session_io)
         self._build_docks()
         self._build_actions()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from . import layouts
+
 DEFAULT_SIZE = QtCore.QSize(1440, 900)
 _VERSION = 2  # bump when the dock set changes, so an old saved layout is ignored
 
@@ -41,10 +43,11 @@ def restore(window: QtWidgets.QMainWindow) -> bool:
         return False
     ok = bool(window.restoreGeometry(geometry) and window.restoreState(state, _VERSION))
     if ok:
-        window._layout_restored = True  # type: ignore[attr-defined]
+        st = layouts.state(window)
+        st.restored = True
         name = s.value("layout_name", "", type=str)
-        if name:
-            window._layout_name = name  # type: ignore[attr-defined]
+        if name in layouts.LAYOUTS:
+            st.name = name
         inner = s.value("inner")
         if isinstance(inner, dict):
             for key, w in _inner_widgets(window):
@@ -76,7 +79,7 @@ def save(window: QtWidgets.QMainWindow) -> None:
     s.setValue("layout_version", _VERSION)
     s.setValue("geometry", window.saveGeometry())
     s.setValue("state", window.saveState(_VERSION))
-    s.setValue("layout_name", getattr(window, "_layout_name", ""))
+    s.setValue("layout_name", layouts.current(window))
     s.setValue("inner", {key: w.saveState() for key, w in _inner_widgets(window)})
     s.sync()
 
