@@ -90,9 +90,10 @@ def run(args: argparse.Namespace) -> int:
     require_pieces(words, config, source.name)
     records: list[MergeRecord] = []
     if point is None:
-        trainer = Trainer(words, config)
+        trainer = Trainer(words, config, release=True)  # the table is not needed once the trainer has its words
     else:
         trainer, records = start_branch(words, config, point)
+    del words
     t0 = time.monotonic()
     last = t0
     for rec in trainer:
