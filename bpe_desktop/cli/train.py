@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import TYPE_CHECKING
 
 from ..core.atomic import atomic_write
-from ..core.branch import BranchPoint, records_from_stats, start_branch
 from ..core.config import TIE_BREAKS, TrainConfig
 from ..core.corpus import count_source, require_pieces
 from ..core.errors import ConfigError
@@ -19,6 +19,9 @@ from ..core.formats import WRITE_FORMATS, load, save_model
 from ..core.formats.csv_stats import steps_csv
 from ..core.records import MergeRecord
 from ..core.trainer import Trainer
+
+if TYPE_CHECKING:
+    from ..core.branch import BranchPoint
 from .common import (
     add_training_options,
     budget_from_args,
@@ -64,6 +67,8 @@ def _fill_defaults(args: argparse.Namespace, source: BranchPoint | None, tie_bre
 
 def _branch_point(args: argparse.Namespace) -> tuple[BranchPoint, int, str | None]:
     """The step --at of the --from file, its merge count and its tie-break rule."""
+    from ..core.branch import BranchPoint, records_from_stats  # only a branch needs it
+
     loaded = load(args.source)
     if loaded.fmt != "native":
         raise ConfigError(f"--from {args.source}: a {loaded.fmt} file has no per-merge records to check the corpus "
@@ -92,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
     if point is None:
         trainer = Trainer(words, config, release=True)  # the table is not needed once the trainer has its words
     else:
+        from ..core.branch import start_branch
+
         trainer, records = start_branch(words, config, point)
     del words
     t0 = time.monotonic()
