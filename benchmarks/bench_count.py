@@ -102,6 +102,8 @@ def main() -> None:
     ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
     ap.add_argument("--skip-dask", action="store_true")
     ap.add_argument("--skip-hf8000", action="store_true")
+    ap.add_argument("--only", nargs="+", default=None, metavar="WORD",
+                    help="run only the trials whose name contains one of these words (e.g. 'train --jobs')")
     args = ap.parse_args()
     corpus = args.corpus or Path(tempfile.gettempdir()) / f"bench_count_{args.size_mb}mb.txt"
     if not corpus.exists():
@@ -130,6 +132,8 @@ def main() -> None:
     if not args.skip_hf8000:
         trials["HF tokenizers: train 8,000 merges (default threads)"] = [
             sys.executable, str(tmp / "hf.py"), str(corpus), "8000", str(tmp / "hf8000.json")]
+    if args.only:
+        trials = {k: v for k, v in trials.items() if any(w in k for w in args.only)}
     print(f"corpus {corpus.name}: {mb:,.0f} MB; {os.cpu_count()} cores; load average before: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| trial | wall s | MB/s | peak RSS MB (process tree) |")
@@ -137,10 +141,9 @@ def main() -> None:
     for name, cmd in trials.items():
         dt, rss = measure(cmd, env)
         print(f"| {name} | {dt:.1f} | {mb / dt:.1f} | {rss:.0f} |", flush=True)
-    same = (tmp / "c1.tsv").read_bytes() == (tmp / "c2.tsv").read_bytes()
-    if not args.skip_dask:
-        same = same and (tmp / "c1.tsv").read_bytes() == (tmp / "cd.tsv").read_bytes()
-    print(f"\ntables identical across engines: {same}; load average after: "
+    tables = [p.read_bytes() for p in (tmp / "c1.tsv", tmp / "c2.tsv", tmp / "cd.tsv") if p.exists()]
+    same = all(t == tables[0] for t in tables)
+    print(f"\n{len(tables)} tables, identical across engines: {same}; load average after: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -48,17 +48,13 @@ from .corpus import WordCounts
 from .errors import ConfigError, CorpusError
 from .forbid import ForbidRule
 from .model import BPEModel, Token, base_symbols, joined, token_text
+from .pair_index import pair_tables, word_strings
 from .records import CONTENDERS, MergeRecord
 from .stopping import StopReason
 
 #: a heap entry's first element is ``(-count << _SHIFT) | tie bits``: count = ``-(e[0] >> _SHIFT)``
 _SHIFT = 42
 _ID_BITS = 21  # token ids < 0x110000 fit in 21 bits
-
-
-def _word_list() -> array[int]:
-    """An empty list of word numbers (4 bytes each)."""
-    return array("I")
 
 
 def word_symbols(word: str, config: TrainConfig) -> list[Token]:
@@ -102,7 +98,7 @@ class Trainer:
         # slice and hashes once (a str caches its hash; a tuple rehashes on every lookup); and comparing two
         # keys compares (a, b) in id order, which is the ``hf`` tie rule.  :attr:`words` and
         # :attr:`pair_counts` give the same data as ids.
-        self._words: list[str] = self._initial_words(pieces)
+        self._words: list[str] = word_strings(pieces, self.ids, config)
         del pieces
         if release:
             table.clear()
@@ -111,19 +107,8 @@ class Trainer:
         self.stop_reason: str | None = None
         self.stopped_by: StopReason | None = None  # the same, as a value
 
-        counts: defaultdict[str, int] = defaultdict(int)  # pair key -> weighted count (may hold zeros)
-        # pair key -> numbers of the words that held it (may repeat one, or name one that lost it since);
-        # a one-symbol word has no pair and is in no list
-        where: defaultdict[str, array[int]] = defaultdict(_word_list)
-        wcounts = self.wcounts
-        for wi, w in enumerate(self._words):
-            if len(w) < 2:
-                continue
-            c = wcounts[wi]
-            for i in range(len(w) - 1):
-                key = w[i : i + 2]
-                counts[key] += c
-                where[key].append(wi)
+        # pair key -> weighted count (may hold zeros); pair key -> the words that held it (see pair_index)
+        counts, where = pair_tables(self._words, self.wcounts)
         self._counts = counts
         self.where = where
         self._lexical = config.tie_break == "lexical"
@@ -138,22 +123,6 @@ class Trainer:
         entry = self._entry
         self._heap: list[tuple[Any, ...]] = [entry(p, c) for p, c in counts.items()]
         heapq.heapify(self._heap)
-
-    def _initial_words(self, words: list[str]) -> list[str]:
-        """The words in str form (see ``__init__``): :func:`word_symbols` mapped to ids, done in C."""
-        ids, config = self.ids, self.config
-        if config.mode == "bytes":  # base ids are 0..255: one byte each, mapped by bytes.translate
-            table = bytes(ids[bytes([i])] for i in range(256))
-            return [w.encode("utf-8", "surrogateescape").translate(table).decode("latin-1") for w in words]
-        to_id = {ord(t): i for t, i in ids.items() if len(t) == 1}
-        out = [w.translate(to_id) for w in words]
-        marker = config.end_of_word
-        if marker and config.glue_marker:  # the last char and the marker are one symbol
-            return [s[:-1] + chr(ids[w[-1] + marker]) for s, w in zip(out, words, strict=True)]
-        if marker:
-            end = chr(ids[marker])
-            return [s + end for s in out]
-        return out
 
     # -- public -------------------------------------------------------------------------------------
     @property
@@ -375,7 +344,7 @@ class Trainer:
                 i = self._words[wi].find(key)
                 if i >= 0:
                     self._first_word[key] = wi
-                    self.where[key] = array("I", order[n:])  # the pair left the words before for good
+                    self.where[key] = array("I", order[n:])  # it left the words before for good
                     return (wi, i)
             del self.where[key]
         return (1 << 62, 0)
