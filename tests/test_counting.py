@@ -299,6 +299,9 @@ def test_fast_split_on_real_text_with_odd_lines_and_mark_characters(topics_text)
     text = "\n".join(lines)
     assert word_first._marked(text) is not None and word_first.MASKED in word_first._marked(text)  # type: ignore[operator]
     assert list(count_text(text, cfg).counts.items()) == _per_line(text)
+    long_odd = text + " ".join(["word"] * 20_000) + "  end\n"  # a long odd line: the regex pass counts it
+    assert word_first._marked(long_odd) is None
+    assert list(count_text(long_odd, cfg).counts.items()) == _per_line(long_odd)
     marked = text.replace("two", "t\x01wo")  # a mark character in the text: the regex pass counts it
     assert word_first._marked(marked) is None
     assert list(count_text(marked, cfg).counts.items()) == _per_line(marked)

@@ -52,8 +52,9 @@ ASCII_GPT2 = re.compile(f"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_A}A
 LINE, SPACE, NEWLINE, MASKED = "\x00", "\x01", "\x02", "\x03"
 #: what makes a line need masking: whitespace the fast split would cut wrongly
 _ODD = ("  ", " \n", *(c for c in _WS if c not in " \n"))
-#: more odd places than this in one chunk: count it with the regex pass
+#: more odd places than this in one chunk, or more characters in odd lines: count it with the regex pass
 MAX_ODD = 256
+MAX_MASKED = 1 << 16
 #: how many fields (with their pieces) a :class:`WordsFirst` remembers across chunks
 CACHE_FIELDS = 100_000
 #: how many distinct fields a :class:`WordsFirst` counts before it adds their pieces to the table
@@ -77,13 +78,16 @@ def _marked(text: str) -> str | None:
     if not spots:
         return LINE + text.replace("\n", lines)
     parts: list[str] = []
-    done = 0
+    done = masked = 0
     for i in sorted(spots):
         start = max(text.rfind("\n", 0, i) + 1, done)
         if i < done:
             continue  # in the line masked last
         end = text.find("\n", i)
         end = len(text) if end < 0 else end + 1
+        masked += end - start
+        if masked > MAX_MASKED:
+            return None  # long odd lines: split word by word, they would lose the Counter's dedupe
         parts.append(text[done:start].replace("\n", lines))
         parts.append(MASKED + text[start:end].replace(" ", SPACE).replace("\n", NEWLINE))
         done = end
