@@ -8,6 +8,7 @@ with the given settings; settings not given are the file's, and the budget is th
 from __future__ import annotations
 
 import argparse
+import gc
 import time
 from typing import TYPE_CHECKING
 
@@ -103,12 +104,20 @@ def run(args: argparse.Namespace) -> int:
     del words
     t0 = time.monotonic()
     last = t0
-    for rec in trainer:
-        records.append(rec)
-        now = time.monotonic()
-        if progress and now - last > 0.1:
-            progress("merging", rec.rank, config.merges or 0)
-            last = now
+    # The merges allocate many small tuples and lists but make no reference cycles: the cycle collector's
+    # passes over them (over every heap entry and record made so far) cost ~8 % of the loop for nothing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for rec in trainer:
+            records.append(rec)
+            now = time.monotonic()
+            if progress and now - last > 0.1:
+                progress("merging", rec.rank, config.merges or 0)
+                last = now
+    finally:
+        if collecting:
+            gc.enable()
     if progress:
         progress("merging", len(records), len(records))
     save_model(trainer.model, args.out, args.format, records)
