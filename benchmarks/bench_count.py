@@ -6,8 +6,8 @@ workers) side by side with HF tokenizers' training on the same file, in one run.
 The corpus is generated into /tmp (never the repository): copies of the shared corpora (kjv.txt,
 robotlogs.txt) with variation, so the pieces are not all repeats -- each copy has its lines shuffled, its
 digits permuted, some lines upper- or title-cased and a copy tag (``v17``) on some lines.  Every trial is a
-whole command in a fresh process tree; wall time, throughput (corpus MB / s) and the peak RSS summed over
-the process tree (sampled every 0.1 s with psutil) are printed as a markdown table:
+whole command in a fresh process tree; wall time, throughput (corpus MB / s), CPU time and the peak RSS
+summed over the process tree (sampled every 0.1 s with psutil) are printed as a markdown table:
 
 * ``count --jobs 1`` / ``--jobs 2`` / ``--engine dask --jobs 2``: bytes mode, GPT-2 pattern, table written;
 * ``train --jobs 2 --merges 8000``: time to a trained 8,000-merge tokenizer (count + merge + write);
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -76,8 +77,10 @@ def generate(path: Path, size_mb: int, corpora: Path) -> None:
     tmp.replace(path)
 
 
-def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) summed over the command's process tree."""
+def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MB) summed over the command's process tree, and its CPU seconds (user + system
+    of the command and the processes it waited for: steadier than wall time on a shared machine)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     proc = psutil.Process(p.pid)
@@ -92,7 +95,9 @@ def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     dt = time.perf_counter() - t0
     if p.returncode != 0:
         raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr.read().decode()[-2000:]}")
-    return dt, peak / 2**20
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return dt, peak / 2**20, cpu
 
 
 def main() -> None:
@@ -102,6 +107,8 @@ def main() -> None:
     ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
     ap.add_argument("--skip-dask", action="store_true")
     ap.add_argument("--skip-hf8000", action="store_true")
+    ap.add_argument("--only", nargs="+", default=None, metavar="WORD",
+                    help="run only the trials whose name contains one of these words (e.g. 'train --jobs')")
     args = ap.parse_args()
     corpus = args.corpus or Path(tempfile.gettempdir()) / f"bench_count_{args.size_mb}mb.txt"
     if not corpus.exists():
@@ -130,17 +137,18 @@ def main() -> None:
     if not args.skip_hf8000:
         trials["HF tokenizers: train 8,000 merges (default threads)"] = [
             sys.executable, str(tmp / "hf.py"), str(corpus), "8000", str(tmp / "hf8000.json")]
+    if args.only:
+        trials = {k: v for k, v in trials.items() if any(w in k for w in args.only)}
     print(f"corpus {corpus.name}: {mb:,.0f} MB; {os.cpu_count()} cores; load average before: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("| trial | wall s | MB/s | peak RSS MB (process tree) |")
-    print("|---|---|---|---|")
+    print("| trial | wall s | MB/s | CPU s | peak RSS MB (process tree) |")
+    print("|---|---|---|---|---|")
     for name, cmd in trials.items():
-        dt, rss = measure(cmd, env)
-        print(f"| {name} | {dt:.1f} | {mb / dt:.1f} | {rss:.0f} |", flush=True)
-    same = (tmp / "c1.tsv").read_bytes() == (tmp / "c2.tsv").read_bytes()
-    if not args.skip_dask:
-        same = same and (tmp / "c1.tsv").read_bytes() == (tmp / "cd.tsv").read_bytes()
-    print(f"\ntables identical across engines: {same}; load average after: "
+        dt, rss, cpu = measure(cmd, env)
+        print(f"| {name} | {dt:.1f} | {mb / dt:.1f} | {cpu:.1f} | {rss:.0f} |", flush=True)
+    tables = [p.read_bytes() for p in (tmp / "c1.tsv", tmp / "c2.tsv", tmp / "cd.tsv") if p.exists()]
+    same = all(t == tables[0] for t in tables)
+    print(f"\n{len(tables)} tables, identical across engines: {same}; load average after: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

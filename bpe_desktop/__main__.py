@@ -10,7 +10,6 @@ It parses no sub-command options itself (:mod:`bpe_desktop.cli` does).
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import sys
 from collections.abc import Sequence
 
@@ -46,6 +45,8 @@ def help_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     if getattr(sys, "frozen", False):
+        import multiprocessing  # not before: a sub-command that never forks does not pay for the import
+
         multiprocessing.freeze_support()  # a spawned training process runs its target and exits here
     args = list(sys.argv[1:] if argv is None else argv)
     from .cli import SUBCOMMANDS  # names only: the sub-command's own module is imported by the CLI alone
@@ -66,6 +67,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     return gui_main(args)
 
 
-if __name__ == "__main__":
-    multiprocessing.freeze_support()
+if __name__ == "__main__":  # main() lets a spawned child of the bundle take over first
     sys.exit(main())

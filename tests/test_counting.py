@@ -258,3 +258,59 @@ def test_words_first_on_real_text(topics_text) -> None:  # type: ignore[no-untyp
                       for p in sorted((STDLIB / "email").rglob("*.py")))
     for text in (topics_text, sources):
         assert list(count_text(text, cfg).counts.items()) == _per_line(text)
+
+
+# -- the fast split of words-first counting (fields of str.split(" "), masked odd lines) -----------------
+_CLEAN = [*"aZ9'.,;-_ \n", "the", " and", "É", "😀", "\n\n", "'s", "\t", "  ", " \n", "\r\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.sampled_from(_CLEAN), max_size=40), odd_limit=st.sampled_from([0, 1, 256]))
+def test_fast_split_equals_per_line_split(parts: list[str], odd_limit: int) -> None:
+    """Mostly ordinary text (single spaces, newlines) with a few odd places: the fields path, masked lines
+    and the regex pass (forced by a low limit on odd places) all give the per-line table and order."""
+    from bpe_desktop.core import word_first
+    from bpe_desktop.core.pretokenize import Pretokenizer
+
+    text = "".join(parts)
+    saved = word_first.MAX_ODD
+    word_first.MAX_ODD = odd_limit
+    try:
+        counter = word_first.WordsFirst(Pretokenizer.from_spec("gpt2").split)
+        out: dict[str, int] = {}
+        half = text.rfind("\n", 0, len(text) // 2) + 1  # two chunks of whole lines, as files are read
+        for chunk in (text[:half], text[half:]):
+            counter.add(chunk, out)
+        counter.flush(out)
+    finally:
+        word_first.MAX_ODD = saved
+    assert list(out.items()) == _per_line(text)
+
+
+def test_fast_split_on_real_text_with_odd_lines_and_mark_characters(topics_text) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.core import word_first
+    from bpe_desktop.core.corpus import count_text
+
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
+    lines = [" ".join(line.split()) for line in topics_text.split("\n")]  # prose with single spaces
+    lines[3] += "  two spaces"  # an odd line early, one late, one ending in a space, one with a tab
+    lines[-5] = "\tindented  twice "
+    lines[len(lines) // 2] += " "
+    text = "\n".join(lines)
+    assert word_first._marked(text) is not None and word_first.MASKED in word_first._marked(text)  # type: ignore[operator]
+    assert list(count_text(text, cfg).counts.items()) == _per_line(text)
+    long_odd = text + " ".join(["word"] * 20_000) + "  end\n"  # a long odd line: the regex pass counts it
+    assert word_first._marked(long_odd) is None
+    assert list(count_text(long_odd, cfg).counts.items()) == _per_line(long_odd)
+    marked = text.replace("two", "t\x01wo")  # a mark character in the text: the regex pass counts it
+    assert word_first._marked(marked) is None
+    assert list(count_text(marked, cfg).counts.items()) == _per_line(marked)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_ascii_gpt2_pattern_is_the_gpt2_pattern_on_ascii(text: str) -> None:
+    from bpe_desktop.core.pretokenize import Pretokenizer
+    from bpe_desktop.core.word_first import ASCII_GPT2
+
+    assert ASCII_GPT2.findall(text) == Pretokenizer.from_spec("gpt2").split(text)

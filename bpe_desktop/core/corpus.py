@@ -31,7 +31,7 @@ from .inputs import Input, expand, iter_chunks
 from .lines import split_lines
 from .pretokenize import Pretokenizer
 from .regex_budget import RegexBudget
-from .word_first import count_words_first
+from .word_first import WordsFirst
 
 ProgressFn = Callable[[str, int, int], None]
 CancelFn = Callable[[], bool]
@@ -101,9 +101,23 @@ class PieceCounter:
     def __init__(self, config: TrainConfig, budget: RegexBudget | None = None) -> None:
         self.pretokenizer = Pretokenizer.from_spec(config.pretokenizer)
         self.budget = budget or RegexBudget(what="counting the corpus")  # one for the whole job
-        self.counter: Counter[str] = Counter()
+        self._counter: Counter[str] = Counter()
         specials = sorted(config.specials, key=len, reverse=True)
         self._special_re = regex.compile("|".join(regex.escape(s) for s in specials)) if specials else None
+        self._words_first = WordsFirst(self.pretokenizer.split) if self.pretokenizer.name == "gpt2" else None
+
+    @property
+    def counter(self) -> Counter[str]:
+        """The table so far (piece -> count, first-seen order)."""
+        if self._words_first is not None:
+            self._words_first.flush(self._counter)
+        return self._counter
+
+    @counter.setter
+    def counter(self, table: Counter[str]) -> None:
+        if self._words_first is not None:
+            self._words_first.flush(self._counter)
+        self._counter = table
 
     def add_text(self, text: str) -> None:
         """Count the pieces of *text* (whole lines; a trailing partial line is treated as a line)."""
@@ -117,12 +131,12 @@ class PieceCounter:
             else:
                 self.counter.update(p for seg in self._special_re.split(text) for p in split(seg))
             return
-        if self.pretokenizer.name == "gpt2":  # same table, a third of the time (see word_first)
+        if self._words_first is not None:  # gpt2: same table, a fifth of the time (see word_first)
             if self._special_re is None:
-                count_words_first(text, split, self.counter)
+                self._words_first.add(text, self._counter)
             else:
                 for seg in self._special_re.split(text):
-                    count_words_first(seg, split, self.counter)
+                    self._words_first.add(seg, self._counter)
             return
         pieces: list[str] = []
         for line in split_lines(text):

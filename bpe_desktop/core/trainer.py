@@ -7,9 +7,11 @@ the stored count is stale it is pushed back corrected (lazy re-check, correct be
 lose count); then only the words the index names are rewritten, left to right and without overlaps,
 applying +/- deltas to the neighbouring pairs.  Nothing rescans the corpus.
 
-Two representation choices keep that Python-cheap (see ``Trainer.__init__``): a word is a str of
+Representation choices keep that Python-cheap and compact (see ``Trainer.__init__``): a word is a str of
 ``chr(token id)`` and a pair a 2-character str, so finding and rewriting a pair run in C (``str.find``,
-``str.replace``) and the Python work is per occurrence, not per symbol; and the runner-ups popped for the
+``str.replace``) and the Python work is per occurrence, not per symbol; the index holds word numbers in
+``array('I')`` (4 bytes each; it may name a word twice or name one that lost the pair -- a rewrite skips
+those); a heap entry starts with one int ordering count then tie key; and the runner-ups popped for the
 "why this merge" record wait outside the heap until the next step instead of being pushed and popped again.
 
 Tie-break rules (:data:`~.config.TIE_BREAKS`):
@@ -34,8 +36,10 @@ merges from any process.  It does not read files (:mod:`.corpus`) or encode text
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
+from operator import mul
 from typing import Any
 
 from .byte_level import text_to_bytes
@@ -44,8 +48,13 @@ from .corpus import WordCounts
 from .errors import ConfigError, CorpusError
 from .forbid import ForbidRule
 from .model import BPEModel, Token, base_symbols, joined, token_text
+from .pair_index import pair_tables, word_strings
 from .records import CONTENDERS, MergeRecord
 from .stopping import StopReason
+
+#: a heap entry's first element is ``(-count << _SHIFT) | tie bits``: count = ``-(e[0] >> _SHIFT)``
+_SHIFT = 42
+_ID_BITS = 21  # token ids < 0x110000 fit in 21 bits
 
 
 def word_symbols(word: str, config: TrainConfig) -> list[Token]:
@@ -69,11 +78,16 @@ class Trainer:
     [('e', 's', 9), ('es', 't', 9), ('est', '</w>', 9)]
     """
 
-    def __init__(self, word_counts: WordCounts | Mapping[str, int], config: TrainConfig) -> None:
+    def __init__(
+        self, word_counts: WordCounts | Mapping[str, int], config: TrainConfig, *, release: bool = False
+    ) -> None:
+        """*release*: empty the table (``word_counts``' dict) once its words are taken, so that a table of
+        millions of pieces is not held beside the trainer's own copy; the caller must not use it afterwards."""
         table = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
         self.config = config
-        live = [(w, c) for w, c in table.items() if c > 0 and w]
-        alphabet = {ch for w, _ in live for ch in w} if config.mode == "chars" else ()
+        pieces = [w for w, c in table.items() if c > 0 and w]
+        self.wcounts: list[int] = [c for w, c in table.items() if c > 0 and w]
+        alphabet = set("".join(pieces)) if config.mode == "chars" else ()
         self.model = BPEModel.empty(config, alphabet)
         self.tokens: list[Token] = list(self.model.base)
         self.ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}
@@ -84,23 +98,21 @@ class Trainer:
         # slice and hashes once (a str caches its hash; a tuple rehashes on every lookup); and comparing two
         # keys compares (a, b) in id order, which is the ``hf`` tie rule.  :attr:`words` and
         # :attr:`pair_counts` give the same data as ids.
-        self._words: list[str] = self._initial_words([w for w, _ in live])
-        self.wcounts: list[int] = [c for _, c in live]
-        self.total_symbols = sum(len(w) * c for w, c in zip(self._words, self.wcounts, strict=True))
+        self._words: list[str] = word_strings(pieces, self.ids, config)
+        del pieces
+        if release:
+            table.clear()
+        self.total_symbols = sum(map(mul, map(len, self._words), self.wcounts))
         self.initial_symbols = self.total_symbols
         self.stop_reason: str | None = None
         self.stopped_by: StopReason | None = None  # the same, as a value
 
-        counts: defaultdict[str, int] = defaultdict(int)  # pair key -> weighted count (may hold zeros)
-        where: defaultdict[str, set[int]] = defaultdict(set)  # pair key -> words that held it (may be stale)
-        for wi, (w, c) in enumerate(zip(self._words, self.wcounts, strict=True)):
-            for i in range(len(w) - 1):
-                key = w[i : i + 2]
-                counts[key] += c
-                where[key].add(wi)
+        # pair key -> weighted count (may hold zeros); pair key -> the words that held it (see pair_index)
+        counts, where = pair_tables(self._words, self.wcounts)
         self._counts = counts
         self.where = where
         self._lexical = config.tie_break == "lexical"
+        self._first_seen = config.tie_break == "first-seen"
         # first-seen ties: pair -> index of the first word holding it.  Valid while that word still holds the
         # pair: the words holding a pair only ever shrink, except in the merge that gains it occurrences,
         # which drops the entry (see _merge).
@@ -111,22 +123,6 @@ class Trainer:
         entry = self._entry
         self._heap: list[tuple[Any, ...]] = [entry(p, c) for p, c in counts.items()]
         heapq.heapify(self._heap)
-
-    def _initial_words(self, words: list[str]) -> list[str]:
-        """The words in str form (see ``__init__``): :func:`word_symbols` mapped to ids, done by str.translate."""
-        ids, config = self.ids, self.config
-        if config.mode == "bytes":
-            to_id = {i: ids[bytes([i])] for i in range(256)}  # latin-1 char i = byte i
-            return [w.encode("utf-8", "surrogateescape").decode("latin-1").translate(to_id) for w in words]
-        to_id = {ord(t): i for t, i in ids.items() if len(t) == 1}
-        out = [w.translate(to_id) for w in words]
-        marker = config.end_of_word
-        if marker and config.glue_marker:  # the last char and the marker are one symbol
-            return [s[:-1] + chr(ids[w[-1] + marker]) for s, w in zip(out, words, strict=True)]
-        if marker:
-            end = chr(ids[marker])
-            return [s + end for s in out]
-        return out
 
     # -- public -------------------------------------------------------------------------------------
     @property
@@ -182,24 +178,36 @@ class Trainer:
             self.stop_reason = f"no pair left to merge but {left} forbidden" if left else "no pair left to merge"
             self.stopped_by = StopReason.NO_PAIR
             return None
-        count = -ranked[0][0]
+        top = ranked[0]
+        count = -(top[0] >> _SHIFT)
         if count < cfg.min_frequency:
             self._aside = ranked
             self.stop_reason = f"best pair count {count} is below the minimum frequency {cfg.min_frequency}"
             self.stopped_by = StopReason.MIN_FREQUENCY
             return None
-        key, popped = self._choose([(e[-1], -e[0]) for e in ranked])
-        # The best CONTENDERS runner-ups -- and under first-seen every pair tied with the winner, which the
-        # next step must look at again anyway -- stay aside for the next step's _ranked (most of them are
+        # The best CONTENDERS runner-ups -- and every pair tied with the winner when there are more, which
+        # first-seen must look at again anyway -- stay aside for the next step's _ranked (most of them are
         # still valid then, which saves popping and pushing them every merge); any others go back to the heap.
-        by_key = {e[-1]: e for e in ranked}
-        keep = max(CONTENDERS, sum(1 for _, c in popped if c == count))
-        self._aside = [by_key[k] for k, _ in popped[:keep]]
+        if self._first_seen:
+            key, popped = self._choose([(e[-1], -(e[0] >> _SHIFT)) for e in ranked])
+            by_key = {e[-1]: e for e in ranked}
+            keep = max(CONTENDERS, sum(1 for _, c in popped if c == count))
+            self._aside = [by_key[k] for k, _ in popped[:keep]]
+            back = [by_key[k] for k, _ in popped[keep:]]
+            best = popped[:CONTENDERS]
+        else:  # ranked is the rule's order: the winner first, ties with it next
+            key = top[-1]
+            keep = CONTENDERS
+            if len(ranked) > keep + 1 and ranked[keep + 1][0] >> _SHIFT == top[0] >> _SHIFT:
+                keep = sum(1 for e in ranked if e[0] >> _SHIFT == top[0] >> _SHIFT) - 1
+            self._aside = ranked[1 : keep + 1]
+            back = ranked[keep + 1 :]
+            best = [(e[-1], -(e[0] >> _SHIFT)) for e in ranked[1 : CONTENDERS + 1]]
         heap = self._heap
-        for k, _ in popped[keep:]:
-            heapq.heappush(heap, by_key[k])
+        for e in back:
+            heapq.heappush(heap, e)
         texts = self.texts
-        contenders = tuple((texts[ord(k[0])], texts[ord(k[1])], c) for k, c in popped[:CONTENDERS])
+        contenders = tuple([(texts[ord(k[0])], texts[ord(k[1])], c) for k, c in best])
         return self._merge(key, count, contenders)
 
     def set_limits(self, *, merges: int | None = None, vocab_size: int | None = None) -> None:
@@ -246,11 +254,15 @@ class Trainer:
         return b
 
     def _entry(self, key: str, count: int) -> tuple[Any, ...]:
-        """The heap entry of pair *key*: smallest first = highest count, then the tie rule's order."""
+        """The heap entry of pair *key*: smallest first = highest count, then the tie rule's order.
+
+        The first element packs the count and, under ``hf`` and ``first-seen``, the pair's ids (one int
+        comparison orders two entries); ``lexical`` compares the tokens next.  The key is always last."""
         if self._lexical:
             t = self.tokens
-            return (-count, t[ord(key[0])], t[ord(key[1])], key)
-        return (-count, key)  # hf: keys compare as (left id, right id); first-seen refines ties in _choose
+            return (-count << _SHIFT, t[ord(key[0])], t[ord(key[1])], key)
+        # hf: (left id, right id); first-seen refines ties in _choose
+        return ((-count << _SHIFT) | (ord(key[0]) << _ID_BITS) | ord(key[1]), key)
 
     def _ranked(self) -> list[tuple[Any, ...]]:
         """Valid entries of the best pairs, best first, taken out of the heap and the set-aside runner-ups.
@@ -266,13 +278,13 @@ class Trainer:
         for e in self._aside:
             k = e[-1]
             n = counts.get(k, 0)
-            if n == -e[0]:
+            if n == -(e[0] >> _SHIFT):
                 got[k] = e
             elif n > 0:
                 heapq.heappush(heap, entry(k, n))
         self._aside = []
         need = 1 + CONTENDERS
-        first_seen = self.config.tie_break == "first-seen"
+        first_seen = self._first_seen
         blocked = self._is_blocked if self._forbid is not None else None
         worst = max(got.values()) if len(got) >= need else None
         best = min(got.values()) if got else None  # kept up to date below: min() per pop was quadratic in ties
@@ -281,7 +293,7 @@ class Trainer:
             # Stop once we hold `need` pairs and the heap offers nothing better than the worst of them
             # (under first-seen: nor anything tied with the best).
             if worst is not None and top >= worst:
-                if not first_seen or best is None or -top[0] < -best[0]:
+                if not first_seen or best is None or top[0] >> _SHIFT > best[0] >> _SHIFT:
                     break
             e = pop(heap)
             k = e[-1]
@@ -290,7 +302,7 @@ class Trainer:
                 continue
             if blocked is not None and blocked(k):
                 continue  # forbidden: dropped; a later gain pushes it again and it is dropped again
-            if n != -e[0]:
+            if n != -(e[0] >> _SHIFT):
                 heapq.heappush(heap, entry(k, n))
             elif k not in got:
                 got[k] = e
@@ -327,13 +339,15 @@ class Trainer:
             if i >= 0:
                 return (wi, i)
         s = self.where.get(key)
-        while s:
-            wi = min(s)
-            i = self._words[wi].find(key)
-            if i >= 0:
-                self._first_word[key] = wi
-                return (wi, i)
-            s.discard(wi)  # the pair left this word for good: a merge only ever removes it
+        if s:
+            order = sorted(set(s))
+            for n, wi in enumerate(order):
+                i = self._words[wi].find(key)
+                if i >= 0:
+                    self._first_word[key] = wi
+                    self.where[key] = array("I", order[n:])  # it left the words before for good
+                    return (wi, i)
+            del self.where[key]
         return (1 << 62, 0)
 
     def _merge(self, ab: str, count: int, contenders: tuple[tuple[str, str, int], ...]) -> MergeRecord:
@@ -351,9 +365,9 @@ class Trainer:
 
         counts, where = self._counts, self.where
         words, wcounts = self._words, self.wcounts
-        # New pairs (all contain c) gather their counts here first: one dict update per occurrence, and
-        # at the end their keys are the pairs that need a fresh heap entry.
-        gain: defaultdict[str, int] = defaultdict(int)
+        # New pairs (all contain c) -> the words that gained them, once per occurrence: their counts and
+        # index entries are added at the end, one C-level pass per new pair instead of per occurrence.
+        gained: defaultdict[str, list[int]] = defaultdict(list)
         cc = chr(c)
         merged = 0
         touched = 0
@@ -361,7 +375,7 @@ class Trainer:
             w = words[wi]
             i = w.find(ab)
             if i < 0:
-                continue  # stale index entry: an earlier merge took the pair out of this word
+                continue  # stale (or repeated) index entry: the pair is no longer in this word
             new_w = w.replace(ab, cc)  # left to right, no overlaps: exactly the textbook rewrite
             words[wi] = new_w
             f = wcounts[wi]
@@ -375,34 +389,29 @@ class Trainer:
                 # that hit's right side already removed (b, a) and added the final (c, c) -- skip.
                 if i != prev_end:
                     counts[w[i - 1 : i + 1]] -= f
-                    new = new_w[j - 1 : j + 1]
-                    gain[new] += f
-                    where[new].add(wi)
+                    gained[new_w[j - 1 : j + 1]].append(wi)
                 # Right side: (b, q) goes; the new pair is read from the rewritten word, so it is the
                 # final (c, q), or (c, c) when the next hit starts at q.
                 if i < last:
                     counts[w[i + 1 : i + 3]] -= f
-                    new = new_w[j : j + 2]
-                    gain[new] += f
-                    where[new].add(wi)
+                    gained[new_w[j : j + 2]].append(wi)
                 k += 1
                 prev_end = i + 2
                 i = w.find(ab, prev_end)
             merged += k * f
         counts.pop(ab, None)
         if self._first_word:  # pairs that gained occurrences may now first occur in an earlier word
-            for gp in gain:
+            for gp in gained:
                 self._first_word.pop(gp, None)
-        heap, push = self._heap, heapq.heappush
-        if self._lexical:  # self._entry, inlined
-            t = self.tokens
-            for gp, g in gain.items():
-                n_gp = counts[gp] = counts.get(gp, 0) + g
-                push(heap, (-n_gp, t[ord(gp[0])], t[ord(gp[1])], gp))
-        else:
-            for gp, g in gain.items():
-                n_gp = counts[gp] = counts.get(gp, 0) + g
-                push(heap, (-n_gp, gp))
+        heap, push, weight = self._heap, heapq.heappush, wcounts.__getitem__
+        lexical, t = self._lexical, self.tokens
+        for gp, wis in gained.items():
+            n = counts[gp] = counts.get(gp, 0) + sum(map(weight, wis))
+            where[gp].extend(wis)
+            if lexical:  # self._entry, inlined
+                push(heap, (-n << _SHIFT, t[ord(gp[0])], t[ord(gp[1])], gp))
+            else:
+                push(heap, ((-n << _SHIFT) | (ord(gp[0]) << _ID_BITS) | ord(gp[1]), gp))
         self.total_symbols -= merged
         if merged == 0:  # cannot happen with consistent counts; guard against silent corruption
             raise RuntimeError(f"internal error: pair {(a, b)} had count {count} but no occurrence")
