@@ -75,6 +75,17 @@ def test_catastrophic_pattern_shows_an_error_and_the_window_stays_usable(qtbot, 
     assert not canvas.regex_error and canvas.visible_rows()
 
 
+def test_follow_merges_stops_quietly_on_a_catastrophic_pattern(qtbot, dialogs, evil_window):
+    """Stepping forward makes the follower encode rows to find the merge: a runaway pattern there ends the
+    search (the view already shows the error) instead of raising out of a Qt slot."""
+    w = evil_window
+    assert w.follow_merges.enabled
+    w.session.set_step(1)
+    w.session.set_step(2)  # one step forward: the follower looks for merge 2's next occurrence
+    qtbot.wait(50)
+    assert w.session.step == 2 and w.follow_merges.follow(2) is None
+
+
 def test_catastrophic_pattern_in_the_compare_pane(qtbot, dialogs, evil_window):
     w = evil_window
     w.docks["compare"].raise_()

@@ -163,6 +163,8 @@ def totaling(source: CorpusSource, mode: str, chunk_chars: int = 1 << 16) -> Job
     >>> from .stats import finish
     >>> finish(totaling(CorpusSource.from_text("héllo  wörld\\nbye\\n"), "chars", 4))
     TextTotals(n_bytes=19, n_words=3)
+    >>> finish(totaling(CorpusSource.from_text("a long line of words cut into slices"), "chars", 4))
+    TextTotals(n_bytes=36, n_words=8)
     """
     if source.word_counts:
         yield
@@ -174,9 +176,16 @@ def totaling(source: CorpusSource, mode: str, chunk_chars: int = 1 << 16) -> Job
     else:
         blocks = (_decode(data, name, off, mode, source.errors)
                   for name in source.paths for off, data in iter_file_chunks(name, chunk_bytes=chunk_chars))
-    for text in blocks:
-        totals = totals + TextTotals.of_text(text)
-        yield
+    word_open = False  # the last slice ended inside a word (a long line is cut into slices)
+    for block in blocks:
+        for i in range(0, len(block), chunk_chars):
+            text = block[i : i + chunk_chars]
+            t = TextTotals.of_text(text)
+            if word_open and not text[0].isspace():
+                t = t._replace(n_words=t.n_words - 1)  # the word the cut split was counted already
+            word_open = not text[-1].isspace()
+            totals = totals + t
+            yield
     return totals
 
 

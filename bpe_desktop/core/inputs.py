@@ -159,7 +159,8 @@ def iter_chunks(item: Input | str, *, chunk_bytes: int | None = None) -> Iterato
         stream = opener(counting) if opener else counting  # type: ignore[operator,assignment]
         owned = True
     try:
-        carry = b""
+        parts: list[bytes] = []  # the start of a line longer than a block, joined once it ends
+        pending = 0
         while True:
             try:
                 block = stream.read(chunk_bytes)
@@ -168,15 +169,20 @@ def iter_chunks(item: Input | str, *, chunk_bytes: int | None = None) -> Iterato
                                   f"{item.compression or 'uncompressed'}?") from None
             if not block:
                 break
-            data = carry + block
+            if b"\n" not in block and pending + len(block) < MAX_LINE_BYTES:
+                parts.append(block)  # no line ends here: keep it (joining every time was quadratic)
+                pending += len(block)
+                continue
+            data = b"".join((*parts, block)) if parts else block
             cut = _cut(data)
             if cut == 0:
-                carry = data
+                parts, pending = [data], len(data)
                 continue
             yield counting.pos, data[:cut]
-            carry = data[cut:]
-        if carry:
-            yield counting.pos, carry
+            rest = data[cut:]
+            parts, pending = ([rest], len(rest)) if rest else ([], 0)
+        if parts:
+            yield counting.pos, b"".join(parts)
     finally:
         if owned:
             stream.close()

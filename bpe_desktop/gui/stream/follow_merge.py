@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui
 
+from ...core.errors import BpeError
 from ..session import Session
 from ..training.protocol import TrainingState
 from .canvas import TokenCanvas
@@ -79,7 +80,11 @@ class MergeFollower(QtCore.QObject):
             encoded += 1
             if encoded > ROW_LIMIT:
                 return None
-            if tid in canvas.row_ids(row, k):
+            try:
+                ids = canvas.row_ids(row, k)
+            except BpeError:  # a runaway custom pattern: the view already says so; nothing to follow
+                return None
+            if tid in ids:
                 canvas.scroll_to_row(row)
                 self.followed.emit(row)
                 return row
