@@ -151,7 +151,7 @@ class QualityTab(QtWidgets.QWidget):
                                  f"{DEFAULT_HOLDOUT:.0%} of the corpus's lines kept out of the next training run")
         self.info = QtWidgets.QLabel(self)
         self.info.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
-        self.info.setStyleSheet("color: #4b5563;")
+        self.info.setProperty("muted", True)  # the theme's secondary text (style.qss)
         bar = QtWidgets.QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 0)
         bar.addWidget(self.alpha)
