@@ -49,6 +49,13 @@ QLabel#inspectChip { font-size: 11px; font-weight: 600; }
 """
 
 
+def _room_for_text(b: QtWidgets.QPushButton) -> None:
+    """At least the width the button's text and the style's margins take (the pane's stylesheet makes Qt's
+    own size hint a couple of pixels short)."""
+    margin = b.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ButtonMargin, None, b)
+    b.setMinimumWidth(b.fontMetrics().horizontalAdvance(b.text()) + 2 * margin + 8)
+
+
 def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} KB" if n >= 1e3 else f"{n} bytes"
 
@@ -78,6 +85,7 @@ class LogInspector(QtWidgets.QWidget):
         sample_b.clicked.connect(self.use_sample)
         row1 = QtWidgets.QHBoxLayout()
         for w in (open_b, paste_b, sample_b):
+            _room_for_text(w)
             row1.addWidget(w)
         row1.addWidget(self.source_label, 1)
 
