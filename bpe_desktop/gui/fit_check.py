@@ -196,8 +196,8 @@ def _clipped_in_view(card: QtWidgets.QGraphicsView) -> list[Clipped]:
 
     out: list[Clipped] = []
     view = card
-    scene_rect = QtCore.QRectF(view.mapToScene(view.viewport().rect()).boundingRect())  # type: ignore[attr-defined]
-    for item in view.scene().items():  # type: ignore[attr-defined]
+    scene_rect = QtCore.QRectF(view.mapToScene(view.viewport().rect()).boundingRect())
+    for item in view.scene().items():
         if not item.isVisible():
             continue
         if isinstance(item, pg.TextItem) and item.toPlainText().strip():

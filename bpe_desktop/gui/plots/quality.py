@@ -181,12 +181,12 @@ class QualityTab(QtWidgets.QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addLayout(bar)
-        self.scroll = QtWidgets.QScrollArea(self)  # a short pane scrolls the plots instead of squashing them
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(self.card)
-        lay.addWidget(self.scroll, 1)
+        self.plots_scroll = QtWidgets.QScrollArea(self)  # a short pane scrolls the plots instead of squashing them
+        self.plots_scroll.setWidgetResizable(True)
+        self.plots_scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.plots_scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.plots_scroll.setWidget(self.card)
+        lay.addWidget(self.plots_scroll, 1)
         self._drawn = -1  # feed.changes when last drawn
         self._choice = 0
         self.on_change: Callable[[], None] | None = None  # set by the plots pane: schedule a refresh
