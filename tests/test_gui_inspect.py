@@ -284,15 +284,18 @@ def test_the_window_places_the_inspector_beside_compare(window) -> None:
 
 
 def test_diff_strip_heights_equal_the_token_strip_layout(qtbot) -> None:
-    """DiffStrip answers heightForWidth without laying out rectangles: the same heights as TokenStrip's."""
+    """Heights are counted without laying out rectangles: they equal the bottom of the boxes the strip paints
+    (all of them, or the first COLLAPSED_LINES lines while collapsed), for DiffStrip as for TokenStrip; a
+    DiffStrip shows every line (the inspector has no "show all")."""
     import random
 
     from bpe_desktop.core.segmentation import Segment
-    from bpe_desktop.gui.compare.strip import TokenStrip
+    from bpe_desktop.gui.compare.strip import COLLAPSED_LINES, MARGIN, TokenStrip
     from bpe_desktop.gui.inspect.lines import DiffStrip
 
     rng = random.Random(1)
     labels = ["ab", "[INFO", "·nav2_controller", "↵", "]↵", "9" * 60, "·", "é"]
+    assert DiffStrip().expanded and not TokenStrip().expanded
     for _ in range(150):
         segs = [Segment(300 + i, i, i + 1, rng.choice(labels)) for i in range(rng.randint(1, 60))]
         fast, base = DiffStrip(), TokenStrip()
@@ -301,7 +304,16 @@ def test_diff_strip_heights_equal_the_token_strip_layout(qtbot) -> None:
         fast.set_segments(segs)
         base.set_segments(segs)
         for width in (30, 120, 391, 517, 900):
-            assert fast.heightForWidth(width) == base.heightForWidth(width)
+            rects = [r for r, _i in base._compute(width)[0]]  # the painted layout
+            tops = sorted({r.top() for r in rects})
+            shown = tops[:COLLAPSED_LINES]
+            collapsed = max(r.bottom() for r in rects if r.top() in shown) + MARGIN
+            everything = max(r.bottom() for r in rects) + MARGIN
+            assert base.heightForWidth(width) == int(collapsed + 0.5)
+            assert fast.heightForWidth(width) == int(everything + 0.5)
+            base.set_expanded(True)
+            assert base.heightForWidth(width) == fast.heightForWidth(width)
+            base.set_expanded(False)
 
 
 def test_a_log_without_newlines_shows_a_capped_strip(qtbot, training, tmp_path, dialogs) -> None:

@@ -5,7 +5,7 @@ and compares the width its text needs (``fontMetrics().horizontalAdvance``, plus
 width it has.  An :class:`~.widgets.elided_label.ElidedLabel` passes when what it paints fits and, if it is
 cut, its tooltip holds the full text; a header section passes when it fits or its tooltip holds the text.
 Word-wrapped labels are checked for height instead.  Plots are checked by :func:`clipped_plot_items`: titles,
-axis labels and text items inside the card.
+axis labels, text items and end points in every pyqtgraph view inside a tab.
 
 It reports; it fixes nothing.  Used by the tests (tests/test_gui_fit.py) and ``benchmarks``-style scripts.
 """
@@ -178,14 +178,26 @@ def clipped(window: QtWidgets.QWidget) -> list[Clipped]:
     return out
 
 
-def clipped_plot_items(card: object) -> list[Clipped]:
-    """Texts and points of a plot card (``PlotCard``) drawn partly outside it or its plots' boxes."""
+def clipped_plot_items(tab: QtWidgets.QWidget) -> list[Clipped]:
+    """Texts and points drawn partly outside their plot's box or view, in every pyqtgraph view inside *tab*
+    (a plot card itself, or a tab that holds one or more with its controls)."""
+    import pyqtgraph as pg
+
+    views = [tab] if isinstance(tab, pg.GraphicsView) else []
+    views += [v for v in tab.findChildren(pg.GraphicsView) if on_screen(v)]
+    out: list[Clipped] = []
+    for view in views:
+        out.extend(_clipped_in_view(view))
+    return out
+
+
+def _clipped_in_view(card: QtWidgets.QGraphicsView) -> list[Clipped]:
     import pyqtgraph as pg
 
     out: list[Clipped] = []
-    view = card  # a GraphicsView
-    scene_rect = QtCore.QRectF(view.mapToScene(view.viewport().rect()).boundingRect())  # type: ignore[attr-defined]
-    for item in view.scene().items():  # type: ignore[attr-defined]
+    view = card
+    scene_rect = QtCore.QRectF(view.mapToScene(view.viewport().rect()).boundingRect())
+    for item in view.scene().items():
         if not item.isVisible():
             continue
         if isinstance(item, pg.TextItem) and item.toPlainText().strip():
@@ -206,7 +218,8 @@ def clipped_plot_items(card: object) -> list[Clipped]:
             elif r.width() > item.sceneBoundingRect().width() + SLACK_PX:
                 out.append(Clipped("plot label", type(card).__name__, item.text, int(r.width()),
                                    int(item.sceneBoundingRect().width())))
-    for plot in card.plot_items():  # type: ignore[attr-defined]
+    plots = [i for i in view.scene().items() if isinstance(i, pg.PlotItem)]
+    for plot in plots:
         vb = plot.vb
         box = vb.sceneBoundingRect()
         for curve in plot.listDataItems():

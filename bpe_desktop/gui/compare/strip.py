@@ -3,7 +3,8 @@
 :class:`TokenStrip` lays its segments out left to right, breaking after every segment that ends a line
 (its label ends with ``↵``) and where the width runs out; its height follows its width
 (``heightForWidth``, cached per width until the content changes: Qt's layouts ask for it many times per
-pass), so a column of strips sits in a scroll area.  Each token gets a stable colour per id
+pass; the boxes are measured once per content and a height is counted from those widths without laying out
+rectangles), so a column of strips sits in a scroll area.  Each token gets a stable colour per id
 (:func:`~bpe_desktop.core.segmentation.token_hue`); unknown characters (id -1) are red, gaps that no token
 covers (spaces the ``whitespace`` pre-tokenizer drops) are plain grey text.  Hovering a box shows its text,
 id and size in a tooltip.  A long strip shows its first :data:`COLLAPSED_LINES` lines until
@@ -59,6 +60,7 @@ class TokenStrip(QtWidgets.QWidget):
         self._segments: tuple[Segment, ...] = ()
         self._n_base = 256
         self._boxes: list[tuple[QtCore.QRectF, int]] = []  # laid-out rect -> segment index
+        self._measured: tuple[list[float], list[bool]] | None = None  # box widths, line ends (per content)
         self._layout_width = -1
         self._heights: dict[int, int] = {}  # width -> height for the current content
         self._placeholder = ""
@@ -73,6 +75,7 @@ class TokenStrip(QtWidgets.QWidget):
         self._n_base = n_base
         self._placeholder = ""
         self._layout_width = -1
+        self._measured = None
         self._heights.clear()
         self._fit_height()
         self.update()
@@ -82,6 +85,7 @@ class TokenStrip(QtWidgets.QWidget):
         self._segments = ()
         self._placeholder = text
         self._layout_width = -1
+        self._measured = None
         self._heights.clear()
         self._fit_height()
         self.update()
@@ -96,21 +100,43 @@ class TokenStrip(QtWidgets.QWidget):
             label = label[: MAX_LABEL - 1] + "…"
         return self._fm.horizontalAdvance(label) + 2 * PAD_X
 
+    def _measure(self) -> tuple[list[float], list[bool]]:
+        """Each segment's box width and whether it ends a line (measured once per content)."""
+        if self._measured is None:
+            segs = self._segments
+            self._measured = ([self._box_width(s.label) for s in segs], [s.label.endswith("↵") for s in segs])
+        return self._measured
+
+    def _lines(self, width: int) -> list[int]:
+        """The line of boxes (0, 1, ...) each segment sits on at *width*: the one wrapping rule that both
+        the heights and the painted layout follow."""
+        widths, ends = self._measure()
+        right = max(width - MARGIN, MARGIN + 40)
+        x, line = float(MARGIN), 0
+        out: list[int] = []
+        for w, end in zip(widths, ends, strict=True):
+            if x > MARGIN and x + w > right:
+                x, line = float(MARGIN), line + 1
+            out.append(line)
+            x = float(MARGIN) if end else x + w + GAP_X
+            line += end
+        return out
+
+    def _bottom(self, lines: int) -> float:
+        """Where *lines* lines of boxes end, with the margin below."""
+        return MARGIN + lines * (self._fm.height() + 4 + GAP_Y) - GAP_Y + MARGIN
+
     def _compute(self, width: int) -> tuple[list[tuple[QtCore.QRectF, int]], float]:
         h = self._fm.height() + 4
-        x = y = float(MARGIN)
-        right = max(width - MARGIN, MARGIN + 40)
+        widths, _ = self._measure()
         boxes: list[tuple[QtCore.QRectF, int]] = []
-        for i, seg in enumerate(self._segments):
-            w = self._box_width(seg.label)
-            if x > MARGIN and x + w > right:
-                x, y = float(MARGIN), y + h + GAP_Y
-            boxes.append((QtCore.QRectF(x, y, w, h), i))
-            x += w + GAP_X
-            if seg.label.endswith("↵"):
-                x, y = float(MARGIN), y + h + GAP_Y
-        bottom = (boxes[-1][0].bottom() if boxes else y + h) + MARGIN
-        return boxes, bottom
+        x, last = float(MARGIN), -1
+        for i, line in enumerate(self._lines(width)):
+            if line != last:
+                x, last = float(MARGIN), line
+            boxes.append((QtCore.QRectF(x, MARGIN + line * (h + GAP_Y), widths[i], h), i))
+            x += widths[i] + GAP_X
+        return boxes, self._bottom(last + 1 if boxes else 1)
 
     def _ensure_layout(self) -> None:
         if self._layout_width != self.width():
@@ -130,11 +156,8 @@ class TokenStrip(QtWidgets.QWidget):
 
     def line_count(self, width: int | None = None) -> int:
         """Lines of boxes at *width* (default: the current width)."""
-        boxes, _ = self._compute(max(self.width(), 200) if width is None else width)
-        return len({rect.top() for rect, _i in boxes})
-
-    def _collapsed_bottom(self) -> float:
-        return MARGIN + COLLAPSED_LINES * (self._fm.height() + 4 + GAP_Y) - GAP_Y + MARGIN
+        lines = self._lines(max(self.width(), 200) if width is None else width)
+        return lines[-1] + 1 if lines else 0
 
     def heightForWidth(self, width: int) -> int:
         if not self._segments:
@@ -143,12 +166,10 @@ class TokenStrip(QtWidgets.QWidget):
         if h is None:
             if len(self._heights) >= 16:
                 self._heights.clear()
-            boxes, bottom = self._compute(width)
+            lines = self.line_count(width)
             if not self.expanded:
-                bottom = min(bottom, self._collapsed_bottom())
-            h = self._heights[width] = int(bottom + 0.5)
-            if width == self.width():  # the paint at this width reuses the layout
-                self._boxes, self._layout_width = boxes, width
+                lines = min(lines, COLLAPSED_LINES)
+            h = self._heights[width] = int(self._bottom(lines) + 0.5)
         return h
 
     def sizeHint(self) -> QtCore.QSize:

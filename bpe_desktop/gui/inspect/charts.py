@@ -20,6 +20,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.log_inspect import TokenizerReport
 from ...core.logclass import Category
+from ..widgets import theme
 
 CATEGORY_COLORS = {
     Category.TIMESTAMP: "#2563eb", Category.LEVEL: "#7c3aed", Category.HEX: "#db2777", Category.FLOAT: "#ea580c",
@@ -82,7 +83,7 @@ class CategoryBars(QtWidgets.QWidget):
         width = max(self.width() - name_w - 80, 40)
         y = 6
         for r in self._reports:
-            p.setPen(QtGui.QColor("#111827"))
+            p.setPen(QtGui.QColor(theme.current().text))
             p.drawText(QtCore.QRectF(0, y, name_w - 6, self.BAR_H),
                        QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter,
                        fm.elidedText(r.name, QtCore.Qt.TextElideMode.ElideMiddle, name_w - 6))
@@ -93,7 +94,7 @@ class CategoryBars(QtWidgets.QWidget):
                 if w > 0:
                     p.fillRect(QtCore.QRectF(x, y, w, self.BAR_H), QtGui.QColor(CATEGORY_COLORS[c]))
                 x += w
-            p.setPen(QtGui.QColor("#374151"))
+            p.setPen(QtGui.QColor(theme.current().muted))
             p.drawText(QtCore.QRectF(x + 6, y, 90, self.BAR_H), QtCore.Qt.AlignmentFlag.AlignVCenter, f"{r.tokens:,}")
             y += self.BAR_H + self.GAP
         y += 2
@@ -102,7 +103,7 @@ class CategoryBars(QtWidgets.QWidget):
             x = 0.0
             for c in row:
                 p.fillRect(QtCore.QRectF(x, y + (lh - 10) / 2, 10, 10), QtGui.QColor(CATEGORY_COLORS[c]))
-                p.setPen(QtGui.QColor("#374151"))
+                p.setPen(QtGui.QColor(theme.current().muted))
                 p.drawText(QtCore.QRectF(x + 14, y, 200, lh), QtCore.Qt.AlignmentFlag.AlignVCenter, c.label)
                 x += 16 + fm.horizontalAdvance(c.label) + 12
             y += lh
@@ -128,7 +129,7 @@ class LineSparkline(pg.PlotWidget):
     lineClicked = QtCore.Signal(int)
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
-        super().__init__(parent, background="w")
+        super().__init__(parent, background=theme.current().plot_bg)
         self.setFixedHeight(96)
         self.setMenuEnabled(False)
         self.setMouseEnabled(x=False, y=False)
@@ -139,6 +140,19 @@ class LineSparkline(pg.PlotWidget):
         pi.getAxis("bottom").setStyle(tickLength=-4)
         self.curves: list[pg.PlotDataItem] = []
         self.scene().sigMouseClicked.connect(self._clicked)
+        self.apply_theme(theme.current())
+        theme.notifier().changed.connect(self.apply_theme)
+
+    def apply_theme(self, t: theme.Theme) -> None:
+        """The theme's plot background, ink and grid."""
+        try:
+            self.setBackground(t.plot_bg)
+            for name in ("left", "bottom"):
+                ax = self.getPlotItem().getAxis(name)
+                ax.setPen(pg.mkPen(t.plot_grid))
+                ax.setTextPen(pg.mkPen(t.plot_ink))
+        except RuntimeError:  # the widget is gone
+            theme.notifier().changed.disconnect(self.apply_theme)
 
     def set_reports(self, reports: Sequence[TokenizerReport]) -> None:
         pi = self.getPlotItem()

@@ -7,8 +7,8 @@ on screen), each as a small block: the line number, then per tokenizer a bar of 
 (:class:`~bpe_desktop.core.boundaries.Differences`) outlined in orange, and the region chosen in the list
 filled.  :meth:`LinesView.focus_region` moves the window to a region's line and scrolls it to the top.
 Blocks are built a time slice per event-loop turn (a window of 20 lines with two strips each takes ~100 ms
-to build and lay out), so showing lines never stalls the window; :class:`DiffStrip` measures its boxes
-once per content for the many heights Qt asks for.  It computes no tokens (:mod:`.strip_data` cuts them
+to build and lay out), so showing lines never stalls the window; a strip's height is TokenStrip's (all
+lines shown: the inspector has no "show all").  It computes no tokens (:mod:`.strip_data` cuts them
 out).
 """
 
@@ -21,8 +21,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.boundaries import Differences
-from ...core.segmentation import Segment
-from ..compare.strip import GAP_X, GAP_Y, MARGIN, TokenStrip
+from ..compare.strip import TokenStrip
 from .charts import TOKENIZER_COLORS
 from .strip_data import StripData, line_starts
 
@@ -39,38 +38,10 @@ class DiffStrip(TokenStrip):
     """A token strip that outlines the tokens inside given byte ranges (relative to its text)."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
-        self._hfw_for: tuple[Segment, ...] | None = None  # the content the caches below belong to
-        self._box_widths: list[float] = []
-        self._breaks: list[bool] = []
-        self._hfw: dict[int, int] = {}
         super().__init__(parent)
+        self.expanded = True  # a log line shows all its boxes (the inspector has no "show all")
         self.ranges: list[tuple[int, int]] = []
         self.active: tuple[int, int] | None = None
-
-    def heightForWidth(self, width: int) -> int:
-        """The base class's height, without laying out rectangles: box widths are measured once per content
-        (Qt asks for many widths while a column of strips settles, and each asked the font for every label)."""
-        segs = self.segments
-        if not segs:
-            return super().heightForWidth(width)
-        if segs is not self._hfw_for:
-            self._hfw_for = segs
-            self._box_widths = [self._box_width(sg.label) for sg in segs]
-            self._breaks = [sg.label.endswith("↵") for sg in segs]
-            self._hfw = {}
-        h = self._hfw.get(width)
-        if h is None:
-            right = max(width - MARGIN, MARGIN + 40)
-            x, row = float(MARGIN), 0
-            for k, (w, br) in enumerate(zip(self._box_widths, self._breaks, strict=True)):
-                if x > MARGIN and x + w > right:
-                    x, row = float(MARGIN), row + 1
-                x += w + GAP_X
-                if br and k + 1 < len(self._breaks):
-                    x, row = float(MARGIN), row + 1
-            box_h = self._fm.height() + 4
-            h = self._hfw[width] = int(MARGIN + row * (box_h + GAP_Y) + box_h + MARGIN + 0.5)
-        return h
 
     def set_ranges(self, ranges: list[tuple[int, int]], active: tuple[int, int] | None) -> None:
         self.ranges, self.active = ranges, active

@@ -25,6 +25,7 @@ from ...core.formats.presets import split_spec
 from .. import file_actions, resources
 from ..compare.sources import spec_for_folder
 from ..session import Session
+from ..widgets import theme
 from . import export
 from .differ_tab import DifferTab
 from .job import Done, InspectJob, TokenizerChoice, installed_references
@@ -36,16 +37,23 @@ OWN = "yours"
 PASTE_NAME = "pasted text"
 
 _STYLE = """
-QLabel#inspectHeading { font-weight: 600; color: #111827; margin-top: 4px; }
-QLabel#inspectHint { color: #6b7280; }
-QLabel#inspectSource { color: #1f2937; }
-QLabel#inspectVerdict { background: #eff6ff; border: 1px solid #bfdbfe; border-radius: 4px; padding: 4px 6px;
-                        color: #1e3a8a; }
-QFrame#inspectLine { background: #ffffff; border: 1px solid #e5e7eb; border-radius: 4px; }
-QWidget#inspectLines { background: #f9fafb; }
-QLabel#inspectLineNo { color: #9ca3af; font-size: 11px; }
+QLabel#inspectHeading { font-weight: 600; color: $text; margin-top: 4px; }
+QLabel#inspectHint { color: $faint; }
+QLabel#inspectSource { color: $text; }
+QLabel#inspectVerdict { background: $info_bg; border: 1px solid $info_border; border-radius: 4px; padding: 4px 6px;
+                        color: $info_fg; }
+QFrame#inspectLine { background: $card; border: 1px solid $border; border-radius: 4px; }
+QWidget#inspectLines { background: $rows_bg; }
+QLabel#inspectLineNo { color: $faint; font-size: 11px; }
 QLabel#inspectChip { font-size: 11px; font-weight: 600; }
 """
+
+
+def _room_for_text(b: QtWidgets.QPushButton) -> None:
+    """At least the width the button's text and the style's margins take (the pane's stylesheet makes Qt's
+    own size hint a couple of pixels short)."""
+    margin = b.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ButtonMargin, None, b)
+    b.setMinimumWidth(b.fontMetrics().horizontalAdvance(b.text()) + 2 * margin + 8)
 
 
 def _size(n: int) -> str:
@@ -77,6 +85,7 @@ class LogInspector(QtWidgets.QWidget):
         sample_b.clicked.connect(self.use_sample)
         row1 = QtWidgets.QHBoxLayout()
         for w in (open_b, paste_b, sample_b):
+            _room_for_text(w)
             row1.addWidget(w)
         row1.addWidget(self.source_label, 1)
 
@@ -140,7 +149,7 @@ class LogInspector(QtWidgets.QWidget):
         lay.addLayout(row2)
         lay.addLayout(row3)
         lay.addWidget(self.tabs, 1)
-        self.setStyleSheet(_STYLE)
+        theme.style_widget(self, _STYLE)  # the theme's colours ($name), again on a change
 
         self.runner.progress.connect(self._progress)
         self.runner.finished.connect(self._finished)

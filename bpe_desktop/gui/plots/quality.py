@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.holdout import DEFAULT_HOLDOUT
 from ...core.quality import DEFAULT_ALPHA
@@ -35,6 +35,8 @@ METRICS = (
     ("shannon_efficiency", "Shannon efficiency", "H / log₂|V|"),
     ("renyi_efficiency", "Rényi efficiency (α = {alpha:g})", "H_α / log₂|V|"),
 )
+PLOT_MIN_W = 250  # a plot narrower than this goes below the one before it (one column in a narrow pane)
+PLOT_MIN_H = 150  # the card grows taller than the tab (it scrolls) rather than squash a plot below this
 HELD_OUT_CHOICES = ("no held-out text", "a held-out file…", f"last {DEFAULT_HOLDOUT:.0%} of lines (next run)")
 
 
@@ -60,6 +62,7 @@ class QualityPlot(PlotCard):
         self.held_items: dict[str, pg.PlotDataItem] = {}
         self.lines: list[pg.InfiniteLine] = []
         first = None
+        self.columns = 2
         for i, (attr, title, axis) in enumerate(METRICS):
             p = self.addPlot(row=i // 2, col=i % 2)
             style_plot(p, title.format(alpha=DEFAULT_ALPHA), "merges", axis)
@@ -81,6 +84,23 @@ class QualityPlot(PlotCard):
             self.lines.append(line)
         self.readout = pg.LabelItem("", color=INK, size="9pt", justify="left")
         self.addItem(self.readout, row=2, col=1)
+        self.setMinimumHeight(3 * PLOT_MIN_H)
+
+    def rows(self, columns: int) -> int:
+        return (len(METRICS) + 1 + columns - 1) // columns  # the plots and the readout
+
+    def arrange(self, columns: int) -> None:
+        """Lay the plots (and the readout after them) out in *columns* columns (1 or 2)."""
+        if columns == self.columns:
+            return
+        self.columns = columns
+        items = [*self.plots.values(), self.readout]
+        for item in items:
+            self.ci.removeItem(item)
+        for i, item in enumerate(items):
+            self.ci.addItem(item, row=i // columns, col=i % columns)
+        self.setMinimumHeight(self.rows(columns) * PLOT_MIN_H)
+        self.fit_titles()
 
     def set_data(self, train: QualityCurve | None, held: QualityCurve | None, step: int | None = None,
                  train_label: str = "training text", held_label: str = "held out") -> None:
@@ -107,10 +127,10 @@ class QualityPlot(PlotCard):
             k = max(0, min(step, len(curve) - 1))
             m = curve.at(k)
             parts.append(
-                f"<span style='color:{colour}'>■</span> {label}{f' (step {k:,})' if k != step else ''}: "
-                f"{_num(m.bytes_per_token)} bytes/token, {_num(m.fertility)} tokens/word,<br>"
-                f"&nbsp;&nbsp;&nbsp;utilization {_num(m.utilization)} ({m.used:,} of {m.vocab_size:,}), "
-                f"Shannon {_num(m.shannon_efficiency)}, Rényi {_num(m.renyi_efficiency)}")
+                f"<span style='color:{colour}'>■</span> {label}{f' (step {k:,})' if k != step else ''}:<br>"
+                f"&nbsp;&nbsp;&nbsp;{_num(m.bytes_per_token)} bytes/token, {_num(m.fertility)} tokens/word,<br>"
+                f"&nbsp;&nbsp;&nbsp;utilization {_num(m.utilization)} ({m.used:,} of {m.vocab_size:,}),<br>"
+                f"&nbsp;&nbsp;&nbsp;Shannon {_num(m.shannon_efficiency)}, Rényi {_num(m.renyi_efficiency)}")
         self.readout.setText("<br>".join(parts))
 
     def csv_rows(self) -> list[Sequence[object]]:
@@ -151,7 +171,7 @@ class QualityTab(QtWidgets.QWidget):
                                  f"{DEFAULT_HOLDOUT:.0%} of the corpus's lines kept out of the next training run")
         self.info = QtWidgets.QLabel(self)
         self.info.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
-        self.info.setStyleSheet("color: #4b5563;")
+        self.info.setProperty("muted", True)  # the theme's secondary text (style.qss)
         bar = QtWidgets.QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 0)
         bar.addWidget(self.alpha)
@@ -161,13 +181,22 @@ class QualityTab(QtWidgets.QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addLayout(bar)
-        lay.addWidget(self.card, 1)
+        self.plots_scroll = QtWidgets.QScrollArea(self)  # a short pane scrolls the plots instead of squashing them
+        self.plots_scroll.setWidgetResizable(True)
+        self.plots_scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.plots_scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.plots_scroll.setWidget(self.card)
+        lay.addWidget(self.plots_scroll, 1)
         self._drawn = -1  # feed.changes when last drawn
         self._choice = 0
         self.on_change: Callable[[], None] | None = None  # set by the plots pane: schedule a refresh
         self.alpha.valueChanged.connect(self._alpha_changed)
         self.held_out.activated.connect(self._held_out_chosen)
         self._update_info()
+
+    def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(e)
+        self.card.arrange(2 if e.size().width() >= 2 * PLOT_MIN_W + 60 else 1)
 
     # -- driven by the plots pane -------------------------------------------------------------------
     def reset(self) -> None:

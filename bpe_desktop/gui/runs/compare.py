@@ -145,7 +145,7 @@ class CompareRunsDialog(QtWidgets.QDialog):
         self.legend = self.zipf_plot.addLegend(offset=(10, -10))  # bottom left: the Zipf curves fall to the right
         self.curves: dict[str, dict[int, pg.PlotDataItem]] = {"compression": {}, "bytes_per_token": {}, "zipf": {}}
         self.curve_note = QtWidgets.QLabel(self)
-        self.curve_note.setStyleSheet("color: #6b7280;")
+        self.curve_note.setProperty("faint", True)  # the theme's caption colour (style.qss)
         page = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(page)
         lay.addWidget(w, 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from ...core.stopping import StopReason
 from .store import RunStore
@@ -52,7 +52,7 @@ class RunsPane(QtWidgets.QWidget):
         self.hint = QtWidgets.QLabel("Right-click a merge or use the timeline's <i>Branch here…</i> to ask "
                                      "“what if”. Double-click a run to rename it.", self)
         self.hint.setWordWrap(True)
-        self.hint.setStyleSheet("color: #6b7280;")
+        self.hint.setProperty("faint", True)  # the theme's caption colour (style.qss)
         self.compare_btn = QtWidgets.QPushButton("Compare…", self)
         self.compare_btn.setToolTip("Overlay the runs' curves, diff their merge lists, see two token streams")
         self.delete_btn = QtWidgets.QPushButton("Delete", self)
@@ -107,7 +107,6 @@ class RunsPane(QtWidgets.QWidget):
                 f = it.font()
                 f.setBold(current)
                 it.setFont(f)
-                it.setForeground(QtGui.QBrush(QtGui.QColor("#111827" if current else "#374151")))
             self.list.setCurrentRow(self.store.current)
             self.delete_btn.setEnabled(len(runs) > 1)
             trained = sum(1 for i, r in enumerate(runs)

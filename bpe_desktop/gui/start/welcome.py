@@ -65,7 +65,7 @@ class StartScreen(QtWidgets.QFrame):
         own_row = QtWidgets.QHBoxLayout()
         own_row.addWidget(self.open_btn)
         hint = QtWidgets.QLabel("(or type or drop it into the Corpus pane)", self)
-        hint.setStyleSheet("color: #6b7280;")
+        hint.setProperty("faint", True)  # the theme's caption colour (style.qss)
         own_row.addWidget(hint)
         own_row.addStretch(1)
         self.tour_btn = QtWidgets.QPushButton("Take the tour (F1)", self)
