@@ -27,7 +27,7 @@ from ...core.model import BPEModel
 from ...core.records import MergeRecord
 from ...core.session_file import CorpusFile, CorpusState, SessionCorpus, SessionDoc, check_corpus
 from ...core.stopping import StopReason
-from .. import file_actions
+from .. import file_actions, layouts
 from ..runs.persist import restore_runs, runs_document
 from ..training.protocol import TrainingState
 from . import dialogs
@@ -72,7 +72,8 @@ def capture(w: MainWindow) -> Snapshot:
     n = len(s.records)
     model = s.model.truncated(n) if n else None
     compare = tuple(r.spec for r in w.compare.references if r.enabled)
-    layout = base64.b64encode(bytes(w.saveState().data())).decode("ascii")
+    w.layout().activate()  # a layout change still pending (a named layout, resizeDocks) is fitted first
+    layout = base64.b64encode(bytes(w.saveState().data())).decode("ascii")  # what is on screen
     extras = {name: save(w) for name, (save, _) in EXTRAS.items()}
     paths, text = src.paths, (src.text if not src.paths else None)
     opened = w.sessions.corpus_file
@@ -173,11 +174,31 @@ def apply(w: MainWindow, doc: SessionDoc, corpus_path: str | None, where: str) -
         w.runs.store.reset_to_session()  # one run: the document's own fields, now in the session
     _apply_compare(w, doc.compare)
     if doc.layout:
-        w.restoreState(QtCore.QByteArray(base64.b64decode(doc.layout)))
+        restore_layout(w, doc.layout)
     for name, value in doc.extras.items():
         hook = EXTRAS.get(name)
         if hook is not None:
             hook[1](w, value)
+
+
+def restore_layout(w: MainWindow, state: str) -> bool:
+    """Put the docks where *state* (base64 ``saveState()``) has them; ``False`` if Qt refused it.
+
+    A restored layout keeps its own sizes: a named layout's resize still pending for the window's first
+    show (:mod:`..layouts`) would otherwise replace them when a session is opened before the window shows.
+    """
+    if not w.restoreState(QtCore.QByteArray(base64.b64decode(state))):
+        return False
+    layouts.state(w).restored = True
+    return True
+
+
+def _layout_name(w: MainWindow, name: Any) -> None:
+    if isinstance(name, str) and name in layouts.LAYOUTS:
+        layouts.state(w).name = name  # View → Layout ticks it; docks placed later go where it puts them
+
+
+register_extra("layout_name", layouts.current, _layout_name)
 
 
 def _apply_compare(w: MainWindow, specs: tuple[str, ...]) -> None:
