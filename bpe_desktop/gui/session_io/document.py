@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from ...core.config import TrainConfig
 from ...core.errors import BpeError
@@ -72,7 +72,9 @@ def capture(w: MainWindow) -> Snapshot:
     n = len(s.records)
     model = s.model.truncated(n) if n else None
     compare = tuple(r.spec for r in w.compare.references if r.enabled)
-    w.layout().activate()  # a layout change still pending (a named layout, resizeDocks) is fitted first
+    lay = w.layout()
+    if lay is not None:
+        lay.activate()  # a layout change still pending (a named layout, resizeDocks) is fitted first
     layout = base64.b64encode(bytes(w.saveState().data())).decode("ascii")  # what is on screen
     extras = {name: save(w) for name, (save, _) in EXTRAS.items()}
     paths, text = src.paths, (src.text if not src.paths else None)
@@ -184,9 +186,13 @@ def apply(w: MainWindow, doc: SessionDoc, corpus_path: str | None, where: str) -
 def restore_layout(w: MainWindow, state: str) -> bool:
     """Put the docks where *state* (base64 ``saveState()``) has them; ``False`` if Qt refused it.
 
+    Qt shows the dock tab bars the restored layout uses; those of the layout it replaces are hidden first.
     A restored layout keeps its own sizes: a named layout's resize still pending for the window's first
     show (:mod:`..layouts`) would otherwise replace them when a session is opened before the window shows.
     """
+    for bar in w.findChildren(QtWidgets.QTabBar):  # the dock tab bars: restoreState shows those it uses and
+        if bar.parent() is w:  # leaves the others (the replaced layout's) drawn over the panes (Qt 6.10)
+            bar.hide()
     if not w.restoreState(QtCore.QByteArray(base64.b64decode(state))):
         return False
     layouts.state(w).restored = True
