@@ -435,3 +435,19 @@ def test_a_named_layout_chosen_over_a_remembered_one_gets_its_own_sizes(qtbot, d
     # Train's shares, not the remembered Learn sizes (those are 28 px and more away; a few px of height
     # follow the remembered window's frame)
     assert_same_layout(layout_seen(w2), want, px=5)
+
+
+def test_a_session_with_two_runs_on_a_file_reopens_as_it_was_saved(qtbot, dialogs, tmp_path, corpus_file):
+    w = trained_window(qtbot, corpus_file)
+    assert w.runs.whatif.forbid_and_branch(12)  # from the merge list's menu: a second run
+    assert gui_app.wait_for_training(w, 120)
+    assert w.settings.config() == w.session.config  # the settings show the branch (its forbidden pair)
+    path = tmp_path / "two.bpesession"
+    assert w.sessions.save_to(str(path))
+    w2 = new_window(qtbot)
+    assert w2.sessions.open_session(str(path))
+    assert len(w2.runs.store.runs) == 2 and w2.session.config == w.session.config
+    assert w2.corpus.source() == w2.session.source  # the shown run's corpus is the one in the editor:
+    assert w2.statusBar().currentMessage() != w2.STALE  # not "the corpus changed since training"
+    assert w2._run_changed() == ""  # Train further continues it
+    assert w2.settings.config() == w2.session.config

@@ -172,7 +172,9 @@ def apply(w: MainWindow, doc: SessionDoc, corpus_path: str | None, where: str) -
         s.set_step(doc.step)
     else:
         s.set_state(TrainingState.IDLE)
-    if not restore_runs(w.runs.store, doc):  # several runs: the shown one is put into the session (not retrained)
+    opened = s.source if corpus_path is not None or c.text is not None else None  # as the editor has it
+    # several runs: the shown one is put into the session (not retrained)
+    if not restore_runs(w.runs.store, doc, opened):
         w.runs.store.reset_to_session()  # one run: the document's own fields, now in the session
     _apply_compare(w, doc.compare)
     if doc.layout:
