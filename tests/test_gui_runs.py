@@ -8,7 +8,7 @@ forbids (the trainer), :func:`diff_models` for the diff view, and an independent
 from __future__ import annotations
 
 import pytest
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 from test_gui_window import START_S, click_train, table_pairs, wait_finished
 
 from bpe_desktop.core import Trainer, count_source
@@ -16,6 +16,7 @@ from bpe_desktop.core.run_diff import diff_models
 from bpe_desktop.core.session_file import SessionCorpus, SessionDoc, dumps_session, loads_session
 from bpe_desktop.core.stats import SegmentationHistory, compression_from_records
 from bpe_desktop.gui import app as gui_app
+from bpe_desktop.gui import layouts
 from bpe_desktop.gui.runs import branch_dialog
 from bpe_desktop.gui.runs.persist import restore_runs, runs_document
 from bpe_desktop.gui.runs.whatif import WhatIf
@@ -125,7 +126,8 @@ def test_switching_runs_swaps_the_panes_and_back_without_retraining(qtbot, windo
     real = process.Launch
     monkeypatch.setattr(process, "Launch", lambda *a, **k: launches.append(a) or real(*a, **k))
     pane = window.runs.pane
-    assert window.docks["runs"] in window.tabifiedDockWidgets(window.docks["merges"])
+    # the Runs dock is a tab in the secondary tab area (beside Why and Plots) of the default layout
+    assert set(window.tabifiedDockWidgets(window.docks["runs"])) == {window.docks["why"], window.docks["plots"]}
     qtbot.mouseClick(pane.list.viewport(), QtCore.Qt.MouseButton.LeftButton,
                      pos=pane.list.visualItemRect(pane.list.item(0)).center())
     assert store.current == 0
@@ -147,6 +149,25 @@ def test_switching_runs_swaps_the_panes_and_back_without_retraining(qtbot, windo
     pane.list.setCurrentRow(1)
     qtbot.mouseClick(pane.delete_btn, QtCore.Qt.MouseButton.LeftButton)
     assert pane.names() == ["baseline"] and pairs(s.records) == first
+
+
+@pytest.mark.parametrize("name", list(layouts.LAYOUTS))
+def test_the_runs_dock_has_a_tab_in_every_named_layout(qtbot, window, name) -> None:  # type: ignore[no-untyped-def]
+    window.findChild(QtGui.QAction, f"layout{name}").trigger()  # View → Layout → name
+    runs = window.docks["runs"]
+    assert layouts.current(window) == name
+    assert runs.toggleViewAction().isChecked() and not runs.isFloating()
+    assert window.dockWidgetArea(runs) == QtCore.Qt.DockWidgetArea.RightDockWidgetArea
+    assert window.docks["plots"] in window.tabifiedDockWidgets(runs)  # the secondary tab area of every layout
+
+    def runs_tab_shown() -> bool:  # a tab the user can click (the tab bars follow once the layout is laid out)
+        return any(b.isVisible() and "Runs" in [b.tabText(i) for i in range(b.count())]
+                   for b in window.findChildren(QtWidgets.QTabBar))
+
+    qtbot.waitUntil(runs_tab_shown)
+    runs.raise_()
+    qtbot.waitUntil(lambda: not runs.visibleRegion().isEmpty())
+    assert runs.widget().width() > 100 and runs.widget().height() > 100
 
 
 def test_compare_dialog_diff_and_overlay_show_the_core_numbers(qtbot, window, text) -> None:  # type: ignore[no-untyped-def]

@@ -223,6 +223,7 @@ def apply(window: QtWidgets.QMainWindow, name: str = DEFAULT_LAYOUT) -> None:
         if keys:
             all_docks[st.front if st.front in keys else keys[0]].raise_()
     state(window).name = name
+    state(window).restored = False  # the sizes are this layout's now, not a remembered layout's
     if not window.isVisible():
         window.setMinimumSize(0, 0)  # tabifying laid the hidden window out; its size stays what it was given
     resize(window, layout, plan)

@@ -56,12 +56,13 @@ def runs_document(store: RunStore) -> dict[str, Any]:
     return {"runs": tuple(docs), "current_run": store.current}
 
 
-def restore_runs(store: RunStore, doc: SessionDoc) -> bool:
+def restore_runs(store: RunStore, doc: SessionDoc, shown: CorpusSource | None = None) -> bool:
     """Replace the store's runs with the document's and show its current run; False (nothing changed) when
-    the document holds no runs (an older file: the session's own fields are its one run)."""
+    the document holds no runs (an older file: the session's own fields are its one run).  *shown*: the
+    document's corpus as the window opened it (the editor's source; default: read from the document)."""
     if not doc.runs:
         return False
-    shown = source_of(doc.corpus)
+    shown = shown if shown is not None else source_of(doc.corpus)
     runs: list[Run] = []
     for i, rd in enumerate(doc.runs, 1):
         model = rd.model if rd.model is not None else BPEModel.empty(rd.config)

@@ -72,6 +72,8 @@ class WhatIf(QtCore.QObject):
         parent = self.store.current_run
         self.store.begin(config, s.source, Origin(parent.id, k, config_changes(s.config, config)))
         self.controller.start(s.source, config, branch=BranchFrom(point))
+        if self.settings is not None and hasattr(self.settings, "set_config"):
+            self.settings.set_config(config)  # the settings show the run shown, as after switching
         self.branched.emit(k)
         return True
 
@@ -82,6 +84,8 @@ class WhatIf(QtCore.QObject):
         s = self.session
         self.store.begin(config, s.source)
         self.controller.start(s.source, config)
+        if self.settings is not None and hasattr(self.settings, "set_config"):
+            self.settings.set_config(config)
         self.branched.emit(0)
         return True
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from ...core.config import TrainConfig
 from ...core.errors import BpeError
@@ -27,7 +27,7 @@ from ...core.model import BPEModel
 from ...core.records import MergeRecord
 from ...core.session_file import CorpusFile, CorpusState, SessionCorpus, SessionDoc, check_corpus
 from ...core.stopping import StopReason
-from .. import file_actions
+from .. import file_actions, layouts
 from ..runs.persist import restore_runs, runs_document
 from ..training.protocol import TrainingState
 from . import dialogs
@@ -72,7 +72,10 @@ def capture(w: MainWindow) -> Snapshot:
     n = len(s.records)
     model = s.model.truncated(n) if n else None
     compare = tuple(r.spec for r in w.compare.references if r.enabled)
-    layout = base64.b64encode(bytes(w.saveState().data())).decode("ascii")
+    lay = w.layout()
+    if lay is not None:
+        lay.activate()  # a layout change still pending (a named layout, resizeDocks) is fitted first
+    layout = base64.b64encode(bytes(w.saveState().data())).decode("ascii")  # what is on screen
     extras = {name: save(w) for name, (save, _) in EXTRAS.items()}
     paths, text = src.paths, (src.text if not src.paths else None)
     opened = w.sessions.corpus_file
@@ -169,15 +172,41 @@ def apply(w: MainWindow, doc: SessionDoc, corpus_path: str | None, where: str) -
         s.set_step(doc.step)
     else:
         s.set_state(TrainingState.IDLE)
-    if not restore_runs(w.runs.store, doc):  # several runs: the shown one is put into the session (not retrained)
+    opened = s.source if corpus_path is not None or c.text is not None else None  # as the editor has it
+    # several runs: the shown one is put into the session (not retrained)
+    if not restore_runs(w.runs.store, doc, opened):
         w.runs.store.reset_to_session()  # one run: the document's own fields, now in the session
     _apply_compare(w, doc.compare)
     if doc.layout:
-        w.restoreState(QtCore.QByteArray(base64.b64decode(doc.layout)))
+        restore_layout(w, doc.layout)
     for name, value in doc.extras.items():
         hook = EXTRAS.get(name)
         if hook is not None:
             hook[1](w, value)
+
+
+def restore_layout(w: MainWindow, state: str) -> bool:
+    """Put the docks where *state* (base64 ``saveState()``) has them; ``False`` if Qt refused it.
+
+    Qt shows the dock tab bars the restored layout uses; those of the layout it replaces are hidden first.
+    A restored layout keeps its own sizes: a named layout's resize still pending for the window's first
+    show (:mod:`..layouts`) would otherwise replace them when a session is opened before the window shows.
+    """
+    for bar in w.findChildren(QtWidgets.QTabBar):  # the dock tab bars: restoreState shows those it uses and
+        if bar.parent() is w:  # leaves the others (the replaced layout's) drawn over the panes (Qt 6.10)
+            bar.hide()
+    if not w.restoreState(QtCore.QByteArray(base64.b64decode(state))):
+        return False
+    layouts.state(w).restored = True
+    return True
+
+
+def _layout_name(w: MainWindow, name: Any) -> None:
+    if isinstance(name, str) and name in layouts.LAYOUTS:
+        layouts.state(w).name = name  # View → Layout ticks it; docks placed later go where it puts them
+
+
+register_extra("layout_name", layouts.current, _layout_name)
 
 
 def _apply_compare(w: MainWindow, specs: tuple[str, ...]) -> None:
