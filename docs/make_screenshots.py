@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PANES = ("tokens", "compare", "merges", "why", "plots", "corpus", "settings", "timeline")
+PANES = ("tokens", "compare", "inspect", "vocab", "merges", "why", "runs", "plots", "corpus", "settings", "timeline")
 
 
 def main() -> int:
@@ -66,11 +67,19 @@ def main() -> int:
             dock = w.docks[key]
             dock.raise_()
             pump()
+            if key == "inspect" and w.inspector.done is None:  # the robot-log sample under yours and cl100k
+                w.inspector.use_sample()
+                if w.inspector.inspect():
+                    deadline = time.monotonic() + 120
+                    while w.inspector.done is None and time.monotonic() < deadline:
+                        pump()
+                        time.sleep(0.02)
+                    pump()
             if key == "tokens":
                 w.token_view.show_derivation(w.session.records[-1].token_id)
                 pump()
             if key == "plots":
-                for i, tab in enumerate(("pairs", "compression", "tradeoff")):
+                for i, tab in enumerate(("pairs", "compression", "tradeoff", "quality")):
                     w.plots.tabs.setCurrentIndex(i)
                     pump()
                     save(dock, f"plots-{tab}-{tag}")
