@@ -56,7 +56,12 @@ class SettingsPanel(QtWidgets.QWidget):
             self.tie.setItemData(self.tie.count() - 1, desc, QtCore.Qt.ItemDataRole.ToolTipRole)
         self.marker = QtWidgets.QLineEdit(self)
         self.marker.setToolTip("End-of-word marker (chars mode; empty for none)")
-        self.glue = QtWidgets.QCheckBox("glue to last character", self)
+        # the marker must show whole ("</w>" was cut to "/w>" beside a long check-box label)
+        self.marker.setMinimumWidth(self.marker.fontMetrics().horizontalAdvance("</w>__") + 16)
+        self.glue = QtWidgets.QCheckBox("glued", self)
+        self.glue.setToolTip("Glue the marker to the last character of a word, as subword-nmt 0.2 and HF "
+                             "tokenizers' end_of_word_suffix do (off: the marker is a symbol of its own, "
+                             "as in the seeds)")
         self.specials = QtWidgets.QLineEdit(self)
         self.specials.setPlaceholderText("e.g. <|endoftext|> <pad>  (space-separated)")
         self.forbid = ForbidEditor(self, lines=2)  # forbidden pairs and forbid regex (issue 14)
