@@ -163,7 +163,9 @@ def count_text(text: str, config: TrainConfig, budget: RegexBudget | None = None
     return pc.result(n)
 
 
-def _decode(data: bytes, path: str, offset: int, mode: str, errors: str) -> str:
+def decode_chunk(data: bytes, path: str, offset: int, mode: str, errors: str) -> str:
+    """A chunk of *path* read at byte *offset* as text: bytes mode takes any bytes (surrogateescape); chars
+    mode applies *errors*, and ``strict`` names the file, the byte and the fixes."""
     if mode == "bytes":
         return data.decode("utf-8", "surrogateescape")
     try:
@@ -192,7 +194,7 @@ def _count_stream(item: Input, pc: PieceCounter, config: TrainConfig, errors: st
     for pos, data in iter_chunks(item, chunk_bytes=CHUNK_BYTES):
         if cancel is not None and cancel():
             raise Cancelled()
-        pc.add_text(_decode(data, item.name, offset, config.mode, errors))
+        pc.add_text(decode_chunk(data, item.name, offset, config.mode, errors))
         offset += len(data)
         progress(base + (pos if item.size else offset))
     return pos if item.size else offset

@@ -197,7 +197,7 @@ def _read_into(item: Input, counts: dict[str, int], config: TrainConfig | None,
 def read_tables(inputs: Sequence[Input], config: TrainConfig, *, errors: str = "strict",
                 progress: Callable[[str, int, int], None] | None = None) -> WordCounts:
     """Word counts from tables: counts tables (header checked against *config*) or the seeds' tables."""
-    from .corpus import WordCounts, _decode, parse_word_counts
+    from .corpus import WordCounts, decode_chunk, parse_word_counts
 
     total = sum(i.size for i in inputs)
     merged: dict[str, int] = {}
@@ -210,7 +210,7 @@ def read_tables(inputs: Sequence[Input], config: TrainConfig, *, errors: str = "
 
             _read_into(item, merged, config, report)
         else:
-            chunks = [_decode(data, item.name, 0, config.mode, errors) for _, data in iter_chunks(item)]
+            chunks = [decode_chunk(data, item.name, 0, config.mode, errors) for _, data in iter_chunks(item)]
             for w, c in parse_word_counts("".join(chunks), item.name).counts.items():
                 merged[w] = merged.get(w, 0) + c
         base += item.size

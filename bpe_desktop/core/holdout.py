@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from .config import TrainConfig
-from .corpus import CorpusSource, PieceCounter, WordCounts, iter_file_chunks, parse_word_counts
-from .errors import ConfigError, CorpusError
+from .corpus import CorpusSource, PieceCounter, WordCounts, decode_chunk, iter_file_chunks, parse_word_counts
+from .errors import ConfigError
 from .lines import split_lines
 from .quality import TextTotals
 from .stats import Job
@@ -58,17 +58,6 @@ def split_text(text: str, fraction: float = DEFAULT_HOLDOUT) -> tuple[str, str]:
     cut = len(lines) - n
     return "".join(lines[:cut]), "".join(lines[cut:])
 
-
-def _decode(data: bytes, name: str, offset: int, mode: str, errors: str) -> str:
-    if mode == "bytes":
-        return data.decode("utf-8", "surrogateescape")
-    try:
-        return data.decode("utf-8", errors)
-    except UnicodeDecodeError as e:
-        raise CorpusError(
-            f"{name}: not valid UTF-8 at byte offset {offset + e.start} ({e.reason}) -- convert the file to "
-            "UTF-8, or choose replace (or ignore) for invalid bytes, or train in bytes mode"
-        ) from e
 
 
 def count_with_holdout(
@@ -148,7 +137,7 @@ def counting_with_totals(
     if source.text is not None:
         blocks: Iterable[str] = _line_blocks(source.text, chunk_chars)
     else:
-        blocks = (_decode(data, name, off, config.mode, source.errors)
+        blocks = (decode_chunk(data, name, off, config.mode, source.errors)
                   for name in source.paths for off, data in iter_file_chunks(name, chunk_bytes=chunk_chars))
     for text in blocks:
         counter.add_text(text)
@@ -174,7 +163,7 @@ def totaling(source: CorpusSource, mode: str, chunk_chars: int = 1 << 16) -> Job
     if source.text is not None:
         blocks: Iterable[str] = _line_blocks(source.text, chunk_chars)
     else:
-        blocks = (_decode(data, name, off, mode, source.errors)
+        blocks = (decode_chunk(data, name, off, mode, source.errors)
                   for name in source.paths for off, data in iter_file_chunks(name, chunk_bytes=chunk_chars))
     word_open = False  # the last slice ended inside a word (a long line is cut into slices)
     for block in blocks:
@@ -202,7 +191,7 @@ def _line_blocks(text: str, size: int) -> Iterator[str]:
 def _chunks(source: CorpusSource, mode: str) -> Iterator[str]:
     for name in source.paths:
         for off, data in iter_file_chunks(name):
-            yield _decode(data, name, off, mode, source.errors)
+            yield decode_chunk(data, name, off, mode, source.errors)
 
 
 def _read_all(source: CorpusSource, mode: str) -> list[str]:
@@ -215,7 +204,7 @@ def _file_parts(source: CorpusSource, mode: str, n_train: int) -> Iterator[tuple
     seen = 0
     for name in source.paths:
         for off, data in iter_file_chunks(name):
-            text = _decode(data, name, off, mode, source.errors)
+            text = decode_chunk(data, name, off, mode, source.errors)
             lines = split_lines(text)
             take = max(0, min(len(lines), n_train - seen))
             if take:

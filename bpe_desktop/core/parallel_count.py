@@ -83,14 +83,14 @@ def _count_stretch(
     k: int, segments: list[Segment], config: TrainConfig, errors: str, chunk_bytes: int,
     done: Any, results: Any,
 ) -> None:
-    from .corpus import PieceCounter, _decode  # in the worker: the same code the single process runs
+    from .corpus import PieceCounter, decode_chunk  # in the worker: the same code the single process runs
 
     try:
         pc = PieceCounter(config)
         for name, start, end in segments:
             offset = start
             for data in iter_range(name, start, end, chunk_bytes=chunk_bytes):
-                pc.add_text(_decode(data, name, offset, config.mode, errors))
+                pc.add_text(decode_chunk(data, name, offset, config.mode, errors))
                 offset += len(data)
                 done[k] += len(data)
         results.put((k, None, pc.counter))
