@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.derivation import DerivationNode, derivation_tree
 from ...core.errors import RegexTimeout
 from ...core.labels import id_label
 from ...core.token_search import find_token
 from ..regex_guard import report_timeout
 from ..session import Session
 from ..widgets import theme
+from ..widgets.derivation_tree import DerivationTree
 from ..widgets.elided_label import ElidedLabel, Part
 from .canvas import TokenCanvas
 
@@ -48,16 +48,7 @@ class TokenStreamView(QtWidgets.QWidget):
         self.find_box.setMaximumWidth(260)
         self.find_status = ElidedLabel("", self, hint="row 000,000")
 
-        self.tree = QtWidgets.QTreeWidget(self)
-        self.tree.setColumnCount(3)
-        self.tree.setHeaderLabels(["token", "merge", "count"])
-        self.tree.setRootIsDecorated(True)
-        self.tree.setUniformRowHeights(True)
-        self.tree.header().setStretchLastSection(False)
-        self.tree.header().setMinimumSectionSize(40)
-        self.tree.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
-        self.tree.header().setSectionResizeMode(1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.header().setSectionResizeMode(2, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.tree = DerivationTree(self)
         self.tree_title = QtWidgets.QLabel("click a token to see how it was built", self)
         self.tree_title.setWordWrap(True)
         side = QtWidgets.QWidget(self)
@@ -156,47 +147,14 @@ class TokenStreamView(QtWidgets.QWidget):
         if token_id < 0:
             self.tree_title.setText("an unknown character: it is not in this alphabet")
             return
-        root = derivation_tree(model, token_id)
-        records = self.session.records
-
-        def add(node: DerivationNode, parent: QtWidgets.QTreeWidget | QtWidgets.QTreeWidgetItem) -> None:
-            rank = node.rank
-            count = f"{records[rank - 1].count:,}" if rank is not None and rank <= len(records) else ""
-            item = QtWidgets.QTreeWidgetItem(parent, [node.label, "" if rank is None else f"#{rank}", count])
-            item.setData(0, QtCore.Qt.ItemDataRole.UserRole, node.id)
-            brush = QtGui.QBrush(self.canvas.color(node.id))
-            ink = QtGui.QBrush(QtGui.QColor(self.canvas.boxes.theme.token_text))  # readable on the box colour
-            for col in range(3):
-                item.setBackground(col, brush)
-                item.setForeground(col, ink)
-            for child in node.children:
-                add(child, item)
-
-        add(root, self.tree)
-        self.tree.expandAll()
-        n = len(root.ranks())
-        leaves = root.leaves()
-        unit = "bytes" if model.mode == "bytes" else "symbols"
-        self.tree_title.setText(
-            f"<b>{_esc(root.label)}</b> &nbsp;id {token_id}<br>"
-            + (f"{n} merge{'s' if n != 1 else ''} from {len(leaves)} {unit}" if n else "a base symbol")
-        )
+        ink = QtGui.QColor(self.canvas.boxes.theme.token_text)  # readable on the box colours
+        self.tree_title.setText(self.tree.fill(model, self.session.records, token_id,
+                                               lambda node: self.canvas.color(node.id), ink))
         self.find_status.setText(f"{self._count_visible(token_id)} on screen")
 
     def derivation_items(self) -> list[tuple[int, str]]:
         """(depth, label) of every row of the derivation tree, depth first (for tests)."""
-        out: list[tuple[int, str]] = []
-
-        def walk(item: QtWidgets.QTreeWidgetItem, depth: int) -> None:
-            out.append((depth, item.text(0)))
-            for i in range(item.childCount()):
-                walk(item.child(i), depth + 1)
-
-        for i in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(i)
-            if top is not None:
-                walk(top, 0)
-        return out
+        return self.tree.items()
 
     def _count_visible(self, token_id: int) -> int:
         return sum(row.count(token_id) for row in self.canvas.visible_ids())
@@ -246,6 +204,3 @@ class TokenStreamView(QtWidgets.QWidget):
 def _lab(session: Session, token_id: int) -> str:
     return id_label(session.model, token_id)
 
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

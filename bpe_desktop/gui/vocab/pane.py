@@ -18,11 +18,12 @@ from html import escape
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.derivation import DerivationNode, derivation_tree
+from ...core.derivation import DerivationNode
 from ...core.labels import token_hue
 from ...core.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag
 from ..session import Session
 from ..training.protocol import TrainingState
+from ..widgets.derivation_tree import DerivationTree
 from ..widgets.gc_policy import GcPolicy
 from .feed import VocabFeed
 from .table import COLUMNS, FLAG_HELP, FLAG_WORDS, VocabTableModel
@@ -36,6 +37,9 @@ ROW_HEIGHT = 20
 _FLAG_OF_ID = {id(TokenFlag(v)): TokenFlag(v) for v in range(2 * max(f.value for f in TokenFlag))}
 GC_FREEZE_EVERY_S = 0.25  # while working: move the objects made so far out of the collector's sight
 
+
+#: text on the pastel token rows of the derivation tree (readable on them in either theme)
+PASTEL_INK = "#111827"
 
 class VocabPane(QtWidgets.QWidget):
     """The vocabulary pane (see the module docstring).  Query API for tests: :attr:`table_model`,
@@ -104,14 +108,7 @@ class VocabPane(QtWidgets.QWidget):
             header.resizeSection(col, max(width, metrics.horizontalAdvance(COLUMNS[col].title) + 28))
         header.setStretchLastSection(True)
 
-        self.tree = QtWidgets.QTreeWidget(self)
-        self.tree.setColumnCount(3)
-        self.tree.setHeaderLabels(["token", "merge", "count"])
-        self.tree.setUniformRowHeights(True)
-        self.tree.header().setStretchLastSection(False)
-        self.tree.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
-        for col in (1, 2):
-            self.tree.header().setSectionResizeMode(col, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.tree = DerivationTree(self)
         self.tree_title = QtWidgets.QLabel("select a token to see how it was built", self)
         self.tree_title.setWordWrap(True)
         side = QtWidgets.QWidget(self)
@@ -314,45 +311,16 @@ class VocabPane(QtWidgets.QWidget):
             self.tree_title.setText(f"<b>{escape(model.token_str(token_id))}</b> &nbsp;id {token_id}<br>"
                                     "a special token: never merged")
             return
-        root = derivation_tree(model, token_id)
-        records = self.session.records
 
-        def add(node: DerivationNode, parent: QtWidgets.QTreeWidget | QtWidgets.QTreeWidgetItem) -> None:
-            rank = node.rank
-            count = records[rank - 1].count if rank is not None and rank <= len(records) else 0
-            item = QtWidgets.QTreeWidgetItem(parent, [node.label, "" if rank is None else f"#{rank:,}",
-                                                      f"{count:,}" if count else ""])
-            item.setData(0, QtCore.Qt.ItemDataRole.UserRole, node.id)
-            item.setFont(0, self.table_model._mono)
-            if rank is not None:
-                brush = QtGui.QBrush(QtGui.QColor.fromHsvF(token_hue(node.id), 0.22, 1.0))
-                for col in range(3):
-                    item.setBackground(col, brush)
-            for child in node.children:
-                add(child, item)
+        def colour(node: DerivationNode) -> QtGui.QColor | None:  # the merged tokens, in their stable hue
+            return None if node.rank is None else QtGui.QColor.fromHsvF(token_hue(node.id), 0.22, 1.0)
 
-        add(root, self.tree)
-        self.tree.expandAll()
-        n = len(root.ranks())
-        unit = "bytes" if model.mode == "bytes" else "symbols"
-        self.tree_title.setText(
-            f"<b>{escape(root.label)}</b> &nbsp;id {token_id}<br>"
-            + (f"{n} merge{'s' if n != 1 else ''} from {len(root.leaves())} {unit}" if n else "a base symbol"))
+        self.tree_title.setText(self.tree.fill(model, self.session.records, token_id, colour,
+                                               QtGui.QColor(PASTEL_INK), self.table_model._mono))
 
     def derivation_items(self) -> list[tuple[int, str]]:
         """(depth, label) of every row of the derivation tree, depth first (for tests)."""
-        out: list[tuple[int, str]] = []
-
-        def walk(item: QtWidgets.QTreeWidgetItem, depth: int) -> None:
-            out.append((depth, item.text(0)))
-            for i in range(item.childCount()):
-                walk(item.child(i), depth + 1)
-
-        for i in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(i)
-            if top is not None:
-                walk(top, 0)
-        return out
+        return self.tree.items()
 
     # -- status -------------------------------------------------------------------------------------
     def _update_status(self, busy: bool = False) -> None:
