@@ -106,3 +106,22 @@ def window(qtbot, dialogs):  # type: ignore[no-untyped-def]
     qtbot.waitExposed(w)
     yield w
     w.close()
+
+
+def finished_session(text: str, config, words, model, records):  # type: ignore[no-untyped-def]
+    """A GUI session as the window leaves it after training *text* to the end (no worker involved): corpus,
+    word counts, model, records, stopped at the merge limit."""
+    import copy
+
+    from bpe_desktop.core import CorpusSource
+    from bpe_desktop.gui.session import Session
+    from bpe_desktop.gui.training.protocol import StopReason, TrainingState
+
+    s = Session()
+    s.set_corpus(CorpusSource.from_text(text), config)
+    s.word_counts = words
+    s.initial_symbols = records[0].symbols_before
+    s.reset_model(copy.deepcopy(model), list(records))
+    s.set_stop(StopReason.MERGES, f"reached {len(records)} merges")
+    s.set_state(TrainingState.FINISHED)
+    return s

@@ -9,6 +9,7 @@ import csv
 import math
 
 import pytest
+from conftest import finished_session
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
 from bpe_desktop.core.holdout import count_with_holdout, split_text
@@ -33,14 +34,7 @@ def trained(topics_text):
 
 def session_for(trained) -> Session:
     text, wc, t, recs = trained
-    s = Session()
-    s.set_corpus(CorpusSource.from_text(text), CFG)
-    s.word_counts = wc
-    s.initial_symbols = recs[0].symbols_before
-    s.reset_model(copy.deepcopy(t.model), list(recs))
-    s.set_stop(StopReason.MERGES, "reached 120 merges")
-    s.set_state(TrainingState.FINISHED)
-    return s
+    return finished_session(text, CFG, wc, t.model, recs)
 
 
 def panel_for(qtbot, s: Session) -> PlotsPanel:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from conftest import finished_session
 from PySide6 import QtCore
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
@@ -33,14 +34,7 @@ def trained(topics_text):
 
 def trained_session(trained) -> Session:
     text, wc, t, recs = trained
-    s = Session()
-    s.set_corpus(CorpusSource.from_text(text), CFG)
-    s.word_counts = wc
-    s.initial_symbols = recs[0].symbols_before
-    s.reset_model(copy.deepcopy(t.model), list(recs))
-    s.set_stop(StopReason.MERGES, "reached 150 merges")
-    s.set_state(TrainingState.FINISHED)
-    return s
+    return finished_session(text, CFG, wc, t.model, recs)
 
 
 def make_pane(qtbot, session: Session) -> VocabPane:
