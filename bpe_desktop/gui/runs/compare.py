@@ -17,6 +17,7 @@ It changes no run and trains nothing.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -274,19 +275,8 @@ class CompareRunsDialog(QtWidgets.QDialog):
         self.diff_tree.setUniformRowHeights(True)
         self.diff_tree.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.diff: RunDiff | None = None
-        page = QtWidgets.QWidget()
-        top = QtWidgets.QHBoxLayout()
-        top.addWidget(QtWidgets.QLabel("A"))
-        top.addWidget(self.diff_a, 1)
-        top.addWidget(QtWidgets.QLabel("B"))
-        top.addWidget(self.diff_b, 1)
-        lay = QtWidgets.QVBoxLayout(page)
-        lay.addLayout(top)
-        lay.addWidget(self.diff_summary)
-        lay.addWidget(self.diff_tree, 1)
-        self.tabs.addTab(page, "Merge diff")
-        self.diff_a.currentIndexChanged.connect(lambda _i: self.refresh_diff())
-        self.diff_b.currentIndexChanged.connect(lambda _i: self.refresh_diff())
+        self._pair_page("Merge diff", ("A", self.diff_a), ("B", self.diff_b), (self.diff_summary, self.diff_tree),
+                        self.refresh_diff)
 
     def refresh_diff(self) -> None:
         self.diff_tree.clear()
@@ -329,24 +319,30 @@ class CompareRunsDialog(QtWidgets.QDialog):
                 out.append((item.text(0), item.text(1), item.text(2)))
         return out
 
+    def _pair_page(self, title: str, a: tuple[str, QtWidgets.QComboBox], b: tuple[str, QtWidgets.QComboBox],
+                   body: tuple[QtWidgets.QWidget, ...], refresh: Callable[[], object]) -> None:
+        """A tab with two run pickers on top (each change calls *refresh*) and *body* below; the last body
+        widget takes the room."""
+        page = QtWidgets.QWidget()
+        top = QtWidgets.QHBoxLayout()
+        for label, picker in (a, b):
+            top.addWidget(QtWidgets.QLabel(label))
+            top.addWidget(picker, 1)
+            picker.currentIndexChanged.connect(lambda _i: refresh())
+        lay = QtWidgets.QVBoxLayout(page)
+        lay.addLayout(top)
+        for i, w in enumerate(body):
+            lay.addWidget(w, 1 if i == len(body) - 1 else 0)
+        self.tabs.addTab(page, title)
+
     # -- streams ----------------------------------------------------------------------------------------------
     def _build_streams(self) -> None:
         self.stream_a, self.stream_b = self._pickers()
         self._stream_sessions: list[Session] = []
         self.views: list[TokenStreamView] = []
         self._stream_box = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        page = QtWidgets.QWidget()
-        top = QtWidgets.QHBoxLayout()
-        top.addWidget(QtWidgets.QLabel("upper"))
-        top.addWidget(self.stream_a, 1)
-        top.addWidget(QtWidgets.QLabel("lower"))
-        top.addWidget(self.stream_b, 1)
-        lay = QtWidgets.QVBoxLayout(page)
-        lay.addLayout(top)
-        lay.addWidget(self._stream_box, 1)
-        self.tabs.addTab(page, "Token streams")
-        self.stream_a.currentIndexChanged.connect(lambda _i: self.refresh_streams())
-        self.stream_b.currentIndexChanged.connect(lambda _i: self.refresh_streams())
+        self._pair_page("Token streams", ("upper", self.stream_a), ("lower", self.stream_b), (self._stream_box,),
+                        self.refresh_streams)
 
     def refresh_streams(self) -> None:
         for v in self.views:
