@@ -344,3 +344,16 @@ def test_cancelling_variants_stops_them(qtbot, training, log_file, dialogs) -> N
     assert not panel.variant_runner.running and panel.variants.train_button.isEnabled()
     qtbot.wait(500)
     assert not finished and panel.variants.results == [] and not dialogs
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_strip_positions_equal_searchsorted_for_each_offset_dtype(dtype) -> None:
+    """The strips look up offsets with one Python int cast to the array's dtype (no whole-array promotion);
+    the answer is numpy's for every value and side, including values past an int32 offset array's end."""
+    from bpe_desktop.gui.inspect.strip_data import position
+
+    rng = np.random.default_rng(7)
+    arr = np.sort(rng.integers(0, 10_000, 500)).astype(dtype)
+    for v in [*rng.integers(-5, 10_005, 300).tolist(), 0, int(arr[-1]), int(arr[-1]) + 1]:
+        for side in ("left", "right"):
+            assert position(arr, v, side) == int(np.searchsorted(arr.astype(np.int64), v, side=side))

@@ -23,7 +23,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.boundaries import Differences
 from ..compare.strip import TokenStrip
 from .charts import TOKENIZER_COLORS
-from .strip_data import StripData, line_starts
+from .strip_data import StripData, line_starts, position
 
 DIFF_PEN = QtGui.QColor("#ea580c")
 ACTIVE_FILL = QtGui.QColor(234, 88, 12, 110)
@@ -126,14 +126,13 @@ class LinesView(QtWidgets.QScrollArea):
 
     def line_of(self, offset: int) -> int:
         """The 0-based line holding byte *offset* of the head."""
-        return max(int(np.searchsorted(self.starts, offset, side="right")) - 1, 0)
+        return max(position(self.starts, offset, "right") - 1, 0)
 
     def _ranges(self, a: int, b: int) -> list[tuple[int, int]]:
         d = self.diffs
         if d is None or not d.n_regions:
             return []
-        i = int(np.searchsorted(d.ends, a, side="right"))
-        j = int(np.searchsorted(d.starts, b, side="left"))
+        i, j = position(d.ends, a, "right"), position(d.starts, b)
         return [(max(s, a) - a, min(e, b) - a) for s, e in zip(d.starts[i:j].tolist(), d.ends[i:j].tolist(),
                                                                 strict=True)]
 

@@ -12,6 +12,7 @@ differing span of :class:`~bpe_desktop.core.boundaries.Differences` occurs.  Not
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -19,6 +20,17 @@ from ...core.boundaries import Differences
 from ...core.labels import bytes_label
 from ...core.segmentation import Segment
 from ...core.tokenizer import UNKNOWN_ID
+
+
+def position(sorted_array: np.ndarray, value: int, side: Literal["left", "right"] = "left") -> int:
+    """``np.searchsorted`` for one Python int, cast to the array's dtype first: numpy would otherwise convert
+    a whole int32 array to int64 on every call (0.2 ms for a 2 MB log's 900,000 offsets instead of 2 µs,
+    which made building a window of strips stall the GUI thread).
+
+    >>> position(np.array([0, 3, 7], dtype=np.int32), 4)
+    2
+    """
+    return int(sorted_array.searchsorted(sorted_array.dtype.type(value), side=side))
 
 
 @dataclass(frozen=True)
@@ -34,7 +46,7 @@ class StripData:
 
     def cut(self, n_bytes: int) -> StripData:
         """Only the tokens that start before *n_bytes*."""
-        k = int(np.searchsorted(self.starts, n_bytes, side="left"))
+        k = position(self.starts, n_bytes)
         return StripData(self.name, self.ids[:k], self.starts[:k], self.ends[:k], self.labels, self.n_base)
 
     def segments(self, head: bytes, start: int, end: int, limit: int | None = None) -> list[Segment]:
@@ -44,8 +56,7 @@ class StripData:
         >>> [(g.id, g.start, g.end, g.label) for g in s.segments(b"abc\\n", 0, 4)]
         [(7, 0, 3, 'abc'), (8, 3, 4, '↵')]
         """
-        a = int(np.searchsorted(self.starts, start, side="left"))
-        b = int(np.searchsorted(self.starts, end, side="left"))
+        a, b = position(self.starts, start), position(self.starts, end)
         more = 0
         if limit is not None and b - a > limit:  # a huge line: its first tokens, then how many are left out
             more, b = b - a - limit, a + limit
