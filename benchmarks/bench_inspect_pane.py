@@ -48,7 +48,8 @@ def measure(corpus: str, mode: str, runs: int, over: float = 50.0) -> dict[str, 
     from bpe_desktop.gui import resources
     from bpe_desktop.gui.inspect import job as job_mod
 
-    app = gui_app.make_app()
+    gui_app.make_app()
+    app = QtCore.QEventLoop()  # not QApplication.exec/quit: Qt 6's quit() closes the window after the first run
     w = gui_app.make_window(remember_layout=False)
     w.resize(1440, 900)
     cfg = TrainConfig(mode="bytes", pretokenizer="cl100k", tie_break="hf", merges=1000)
@@ -131,6 +132,8 @@ def measure(corpus: str, mode: str, runs: int, over: float = 50.0) -> dict[str, 
         panel.runner.finished.disconnect(finished)
         if panel.done is None:
             raise RuntimeError("the inspection failed")
+        if not w.isVisible():
+            raise RuntimeError("the window was closed during the measurement")
         results.append(got["t"] - t0)
         tokens = [r.tokens for r in panel.done.inspection.reports]
     w.close()

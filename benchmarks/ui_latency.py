@@ -10,8 +10,10 @@ window has settled.
 
 Prints one JSON object: p50_ms, p99_ms, max_ms (tick gaps), train_s, cold_start_s and details; then the same
 tick figures for two more phases in the same window: ``catch_up`` (after the last run, until the plots'
-statistics have reached the last step) and ``play`` (the timeline playing from step 0 at its fastest speed
-for ``--play-s`` seconds).
+statistics have reached the last step, with the plots pane brought to the front) and ``play`` (the timeline
+playing from step 0 at its fastest speed for ``--play-s`` seconds, in the default layout: the plots behind
+"Why this merge").  The window stays open throughout (a local event loop: in Qt 6 ``QApplication.quit()``
+closes every window, which had left every run after the first measuring a hidden window).
 
     python benchmarks/ui_latency.py [--corpus FILE] [--merges N] [--runs 3] [--cold-runs 3]
                                      [--placeholders none|tokens|plots|compare|both] [--platform offscreen|xcb]
@@ -140,7 +142,10 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3,
     if placeholders != "none":
         _placeholder_panes(placeholders)
 
-    app = gui_app.make_app()
+    gui_app.make_app()
+    # a local event loop, never QApplication.exec/quit: in Qt 6 quit() closes every window, so the runs after
+    # the first (and the catch-up and play phases) would be measured on a hidden window that never paints
+    app = QtCore.QEventLoop()
     w = gui_app.make_window(corpus, merges, remember_layout=False)
     st = w.settings
     st.mode.setCurrentText("bytes")
@@ -198,8 +203,12 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3,
             raise RuntimeError(f"training failed: {session.error}")
         train_times.append(done["t"] - t0)
     train_gaps = list(gaps)
+    if not w.isVisible():
+        raise RuntimeError("the window was closed during the measurement")
     phases = {"catch_up": _phase_catch_up(w, app, timer, gaps, last), "play": _phase_play(w, app, timer, gaps, last,
                                                                                             play_s)}
+    if not w.isVisible():
+        raise RuntimeError("the window was closed during the measurement")
     w.close()
     gaps[:] = train_gaps
     gaps.sort()
@@ -216,9 +225,14 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3,
 
 
 def _phase_catch_up(w: object, app: object, timer: object, gaps: list[float], last: list[float]) -> dict[str, object]:
-    """Ticks after the run, until the plots' statistics reach the last step (or 60 s)."""
+    """Ticks after the run, until the plots' statistics reach the last step (or 60 s), with the plots pane
+    brought to the front of its tab group (a hidden pane computes but draws nothing); then back to the pane
+    the layout shows there."""
     from PySide6 import QtCore
 
+    w.docks["plots"].raise_()  # type: ignore[attr-defined]
+    for _ in range(5):
+        QtCore.QCoreApplication.processEvents()
     gaps.clear()
     feed, session = w.plots.feed, w.session  # type: ignore[attr-defined]
     t0 = time.perf_counter()
@@ -238,7 +252,11 @@ def _phase_catch_up(w: object, app: object, timer: object, gaps: list[float], la
     poll.start()
     app.exec()  # type: ignore[attr-defined]
     timer.stop()  # type: ignore[attr-defined]
-    return {**_gaps_summary(gaps), "seconds": round(time.perf_counter() - t0, 2)}
+    out = {**_gaps_summary(gaps), "seconds": round(time.perf_counter() - t0, 2)}
+    w.docks["why"].raise_()  # type: ignore[attr-defined]
+    for _ in range(5):
+        QtCore.QCoreApplication.processEvents()
+    return out
 
 
 def _phase_play(w: object, app: object, timer: object, gaps: list[float], last: list[float], play_s: float

@@ -178,6 +178,7 @@ def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, traine
     s.reset_model(t.model.truncated(0), recs)
     panel = PlotsPanel(s)
     qtbot.addWidget(panel)
+    panel.show()
     s.set_step(30)  # not training: at once
     assert panel.compression.step_line.value() == 30
     s.set_state(TrainingState.TRAINING)
@@ -185,3 +186,4 @@ def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, traine
     assert panel.compression.step_line.value() == 30  # left to the throttled refresh ...
     qtbot.waitUntil(lambda: panel.compression.step_line.value() == 300, timeout=2000)  # ... which moves it
     assert panel.compression.step_line_bottom.value() == 300
+

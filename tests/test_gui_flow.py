@@ -237,6 +237,7 @@ def test_pair_plot_says_what_is_true_before_training_and_for_a_loaded_tokenizer(
     from bpe_desktop.core.formats import save_model
 
     title = window.plots.zipf.plot.titleLabel
+    window.docks["plots"].raise_()  # in front of its tab group: a hidden plots pane draws nothing
 
     def said() -> str:  # the title, or in full in its tooltip when the plot is too narrow for it
         return f"{title.text} | {title.toolTip()}"

@@ -16,6 +16,7 @@ from PySide6 import QtCore, QtWidgets
 from bpe_desktop.gui import app as gui_app
 from bpe_desktop.gui import fit_check, layouts
 from bpe_desktop.gui.widgets.elided_label import ElidedLabel, Part, fit_parts
+from bpe_desktop.gui.widgets.on_screen import on_screen
 
 SIZES = ((1280, 800), (1440, 900), (1920, 1080))
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,8 +45,12 @@ def trained_window(qtbot, size: tuple[int, int], text: str = SEED_TABLE, word_co
     recs = t.run()
     w.session.set_corpus(src, cfg)
     w.session.reset_model(copy.deepcopy(t.model), recs)
+    front = [d for d in w.docks.values() if on_screen(d)]
+    w.docks["plots"].raise_()  # a plots pane behind another tab computes but draws nothing
     qtbot.waitUntil(lambda: w.plots.zipf.data is not None and w.plots.zipf.data.step == w.session.step,
                     timeout=20_000)
+    for d in front:  # the layout's own front tabs again
+        d.raise_()
     _pump()
     return w
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,34 @@ def test_settings_banner_shows_only_when_the_form_differs_from_a_trained_run(qtb
     assert panel.banner_shown  # changed after training: the banner offers to retrain
     panel.set_config(s.config)
     assert not panel.banner_shown
+
+
+def test_why_pane_coalesces_fast_playback_and_shows_where_it_stopped(qtbot, session, topics_text) -> None:  # type: ignore[no-untyped-def]
+    """At 500 steps/s the explanation (whose relayout costs ~2 ms a frame) is redrawn a few times a second,
+    not at every frame; the step playback stops at is explained; stepping by hand is explained at once."""
+    from bpe_desktop.gui.panes.why import TRAINING_EVERY_MS, WhyPanel
+
+    t = Trainer({w: 1 for w in topics_text.split()[:20_000]}, TrainConfig(merges=400))
+    recs = t.run()
+    session.reset_model(t.model.truncated(0))
+    session.append_records(recs)
+    tl = TimelinePane(session)
+    why = WhyPanel(session)
+    for w in (tl, why):
+        qtbot.addWidget(w)
+        w.show()
+    session.set_step(0)
+    tl.speed.setCurrentIndex(tl.speed.count() - 1)  # 500 steps/s
+    before = why.refreshes
+    steps: list[int] = []
+    session.stepChanged.connect(steps.append)
+    started = time.perf_counter()
+    tl.play_btn.click()
+    qtbot.waitUntil(lambda: not tl.playing, timeout=20_000)
+    played_s = time.perf_counter() - started
+    assert session.step == 400 and len(steps) > 10
+    assert why.refreshes - before <= played_s * 1000 / TRAINING_EVERY_MS + 2 < len(steps)
+    qtbot.waitUntil(lambda: why.title.text().startswith("Merge 400:"), timeout=2_000)
+    assert session.playback_rate == 0
+    session.set_step(17)
+    assert why.title.text().startswith("Merge 17:")  # at once: not playing

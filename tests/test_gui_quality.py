@@ -152,6 +152,7 @@ def test_holding_out_the_last_lines_trains_on_the_rest(qtbot, window, topics_tex
     split = count_with_holdout(CorpusSource.from_text(text), CFG, 0.1)
     assert s.word_counts.counts == split.train.counts  # trained on the first 90 % of the lines only
     assert s.held_out is not None and s.held_out.word_counts.counts == split.held_out.counts
+    window.docks["plots"].raise_()  # behind another tab the pane draws nothing
     plots.tabs.setCurrentWidget(plots.quality)
     wait_curves(qtbot, plots, 61, held=True)
     _head, tail = split_text(text, 0.1)

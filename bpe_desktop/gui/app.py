@@ -152,12 +152,14 @@ def _settle(window: MainWindow, timeout_s: float = 30.0) -> None:
     """Let the panes finish their background work (the plots' statistics) so the picture shows the step."""
     from PySide6 import QtWidgets
 
+    from .widgets.on_screen import on_screen
+
     session = window.session
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         z = window.plots.zipf.data
-        if (z is not None and z.step == session.step) or not session.records:
-            break
+        if (z is not None and z.step == session.step) or not session.records or not on_screen(window.plots):
+            break  # (a plots pane behind another tab draws nothing: nothing to wait for)
         QtWidgets.QApplication.processEvents()
         time.sleep(0.01)
     for _ in range(5):

@@ -39,6 +39,8 @@ class Session(QtCore.QObject):
     Fields for the trainer: ``progress`` (stage, done, total), ``merges_per_s``, ``stop_reason`` (a
     :class:`~bpe_desktop.core.stopping.StopReason`, None while running or before any run) with
     ``stop_text`` (its sentence, e.g. "reached 700 merges"), and ``error`` (the last worker error, "" if none).
+    ``playback_rate`` is the timeline's speed while it plays (0 when not): panes whose redraw is costly
+    coalesce the step changes of fast playback.
     """
 
     corpusChanged = QtCore.Signal()
@@ -71,6 +73,7 @@ class Session(QtCore.QObject):
         self.loaded_format = ""  # the file format the model was opened from ("tiktoken", "hf"...; "" if trained)
         self.holdout = 0.0  # share of the corpus's last lines the next run keeps out of training (0: none)
         self.held_out: HeldOut | None = None  # what the current run kept out (set by the controller)
+        self.playback_rate = 0.0  # steps a second while the timeline plays (0: not playing; set by the timeline)
 
     # -- corpus and model ---------------------------------------------------------------------------
     def set_corpus(self, source: CorpusSource, config: TrainConfig | None = None) -> None:

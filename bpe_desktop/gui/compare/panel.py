@@ -29,6 +29,7 @@ from .. import file_actions
 from ..regex_guard import report_timeout, text_budget
 from ..session import Session
 from ..widgets.lru import LRU
+from ..widgets.on_screen import DockWatch, on_screen
 from .rows import CACHE_SIZE, Reference, TokenizerRow
 from .sources import (
     SAMPLE_NAMES,
@@ -62,7 +63,7 @@ class ComparePanel(QtWidgets.QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(THROTTLE_MS)
         self._timer.timeout.connect(self._refresh_if_shown)
-        self._dock: QtWidgets.QDockWidget | None = None  # the dock we sit in, watched for tab switches
+        self._dock_watch = DockWatch(self, self._shown_again)  # the dock we sit in, watched for tab switches
 
         top = QtWidgets.QHBoxLayout()
         top.addWidget(QtWidgets.QLabel("Sample:"))
@@ -266,9 +267,8 @@ class ComparePanel(QtWidgets.QWidget):
         self._schedule()
 
     def on_screen(self) -> bool:
-        """True when some of the pane can be seen.  A dock in a background tab stays "visible" to Qt (it is
-        only moved out of the window), so the visible region is what tells."""
-        return self.isVisible() and not self.visibleRegion().isEmpty()
+        """True when some of the pane can be seen (not in a background tab: :func:`..widgets.on_screen.on_screen`)."""
+        return on_screen(self)
 
     def _schedule(self, *_: object) -> None:
         self._dirty = True
@@ -279,25 +279,13 @@ class ComparePanel(QtWidgets.QWidget):
         if self.on_screen():
             self.refresh()
 
-    def _dock_visibility(self, visible: bool) -> None:
-        if visible and self._dirty:  # brought to the front of its tab group
+    def _shown_again(self) -> None:
+        if self._dirty:  # brought to the front of its tab group
             self._timer.start(0)
-
-    def _watch_dock(self) -> None:
-        w = self.parentWidget()
-        while w is not None and not isinstance(w, QtWidgets.QDockWidget):
-            w = w.parentWidget()
-        if w is self._dock:
-            return
-        if self._dock is not None:
-            self._dock.visibilityChanged.disconnect(self._dock_visibility)
-        self._dock = w
-        if w is not None:
-            w.visibilityChanged.connect(self._dock_visibility)
 
     def showEvent(self, e: QtGui.QShowEvent) -> None:
         super().showEvent(e)
-        self._watch_dock()
+        self._dock_watch.attach()
         if self._dirty:
             self._timer.start(0)
 

@@ -4,9 +4,11 @@ Step k shows merge k (the last one applied), explained by :func:`bpe_desktop.cor
 tie-break rule of the current settings, then a small table of the pairs that competed with it.  Step 0
 describes the starting alphabet.  It does not compute anything itself: the trainer recorded it all.
 
-While training streams (the step following the newest merge several times a second) the pane redraws at most
-every :data:`TRAINING_EVERY_MS`: its word-wrapped sentences change height with their text, so each refresh
-relayouts the pane (measured 4-5 ms).  Scrubbing, stepping and the end of a run show the step at once.
+While training streams (the step following the newest merge several times a second) or the timeline plays
+faster than :data:`FAST_PLAYBACK` steps a second, the pane redraws at most every :data:`TRAINING_EVERY_MS`:
+its word-wrapped sentences change height with their text, so each refresh relayouts the pane and the window
+(measured 4-5 ms while training, ~2 ms a frame during playback).  Stepping, scrubbing, slower playback and
+the end of a run show the step at once; the end of fast playback within :data:`TRAINING_EVERY_MS`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from ..widgets.elided_label import ElidedLabel
 from ..widgets.token_labels import display_record
 from ..wording import plural
 
-TRAINING_EVERY_MS = 250  # while training: at most this often a refresh
+TRAINING_EVERY_MS = 250  # while training or playing fast: at most this often a refresh
+FAST_PLAYBACK = 20  # steps a second: faster playback is coalesced (one can read ~4 explanations a second)
 
 
 class WhyPanel(QtWidgets.QWidget):
@@ -74,7 +77,8 @@ class WhyPanel(QtWidgets.QWidget):
         self.refresh()
 
     def _step_changed(self, _k: int) -> None:
-        if self.session.state is not TrainingState.TRAINING:
+        s = self.session
+        if s.state is not TrainingState.TRAINING and s.playback_rate <= FAST_PLAYBACK:
             self.refresh()
         elif not self._timer.isActive():  # the first step change of a burst waits, the next ones join it
             self._timer.start()

@@ -6,14 +6,16 @@ It observes the session only.  Signals mark parts dirty and start a single-shot 
 :data:`REFRESH_MS` milliseconds.  The statistics work (building the history, replaying merges, recounting
 pairs) runs in slices of :data:`SLICE_S` seconds every :data:`BUSY_MS` ms while training runs (a little
 more when idle: :data:`IDLE_SLICE_S`, :data:`IDLE_BUSY_MS`) until done, the Zipf recount of
-the step shown first, so the GUI thread never stalls for long; a slice is put off (up to
-:data:`MAX_YIELDS` times) when the timer fires late or records have just arrived, i.e. right after other
-work in the GUI thread (or the records, and the repaint they cause, are less than :data:`RECENT_S` old).
-While the history lags behind the step
-shown (live training), the Zipf plot shows the latest step it has reached, says so in its title, and is
-redrawn at most every :data:`CATCH_UP_S` seconds.  Plot items live in :mod:`.zipf`,
-:mod:`.compression` and :mod:`.tradeoff`; the numbers come from :mod:`.feed` (which uses
-:mod:`bpe_desktop.core.stats`).  Each plot exports as PNG, SVG and CSV from the buttons under it.
+the step shown first, so the GUI thread never stalls for long.  While the pane is hidden (a tab behind
+another pane: :func:`..widgets.on_screen.on_screen`) the statistics are still computed but nothing is drawn
+until it is shown (moving the step marks cost ~3.7 ms a frame during playback even when nobody could see
+them).  A slice is put off (up to :data:`MAX_YIELDS` times) when the timer fires late or records have just
+arrived, i.e. right after other work in the GUI thread (or the records, and the repaint they cause, are less
+than :data:`RECENT_S` old).  While the history lags behind the step shown (live training), the Zipf plot
+shows the latest step it has reached, says so in its title, and is redrawn at most every :data:`CATCH_UP_S`
+seconds.  Plot items live in :mod:`.zipf`, :mod:`.compression` and :mod:`.tradeoff`; the numbers come from
+:mod:`.feed` (which uses :mod:`bpe_desktop.core.stats`).  Each plot exports as PNG, SVG and CSV from the
+buttons under it.
 
 It does not train, and it never changes the session.
 """
@@ -29,6 +31,7 @@ from ...core.errors import BpeError
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.elided_label import ElidedLabel, Part
+from ..widgets.on_screen import DockWatch, on_screen
 from ..wording import plural
 from .common import PlotCard
 from .compression import CompressionPlot
@@ -96,6 +99,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
+        self._dock_watch = DockWatch(self, self._schedule)  # its dock's tab brought to the front: draw
         self._curves_dirty = True
         self._zipf_dirty = True
         self._zipf_at = 0.0  # when the Zipf plot was last recomputed (perf_counter)
@@ -145,14 +149,19 @@ class PlotsPanel(QtWidgets.QWidget):
         if self.session.state is TrainingState.TRAINING:  # the step follows the records: the window repaints next, and
             self._records_at = now  # moving the step marks (1-3 ms) waits for the next refresh
             self._marks_dirty = True
-        elif burst:  # playing or scrubbing fast: the marks move with the next (throttled) refresh
-            self._marks_dirty = True
+        elif burst or not on_screen(self):  # playing or scrubbing fast, or hidden: the next (throttled,
+            self._marks_dirty = True  # shown) refresh moves the marks
         else:
             self._marks_dirty = False
             self.compression.set_step(step)  # moves a line and a dot
             self.tradeoff.set_step(step)
             self.quality.set_step(step)
         self._schedule()
+
+    def showEvent(self, e: QtGui.QShowEvent) -> None:
+        super().showEvent(e)
+        self._dock_watch.attach()
+        self._schedule()  # what changed while hidden is drawn now
 
     # -- redraw -----------------------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -163,7 +172,8 @@ class PlotsPanel(QtWidgets.QWidget):
         feed = self.feed
         now = time.perf_counter()
         more = False
-        if self._curves_dirty:  # cheap-ish (setData of a few thousand points); throttled while training
+        shown = on_screen(self)  # hidden (a tab behind another pane): compute, draw nothing until shown
+        if self._curves_dirty and shown:  # cheap-ish (setData of a few thousand points); throttled while training
             visible = self.tabs.currentWidget() in (self.compression, self.tradeoff)
             wait_s = (CURVES_EVERY_S if visible else HIDDEN_EVERY_S) if s.state is TrainingState.TRAINING else 0.0
             if now - self._curves_at >= wait_s:
@@ -174,7 +184,7 @@ class PlotsPanel(QtWidgets.QWidget):
                 self.refreshes += 1
             else:
                 more = True
-        quality_shown = self.tabs.currentWidget() is self.quality and self.isVisible()
+        quality_shown = self.tabs.currentWidget() is self.quality and shown
         if self.quality.dirty and quality_shown:  # the quality curves: drawn only while their tab is shown
             wait_s = CURVES_EVERY_S if s.state is TrainingState.TRAINING else 0.0
             if now - self._quality_at >= wait_s:
@@ -183,7 +193,7 @@ class PlotsPanel(QtWidgets.QWidget):
                 self.refreshes += 1
             else:
                 more = True
-        if self._marks_dirty:
+        if self._marks_dirty and shown:
             self._marks_dirty = False
             self.compression.set_step(step)
             self.tradeoff.set_step(step)
@@ -198,7 +208,7 @@ class PlotsPanel(QtWidgets.QWidget):
         if late:
             more = True
         elif time.perf_counter() - now < slice_s / 2:  # else the statistics wait for the next slice
-            if self._zipf_dirty:
+            if self._zipf_dirty and shown:
                 more = self._update_zipf(step, slice_s) or more
             left = slice_s - (time.perf_counter() - now)
             # the statistics and the quality curves take turns for the slice when both have work
@@ -215,7 +225,7 @@ class PlotsPanel(QtWidgets.QWidget):
             more = more or quality_more or (self.quality.dirty and quality_shown)
         else:
             more = True
-        if feed.history is not None and (feed.history.pending or self._zipf_dirty):
+        if feed.history is not None and (feed.history.pending or (self._zipf_dirty and shown)):
             more = True
         now_has = feed.history.n_merges if feed.history is not None else -1
         if now_has != had:
@@ -223,11 +233,12 @@ class PlotsPanel(QtWidgets.QWidget):
             if had < 0 or not s.records:  # the trade-off needs the history; no records: curves from it
                 self._curves_dirty = True
             more = True
-        if feed.history is None and feed.note and self._zipf_dirty:
+        if feed.history is None and feed.note and self._zipf_dirty and shown:
             self.zipf.set_data(None, note=feed.note)
             self._zipf_dirty = False
             self.refreshes += 1
-        self._update_status(step)
+        if shown:
+            self._update_status(step)
         if more and not self._timer.isActive():
             self._start(LATE_RETRY_MS if late else BUSY_MS if busy else IDLE_BUSY_MS)
 

@@ -25,6 +25,7 @@ from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.derivation_tree import DerivationTree
 from ..widgets.gc_policy import GcPolicy
+from ..widgets.on_screen import DockWatch, on_screen
 from .feed import VocabFeed
 from .table import COLUMNS, FLAG_HELP, FLAG_WORDS, VocabTableModel
 
@@ -137,7 +138,7 @@ class VocabPane(QtWidgets.QWidget):
         lay.addWidget(self.status)
 
         self._gc = GcPolicy(GC_FREEZE_EVERY_S)  # (a full collection amid 100k new rows stalled ~100 ms)
-        self._dock: QtWidgets.QDockWidget | None = None  # the dock holding the pane (its tab brings it back)
+        self._dock_watch = DockWatch(self, self._schedule)  # its dock's tab brought to the front: resume
         self._selected: int | None = None  # token id selected (kept across new audits)
         self._counts: dict[TokenFlag, int] = {}  # rows per flag in the audit shown
         self._restoring = False
@@ -181,23 +182,13 @@ class VocabPane(QtWidgets.QWidget):
             self._schedule()
 
     def on_screen(self) -> bool:
-        """Some of the pane can be seen (a dock in a background tab stays "visible" to Qt, only moved out of
-        the window: the visible region tells, as in the compare pane)."""
-        return self.isVisible() and not self.visibleRegion().isEmpty()
+        """Some of the pane can be seen (not in a background tab: :func:`..widgets.on_screen.on_screen`)."""
+        return on_screen(self)
 
     def showEvent(self, e: QtGui.QShowEvent) -> None:
         super().showEvent(e)
-        w = self.parentWidget()
-        while w is not None and not isinstance(w, QtWidgets.QDockWidget):
-            w = w.parentWidget()
-        if w is not None and w is not self._dock:
-            self._dock = w
-            w.visibilityChanged.connect(self._dock_visibility)
+        self._dock_watch.attach()
         self._schedule()
-
-    def _dock_visibility(self, shown: bool) -> None:
-        if shown:  # its tab was brought to the front
-            self._schedule()
 
     def work(self) -> None:
         """One slice of work towards the audit of the step shown (normally called by the timer)."""
