@@ -4,7 +4,11 @@
 step ``k`` of training.  Within each pre-tokenized piece the merges are replayed in learned order: the
 lowest-ranked pair present is merged everywhere (left to right, no overlaps), then the next rank above it,
 and so on.  This is exactly "replay the merge list in order" (the seeds' definition) and equals how the
-trainer left its own words.  Results are cached per piece and per step.
+trainer left its own words.  Results are cached per piece and per step; a piece missing from a step's
+cache continues from the nearest earlier step cached (replaying only the merges in between: a step's
+segmentation is an exact intermediate state of every later one), and :meth:`Tokenizer.follow_model` takes
+in merges appended to the model while keeping those caches -- so a view following a run, or playback,
+re-encodes its rows by a handful of merges, not from the characters up.
 
 Special tokens follow tiktoken: :meth:`Tokenizer.encode_ordinary` treats them as text; :meth:`encode`
 refuses text that contains one unless the caller allows it.
@@ -15,7 +19,7 @@ This module does not read tokenizer files (:mod:`.formats`) and does not train.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -58,20 +62,37 @@ class Tokenizer(EncodesSpecials):
         self.mode = model.mode
         self.pretokenizer = Pretokenizer.from_spec(model.pretokenizer)
         self.unknown = unknown
-        tokens = model.tokens
-        self._tokens = tokens
-        self._n_tokens = len(tokens)
         self._ranks: dict[tuple[int, int], tuple[int, int]] = {}  # (left id, right id) -> (rank, new id)
-        for r, (pair, new) in enumerate(zip(model.merges, model.merge_token_ids, strict=True)):
-            self._ranks.setdefault(pair, (r, new))
+        self._n_indexed = 0  # merges of the model in _ranks
+        self.follow_model()
         self._base_ids = {t: i for i, t in enumerate(model.base)}
         self._byte_ids = [self._base_ids[bytes([b])] for b in range(256)] if self.mode == "bytes" else []
-        self._specials = dict(model.special_ids)
-        self._special_by_id = {i: s for s, i in self._specials.items()}
         # values are tuples of ints: the garbage collector untracks them, however many pieces are cached
         self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
         self._marker = model.end_of_word
         self._glue = model.glue_marker
+
+    def follow_model(self) -> None:
+        """Take in merges appended to the model since (``BPEModel.extend_merges``); the cached encodings of
+        earlier steps stay, since step k is the first k merges whatever comes after.
+
+        >>> from bpe_desktop.core.model import BPEModel
+        >>> m = BPEModel(mode="chars", base=["a", "b"])
+        >>> tok = Tokenizer(m)
+        >>> tok.encode("abab")
+        [0, 1, 0, 1]
+        >>> m.extend_merges([(0, 1)]); tok.follow_model(); tok.encode("abab")
+        [2, 2]
+        """
+        model = self.model
+        self._tokens = tokens = model.tokens
+        self._n_tokens = len(tokens)
+        merges, ids = model.merges, model.merge_token_ids
+        for r in range(self._n_indexed, len(merges)):
+            self._ranks.setdefault(merges[r], (r, ids[r]))
+        self._n_indexed = len(merges)
+        self._specials = dict(model.special_ids)  # (their ids follow the last token's)
+        self._special_by_id = {i: s for s, i in self._specials.items()}
 
     # -- vocabulary ---------------------------------------------------------------------------------
     @property
@@ -138,9 +159,10 @@ class Tokenizer(EncodesSpecials):
         """Encode one pre-tokenized piece, replaying the first *upto* merges in order (no cache)."""
         return self._bpe(self._symbols(piece), self._limit(upto))
 
-    def _bpe(self, ids: list[int], limit: int) -> list[int]:
+    def _bpe(self, ids: list[int], limit: int, last: int = -1) -> list[int]:
+        """Replay the merges ranked ``last + 1 .. limit - 1`` on *ids* (which the merges up to *last* have
+        already been replayed on)."""
         ranks = self._ranks
-        last = -1
         while len(ids) > 1:
             best_r = limit
             best = None
@@ -169,12 +191,29 @@ class Tokenizer(EncodesSpecials):
     def _cache(self, limit: int) -> dict[str, tuple[int, ...]]:
         cache = self._caches.get(limit)
         if cache is None:
-            if len(self._caches) > 8:
-                self._caches.clear()
+            if len(self._caches) > 8:  # keep the nearest earlier step: the new one continues from it
+                below = max((k for k in self._caches if k < limit), default=None)
+                self._caches = {} if below is None else {below: self._caches[below]}
             cache = self._caches[limit] = {}
         elif len(cache) > _CACHE_LIMIT:
             cache.clear()
         return cache
+
+    def _encoder(self, limit: int) -> tuple[dict[str, tuple[int, ...]], Callable[[str], tuple[int, ...]]]:
+        """The cache of step *limit* and the function that fills a miss: it continues from the piece's
+        encoding at the nearest earlier step cached, else starts from the piece's symbols."""
+        cache = self._cache(limit)
+        below = max((k for k in self._caches if k < limit and self._caches[k]), default=None)
+        earlier = self._caches[below] if below is not None else {}
+        after = (below or 0) - 1
+
+        def encode(piece: str) -> tuple[int, ...]:
+            prev = earlier.get(piece)
+            ids = self._bpe(list(prev), limit, after) if prev is not None else self._bpe(self._symbols(piece), limit)
+            out = cache[piece] = tuple(ids)
+            return out
+
+        return cache, encode
 
     def encode_ordinary(self, text: str, upto: int | None = None, *, budget: RegexBudget | None = None) -> list[int]:
         """Encode *text*, treating special-token strings as ordinary text (a custom pattern runs under
@@ -184,15 +223,12 @@ class Tokenizer(EncodesSpecials):
         >>> Tokenizer(BPEModel("bytes", list(BYTE_BASE), pretokenizer="gpt2")).encode_ordinary("hi")[:2]
         [71, 72]
         """
-        limit = self._limit(upto)
-        cache = self._cache(limit)
+        cache, fill = self._encoder(self._limit(upto))
         out: list[int] = []
         extend = out.extend
         for piece in self.pretokenizer.split(text, budget):
             ids = cache.get(piece)
-            if ids is None:
-                ids = cache[piece] = tuple(self._bpe(self._symbols(piece), limit))
-            extend(ids)
+            extend(ids if ids is not None else fill(piece))
         return out
 
     def encode_with_offsets(
@@ -210,8 +246,7 @@ class Tokenizer(EncodesSpecials):
         """
         budget = budget or RegexBudget(what="encoding")
         spans: list[TokenSpan] = []
-        limit = self._limit(upto)
-        cache = self._cache(limit)
+        cache, fill = self._encoder(self._limit(upto))
         byte_pos = 0
         parts = split_specials(text, self._specials, allowed_special, ()) if self._specials else [(text, None)]
         for segment, sid in parts:
@@ -232,7 +267,7 @@ class Tokenizer(EncodesSpecials):
             for start_char, piece in self.pretokenizer.spans(segment, budget):
                 ids = cache.get(piece)
                 if ids is None:
-                    ids = cache[piece] = tuple(self._bpe(self._symbols(piece), limit))
+                    ids = fill(piece)
                 if self.mode == "bytes":
                     b = byte_of(start_char)
                     for i in ids:

@@ -125,7 +125,8 @@ class Session(QtCore.QObject):
             raise ValueError(f"record rank {first} does not follow {len(self.records)}")
         self.records.extend(records)
         self.model.extend_merges([(r.left_id, r.right_id) for r in records])
-        self._tokenizer = None
+        if self._tokenizer is not None:  # its encodings of earlier steps stay valid (and are continued from)
+            self._tokenizer.follow_model()
         self.recordsAppended.emit(first, records[-1].rank)
 
     @property

@@ -26,6 +26,7 @@ from .. import file_actions, resources
 from ..compare.sources import spec_for_folder
 from ..session import Session
 from ..widgets import theme
+from ..widgets.on_screen import DockWatch, on_screen
 from . import export
 from .differ_tab import DifferTab
 from .job import Done, InspectJob, TokenizerChoice, installed_references
@@ -162,9 +163,10 @@ class LogInspector(QtWidgets.QWidget):
         self.variant_runner.finished.connect(self._variants_done)
         self.variant_runner.failed.connect(self._variants_failed)
         self.variant_runner.cancelled.connect(lambda: self.variants.set_running(False))
-        session.stepChanged.connect(self._own_label)
+        self._dock_watch = DockWatch(self, self._own_label)  # shown again: the label catches up
+        session.stepChanged.connect(self._own_label_if_shown)
         session.modelReset.connect(self._own_label)
-        session.recordsAppended.connect(self._own_label)
+        session.recordsAppended.connect(self._own_label_if_shown)
         self._own_label()
         self._set_running(False, "")
 
@@ -247,6 +249,17 @@ class LogInspector(QtWidgets.QWidget):
                                                             file_actions.OPEN_TOKENIZER_FILTER)
             if path:
                 self.add_tokenizer(path)
+
+    def showEvent(self, e: QtGui.QShowEvent) -> None:
+        super().showEvent(e)
+        self._dock_watch.attach()
+        self._own_label()
+
+    def _own_label_if_shown(self, *_: object) -> None:
+        # a check box's new text relayouts the pane and the window (~1 ms a frame during playback): not while
+        # the pane is behind another tab (showing it brings the label up to date)
+        if on_screen(self):
+            self._own_label()
 
     def _own_label(self, *_: object) -> None:
         s = self.session

@@ -30,7 +30,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.errors import BpeError
 from ..session import Session
 from ..training.protocol import TrainingState
-from ..widgets.elided_label import ElidedLabel, Part
+from ..widgets.elided_label import ElidedLabel, LabelHost, Part
 from ..widgets.on_screen import DockWatch, on_screen
 from ..wording import plural
 from .common import PlotCard
@@ -80,7 +80,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         bar = QtWidgets.QHBoxLayout()
         bar.setContentsMargins(4, 0, 4, 2)
-        bar.addWidget(_LabelHost(self.status), 1)
+        bar.addWidget(LabelHost(self.status), 1)
         self.buttons: dict[str, QtWidgets.QToolButton] = {}
         for kind in EXPORT_KINDS:
             b = QtWidgets.QToolButton()
@@ -309,23 +309,3 @@ class PlotsPanel(QtWidgets.QWidget):
         except (BpeError, OSError) as e:
             QtWidgets.QMessageBox.warning(self, "Export failed", str(e))
 
-
-class _LabelHost(QtWidgets.QWidget):
-    """Holds one label without a layout, so that a new text repaints it but relayouts nothing around it.
-
-    (Qt relayouts the parent's layout whenever a label's text changes unless its size is fixed both ways; the
-    status line is set on every slice of statistics work, and the relayout of the pane cost ~4 ms.)
-    """
-
-    def __init__(self, label: QtWidgets.QLabel) -> None:
-        super().__init__()
-        self.label = label
-        label.setParent(self)
-        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
-        self.setFixedHeight(label.sizeHint().height())
-
-    def sizeHint(self) -> QtCore.QSize:
-        return QtCore.QSize(0, self.label.sizeHint().height())
-
-    def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
-        self.label.setGeometry(self.rect())

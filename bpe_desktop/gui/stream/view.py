@@ -23,7 +23,7 @@ from ..regex_guard import report_timeout
 from ..session import Session
 from ..widgets import theme
 from ..widgets.derivation_tree import DerivationTree
-from ..widgets.elided_label import ElidedLabel, Part
+from ..widgets.elided_label import ElidedLabel, LabelHost, Part
 from .canvas import TokenCanvas
 
 #: how many rows the find box encodes looking for the next occurrence before giving up
@@ -60,7 +60,7 @@ class TokenStreamView(QtWidgets.QWidget):
 
         top = QtWidgets.QHBoxLayout()
         top.setContentsMargins(6, 4, 6, 2)
-        top.addWidget(self.header, 1)
+        top.addWidget(LabelHost(self.header), 1)  # a new header text relayouts nothing around it
         top.addWidget(self.find_status)
         top.addWidget(self.find_box)
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal, self)

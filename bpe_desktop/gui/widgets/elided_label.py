@@ -7,7 +7,8 @@ as long as anything is shown, higher numbers are dropped first when the width is
 is one part.  :func:`fit_parts` is the choice, without Qt widgets (a measuring function is passed in).
 
 Setting a new text repaints the label and relayouts nothing (unless its natural width changed and its
-horizontal size policy asks for it): headers that change on every step stay cheap.
+horizontal size policy asks for it) -- except that ``QLabel`` itself asks its parent's layout for a new
+geometry on every text: a label whose text changes on every step sits in a :class:`LabelHost`.
 
 It does not wrap or show rich text; use a word-wrapped ``QLabel`` for sentences.
 """
@@ -75,6 +76,11 @@ class ElidedLabel(QtWidgets.QLabel):
     # -- text -----------------------------------------------------------------------------------------
     def setText(self, text: str) -> None:
         self.set_parts([Part(text)])
+
+    def clear(self) -> None:
+        """No text (and, like :meth:`setText`, nothing happens when there was none: ``QLabel.clear`` would
+        relayout the parent every time)."""
+        self.set_parts([])
 
     def set_parts(self, parts: Sequence[Part]) -> None:
         parts = [p for p in parts if p.text]
@@ -209,3 +215,39 @@ class ElidedLabel(QtWidgets.QLabel):
                        int(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter), part.text)
             x += w
         p.end()
+
+
+class LabelHost(QtWidgets.QWidget):
+    """Holds one label without a layout, so that a new text repaints it but relayouts nothing around it.
+
+    Qt relayouts the parent's layout -- and, up the chain, the dock and the main window -- whenever a
+    label's text changes unless its size is fixed both ways (``QLabel.setText`` calls ``updateGeometry``):
+    ~1.3 ms a frame during playback for the token stream's header, ~4 ms a slice for the plots' status
+    line.  The host takes whatever width its layout gives (the label elides) and the label's height,
+    rechecked when the label asks for a new geometry (a font change).
+    """
+
+    def __init__(self, label: QtWidgets.QLabel, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = label
+        label.setParent(self)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
+        self._height = label.sizeHint().height()
+        self.setFixedHeight(self._height)
+
+    def sizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(0, self._height)
+
+    def minimumSizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(0, self._height)
+
+    def event(self, e: QtCore.QEvent) -> bool:
+        if e.type() == QtCore.QEvent.Type.LayoutRequest:  # the label asked for a new geometry: height only
+            h = self.label.sizeHint().height()
+            if h != self._height:
+                self._height = h
+                self.setFixedHeight(h)
+        return super().event(e)
+
+    def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
+        self.label.setGeometry(self.rect())
