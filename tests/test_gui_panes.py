@@ -192,9 +192,10 @@ def test_settings_banner_shows_only_when_the_form_differs_from_a_trained_run(qtb
     assert not panel.banner_shown
 
 
-def test_why_pane_coalesces_fast_playback_and_shows_where_it_stopped(qtbot, session, topics_text) -> None:  # type: ignore[no-untyped-def]
+def test_why_and_merge_list_coalesce_fast_playback_and_show_where_it_stopped(qtbot, session, topics_text) -> None:  # type: ignore[no-untyped-def]
     """At 500 steps/s the explanation (whose relayout costs ~2 ms a frame) is redrawn a few times a second,
     not at every frame; the step playback stops at is explained; stepping by hand is explained at once."""
+    from bpe_desktop.gui.panes.merge_list import PLAYBACK_EVERY_MS
     from bpe_desktop.gui.panes.why import TRAINING_EVERY_MS, WhyPanel
 
     t = Trainer({w: 1 for w in topics_text.split()[:20_000]}, TrainConfig(merges=400))
@@ -203,12 +204,15 @@ def test_why_pane_coalesces_fast_playback_and_shows_where_it_stopped(qtbot, sess
     session.append_records(recs)
     tl = TimelinePane(session)
     why = WhyPanel(session)
-    for w in (tl, why):
+    merges = MergeListPane(session)
+    for w in (tl, why, merges):
         qtbot.addWidget(w)
         w.show()
     session.set_step(0)
     tl.speed.setCurrentIndex(tl.speed.count() - 1)  # 500 steps/s
     before = why.refreshes
+    rows: list[int] = []
+    merges.view.selectionModel().currentRowChanged.connect(lambda cur, _prev: rows.append(cur.row()))
     steps: list[int] = []
     session.stepChanged.connect(steps.append)
     started = time.perf_counter()
@@ -219,5 +223,8 @@ def test_why_pane_coalesces_fast_playback_and_shows_where_it_stopped(qtbot, sess
     assert why.refreshes - before <= played_s * 1000 / TRAINING_EVERY_MS + 2 < len(steps)
     qtbot.waitUntil(lambda: why.title.text().startswith("Merge 400:"), timeout=2_000)
     assert session.playback_rate == 0
+    qtbot.waitUntil(lambda: merges.view.currentIndex().row() == 399, timeout=2_000)  # the table caught up too
+    assert len(rows) <= played_s * 1000 / PLAYBACK_EVERY_MS + 2 < len(steps)  # ... a few times a second
+    assert merges.table_model.index(398, 0).data(QtCore.Qt.ItemDataRole.ForegroundRole) is None  # not greyed
     session.set_step(17)
     assert why.title.text().startswith("Merge 17:")  # at once: not playing

@@ -19,6 +19,10 @@ from ..core.stopping import StopReason
 from ..core.tokenizer import Tokenizer
 from .training.protocol import HeldOut, TrainingState
 
+#: steps a second above which playback is "fast": panes that redraw expensively coalesce its step changes
+#: (one can read a few explanations a second, not 500)
+FAST_PLAYBACK = 20
+
 
 class Session(QtCore.QObject):
     """Observable state. Signals:
@@ -74,6 +78,11 @@ class Session(QtCore.QObject):
         self.holdout = 0.0  # share of the corpus's last lines the next run keeps out of training (0: none)
         self.held_out: HeldOut | None = None  # what the current run kept out (set by the controller)
         self.playback_rate = 0.0  # steps a second while the timeline plays (0: not playing; set by the timeline)
+
+    @property
+    def playing_fast(self) -> bool:
+        """The timeline plays faster than :data:`FAST_PLAYBACK` steps a second."""
+        return self.playback_rate > FAST_PLAYBACK
 
     # -- corpus and model ---------------------------------------------------------------------------
     def set_corpus(self, source: CorpusSource, config: TrainConfig | None = None) -> None:

@@ -5,7 +5,8 @@ A :class:`MergeTableModel` (``QAbstractTableModel``) reads ``session.records`` d
 filter box (``QSortFilterProxyModel``) narrows the rows to tokens containing a text; the view shows the proxy
 only while a filter is set (going through it doubled the cost of a repaint, and the table repaints after every
 batch of records while training).  Selecting a row moves the timeline to that merge; merges after the
-current step are greyed out.
+current step are greyed out.  During fast playback (``session.playing_fast``) the selected row follows the
+step every :data:`PLAYBACK_EVERY_MS` instead of every frame (scrolling repaints the whole table).
 
 It does not train or explain merges (see :mod:`.why`).
 """
@@ -34,6 +35,7 @@ _UNUSED_ROLES = frozenset(int(r) for r in (_Role.DecorationRole, _Role.Backgroun
                                            _Role.SizeHintRole, _Role.EditRole, _Role.StatusTipRole,
                                            _Role.WhatsThisRole, _Role.AccessibleTextRole,
                                            _Role.AccessibleDescriptionRole))
+PLAYBACK_EVERY_MS = 100  # during fast playback the selected row follows the step this often
 _RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -44,8 +46,7 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         self._rows = len(session.records)
         session.modelReset.connect(self._reset)
         session.corpusChanged.connect(self._reset)
-        session.recordsAppended.connect(self._appended)
-        session.stepChanged.connect(self._step_changed)
+        session.recordsAppended.connect(self._appended)  # (the step comes from the pane: set_step)
         self._step = session.step
         self._future = QtGui.QBrush(QtGui.QColor(theme.current().faint))
         theme.notifier().changed.connect(lambda t: setattr(self, "_future", QtGui.QBrush(QtGui.QColor(t.faint))))
@@ -125,7 +126,8 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         self._rows = n
         self.endInsertRows()
 
-    def _step_changed(self, k: int) -> None:
+    def set_step(self, k: int) -> None:
+        """Grey out the merges after step *k*."""
         old, self._step = self._step, k
         lo, hi = sorted((old, k))
         if self._rows and hi > lo:  # rows lo+1..hi changed colour (0-based lo..hi-1)
@@ -182,7 +184,11 @@ class MergeListPane(QtWidgets.QWidget):
         lay.addWidget(self.view, 1)
 
         self._syncing = False
-        session.stepChanged.connect(self._show_step)
+        self._later = QtCore.QTimer(self)  # fast playback: the row follows the step a few times a second
+        self._later.setSingleShot(True)
+        self._later.setInterval(PLAYBACK_EVERY_MS)
+        self._later.timeout.connect(lambda: self._show_step(self.session.step))
+        session.stepChanged.connect(self._step_changed)
         session.recordsAppended.connect(self._update_count)
         session.modelReset.connect(self._update_count)
         self._update_count()
@@ -217,8 +223,19 @@ class MergeListPane(QtWidgets.QWidget):
         src = self.proxy.mapToSource(current) if self._filtering() else current
         self.session.set_step(src.row() + 1)
 
+    def _step_changed(self, k: int) -> None:
+        # fast playback: scrolling the table to a new row repaints all of it (~2 ms a
+        # frame); a few times a second is as much as anyone can follow, and the last step is shown at the end
+        if self.session.playing_fast:
+            if not self._later.isActive():
+                self._later.start()
+        else:
+            self._show_step(k)
+
     def _show_step(self, k: int) -> None:
         """Select the row of merge k (the last merge applied) without moving the timeline back."""
+        self._later.stop()
+        self.table_model.set_step(k)
         if k <= 0:
             self._syncing = True
             self.view.selectionModel().clearSelection()

@@ -5,10 +5,11 @@ tie-break rule of the current settings, then a small table of the pairs that com
 describes the starting alphabet.  It does not compute anything itself: the trainer recorded it all.
 
 While training streams (the step following the newest merge several times a second) or the timeline plays
-faster than :data:`FAST_PLAYBACK` steps a second, the pane redraws at most every :data:`TRAINING_EVERY_MS`:
-its word-wrapped sentences change height with their text, so each refresh relayouts the pane and the window
-(measured 4-5 ms while training, ~2 ms a frame during playback).  Stepping, scrubbing, slower playback and
-the end of a run show the step at once; the end of fast playback within :data:`TRAINING_EVERY_MS`.
+fast (``session.playing_fast``: over :data:`~..session.FAST_PLAYBACK` steps a second), the pane redraws at
+most every :data:`TRAINING_EVERY_MS`: its word-wrapped sentences change height with their text, so each
+refresh relayouts the pane and the window (measured 4-5 ms while training, ~2 ms a frame during playback).
+Stepping, scrubbing, slower playback and the end of a run show the step at once; the end of fast playback
+within :data:`TRAINING_EVERY_MS`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from ..widgets.token_labels import display_record
 from ..wording import plural
 
 TRAINING_EVERY_MS = 250  # while training or playing fast: at most this often a refresh
-FAST_PLAYBACK = 20  # steps a second: faster playback is coalesced (one can read ~4 explanations a second)
 
 
 class WhyPanel(QtWidgets.QWidget):
@@ -78,7 +78,7 @@ class WhyPanel(QtWidgets.QWidget):
 
     def _step_changed(self, _k: int) -> None:
         s = self.session
-        if s.state is not TrainingState.TRAINING and s.playback_rate <= FAST_PLAYBACK:
+        if s.state is not TrainingState.TRAINING and not s.playing_fast:
             self.refresh()
         elif not self._timer.isActive():  # the first step change of a burst waits, the next ones join it
             self._timer.start()
