@@ -187,3 +187,29 @@ def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, traine
     qtbot.waitUntil(lambda: panel.compression.step_line.value() == 300, timeout=2000)  # ... which moves it
     assert panel.compression.step_line_bottom.value() == 300
 
+
+
+def test_merge_rows_are_inserted_in_batches_while_training(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+    """Inserting rows repaints the whole table: while training, the records of ~100 ms become rows together
+    (the count says the truth meanwhile); showing a step, or records after the run, insert at once."""
+    from bpe_desktop.gui.panes.merge_list import MergeListPane
+
+    t, recs = trained
+    s = Session()
+    s.reset_model(t.model.truncated(0))
+    s.set_state(TrainingState.TRAINING)
+    pane = MergeListPane(s)
+    qtbot.addWidget(pane)
+    inserted: list[tuple[int, int]] = []
+    pane.table_model.rowsInserted.connect(lambda _p, a, b: inserted.append((a, b)))
+    for i in range(0, 300, 30):  # ten batches, as the worker streams them
+        s.append_records(recs[i:i + 30])
+    assert pane.table_model.rowCount() == 0 and pane.count_label.text() == "300 merges"
+    qtbot.waitUntil(lambda: pane.table_model.rowCount() == 300, timeout=2000)
+    assert inserted == [(0, 299)]  # one insertion for the ten batches
+    s.append_records(recs[300:330])
+    s.set_step(330)  # the step's row is needed now
+    assert pane.table_model.rowCount() == 330 and pane.view.currentIndex().row() == 329
+    s.set_state(TrainingState.FINISHED)
+    s.append_records(recs[330:340])
+    assert pane.table_model.rowCount() == 340

@@ -18,6 +18,7 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..session import Session
+from ..training.protocol import TrainingState
 from ..widgets import theme
 from ..widgets.token_labels import token_label, token_plain
 from ..wording import plural
@@ -35,6 +36,7 @@ _UNUSED_ROLES = frozenset(int(r) for r in (_Role.DecorationRole, _Role.Backgroun
                                            _Role.SizeHintRole, _Role.EditRole, _Role.StatusTipRole,
                                            _Role.WhatsThisRole, _Role.AccessibleTextRole,
                                            _Role.AccessibleDescriptionRole))
+TRAINING_ROWS_EVERY_MS = 100  # while training, new rows are inserted at most this often
 PLAYBACK_EVERY_MS = 100  # during fast playback the selected row follows the step this often
 _RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 
@@ -52,6 +54,10 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         theme.notifier().changed.connect(lambda t: setattr(self, "_future", QtGui.QBrush(QtGui.QColor(t.faint))))
         self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         self._label_cache: dict[int, tuple[str, str, str]] = {}
+        self._grow = QtCore.QTimer(self)  # while training: rows arrive in batches every ~30 ms ...
+        self._grow.setSingleShot(True)
+        self._grow.setInterval(TRAINING_ROWS_EVERY_MS)
+        self._grow.timeout.connect(self.take_rows)
 
     def rowCount(self, parent: _Idx = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else self._rows
@@ -119,6 +125,18 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         self.endResetModel()
 
     def _appended(self, first: int, last: int) -> None:
+        # ... and inserting rows makes the view lay out and repaint the whole table (2-5 ms), even below
+        # the rows on screen: while training they are taken in every TRAINING_ROWS_EVERY_MS (and whenever
+        # the pane shows a step)
+        if self.session.state is TrainingState.TRAINING:
+            if not self._grow.isActive():
+                self._grow.start()
+        else:
+            self.take_rows()
+
+    def take_rows(self) -> None:
+        """Insert the rows of records appended since the last time."""
+        self._grow.stop()
         n = len(self.session.records)
         if n <= self._rows:
             return
@@ -214,8 +232,9 @@ class MergeListPane(QtWidgets.QWidget):
     def _update_count(self, *_: object) -> None:
         total = len(self.session.records)
         shown_rows = self.proxy.rowCount()
+        rows = self.table_model.rowCount()  # (while training, the last ~100 ms of records may not be rows yet)
         _set_text_fixed(self.count_label,
-                        plural(total, "merge") if shown_rows == total else f"{shown_rows:,} of {total:,}")
+                        plural(total, "merge") if shown_rows == rows else f"{shown_rows:,} of {rows:,}")
 
     def _row_selected(self, current: QtCore.QModelIndex, _previous: QtCore.QModelIndex) -> None:
         if self._syncing or not current.isValid():
@@ -235,6 +254,7 @@ class MergeListPane(QtWidgets.QWidget):
     def _show_step(self, k: int) -> None:
         """Select the row of merge k (the last merge applied) without moving the timeline back."""
         self._later.stop()
+        self.table_model.take_rows()
         self.table_model.set_step(k)
         if k <= 0:
             self._syncing = True
