@@ -363,3 +363,20 @@ def test_a_hidden_pane_computes_but_draws_only_once_shown(qtbot, trained) -> Non
     wait_zipf_at(qtbot, panel, 150)
     qtbot.waitUntil(lambda: panel.compression.step_line.value() == 150, timeout=5000)
     assert panel.refreshes > drawn
+
+
+def test_a_hidden_pane_computes_nothing_while_a_run_streams(qtbot, trained) -> None:
+    """Behind another tab during a run the statistics wait (their slices lengthened the window's busiest
+    moments); the end of the run starts them, and they reach the last step."""
+    s = make_session(trained, records=False)
+    s.reset_model(trained[2].model.truncated(0))
+    s.set_state(TrainingState.TRAINING)
+    panel = PlotsPanel(s)
+    qtbot.addWidget(panel)  # never shown
+    s.append_records(trained[3])
+    s.set_step(s.n_steps)
+    qtbot.wait(300)
+    assert panel.slices == 0 and panel.feed.history is None
+    s.set_state(TrainingState.FINISHED)
+    qtbot.waitUntil(lambda: panel.feed.history is not None and not panel.feed.history.pending, timeout=10_000)
+    assert panel.feed.history.n_merges == MERGES and panel.refreshes == 0  # computed, not drawn

@@ -4,18 +4,18 @@ curves (:mod:`.quality`), live.
 It observes the session only.  Signals mark parts dirty and start a single-shot timer, so bursts of
 ``recordsAppended`` (and fast scrubbing via ``stepChanged``) coalesce into at most one redraw every
 :data:`REFRESH_MS` milliseconds.  The statistics work (building the history, replaying merges, recounting
-pairs) runs in slices of :data:`SLICE_S` seconds every :data:`BUSY_MS` ms while training runs (a little
-more when idle: :data:`IDLE_SLICE_S`, :data:`IDLE_BUSY_MS`) until done, the Zipf recount of
-the step shown first, so the GUI thread never stalls for long.  While the pane is hidden (a tab behind
-another pane: :func:`..widgets.on_screen.on_screen`) the statistics are still computed but nothing is drawn
-until it is shown (moving the step marks cost ~3.7 ms a frame during playback even when nobody could see
-them).  A slice is put off (up to :data:`MAX_YIELDS` times) when the timer fires late or records have just
-arrived, i.e. right after other work in the GUI thread (or the records, and the repaint they cause, are less
-than :data:`RECENT_S` old).  While the history lags behind the step shown (live training), the Zipf plot
-shows the latest step it has reached, says so in its title, and is redrawn at most every :data:`CATCH_UP_S`
-seconds.  Plot items live in :mod:`.zipf`, :mod:`.compression` and :mod:`.tradeoff`; the numbers come from
-:mod:`.feed` (which uses :mod:`bpe_desktop.core.stats`).  Each plot exports as PNG, SVG and CSV from the
-buttons under it.
+pairs) runs in slices of :data:`SLICE_S` seconds every :data:`BUSY_MS` ms while training runs (a little more when idle:
+:data:`IDLE_SLICE_S`, :data:`IDLE_BUSY_MS`) until done, the Zipf recount of the step shown first, so the GUI
+thread never stalls for long. While the pane is hidden (a tab behind another pane:
+:func:`..widgets.on_screen.on_screen`) nothing is drawn until it is shown (moving the step marks cost ~3.7
+ms a frame during playback even when nobody could see them), and the statistics are computed only while no
+run streams (their 3 ms slices lengthened the window's busiest moments). A slice is put off (up to
+:data:`MAX_YIELDS` times) when the timer fires late or records have just arrived, i.e. right after other
+work in the GUI thread (or the records, and the repaint they cause, are less than :data:`RECENT_S` old).
+While the history lags behind the step shown (live training), the Zipf plot shows the latest step it has
+reached, says so in its title, and is redrawn at most every :data:`CATCH_UP_S` seconds. Plot items live in
+:mod:`.zipf`, :mod:`.compression` and :mod:`.tradeoff`; the numbers come from :mod:`.feed` (which uses
+:mod:`bpe_desktop.core.stats`). Each plot exports as PNG, SVG and CSV from the buttons under it.
 
 It does not train, and it never changes the session.
 """
@@ -115,6 +115,7 @@ class PlotsPanel(QtWidgets.QWidget):
         session.modelReset.connect(self._on_reset)
         session.recordsAppended.connect(self._on_records)
         session.stepChanged.connect(self._on_step)
+        session.trainingStateChanged.connect(lambda _state: self._schedule())
         self._schedule()
 
     # -- signals ----------------------------------------------------------------------------------------
@@ -166,13 +167,15 @@ class PlotsPanel(QtWidgets.QWidget):
     # -- redraw -----------------------------------------------------------------------------------------
     def refresh(self) -> None:
         """Bring the plots up to date by one slice of work (normally called by the throttling timer)."""
-        self.slices += 1
         s = self.session
+        shown = on_screen(self)  # hidden (a tab behind another pane): compute, draw nothing until shown ...
+        if not shown and s.state in (TrainingState.COUNTING, TrainingState.TRAINING):
+            return  # ... and while a run streams, not even compute: the run's end or showing the pane resumes
+        self.slices += 1
         step = s.step
         feed = self.feed
         now = time.perf_counter()
         more = False
-        shown = on_screen(self)  # hidden (a tab behind another pane): compute, draw nothing until shown
         if self._curves_dirty and shown:  # cheap-ish (setData of a few thousand points); throttled while training
             visible = self.tabs.currentWidget() in (self.compression, self.tradeoff)
             wait_s = (CURVES_EVERY_S if visible else HIDDEN_EVERY_S) if s.state is TrainingState.TRAINING else 0.0
