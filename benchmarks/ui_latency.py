@@ -86,7 +86,7 @@ def _cold_start_child() -> None:
             return False
 
     def ready() -> None:  # every pane built (the plots pane comes after the first paint)
-        if getattr(w, "_plots", True) is None:
+        if w._plots.widget is None or w._inspector.widget is None:
             QtCore.QTimer.singleShot(5, ready)
             return
         print("READY", time.time(), flush=True)

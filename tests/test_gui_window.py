@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import csv
 import multiprocessing
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -534,3 +537,23 @@ def test_export_tokenizer_at_the_current_step_is_read_by_its_home_library(qtbot,
     assert not file_actions.export_tokenizer(window, s, str(tmp_path / "codes.txt"), "subword-nmt")
     assert dialogs and dialogs[-1][0] == "Cannot export tokenizer"
     assert not (tmp_path / "codes.txt").exists()
+
+
+def test_the_first_paint_waits_for_no_pyqtgraph_pane() -> None:
+    """The plots pane and the log inspector import pyqtgraph (~0.3 s): the window is built and painted
+    without them, which come on the next turns of the event loop (in a fresh interpreter)."""
+    code = (
+        "import sys\n"
+        "from PySide6 import QtCore, QtWidgets\n"
+        "from bpe_desktop.gui import app\n"
+        "a = app.make_app(); w = app.make_window(remember_layout=False)\n"
+        "print('built', 'pyqtgraph' in sys.modules, flush=True)\n"
+        "w.show()\n"
+        "for _ in range(50):\n"
+        "    QtWidgets.QApplication.processEvents()\n"
+        "print('later', 'pyqtgraph' in sys.modules, w._plots.widget is not None, w._inspector.widget is not None)\n"
+    )
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "built False" in r.stdout and "later True True True" in r.stdout, r.stdout

@@ -17,9 +17,8 @@ from ..core.count_table import TableHeader
 from ..core.errors import BpeError
 from . import file_actions, layouts, resources, view_menu, window_state
 from .compare.panel import ComparePanel
+from .deferred_pane import DeferredPane
 from .help.menu import HelpMenu
-from .inspect.panel import LogInspector
-from .inspect.variants import adopt_variant
 from .panes.corpus_editor import CorpusEditor
 from .panes.merge_list import MergeListPane
 from .panes.settings import SettingsPanel
@@ -41,6 +40,7 @@ from .vocab.pane import VocabPane
 from .wording import cannot_continue
 
 if TYPE_CHECKING:
+    from .inspect.panel import LogInspector
     from .plots.panel import PlotsPanel
 
 PLOTS_AFTER_MS = 0  # the plots pane (and pyqtgraph, ~0.3 s to import) is built once the window has painted
@@ -65,11 +65,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timeline = TimelinePane(s)
         self.why = WhyPanel(s)
         self.token_view = TokenStreamView(s)
-        self._plots: PlotsPanel | None = None  # built after the first paint, or when first asked for
-        self._plots_holder = QtWidgets.QWidget()
+        # panes importing pyqtgraph (~0.3 s) are built after the first paint, or when first asked for
+        self._plots = DeferredPane(self._make_plots)
+        self._inspector = DeferredPane(self._make_inspector)
         self.compare = ComparePanel(s)
         self.follow_merges = MergeFollower(s, self.token_view.canvas, self)  # play scrolls to each merge
-        self.inspector = LogInspector(s)
         self.vocab = VocabPane(s)
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self.start_screen: QtWidgets.QWidget | None = None  # a first start's ways in (app.make_window sets it)
@@ -90,18 +90,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timeline.speedChanged.connect(self.token_view.set_play_speed)
         self.base_preview = BasePreview(s, self.settings.config, self.token_view.canvas.rows, self)  # step 0: base
         self.settings.changed.connect(self.base_preview.refresh)
-        self.inspector.openRequested.connect(self.open_variant)
         self.token_view.set_play_speed(self.timeline.steps_per_second())
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
         s.trainingStateChanged.connect(self._update_stale)
         s.modelReset.connect(self._update_stale)
         self._update_actions()
-        self._plots_timer = QtCore.QTimer(self)  # a child: it dies with the window
-        self._plots_timer.setSingleShot(True)
-        self._plots_timer.timeout.connect(self._ensure_plots)
-        self.installEventFilter(self)  # the first paint starts the timer (see eventFilter)
-        self.docks["plots"].visibilityChanged.connect(self._ensure_plots)
+        self.installEventFilter(self)  # the first paint builds the deferred panes (see eventFilter)
+        self._plots.attach(self.docks["plots"])
+        self._inspector.attach(self.docks["inspect"])
         layouts.apply(self, layouts.DEFAULT_LAYOUT)  # the docks' sizes are given when the window is shown
         window_state.fit_to_screen(self)
         if remember_layout:
@@ -110,24 +107,32 @@ class MainWindow(QtWidgets.QMainWindow):
     def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
         if obj is self and ev.type() == QtCore.QEvent.Type.Paint:
             self.removeEventFilter(self)
-            self._plots_timer.start(PLOTS_AFTER_MS)  # after the first paint, not before it
+            self._plots.build_soon(PLOTS_AFTER_MS)  # after the first paint, not before it
+            self._inspector.build_soon(PLOTS_AFTER_MS)
         return super().eventFilter(obj, ev)
-
-    def _ensure_plots(self, shown: bool = True) -> None:
-        if shown:
-            self.plots  # noqa: B018 (builds it)
 
     @property
     def plots(self) -> PlotsPanel:
         """The plots pane, built on first use: importing pyqtgraph would delay the window's first paint."""
-        if self._plots is None:
-            from .plots import panel
+        return self._plots.get()
 
-            cls = globals().get("PlotsPanel") or panel.PlotsPanel  # (benchmarks swap it for an empty widget)
-            self._plots = cls(self.session)
-            self.docks["plots"].setWidget(self._plots)
-            self._plots_holder.deleteLater()
-        return self._plots
+    @property
+    def inspector(self) -> LogInspector:
+        """The log inspector, built on first use (it imports pyqtgraph too)."""
+        return self._inspector.get()
+
+    def _make_plots(self) -> PlotsPanel:
+        from .plots import panel
+
+        cls = globals().get("PlotsPanel") or panel.PlotsPanel  # (benchmarks swap it for an empty widget)
+        return cls(self.session)
+
+    def _make_inspector(self) -> LogInspector:
+        from .inspect.panel import LogInspector
+
+        pane = LogInspector(self.session)
+        pane.openRequested.connect(self.open_variant)
+        return pane
 
     # -- layout -------------------------------------------------------------------------------------
     def _dock(self, key: str, title: str, widget: QtWidgets.QWidget, area: QtCore.Qt.DockWidgetArea
@@ -147,11 +152,11 @@ class MainWindow(QtWidgets.QMainWindow):
         A = QtCore.Qt.DockWidgetArea
         for key, title, widget in (("corpus", "Corpus", self.corpus), ("settings", "Settings", self.settings),
                                    ("tokens", "Token stream", self.token_view), ("merges", "Merges", self.merges),
-                                   ("why", "Why this merge", self.why), ("plots", "Plots", self._plots_holder),
+                                   ("why", "Why this merge", self.why), ("plots", "Plots", self._plots.holder),
                                    ("timeline", "Timeline", self.timeline),
                                    ("compare", "Compare tokenizers", self.compare)):
             self._dock(key, title, widget, A.RightDockWidgetArea)
-        self._dock("inspect", "Log inspector", self.inspector, A.RightDockWidgetArea)
+        self._dock("inspect", "Log inspector", self._inspector.holder, A.RightDockWidgetArea)
         layouts.groups(self)["inspect"] = "centre"  # a tab beside the token stream and compare
         self._dock("vocab", "Vocabulary", self.vocab, A.RightDockWidgetArea)
         layouts.groups(self)["vocab"] = "centre"  # computes nothing while hidden
@@ -355,6 +360,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def open_variant(self, result: object) -> None:
         """A variant trained by the log inspector becomes the main run, as File → Open tokenizer does."""
+        from .inspect.variants import adopt_variant  # (with the inspector: numpy, the log classifier)
+
         self.controller.shutdown()
         self.settings.set_config(adopt_variant(self.session, result))  # type: ignore[arg-type]
 
@@ -409,5 +416,6 @@ class MainWindow(QtWidgets.QMainWindow):
             window_state.save(self)
         self.timeline.set_playing(False)
         self.controller.shutdown()
-        self.inspector.shutdown()
+        if self._inspector.widget is not None:
+            self._inspector.widget.shutdown()
         super().closeEvent(e)

@@ -9,15 +9,17 @@ just before it starts an ordinary training run, so the run it replaces stays in 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .. import layouts
-from .compare import CompareRunsDialog
 from .pane import RunsPane
 from .store import RunStore
 from .whatif import WhatIf
+
+if TYPE_CHECKING:
+    from .compare import CompareRunsDialog
 
 
 class Runs(NamedTuple):
@@ -29,6 +31,8 @@ class Runs(NamedTuple):
 
 def open_compare(window: QtWidgets.QWidget, store: RunStore) -> CompareRunsDialog:
     """Show the compare-runs dialog (non-modal; one at a time)."""
+    from .compare import CompareRunsDialog  # (imports pyqtgraph: not before the window's first paint)
+
     old = getattr(window, "_compare_runs_dialog", None)
     if old is not None:
         old.close()
