@@ -17,6 +17,7 @@ from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.stats import SegmentationHistory, compression_from_records, recount_pairs
 from bpe_desktop.core.tokenizer import Tokenizer
 from bpe_desktop.gui.plots.panel import PlotsPanel
+from bpe_desktop.gui.plots.zipf import curve_points
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.training.protocol import TrainingState
 from bpe_desktop.gui.widgets.token_labels import token_label
@@ -77,9 +78,10 @@ def test_zipf_plot_shows_the_true_pair_counts_at_the_current_step(qtbot, trained
     tok = Tokenizer(t.model)
     toks = t.model.tokens
     scratch = recount_pairs(([toks[i] for i in tok.encode_piece(w, upto=37)], c) for w, c in wc.counts.items())
-    assert sorted(y.astype(int).tolist(), reverse=True) == y.astype(int).tolist()
-    assert sorted(y.astype(int).tolist()) == sorted(scratch.values())
-    assert x.tolist() == list(range(1, len(scratch) + 1))
+    assert panel.zipf.data.counts == sorted(scratch.values(), reverse=True)  # every rank, for export
+    ranks = curve_points(len(scratch)) + 1  # the curve: each of the first ranks, then log-spaced ones
+    assert x.tolist() == ranks.tolist() and ranks[0] == 1 and ranks[-1] == len(scratch)
+    assert y.astype(int).tolist() == [sorted(scratch.values(), reverse=True)[r - 1] for r in ranks]
     # the displayed (log-mode) data is the log10 of those numbers
     _dx, dy = panel.zipf.curve.getData()
     assert np.allclose(dy[:5], np.log10(y[:5]))

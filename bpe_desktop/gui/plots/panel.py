@@ -43,7 +43,7 @@ from .zipf import ZipfPlot
 REFRESH_MS = 33  # at most ~30 redraws a second
 BUSY_MS = 15  # next slice of statistics work while some remains (training runs)
 SLICE_S = 0.003  # GUI-thread time per slice (a unit of work may run past it by ~1 ms) while training runs
-IDLE_BUSY_MS, IDLE_SLICE_S = 10, 0.005  # the same when no training competes for the GUI thread
+IDLE_BUSY_MS, IDLE_SLICE_S = 8, 0.0035  # the same when no run competes (a slice plus a repaint < 16 ms)
 LATE_S = 0.003  # a timer this late means the GUI thread was just busy: skip the slice ...
 RECENT_S = 0.012  # ... and so do records (or a followed step) this recent: the window's repaint comes next
 LATE_RETRY_MS, MAX_YIELDS = 4, 3  # ... and retry soon, but work anyway after this many skips in a row
@@ -172,6 +172,7 @@ class PlotsPanel(QtWidgets.QWidget):
         if not shown and s.state in (TrainingState.COUNTING, TrainingState.TRAINING):
             return  # ... and while a run streams, not even compute: the run's end or showing the pane resumes
         self.slices += 1
+        drawn = self.refreshes  # plots given new data before this turn (a redraw and a slice never share one)
         step = s.step
         feed = self.feed
         now = time.perf_counter()
@@ -210,22 +211,25 @@ class PlotsPanel(QtWidgets.QWidget):
         self._yielded = self._yielded + 1 if late else 0
         if late:
             more = True
-        elif time.perf_counter() - now < slice_s / 2:  # else the statistics wait for the next slice
+        elif self.refreshes == drawn and time.perf_counter() - now < slice_s / 2:  # else the statistics wait
             if self._zipf_dirty and shown:
                 more = self._update_zipf(step, slice_s) or more
-            left = slice_s - (time.perf_counter() - now)
-            # the statistics and the quality curves take turns for the slice when both have work
-            self._turn = not self._turn
-            quality_more = False
-            if not self._turn and (quality_shown or not busy):  # (while training: only while shown)
-                quality_more = self.quality.advance(max(left, 0.001))
-                left = slice_s - (time.perf_counter() - now)
-            elif self.quality.feed.pending() and (quality_shown or not busy):
+            if self.refreshes != drawn:  # drawn this turn: its repaint comes next, the statistics wait a turn
                 more = True
-            if self._turn or not quality_more:
-                if left > 0 or feed.history is None:
-                    more = feed.advance(max(left, 0.001)) or more
-            more = more or quality_more or (self.quality.dirty and quality_shown)
+            else:
+                left = slice_s - (time.perf_counter() - now)
+                # the statistics and the quality curves take turns for the slice when both have work
+                self._turn = not self._turn
+                quality_more = False
+                if not self._turn and (quality_shown or not busy):  # (while training: only while shown)
+                    quality_more = self.quality.advance(max(left, 0.001))
+                    left = slice_s - (time.perf_counter() - now)
+                elif self.quality.feed.pending() and (quality_shown or not busy):
+                    more = True
+                if self._turn or not quality_more:
+                    if left > 0 or feed.history is None:
+                        more = feed.advance(max(left, 0.001)) or more
+                more = more or quality_more or (self.quality.dirty and quality_shown)
         else:
             more = True
         if feed.history is not None and (feed.history.pending or (self._zipf_dirty and shown)):
