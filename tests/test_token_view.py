@@ -461,6 +461,26 @@ def test_box_pictures_are_reused_and_show_the_selection(seed_view) -> None:
     assert border_is_selected()
 
 
+def test_box_pictures_outlive_a_retrain_of_the_same_kind(seed_view, seeded) -> None:
+    """A new run (Retrain) shows the same base symbols at step 0: their pictures are not drawn again; a model
+    of another kind (other base symbols) starts afresh."""
+    from bpe_desktop.core.model import BPEModel
+
+    s, view = seed_view
+    _s, t, recs = seeded
+    c = view.canvas
+    go(s, view, 0)
+    c.viewport().repaint()
+    made = c.boxes.pixmaps_made
+    s.reset_model(copy.deepcopy(t.model).truncated(0))  # a retrain starts: same mode, same alphabet
+    c.viewport().repaint()
+    assert c.boxes.pixmaps_made == made
+    other = BPEModel(mode="chars", base=["x", *t.model.base])  # one more base symbol: ids shift
+    s.reset_model(other)
+    c.viewport().repaint()
+    assert c.boxes.pixmaps_made > made
+
+
 def _topics_view(
     qtbot, topics_text: str, merges: int = 120, shown: str | None = None
 ) -> tuple[Session, TokenStreamView]:
