@@ -190,8 +190,8 @@ def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, traine
 
 
 def test_merge_rows_are_inserted_in_batches_while_training(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
-    """Inserting rows repaints the whole table: while training, the records of ~100 ms become rows together
-    (the count says the truth meanwhile); showing a step, or records after the run, insert at once."""
+    """Inserting rows repaints the whole table: while training, the records of ~250 ms become rows together
+    and the newest is selected with them (the count says the truth meanwhile); after the run, at once."""
     from bpe_desktop.gui.panes.merge_list import MergeListPane
 
     t, recs = trained
@@ -208,8 +208,12 @@ def test_merge_rows_are_inserted_in_batches_while_training(qtbot, trained) -> No
     qtbot.waitUntil(lambda: pane.table_model.rowCount() == 300, timeout=2000)
     assert inserted == [(0, 299)]  # one insertion for the ten batches
     s.append_records(recs[300:330])
-    s.set_step(330)  # the step's row is needed now
-    assert pane.table_model.rowCount() == 330 and pane.view.currentIndex().row() == 329
+    s.set_step(330)  # the followed step: its row is selected with the next batch ...
+    assert pane.table_model.rowCount() == 300
+    qtbot.waitUntil(lambda: pane.table_model.rowCount() == 330 and pane.view.currentIndex().row() == 329,
+                    timeout=2000)
     s.set_state(TrainingState.FINISHED)
+    s.set_step(100)  # ... and at once when no run streams
+    assert pane.view.currentIndex().row() == 99
     s.append_records(recs[330:340])
     assert pane.table_model.rowCount() == 340

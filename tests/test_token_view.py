@@ -467,7 +467,7 @@ def test_box_pictures_outlive_a_retrain_of_the_same_kind(seed_view, seeded) -> N
     from bpe_desktop.core.model import BPEModel
 
     s, view = seed_view
-    _s, t, recs = seeded
+    _s, t, _recs = seeded
     c = view.canvas
     go(s, view, 0)
     c.viewport().repaint()

@@ -6,7 +6,8 @@ filter box (``QSortFilterProxyModel``) narrows the rows to tokens containing a t
 only while a filter is set (going through it doubled the cost of a repaint, and the table repaints after every
 batch of records while training).  Selecting a row moves the timeline to that merge; merges after the
 current step are greyed out.  During fast playback (``session.playing_fast``) the selected row follows the
-step every :data:`PLAYBACK_EVERY_MS` instead of every frame (scrolling repaints the whole table).
+step every :data:`PLAYBACK_EVERY_MS` instead of every frame (scrolling repaints the whole table); while a run
+streams, rows are inserted and the newest selected every :data:`TRAINING_ROWS_EVERY_MS`.
 
 It does not train or explain merges (see :mod:`.why`).
 """
@@ -36,7 +37,7 @@ _UNUSED_ROLES = frozenset(int(r) for r in (_Role.DecorationRole, _Role.Backgroun
                                            _Role.SizeHintRole, _Role.EditRole, _Role.StatusTipRole,
                                            _Role.WhatsThisRole, _Role.AccessibleTextRole,
                                            _Role.AccessibleDescriptionRole))
-TRAINING_ROWS_EVERY_MS = 100  # while training, new rows are inserted at most this often
+TRAINING_ROWS_EVERY_MS = 250  # while training, new rows are inserted (and the newest selected) at most this often
 PLAYBACK_EVERY_MS = 100  # during fast playback the selected row follows the step this often
 _RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 
@@ -127,7 +128,7 @@ class MergeTableModel(QtCore.QAbstractTableModel):
     def _appended(self, first: int, last: int) -> None:
         # ... and inserting rows makes the view lay out and repaint the whole table (2-5 ms), even below
         # the rows on screen: while training they are taken in every TRAINING_ROWS_EVERY_MS (and whenever
-        # the pane shows a step)
+        # the pane shows a step, which it does as often)
         if self.session.state is TrainingState.TRAINING:
             if not self._grow.isActive():
                 self._grow.start()
@@ -207,6 +208,7 @@ class MergeListPane(QtWidgets.QWidget):
         self._later.setInterval(PLAYBACK_EVERY_MS)
         self._later.timeout.connect(lambda: self._show_step(self.session.step))
         session.stepChanged.connect(self._step_changed)
+        session.trainingStateChanged.connect(self._state_changed)
         session.recordsAppended.connect(self._update_count)
         session.modelReset.connect(self._update_count)
         self._update_count()
@@ -243,13 +245,18 @@ class MergeListPane(QtWidgets.QWidget):
         self.session.set_step(src.row() + 1)
 
     def _step_changed(self, k: int) -> None:
-        # fast playback: scrolling the table to a new row repaints all of it (~2 ms a
-        # frame); a few times a second is as much as anyone can follow, and the last step is shown at the end
-        if self.session.playing_fast:
+        # fast playback or a run streaming: scrolling the table to a new row repaints all of it (2-5 ms); a few
+        # times a second is as much as anyone can follow, and the last step is shown at the end
+        s = self.session
+        if s.playing_fast or s.state is TrainingState.TRAINING:
             if not self._later.isActive():
-                self._later.start()
+                self._later.start(PLAYBACK_EVERY_MS if s.playing_fast else TRAINING_ROWS_EVERY_MS)
         else:
             self._show_step(k)
+
+    def _state_changed(self, state: TrainingState) -> None:
+        if state is not TrainingState.TRAINING and self._later.isActive():  # the run ended: the last step now
+            self._show_step(self.session.step)
 
     def _show_step(self, k: int) -> None:
         """Select the row of merge k (the last merge applied) without moving the timeline back."""
