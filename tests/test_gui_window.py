@@ -476,7 +476,7 @@ def test_retrain_reaps_the_old_worker_off_the_gui_thread(qtbot, window, monkeypa
     assert window.controller.can_continue and old is not None  # idle, waiting for "train further"
     window.train()  # Retrain
     qtbot.waitUntil(lambda: reaped_in != [], timeout=START_S)
-    assert reaped_in == ["bpe-desktop-reap"]
+    assert len(reaped_in) == 1 and reaped_in[0].startswith("bpe-desktop-reap")  # a helper thread
     wait_finished(qtbot, window)
     assert len(window.session.records) == 3
     window.close()  # closing still waits for its worker
