@@ -199,5 +199,12 @@ def test_a_big_corpus_file_is_read_into_rows_off_the_gui_thread(qtbot, tmp_path)
     qtbot.waitUntil(lambda: not c.loader.busy, timeout=30_000)
     assert "".join(c.row_text(r) for r in range(c.n_rows)) == line
     assert c.visible_tokens()[0]
+    n = c.n_rows
+    s.set_corpus(CorpusSource.from_files([p]), TrainConfig(mode="bytes", pretokenizer="gpt2"))  # a retrain
+    assert c.loader.threaded == 1 and not c.loader.busy and c.n_rows == n  # the same rows at once, no blink
+    p.write_text(line[:-1] + "x", encoding="utf-8")  # the file changed: read again, off the GUI thread
+    s.set_corpus(CorpusSource.from_files([p]), TrainConfig(mode="bytes", pretokenizer="gpt2"))
+    assert c.loader.threaded == 2
+    qtbot.waitUntil(lambda: not c.loader.busy, timeout=30_000)
     s.set_corpus(CorpusSource.from_text("small\n"), TrainConfig())  # in memory: at once, and a late thread
     assert c.n_rows == 1  # (a late thread result for the old file would be dropped)

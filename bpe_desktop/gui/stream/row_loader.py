@@ -1,7 +1,8 @@
 """Reading the token stream's rows off the GUI thread when they come from a big corpus file.
 
 :meth:`RowLoader.load` fills a :class:`~.rows.RowSource` for the session's text: at once when the text is in
-memory (the editor's) or the files are small, else on a worker thread (reading up to 4 MB, splitting lines
+memory (the editor's), the files are small or already read (a retrain of the same files shows the same rows
+without a "reading…" blink), else on a worker thread (reading up to 4 MB, splitting lines
 and cutting long ones into display rows), handing the canvas an empty "reading…" source meanwhile and
 the real one when it is ready.  A newer request makes an older result stale (dropped).  It does not paint
 or tokenize.
@@ -59,7 +60,8 @@ class RowLoader(QtCore.QObject):
         kw = dict(display_text=s.display_text, display_word_counts=s.display_word_counts,
                   word_counts=s.word_counts, trained=trained)
         rows = copy.copy(current)  # keeps its record of what it split last (a retrain re-reads nothing)
-        if s.display_text is not None or not s.source.paths or _size(s.source.paths) <= THREAD_BYTES:
+        if (s.display_text is not None or not s.source.paths or _size(s.source.paths) <= THREAD_BYTES
+                or rows.has_rows_for(s.source, s.config, s.display_text)):  # (a retrain: the same rows, at once)
             self._pending = False
             rows.load(*args, **kw)  # type: ignore[arg-type]
             self._ready(rows, keep_scroll)

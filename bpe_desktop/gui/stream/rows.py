@@ -123,6 +123,14 @@ class RowSource:
             self.note = str(e)
         return counts
 
+    def has_rows_for(self, source: CorpusSource, config: TrainConfig, display_text: str | None) -> bool:
+        """Whether :meth:`load` of *source* would keep the rows it has (the same files, unchanged, or the same
+        text): then loading is instant and needs no worker thread."""
+        if display_text is not None or source.word_counts or self.kind != "text":
+            return False
+        key = _text_key(source.text, source.paths, config.mode)
+        return key is not None and key == self._lines_key
+
     def load(self, source: CorpusSource, config: TrainConfig, *, display_text: str | None = None,
              display_word_counts: bool = False, word_counts: WordCounts | None = None,
              trained: bool = True) -> None:
