@@ -471,8 +471,10 @@ def test_box_pictures_outlive_a_retrain_of_the_same_kind(seed_view, seeded) -> N
     c = view.canvas
     go(s, view, 0)
     c.viewport().repaint()
+    s.reset_model(BPEModel.empty(s.config))  # a retrain starts: an empty model while the corpus is counted ...
+    c.viewport().repaint()
     made = c.boxes.pixmaps_made
-    s.reset_model(copy.deepcopy(t.model).truncated(0))  # a retrain starts: same mode, same alphabet
+    s.reset_model(copy.deepcopy(t.model).truncated(0))  # ... then the same mode and alphabet: all drawn before
     c.viewport().repaint()
     assert c.boxes.pixmaps_made == made
     other = BPEModel(mode="chars", base=["x", *t.model.base])  # one more base symbol: ids shift

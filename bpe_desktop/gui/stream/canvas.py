@@ -35,7 +35,7 @@ from ..session import Session
 from ..widgets.lru import LRU
 from .animation import AnimationTiming, ease, lerp
 from .layout import MARGIN, ROW_GAP, PackedLayout, layout_row
-from .painting import BoxPainter
+from .painting import BoxPainter, PixmapKey
 from .queries import VisibleQueries
 from .row_loader import RowLoader
 from .rows import RowSource
@@ -53,7 +53,7 @@ class Caches(NamedTuple):
 
     segments: LRU[tuple[int, int], PackedSegments]  # (row, step) -> packed segments
     layouts: LRU[tuple[int, int, int], PackedLayout]  # (row, step, width) -> packed layout
-    pictures: LRU[tuple[int, str, int], QtGui.QPixmap]  # (token id, label, pen kind) -> box picture
+    pictures: LRU[PixmapKey, QtGui.QPixmap]  # (token id, label, pen kind, fill class) -> box picture
 
 
 class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
@@ -97,7 +97,6 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
         font = self.font()
         font.setPointSizeF(font.pointSizeF() * 1.1)  # token labels are short: a little larger reads better
         self.setFont(font)
-        self._boxes_for: tuple[str, int] = ("", -1)  # (mode, base symbols) of the model the box pictures are for
         session.corpusChanged.connect(self.reload)
         session.displayTextChanged.connect(self._on_display_text_changed)
         session.modelReset.connect(self._on_model_reset)
@@ -250,10 +249,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
         self._segs.clear()
         self._layouts.clear()
         self._labels.clear()
-        m = self.session.model  # box pictures (id, label, base or not) outlive a retrain: ~10 ms less at its start
-        if (m.mode, m.n_base) != self._boxes_for:
-            self.boxes.pixmaps.clear()
-            self._boxes_for = (m.mode, m.n_base)
+        # (box pictures are kept: keyed by id, label and fill, they outlive a retrain -- ~10 ms less at its start)
         self._visible = []
         self._anim.stop()
         self._progress = 1.0

@@ -27,7 +27,7 @@ BOX_PIXMAP_LIMIT = 1_500
 STATIC_LIMIT = 512  # prepared label texts (only drawn into new pictures and mid-animation); emptied when full
 BOX_PIXMAP_MARGIN = 2  # transparent pixels round a cached box picture (room for the 2.2 px selection pen)
 
-PixmapKey = tuple[int, str, int]  # (token id, label, pen kind 0 plain / 1 selected / 2 latest merge)
+PixmapKey = tuple[int, str, int, int]  # (token id, label, 0 plain | 1 selected | 2 latest, fill_class)
 
 
 def _mix(
@@ -141,11 +141,19 @@ class BoxPainter:
         if opacity < 1.0:
             painter.setOpacity(1.0)
 
+    def fill_class(self, token_id: int) -> int:
+        """What the fill colour depends on besides the id: 0 a base symbol, 1 beyond the tokens, 2 a merge
+        (so a picture kept across models -- a retrain -- never shows an id in another model's colour)."""
+        m = self.model
+        if m is None or token_id < m.n_base:
+            return 0
+        return 1 if token_id >= len(m.tokens) else 2
+
     def box_pixmap(self, i: int, label: str, latest: int | None, text: QtGui.QColor) -> QtGui.QPixmap:
         """The picture of a token box at its natural width (border, fill and label), drawn once and cached,
         with a margin of :data:`BOX_PIXMAP_MARGIN` pixels all round so the thicker selection border fits."""
         kind = 1 if i == self.selected else 2 if i == latest else 0
-        key = (i, label, kind)
+        key = (i, label, kind, self.fill_class(i))
         pm = self.pixmaps.hit(key)
         if pm is not None:
             return pm
@@ -210,6 +218,8 @@ class BoxPainter:
         m = BOX_PIXMAP_MARGIN
         cache = self.pixmaps
         touch = cache.move_to_end
+        model = self.model
+        n_base, n_tok = (model.n_base, len(model.tokens)) if model is not None else (1 << 62, 1 << 62)
         sel = self.selected
         draw = painter.drawPixmap
         point = QtCore.QPoint
@@ -219,7 +229,7 @@ class BoxPainter:
                 painter.setPen(dim)
                 painter.drawText(QtCore.QRectF(x, top + y, w, h), QtCore.Qt.AlignmentFlag.AlignCenter, label)
                 continue
-            key = (i, label, 1 if i == sel else 2 if i == latest else 0)
+            key = (i, label, 1 if i == sel else 2 if i == latest else 0, 0 if i < n_base else 1 if i >= n_tok else 2)
             pm = cache.get(key)
             if pm is None:
                 pm = self.box_pixmap(i, label, latest, text)
