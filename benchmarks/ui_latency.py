@@ -8,7 +8,9 @@ first paint event of the main window with the default corpus (median of ``--cold
 every pane is built (the plots pane is built right after the first paint).  The latency runs start once the
 window has settled.
 
-Prints one JSON object: p50_ms, p99_ms, max_ms (tick gaps), train_s, cold_start_s and details; then the same
+Prints one JSON object: p50_ms, p99_ms, max_ms (tick gaps), train_s, cold_start_s and details (``streaming``:
+the same figures for the gaps that start 0.1 s after each Train click and end before the run finishes, i.e.
+without the click's reset of every pane and the run's end); then the same
 tick figures for two more phases in the same window: ``catch_up`` (after the last run, until the plots'
 statistics have reached the last step, with the plots pane brought to the front) and ``play`` (the timeline
 playing from step 0 at its fastest speed for ``--play-s`` seconds, in the default layout: the plots behind
@@ -162,9 +164,13 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3,
     drains: list[float] = []
     last = [time.perf_counter()]
 
+    stamps: list[float] = []  # when each gap ended (perf_counter)
+    windows: list[tuple[float, float]] = []  # (0.1 s after the click, the run's end) of each run
+
     def tick() -> None:
         now = time.perf_counter()
         gaps.append((now - last[0]) * 1000.0)
+        stamps.append(now)
         last[0] = now
 
     ctl = w.controller
@@ -202,7 +208,10 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3,
         if session.state is not TrainingState.FINISHED:
             raise RuntimeError(f"training failed: {session.error}")
         train_times.append(done["t"] - t0)
+        windows.append((t0 + 0.1, done["t"]))
     train_gaps = list(gaps)
+    steady = [g for g, t in zip(train_gaps, stamps, strict=True)
+              if any(a <= t - g / 1000 and t <= b for a, b in windows)]
     if not w.isVisible():
         raise RuntimeError("the window was closed during the measurement")
     phases = {"catch_up": _phase_catch_up(w, app, timer, gaps, last), "play": _phase_play(w, app, timer, gaps, last,
@@ -220,7 +229,7 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3,
         "train_s": round(statistics.median(train_times), 2), "train_runs_s": [round(t, 2) for t in train_times],
         "drain_max_ms": round(max(drains), 2), "drain_p99_ms": round(_p99(drains), 2), "drains": len(drains),
         "merges": len(session.records),
-        "stop_reason": session.stop_text, **phases,
+        "stop_reason": session.stop_text, "streaming": _gaps_summary(steady), **phases,
     }
 
 
