@@ -49,6 +49,18 @@ def main() -> int:
         for _ in range(8):
             QtWidgets.QApplication.processEvents()
 
+    def settle_plots(timeout_s: float = 60.0) -> None:
+        p, deadline = w.plots, time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            z, h = p.zipf.data, p.feed.history
+            quality = p.tabs.currentWidget() is p.quality
+            if (z is not None and z.step == w.session.step and h is not None and not h.pending
+                    and not p._curves_dirty and not (quality and (p.quality.dirty or p.quality.feed.pending()))):
+                break
+            pump()
+            time.sleep(0.01)
+        pump()
+
     def save(widget: QtWidgets.QWidget, name: str) -> None:
         path = out / f"{name}.png"
         if not widget.grab().save(str(path), "PNG", 0):  # quality 0: smallest file
@@ -78,10 +90,10 @@ def main() -> int:
             if key == "tokens":
                 w.token_view.show_derivation(w.session.records[-1].token_id)
                 pump()
-            if key == "plots":
+            if key == "plots":  # (a plots pane behind another tab draws nothing: wait for it to catch up)
                 for i, tab in enumerate(("pairs", "compression", "tradeoff", "quality")):
                     w.plots.tabs.setCurrentIndex(i)
-                    pump()
+                    settle_plots()
                     save(dock, f"plots-{tab}-{tag}")
                 w.plots.tabs.setCurrentIndex(0)
                 continue

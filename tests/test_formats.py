@@ -135,7 +135,8 @@ def test_upto_means_the_same_for_ranks_and_merges(models, tmp_path) -> None:  # 
 
 def test_rank_tokenizer_offers_the_tokenizer_api() -> None:
     public = {n for n in dir(Tokenizer) if not n.startswith("_")}
-    assert public <= {n for n in dir(RankTokenizer) if not n.startswith("_")} | {"model"}
+    # (follow_model: only a tokenizer over a model still being trained grows; a file's ranks are fixed)
+    assert public <= {n for n in dir(RankTokenizer) if not n.startswith("_")} | {"model", "follow_model"}
 
 
 def test_rank_tokenizer_encode_ids_text_matches_encode(models, tmp_path) -> None:  # type: ignore[no-untyped-def]
