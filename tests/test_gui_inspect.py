@@ -357,3 +357,17 @@ def test_strip_positions_equal_searchsorted_for_each_offset_dtype(dtype) -> None
     for v in [*rng.integers(-5, 10_005, 300).tolist(), 0, int(arr[-1]), int(arr[-1]) + 1]:
         for side in ("left", "right"):
             assert position(arr, v, side) == int(np.searchsorted(arr.astype(np.int64), v, side=side))
+
+
+def test_line_blocks_wait_for_their_tab(qtbot, inspected) -> None:
+    """A result arriving while "Where the tokens go" is in front builds no line blocks behind it (they would
+    take the turns that tab's first paint needs); showing "Where they differ" builds them."""
+    panel = inspected
+    lines = panel.differ_tab.lines
+    panel.tabs.setCurrentWidget(panel.tokens_tab)
+    run_inspection(qtbot, panel)  # a new result, its line view hidden
+    qtbot.wait(200)
+    assert lines.blocks == [] and lines._pending
+    panel.tabs.setCurrentWidget(panel.differ_tab)
+    qtbot.waitUntil(lambda: not lines._pending and len(lines.blocks) == min(lines.count, lines.n_lines),
+                    timeout=10_000)

@@ -7,9 +7,10 @@ on screen), each as a small block: the line number, then per tokenizer a bar of 
 (:class:`~bpe_desktop.core.boundaries.Differences`) outlined in orange, and the region chosen in the list
 filled.  :meth:`LinesView.focus_region` moves the window to a region's line and scrolls it to the top.
 Blocks are built a time slice per event-loop turn (a window of 20 lines with two strips each takes ~100 ms
-to build and lay out), so showing lines never stalls the window; a strip's height is TokenStrip's (all
-lines shown: the inspector has no "show all").  It computes no tokens (:mod:`.strip_data` cuts them
-out).
+to build and lay out), and only while the view is shown (a result arriving behind the "Where the tokens go"
+tab no longer builds them in the turns its own first paint needs), so showing lines never stalls the window;
+a strip's height is TokenStrip's (all lines shown: the inspector has no "show all"). It computes no tokens
+(:mod:`.strip_data` cuts them out).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ ACTIVE_FILL = QtGui.QColor(234, 88, 12, 110)
 ACTIVE_PEN = QtGui.QColor("#b91c1c")
 DEFAULT_LINES = 20
 STRIP_INSET = 66  # viewport width minus a strip's: margins, the line number and the colour bar
-BUILD_SLICE_S = 0.012  # GUI time per turn spent building line blocks
+BUILD_SLICE_S = 0.008  # GUI time per turn spent building line blocks (the repaint of the new ones follows)
 LINE_TOKEN_LIMIT = 600  # a line with more tokens (a log without newlines) shows its first ones and a count
 
 
@@ -157,9 +158,17 @@ class LinesView(QtWidgets.QScrollArea):
         self._build_timer.start()
         self.windowChanged.emit(self.first)
 
+    def showEvent(self, e: QtGui.QShowEvent) -> None:
+        super().showEvent(e)
+        if self._pending:
+            self._build_timer.start()
+
     def _build_some(self, until_line: int = -1) -> None:
         """Add blocks for a slice of time (a block with its strips takes a few ms), or synchronously up to
         *until_line*; the timer comes back for the rest, so a window of lines never stalls the GUI thread."""
+        if until_line < 0 and not self.isVisible():  # behind another tab: built when shown (showEvent)
+            self._build_timer.stop()
+            return
         t0 = time.perf_counter()
         while self._pending and (self._pending[0] <= until_line or time.perf_counter() - t0 < BUILD_SLICE_S):
             self._add_block(self._pending.pop(0))
