@@ -371,3 +371,20 @@ def test_line_blocks_wait_for_their_tab(qtbot, inspected) -> None:
     panel.tabs.setCurrentWidget(panel.differ_tab)
     qtbot.waitUntil(lambda: not lines._pending and len(lines.blocks) == min(lines.count, lines.n_lines),
                     timeout=10_000)
+
+
+def test_before_a_result_the_tabs_say_what_they_will_show(qtbot, training, log_file, dialogs) -> None:
+    """No empty tables, axes or a lone line 1 before anything was inspected: each tab says what to do."""
+    panel = make_panel(qtbot, training)
+    t, d = panel.tokens_tab, panel.differ_tab
+    panel.tabs.setCurrentWidget(t)
+    assert t.empty.isVisible() and "press Inspect" in t.empty.text()
+    assert not t.summary.isVisible() and not t.sparkline.isVisible()
+    panel.tabs.setCurrentWidget(d)
+    assert d.verdict.isVisible() and "two or more tokenizers" in d.verdict.text()
+    assert not d.lines.isVisible() and not d.list.isVisible()
+    assert panel.open_log(log_file)
+    run_inspection(qtbot, panel)
+    assert d.lines.isVisible() and d.verdict.text().startswith("Fewest tokens per category")
+    panel.tabs.setCurrentWidget(t)
+    assert not t.empty.isVisible() and t.summary.isVisible() and t.sparkline.isVisible()

@@ -19,6 +19,9 @@ from .lines import DEFAULT_LINES, LinesView
 from .strip_data import occurrences
 
 LIST_LIMIT = 500
+EMPTY_TEXT = ("Nothing inspected yet. Inspect a log with two or more tokenizers: this tab then lists the spans "
+              "they cut differently, outlines them in each tokenizer's strip, and says which categories each "
+              "needs fewest tokens for.")
 
 
 def verdict_text(done: Done) -> str:
@@ -108,6 +111,8 @@ class DifferTab(QtWidgets.QWidget):
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addWidget(self.verdict)
         lay.addWidget(split, 1)
+        lay.addStretch(0)  # (takes the room only while the split is hidden: the hint stays at the top)
+        self._split = split
         self.set_done(None)
 
     def set_done(self, done: Done | None) -> None:
@@ -115,8 +120,9 @@ class DifferTab(QtWidgets.QWidget):
         self._next.clear()
         self.list.clear()
         self.where.setText("")
+        self._split.setVisible(done is not None)  # before a result: what this tab will show, not an empty view
         if done is None:
-            self.verdict.setText("")
+            self.verdict.setText(EMPTY_TEXT)
             self.summary.setText("")
             self.legend.setText("")
             self.lines.clear()

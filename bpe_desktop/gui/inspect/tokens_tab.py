@@ -21,6 +21,9 @@ from .charts import CATEGORY_COLORS, TOKENIZER_COLORS, CategoryBars, LineSparkli
 
 SUMMARY_COLUMNS = ("tokens", "chars/token", "bytes/token", "tokens/line", "p95/line")
 EXPENSIVE_SHOWN = 5
+EMPTY_TEXT = ("Nothing inspected yet. Open a log, paste text or take the robot-log sample, tick the tokenizers "
+              "to compare, and press Inspect: this tab then shows where each one's tokens go -- per category, "
+              "per line, and the spans that cost the most.")
 
 
 def _item(text: str, right: bool = True) -> QtWidgets.QTableWidgetItem:
@@ -79,21 +82,29 @@ class TokensTab(QtWidgets.QScrollArea):
         self.expensive.setWordWrap(True)
         self.expensive.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.expensive.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        lay.addWidget(self.summary)
-        lay.addWidget(_heading("Tokens per category"))
-        lay.addWidget(self.bars)
-        lay.addWidget(self.categories)
-        lay.addWidget(_heading("Tokens per line"))
-        lay.addWidget(self.sparkline)
-        lay.addWidget(self.spark_caption)
-        lay.addWidget(_heading("Most expensive spans"))
-        lay.addWidget(self.expensive)
+        self.empty = QtWidgets.QLabel(EMPTY_TEXT)  # before any result: what to do, not empty tables and axes
+        self.empty.setObjectName("inspectHint")
+        self.empty.setWordWrap(True)
+        lay.addWidget(self.empty)
+        self._content: list[QtWidgets.QWidget] = [
+            self.summary, _heading("Tokens per category"), self.bars, self.categories,
+            _heading("Tokens per line"), self.sparkline, self.spark_caption,
+            _heading("Most expensive spans"), self.expensive]
+        for w in self._content:
+            lay.addWidget(w)
         lay.addStretch(1)
         self.setWidget(body)
         self.result: Inspection | None = None
+        self._show_content(False)
+
+    def _show_content(self, shown: bool) -> None:
+        self.empty.setVisible(not shown)
+        for w in self._content:
+            w.setVisible(shown)
 
     def set_result(self, result: Inspection | None) -> None:
         self.result = result
+        self._show_content(result is not None)
         reps = result.reports if result is not None else ()
         s = self.summary
         s.clear()
