@@ -27,6 +27,7 @@ NARROW_PX = 560  # narrower cards show the top pairs under the plot instead of b
 MIN_LABEL_GAP_PX = 16  # rank numbers closer than this to the previous shown one are hidden
 THIN_ABOVE = 2000  # pairs above which the curve is drawn 1 pixel wide
 EVERY_RANK_UP_TO, TAIL_POINTS = 1000, 1500  # the curve: each of the first ranks, then log-spaced ones
+MAX_LABEL = 14  # characters of a token shown in the top-pairs table (longer ones are cut with "…")
 
 
 def curve_points(n: int) -> np.ndarray:
@@ -44,7 +45,6 @@ def curve_points(n: int) -> np.ndarray:
         return np.arange(n)
     tail = np.geomspace(EVERY_RANK_UP_TO + 1, n, TAIL_POINTS).astype(np.int64) - 1
     return np.unique(np.concatenate([np.arange(EVERY_RANK_UP_TO), tail, [n - 1]]))
-MAX_LABEL = 14  # characters of a token shown in the top-pairs table (longer ones are cut with "…")
 
 
 def pair_text(a: str, b: str) -> str:

@@ -30,6 +30,13 @@ BOX_PIXMAP_MARGIN = 2  # transparent pixels round a cached box picture (room for
 PixmapKey = tuple[int, str, int, int]  # (token id, label, 0 plain | 1 selected | 2 latest, fill_class)
 
 
+def fill_class(token_id: int, n_base: int, n_tokens: int) -> int:
+    """What a box's fill colour depends on besides its id: 0 a base symbol, 1 beyond the tokens, 2 a merge
+    (in the picture cache's key, so a picture kept across models -- a retrain -- never shows an id in another
+    model's colour)."""
+    return 0 if token_id < n_base else 1 if token_id >= n_tokens else 2
+
+
 def _mix(
     x0: float, y0: float, w0: float, x1: float, y1: float, w1: float, t: float, top: float, h: float
 ) -> QtCore.QRectF:
@@ -82,13 +89,13 @@ class BoxPainter:
 
     def color(self, token_id: int) -> QtGui.QColor:
         """Fill colour of a token: neutral for base symbols, a stable hue per merged token."""
-        model = self.model
         t = self.theme
         if token_id == UNKNOWN_ID:
             return QtGui.QColor(t.token_unknown)
-        if model is None or token_id < model.n_base:
+        kind = fill_class(token_id, *self._fill_bounds())
+        if kind == 0:
             return QtGui.QColor(t.token_base)
-        if token_id >= len(model.tokens):
+        if kind == 1:
             return QtGui.QColor(t.token_gap)
         return theme.token_fill(token_hue(token_id), t)
 
@@ -141,19 +148,16 @@ class BoxPainter:
         if opacity < 1.0:
             painter.setOpacity(1.0)
 
-    def fill_class(self, token_id: int) -> int:
-        """What the fill colour depends on besides the id: 0 a base symbol, 1 beyond the tokens, 2 a merge
-        (so a picture kept across models -- a retrain -- never shows an id in another model's colour)."""
+    def _fill_bounds(self) -> tuple[int, int]:
+        """(base symbols, tokens) of the model shown, for :func:`fill_class`."""
         m = self.model
-        if m is None or token_id < m.n_base:
-            return 0
-        return 1 if token_id >= len(m.tokens) else 2
+        return (m.n_base, len(m.tokens)) if m is not None else (1 << 62, 1 << 62)
 
     def box_pixmap(self, i: int, label: str, latest: int | None, text: QtGui.QColor) -> QtGui.QPixmap:
         """The picture of a token box at its natural width (border, fill and label), drawn once and cached,
         with a margin of :data:`BOX_PIXMAP_MARGIN` pixels all round so the thicker selection border fits."""
         kind = 1 if i == self.selected else 2 if i == latest else 0
-        key = (i, label, kind, self.fill_class(i))
+        key = (i, label, kind, fill_class(i, *self._fill_bounds()))
         pm = self.pixmaps.hit(key)
         if pm is not None:
             return pm
@@ -218,8 +222,7 @@ class BoxPainter:
         m = BOX_PIXMAP_MARGIN
         cache = self.pixmaps
         touch = cache.move_to_end
-        model = self.model
-        n_base, n_tok = (model.n_base, len(model.tokens)) if model is not None else (1 << 62, 1 << 62)
+        n_base, n_tok = self._fill_bounds()
         sel = self.selected
         draw = painter.drawPixmap
         point = QtCore.QPoint
@@ -229,7 +232,7 @@ class BoxPainter:
                 painter.setPen(dim)
                 painter.drawText(QtCore.QRectF(x, top + y, w, h), QtCore.Qt.AlignmentFlag.AlignCenter, label)
                 continue
-            key = (i, label, 1 if i == sel else 2 if i == latest else 0, 0 if i < n_base else 1 if i >= n_tok else 2)
+            key = (i, label, 1 if i == sel else 2 if i == latest else 0, fill_class(i, n_base, n_tok))
             pm = cache.get(key)
             if pm is None:
                 pm = self.box_pixmap(i, label, latest, text)
