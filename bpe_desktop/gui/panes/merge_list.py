@@ -43,6 +43,8 @@ _RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignV
 
 
 class MergeTableModel(QtCore.QAbstractTableModel):
+    batchDue = QtCore.Signal()  # while training: the batch interval passed (rows were taken; the pane may follow)
+
     def __init__(self, session: Session, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -58,7 +60,7 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         self._grow = QtCore.QTimer(self)  # while training: rows arrive in batches every ~30 ms ...
         self._grow.setSingleShot(True)
         self._grow.setInterval(TRAINING_ROWS_EVERY_MS)
-        self._grow.timeout.connect(self.take_rows)
+        self._grow.timeout.connect(self._batch_due)
 
     def rowCount(self, parent: _Idx = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else self._rows
@@ -130,10 +132,18 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         # the rows on screen: while training they are taken in every TRAINING_ROWS_EVERY_MS (and whenever
         # the pane shows a step, which it does as often)
         if self.session.state is TrainingState.TRAINING:
-            if not self._grow.isActive():
-                self._grow.start()
+            self.defer()
         else:
             self.take_rows()
+
+    def defer(self) -> None:
+        """Take the rows (and say :attr:`batchDue`) when the current batch interval ends."""
+        if not self._grow.isActive():
+            self._grow.start()
+
+    def _batch_due(self) -> None:
+        self.take_rows()
+        self.batchDue.emit()
 
     def take_rows(self) -> None:
         """Insert the rows of records appended since the last time."""
@@ -207,6 +217,8 @@ class MergeListPane(QtWidgets.QWidget):
         self._later.setSingleShot(True)
         self._later.setInterval(PLAYBACK_EVERY_MS)
         self._later.timeout.connect(lambda: self._show_step(self.session.step))
+        self._step_due = False  # while training: the step moved; its row is selected with the next batch
+        self.table_model.batchDue.connect(self._batch_due)
         session.stepChanged.connect(self._step_changed)
         session.trainingStateChanged.connect(self._state_changed)
         session.recordsAppended.connect(self._update_count)
@@ -246,21 +258,30 @@ class MergeListPane(QtWidgets.QWidget):
 
     def _step_changed(self, k: int) -> None:
         # fast playback or a run streaming: scrolling the table to a new row repaints all of it (2-5 ms); a few
-        # times a second is as much as anyone can follow, and the last step is shown at the end
+        # times a second is as much as anyone can follow, and the last step is shown at the end (while
+        # training, with the model's next batch of rows: one repaint of the table for both, not two)
         s = self.session
-        if s.playing_fast or s.state is TrainingState.TRAINING:
+        if s.state is TrainingState.TRAINING:
+            self._step_due = True
+            self.table_model.defer()
+        elif s.playing_fast:
             if not self._later.isActive():
-                self._later.start(PLAYBACK_EVERY_MS if s.playing_fast else TRAINING_ROWS_EVERY_MS)
+                self._later.start()
         else:
             self._show_step(k)
 
+    def _batch_due(self) -> None:
+        if self._step_due:
+            self._show_step(self.session.step)
+
     def _state_changed(self, state: TrainingState) -> None:
-        if state is not TrainingState.TRAINING and self._later.isActive():  # the run ended: the last step now
+        if state is not TrainingState.TRAINING and self._step_due:  # the run ended: its last step now
             self._show_step(self.session.step)
 
     def _show_step(self, k: int) -> None:
         """Select the row of merge k (the last merge applied) without moving the timeline back."""
         self._later.stop()
+        self._step_due = False
         self.table_model.take_rows()
         self.table_model.set_step(k)
         if k <= 0:
