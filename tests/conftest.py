@@ -94,6 +94,28 @@ def dialogs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     return shown
 
 
+class Asked(list):  # type: ignore[type-arg]
+    """The questions asked so far; ``answer`` is what the next one gets."""
+
+    answer: object = None
+
+
+@pytest.fixture
+def questions(monkeypatch: pytest.MonkeyPatch) -> Asked:
+    """Record yes/no questions instead of blocking on them (answered No unless a test says otherwise)."""
+    from PySide6 import QtWidgets
+
+    asked = Asked()
+    asked.answer = QtWidgets.QMessageBox.StandardButton.No
+
+    def question(parent: object, title: str, text: str, *a: object, **k: object) -> object:
+        asked.append(text)
+        return asked.answer
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", staticmethod(question))
+    return asked
+
+
 @pytest.fixture
 def window(qtbot, dialogs):  # type: ignore[no-untyped-def]
     """The main window as the program opens it (the seeds' table, seed settings), shown; closed after."""

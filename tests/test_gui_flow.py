@@ -28,22 +28,6 @@ def wait_finished(qtbot, w) -> None:  # type: ignore[no-untyped-def]
     assert w.session.state is TrainingState.FINISHED, w.session.error
 
 
-class _Asked(list):  # type: ignore[type-arg]
-    answer = QtWidgets.QMessageBox.StandardButton.No
-
-
-@pytest.fixture
-def questions(monkeypatch: pytest.MonkeyPatch) -> _Asked:
-    asked = _Asked()
-
-    def question(parent: object, title: str, text: str, *a: object, **k: object) -> object:
-        asked.append(text)
-        return asked.answer
-
-    monkeypatch.setattr(QtWidgets.QMessageBox, "question", staticmethod(question))
-    return asked
-
-
 def click(qtbot, button) -> None:  # type: ignore[no-untyped-def]
     qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
 

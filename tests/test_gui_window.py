@@ -315,25 +315,6 @@ def test_preset_option_sets_the_training_settings(qtbot, dialogs) -> None:  # ty
 SEED_SYMBOLS_AFTER = [86, 77, 68, 61, 54, 48, 42]
 
 
-class _Asked(list):  # type: ignore[type-arg]
-    """The questions asked so far; ``answer`` is what the next one gets."""
-
-    answer = QtWidgets.QMessageBox.StandardButton.No
-
-
-@pytest.fixture
-def questions(monkeypatch: pytest.MonkeyPatch) -> _Asked:
-    """Record yes/no questions instead of blocking on them (answered No unless a test says otherwise)."""
-    asked = _Asked()
-
-    def question(parent: object, title: str, text: str, *a: object, **k: object) -> object:
-        asked.append(text)
-        return asked.answer
-
-    monkeypatch.setattr(QtWidgets.QMessageBox, "question", staticmethod(question))
-    return asked
-
-
 def test_train_further_appends_to_the_same_run(qtbot, window, dialogs, questions) -> None:  # type: ignore[no-untyped-def]
     from bpe_desktop.core.config import TrainConfig
     from bpe_desktop.core.corpus import parse_word_counts
