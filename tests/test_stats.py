@@ -273,3 +273,44 @@ def test_releasing_empties_the_history_in_units(topics_bytes) -> None:
     units = sum(1 for _ in h.releasing(chunk=50))
     assert units > len(counts) // 50  # several units, not one big deallocation
     assert not (h._segs or h._ranks or h._changed or h._where or h._live or h._cache or h.wcounts)
+
+
+def test_dropping_empties_only_what_nothing_else_holds() -> None:
+    from bpe_desktop.core.stats.slicing import dropping
+
+    freed: list[str] = []
+
+    class Item:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def __del__(self) -> None:
+            freed.append(self.name)
+
+    shared = [Item("shared") for _ in range(6)]
+    run = {"records": shared}  # e.g. a run that keeps its records after the session let go of them
+    del shared
+    objs: list[object] = [run["records"], {i: Item("dict") for i in range(6)}, Item("alone")]
+    units = sum(1 for _ in dropping(objs, n=4))
+    assert objs == []
+    assert sorted(freed) == ["alone"] + ["dict"] * 6  # the lone dict emptied, the lone object freed
+    assert len(run["records"]) == 6  # held elsewhere: let go of, never emptied
+    assert units == 1 + (2 + 1) + 1  # the shared list, the dict in two chunks, the object
+
+
+def test_dropping_frees_a_lone_list_a_chunk_at_a_time() -> None:
+    from bpe_desktop.core.stats.slicing import dropping
+
+    seen: list[int] = []
+
+    class Item:
+        def __del__(self) -> None:
+            seen.append(1)
+
+    objs: list[object] = [[Item() for _ in range(10)]]
+    job = dropping(objs, n=4)
+    freed_per_unit = []
+    for _ in job:
+        freed_per_unit.append(len(seen))
+    assert freed_per_unit[:3] == [4, 8, 10]  # 4 + 4 + 2 items, one chunk a unit
+    assert len(seen) == 10

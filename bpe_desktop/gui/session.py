@@ -18,6 +18,7 @@ from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizer import Tokenizer
 from .training.protocol import HeldOut, TrainingState
+from .widgets.trash import Trash
 
 #: steps a second above which playback is "fast": panes that redraw expensively coalesce its step changes
 #: (one can read a few explanations a second, not 500)
@@ -78,6 +79,7 @@ class Session(QtCore.QObject):
         self.holdout = 0.0  # share of the corpus's last lines the next run keeps out of training (0: none)
         self.held_out: HeldOut | None = None  # what the current run kept out (set by the controller)
         self.playback_rate = 0.0  # steps a second while the timeline plays (0: not playing; set by the timeline)
+        self.trash = Trash(parent=self)  # what a reset lets go of is freed in later turns (panes use it too)
 
     @property
     def playing_fast(self) -> bool:
@@ -115,7 +117,11 @@ class Session(QtCore.QObject):
 
     def reset_model(self, model: BPEModel, records: list[MergeRecord] | None = None, *, preview: bool = False
                     ) -> None:
-        """Replace the model (and records); ``preview``: only the base alphabet of untrained text."""
+        """Replace the model (and records); ``preview``: only the base alphabet of untrained text.
+
+        The old model, records and tokenizer are freed in later turns (:attr:`trash`), not inside a Train press.
+        """
+        self.trash.drop(self.model, self.records, self._tokenizer)
         self.preview_base = preview
         self.model = model
         self.records = list(records or [])

@@ -4,7 +4,8 @@ with the session's growing merge list, in time-boxed slices so the GUI thread ne
 All the statistics work is cut into small units (a few hundred words each: building the history, applying
 one merge, counting and sorting the pairs at a step) run by :class:`~bpe_desktop.core.stats.Sliced` for at
 most a given budget per call, so one call costs about that budget however large the corpus or the merge.
-A history that is no longer needed is emptied the same way (freeing a large one at once takes ~20 ms).
+A history that is no longer needed goes to the session's trash (:mod:`..widgets.trash`), which empties it
+the same way (freeing a large one at once takes ~20 ms), with the jobs and counts that went with it.
 
 Python's cyclic garbage collector would undo this (measured: 50-70 ms pauses on kjv), so while it works
 the feed freezes what exists every :data:`GC_FREEZE_EVERY_S` (:mod:`..widgets.gc_policy`).
@@ -55,14 +56,15 @@ class PlotFeed:
         self._zjob: Sliced | None = None  # the pair counts at self._zjob_step
         self._zjob_step = -1
         self._zjob_ms = 0.0
-        self._trash: list[Sliced] = []  # histories being emptied a slice at a time
         self._gc = GcPolicy(GC_FREEZE_EVERY_S, time.perf_counter)
         self.last_zipf_ms = 0.0  # GUI-thread time the last Zipf data took, all its slices together
 
     def reset(self) -> None:
         """Forget everything (new corpus or model); an old history is emptied in later slices."""
+        trash = self.session.trash
         if self.history is not None:
-            self._trash.append(Sliced(self.history.releasing()))
+            trash.put(Sliced(self.history.releasing()))
+        trash.drop(self.history, self._words, self._zipf, self._build, self._extend, self._zjob)
         self.history = None
         self._words = None
         self._zipf = None
@@ -109,11 +111,6 @@ class PlotFeed:
 
     def _advance(self, t0: float, budget_s: float) -> bool:
         s = self.session
-        while self._trash:
-            if self._trash[0].run(budget_s - (time.perf_counter() - t0)):
-                self._trash.pop(0)
-            else:
-                return True
         if self.history is None:
             if self._build is None:
                 words = self._word_counts()

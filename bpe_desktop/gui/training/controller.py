@@ -141,6 +141,8 @@ class TrainingController(QtCore.QObject):
         self._notifier.activated.connect(self.drain)
         s.set_progress(Stage.STARTING, 0, 0, 0.0)
         s.set_state(TrainingState.COUNTING)
+        if self._launch is launch:  # (a slot may have stopped it already)
+            launch.start()  # last: the helper thread's share of the launch holds the GIL for a moment
 
     def pause(self) -> None:
         self._command(Command.PAUSE)

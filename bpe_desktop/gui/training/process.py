@@ -78,8 +78,9 @@ def reap_in_background(proc: BaseProcess, timeout: float) -> None:
 
 
 def _launch(proc: BaseProcess, child_conn: Connection) -> None:
-    """Start *proc*, then drop our copy of its pipe end: its exit closes the pipe."""
+    """Start *proc* at the worker's niceness, then drop our copy of its pipe end: its exit closes the pipe."""
     try:
+        worker.lower_priority(thread=True)  # (this helper thread only launches workers)
         with main_module_hidden():
             proc.start()
     except Exception:  # reported by the controller as a worker that died before saying anything
@@ -94,19 +95,31 @@ def started(proc: BaseProcess) -> bool:
 
 
 class Launch:
-    """A worker process being started: the process, our end of its pipe, and the helper thread's job."""
+    """A worker process to start: the process, our end of its pipe, and the helper thread's job.
+
+    :meth:`start` hands the launch to the helper thread; call it once the GUI thread's own work of the moment
+    is done -- the helper's share of the launch (building the process, pickling its arguments) holds the GIL
+    for 1-2 ms, which would otherwise land in the middle of that work."""
 
     def __init__(self, source: CorpusSource, config: TrainConfig, paused: bool, holdout: float = 0.0,
                  branch: BranchFrom | None = None) -> None:
         ctx = mp.get_context("spawn")
-        self.conn, child_conn = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=worker.run, args=(child_conn, source, config, paused, holdout, branch),
-                                daemon=True,
-                                name="bpe-desktop-trainer")
-        self._job: Future[None] | None = _pool("launch", 1).submit(_launch, self.proc, child_conn)
+        self.conn, self._child_conn = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=worker.run,
+                                args=(self._child_conn, source, config, paused, holdout, branch),
+                                daemon=True, name="bpe-desktop-trainer")
+        self._job: Future[None] | None = None
+
+    def start(self) -> None:
+        """Start the process from the helper thread (once)."""
+        if self._job is None and not started(self.proc):
+            self._job = _pool("launch", 1).submit(_launch, self.proc, self._child_conn)
 
     def join(self) -> None:
-        """Wait for the launch to have happened (it takes well under a second)."""
+        """Wait for the launch to have happened (it takes well under a second); a launch never started is
+        given up (its pipe closed)."""
+        if self._job is None and not started(self.proc):
+            self._child_conn.close()
         if self._job is not None:
             with contextlib.suppress(TimeoutError):
                 self._job.result(10.0)
