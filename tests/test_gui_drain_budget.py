@@ -98,6 +98,35 @@ def test_following_the_newest_merge_is_throttled_while_training_but_ends_at_the_
     assert s.state is TrainingState.FINISHED and s.step == len(recs) == s.n_steps
 
 
+def test_batches_of_a_followed_run_show_their_count_with_the_followed_step(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+    """While the step follows a streaming run, a batch of records alone changes no label (each one cost a window
+    repaint): the timeline, the status line and the progress show the count when the followed step moves."""
+    s, ctl, _, child, recs = _wired(qtbot, trained)
+    host = QtWidgets.QWidget()
+    qtbot.addWidget(host)
+    bar, tl = StatusBar(s, host), TimelinePane(s, host)
+    counts: list[int] = []
+    progress: list[int] = []
+    s.countChanged.connect(lambda: counts.append(s.n_steps))
+    s.progressChanged.connect(lambda _stage, done, _total: progress.append(done))
+    child.send(Records([row_of(r) for r in recs[0:20]]))
+    ctl.drain()  # the first batch: the step moves at once (nothing was followed for a while)
+    assert s.step == 20 and counts == [20] and tl.slider.maximum() == 20
+    for i in range(20, 200, 20):  # more batches within the follow interval
+        child.send(Records([row_of(r) for r in recs[i : i + 20]]))
+        ctl.drain()
+    assert len(s.records) == 200 and s.step == 20  # recorded, not yet shown ...
+    assert counts == [20] and tl.slider.maximum() == 20 and "20/20" in bar.step_label.text()
+    assert progress[-1] == 20
+    qtbot.waitUntil(lambda: s.step == 200, timeout=2000)  # ... shown together with the followed step
+    assert counts == [20, 200] and tl.slider.maximum() == 200 and "200/200" in bar.step_label.text()
+    assert progress[-1] == 200
+    s.set_step(50)  # scrubbed back: not following, so each batch shows its count at once
+    child.send(Records([row_of(r) for r in recs[200:230]]))
+    ctl.drain()
+    assert counts[-1] == 230 and tl.slider.maximum() == 230 and progress[-1] == 230 and s.step == 50
+
+
 def test_why_panel_refreshes_at_most_once_per_burst_while_training(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
     t, recs = trained
     s = Session()

@@ -31,6 +31,10 @@ class Session(QtCore.QObject):
     * ``corpusChanged()``            -- new corpus source / word counts (model and records cleared);
     * ``modelReset()``               -- the model was replaced (new training run, file opened);
     * ``recordsAppended(int, int)``  -- ranks first..last (1-based, inclusive) were appended;
+    * ``countChanged()``             -- the number of merges to *show* changed (timeline range, status line,
+      counts): after each batch of records, except a batch appended ``quiet`` (a streaming run whose step
+      follows the newest merge), which is announced with the next step change or state change, so the
+      labels and the followed step repaint together (each batch alone cost a window repaint, 3-4 ms under X);
     * ``trainingStateChanged(object)`` -- the new :class:`~.training.protocol.TrainingState`;
     * ``stepChanged(int)``           -- the timeline moved to step k (0 <= k <= len(records));
     * ``progressChanged(str, int, int)`` -- stage (a :class:`~.training.protocol.Stage` value), done, total
@@ -51,6 +55,7 @@ class Session(QtCore.QObject):
     corpusChanged = QtCore.Signal()
     modelReset = QtCore.Signal()
     recordsAppended = QtCore.Signal(int, int)
+    countChanged = QtCore.Signal()
     trainingStateChanged = QtCore.Signal(object)
     stepChanged = QtCore.Signal(int)
     progressChanged = QtCore.Signal(str, int, int)
@@ -79,6 +84,7 @@ class Session(QtCore.QObject):
         self.holdout = 0.0  # share of the corpus's last lines the next run keeps out of training (0: none)
         self.held_out: HeldOut | None = None  # what the current run kept out (set by the controller)
         self.playback_rate = 0.0  # steps a second while the timeline plays (0: not playing; set by the timeline)
+        self._count_pending = False  # records were appended quietly: countChanged is still to come
         self.trash = Trash(parent=self)  # what a reset lets go of is freed in later turns (panes use it too)
 
     @property
@@ -122,6 +128,7 @@ class Session(QtCore.QObject):
         The old model, records and tokenizer are freed in later turns (:attr:`trash`), not inside a Train press.
         """
         self.trash.drop(self.model, self.records, self._tokenizer)
+        self._count_pending = False
         self.preview_base = preview
         self.model = model
         self.records = list(records or [])
@@ -131,8 +138,9 @@ class Session(QtCore.QObject):
         self.modelReset.emit()
         self.stepChanged.emit(self._step)
 
-    def append_records(self, records: list[MergeRecord]) -> None:
-        """Add streamed records (ranks must continue the list); keeps ``model.merges`` in step."""
+    def append_records(self, records: list[MergeRecord], *, quiet: bool = False) -> None:
+        """Add streamed records (ranks must continue the list); keeps ``model.merges`` in step.  *quiet*:
+        ``countChanged`` waits for :meth:`announce_count` (or the next step or state change)."""
         if not records:
             return
         first = records[0].rank
@@ -143,6 +151,15 @@ class Session(QtCore.QObject):
         if self._tokenizer is not None:  # its encodings of earlier steps stay valid (and are continued from)
             self._tokenizer.follow_model()
         self.recordsAppended.emit(first, records[-1].rank)
+        self._count_pending = True
+        if not quiet:
+            self.announce_count()
+
+    def announce_count(self) -> None:
+        """Emit ``countChanged`` if records were appended since it was last emitted."""
+        if self._count_pending:
+            self._count_pending = False
+            self.countChanged.emit()
 
     @property
     def tokenizer(self) -> Tokenizer:
@@ -154,6 +171,7 @@ class Session(QtCore.QObject):
     def set_state(self, state: TrainingState) -> None:
         state = TrainingState(state)
         if state is not self.state:
+            self.announce_count()
             self.state = state
             self.trainingStateChanged.emit(state)
 
@@ -191,6 +209,7 @@ class Session(QtCore.QObject):
 
     def set_step(self, k: int) -> None:
         k = max(0, min(int(k), len(self.records)))
+        self.announce_count()
         if k != self._step:
             self._step = k
             self.stepChanged.emit(k)

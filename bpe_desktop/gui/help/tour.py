@@ -110,7 +110,7 @@ class TourDialog(QtWidgets.QDialog):
         self.robot_btn.clicked.connect(self.train_robot_logs)
         self.close_btn.clicked.connect(self.close)
         self.session.trainingStateChanged.connect(self._state_changed)
-        self.session.recordsAppended.connect(self._refresh_buttons)
+        self.session.countChanged.connect(self._refresh_buttons)
 
     # -- navigation ---------------------------------------------------------------------------------
     def start(self) -> None:

@@ -166,7 +166,7 @@ class LogInspector(QtWidgets.QWidget):
         self._dock_watch = DockWatch(self, self._own_label)  # shown again: the label catches up
         session.stepChanged.connect(self._own_label_if_shown)
         session.modelReset.connect(self._own_label)
-        session.recordsAppended.connect(self._own_label_if_shown)
+        session.countChanged.connect(self._own_label_if_shown)
         self._own_label()
         self._set_running(False, "")
 

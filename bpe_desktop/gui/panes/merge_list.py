@@ -221,7 +221,7 @@ class MergeListPane(QtWidgets.QWidget):
         self.table_model.batchDue.connect(self._batch_due)
         session.stepChanged.connect(self._step_changed)
         session.trainingStateChanged.connect(self._state_changed)
-        session.recordsAppended.connect(self._update_count)
+        session.countChanged.connect(self._update_count)
         session.modelReset.connect(self._update_count)
         self._update_count()
 

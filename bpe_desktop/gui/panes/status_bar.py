@@ -97,7 +97,7 @@ class StatusBar(QtWidgets.QStatusBar):
         self._stage = ("", 0.0, 0)  # stage, start time, done at start
         session.stepChanged.connect(self.refresh)
         session.modelReset.connect(self.refresh)
-        session.recordsAppended.connect(self.refresh)
+        session.countChanged.connect(self.refresh)
         session.trainingStateChanged.connect(self.refresh)
         session.progressChanged.connect(self._progress)
         self.refresh()

@@ -104,7 +104,7 @@ class TimelinePane(QtWidgets.QWidget):
         self.jump.valueChanged.connect(session.set_step)
 
         session.stepChanged.connect(self._show_step)
-        session.recordsAppended.connect(self._grow)
+        session.countChanged.connect(self._grow)
         session.modelReset.connect(self._grow)
         self._grow()
 

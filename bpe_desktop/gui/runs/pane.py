@@ -75,7 +75,7 @@ class RunsPane(QtWidgets.QWidget):
             self.compare_btn.clicked.connect(compare)
         store.runsChanged.connect(self.refresh)
         store.currentChanged.connect(self.refresh)
-        store.session.recordsAppended.connect(self._count_changed)
+        store.session.countChanged.connect(self._count_changed)
         self.refresh()
 
     def names(self) -> list[str]:

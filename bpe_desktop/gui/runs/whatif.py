@@ -203,6 +203,6 @@ class WhatIf(QtCore.QObject):
 
         self.session.trainingStateChanged.connect(update)
         self.session.modelReset.connect(update)
-        self.session.recordsAppended.connect(update)
+        self.session.countChanged.connect(update)
         update()
         return btn

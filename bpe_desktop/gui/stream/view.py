@@ -84,7 +84,7 @@ class TokenStreamView(QtWidgets.QWidget):
         session.stepChanged.connect(self._update_header)
         session.stepChanged.connect(lambda _k: self.find_status.clear())  # "3 on screen" was about the old step
         session.modelReset.connect(self._on_model_reset)
-        session.recordsAppended.connect(lambda *_: self._update_header())
+        session.countChanged.connect(self._update_header)
         session.corpusChanged.connect(self._update_header)
         session.displayTextChanged.connect(self._update_header)
         theme.notifier().changed.connect(self._theme_changed)

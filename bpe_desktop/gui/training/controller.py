@@ -71,6 +71,7 @@ class TrainingController(QtCore.QObject):
         self._done = False  # the worker sent its last message (or "finished" and went idle)
         self._idle = False  # the worker is alive, idle after reaching a limit, and can train further
         self._rate: list[tuple[float, int]] = []
+        self._progress: tuple[str, int, int, float] | None = None  # a batch's progress not shown yet (_flush)
         self._gc = GcPolicy(GC_FREEZE_EVERY_S)
         self._backlog = Backlog()  # rows received but not yet handed to the session
         self._following = FollowPolicy(FOLLOW_EVERY_MS)
@@ -133,6 +134,7 @@ class TrainingController(QtCore.QObject):
         s.error = ""
         s.set_stop(None)
         self._rate = []
+        self._progress = None
         self._done = self._idle = False
         self._launch = launch = process.Launch(source, config, paused, s.holdout, branch)
         self._proc, self._conn = launch.proc, launch.conn
@@ -256,14 +258,19 @@ class TrainingController(QtCore.QObject):
     def _flush(self, records: list[MergeRecord]) -> None:
         s = self.session
         at_end = self._following.at_end(s.step, s.n_steps)
-        s.append_records(records)
+        # a streaming run whose step follows the newest merge: the counts and the progress are shown with the
+        # followed step (at most FOLLOW_EVERY_MS away), so a batch of records alone repaints nothing
+        quiet = self.follow and at_end and s.state is TrainingState.TRAINING
+        s.append_records(records, quiet=quiet)
         now = time.monotonic()
         self._rate.append((now, len(s.records)))
         while len(self._rate) > 2 and now - self._rate[0][0] > RATE_WINDOW_S:
             self._rate.pop(0)
         t0, n0 = self._rate[0]
         rate = wording.rate(len(s.records) - n0, now - t0) if s.state is TrainingState.TRAINING else None
-        s.set_progress(Stage.MERGING, len(s.records), s.target_merges or 0, rate or 0.0)
+        self._progress = (Stage.MERGING, len(s.records), s.target_merges or 0, rate or 0.0)
+        if not quiet:
+            self._show_progress()
         if self.follow and at_end:
             wait_ms = self._following.due_in_ms(s.step, s.state is TrainingState.TRAINING)
             if wait_ms == 0:
@@ -274,8 +281,16 @@ class TrainingController(QtCore.QObject):
     def _catch_up(self) -> None:
         """Move the step to the newest merge if it is still following (a scrub meanwhile stops following)."""
         self._follow_timer.stop()
+        self._show_progress()
         if self._following.catch_up(self.session.step):
-            self.session.set_step(self.session.n_steps)
+            self.session.set_step(self.session.n_steps)  # (announces the count first)
+        self.session.announce_count()
+
+    def _show_progress(self) -> None:
+        """Hand the progress of the last batch of records to the session (if not yet)."""
+        if self._progress is not None:
+            self.session.set_progress(*self._progress)
+            self._progress = None
 
     def _handle(self, msg: Message) -> None:
         s = self.session
