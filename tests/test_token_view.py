@@ -612,3 +612,36 @@ def test_retraining_on_the_same_file_reuses_the_split_rows(qtbot, tmp_path, monk
     train()
     assert len(reads) == 2
     assert view.visible_tokens()[0][0] != "low"
+
+
+def test_a_followed_step_is_encoded_in_a_turn_of_its_own_then_painted(qtbot, seed_view) -> None:
+    """While a run streams, the step jumps (the controller follows the newest merge): the rows on screen are
+    encoded on a later event-loop turn than the step change, and the repaint after that draws them."""
+    s, view = seed_view
+    canvas = view.canvas
+    go(s, view, 0)
+    qtbot.wait(20)
+    s.set_state(TrainingState.TRAINING)
+    before = canvas.rows_encoded
+    paints: list[int] = []
+
+    class Paints(QtCore.QObject):
+        def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+            if ev.type() == QtCore.QEvent.Type.Paint:
+                paints.append(canvas.rows_encoded)
+            return False
+
+    spy = Paints()
+    canvas.viewport().installEventFilter(spy)
+    s.set_step(5)  # a jump (not one step: no animation) to a step not shown before
+    assert canvas.rows_encoded == before  # nothing encoded inside the step change
+    qtbot.waitUntil(lambda: bool(paints))
+    assert paints[0] == canvas.rows_encoded > before  # encoded first, painted after, nothing encoded in the paint
+    assert row_of(view, "lower") == ["low", "e", "r", "</w>"]
+    s.set_state(TrainingState.FINISHED)
+    before = canvas.rows_encoded
+    paints.clear()
+    s.set_step(2)  # not streaming: as before, the paint encodes what it draws
+    qtbot.waitUntil(lambda: bool(paints))
+    canvas.viewport().removeEventFilter(spy)
+    assert row_of(view, "newest") == ["n", "e", "w", "est", "</w>"]

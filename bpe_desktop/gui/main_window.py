@@ -15,7 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.count_table import TableHeader
 from ..core.errors import BpeError
-from . import file_actions, layouts, resources, view_menu, window_state
+from . import file_actions, helper_threads, layouts, resources, view_menu, window_state
 from .compare.panel import ComparePanel
 from .deferred_pane import DeferredPane
 from .help.menu import HelpMenu
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .plots.panel import PlotsPanel
 
 PLOTS_AFTER_MS = 0  # the plots pane (and pyqtgraph, ~0.3 s to import) is built once the window has painted
+HELPERS_AFTER_MS = 300  # the helper threads (worker launch, row reading) start once the window has settled
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -109,6 +110,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.removeEventFilter(self)
             self._plots.build_soon(PLOTS_AFTER_MS)  # after the first paint, not before it
             self._inspector.build_soon(PLOTS_AFTER_MS)
+            QtCore.QTimer.singleShot(HELPERS_AFTER_MS, helper_threads.warm_up)  # not in the first Train press
         return super().eventFilter(obj, ev)
 
     @property

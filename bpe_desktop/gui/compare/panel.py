@@ -30,6 +30,7 @@ from ..regex_guard import report_timeout, text_budget
 from ..session import Session
 from ..widgets.lru import LRU
 from ..widgets.on_screen import DockWatch, on_screen
+from ..widgets.timers import one_shot
 from .rows import CACHE_SIZE, Reference, TokenizerRow
 from .sources import (
     SAMPLE_NAMES,
@@ -59,10 +60,7 @@ class ComparePanel(QtWidgets.QWidget):
         self.references: list[Reference] = []
         self._own_cache: LRU[tuple[int, int, str], Tokenized] = LRU(CACHE_SIZE)  # (model, step, text)
         self._dirty = True
-        self._timer = QtCore.QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(THROTTLE_MS)
-        self._timer.timeout.connect(self._refresh_if_shown)
+        self._timer = one_shot(self, THROTTLE_MS, self._refresh_if_shown)
         self._dock_watch = DockWatch(self, self._shown_again)  # the dock we sit in, watched for tab switches
 
         top = QtWidgets.QHBoxLayout()

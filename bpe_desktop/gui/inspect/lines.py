@@ -23,6 +23,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.boundaries import Differences
 from ..compare.strip import TokenStrip
+from ..widgets.timers import one_shot
 from .charts import TOKENIZER_COLORS
 from .strip_data import StripData, line_starts, position
 
@@ -105,10 +106,7 @@ class LinesView(QtWidgets.QScrollArea):
         self._build_timer.setInterval(0)
         self._build_timer.timeout.connect(self._build_some)
         self._target: QtWidgets.QWidget | None = None
-        self._settle = QtCore.QTimer(self)  # the last scroll to the target, once the layout has settled
-        self._settle.setSingleShot(True)
-        self._settle.setInterval(30)
-        self._settle.timeout.connect(self._final_scroll)
+        self._settle = one_shot(self, 30, self._final_scroll)  # the last scroll to the target, once settled
 
     @property
     def n_lines(self) -> int:

@@ -21,6 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets import theme
+from ..widgets.timers import one_shot
 from ..widgets.token_labels import token_label, token_plain
 from ..wording import plural
 
@@ -57,10 +58,8 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         theme.notifier().changed.connect(lambda t: setattr(self, "_future", QtGui.QBrush(QtGui.QColor(t.faint))))
         self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         self._label_cache: dict[int, tuple[str, str, str]] = {}
-        self._grow = QtCore.QTimer(self)  # while training: rows arrive in batches every ~30 ms ...
-        self._grow.setSingleShot(True)
-        self._grow.setInterval(TRAINING_ROWS_EVERY_MS)
-        self._grow.timeout.connect(self._batch_due)
+        self._grow = one_shot(self, TRAINING_ROWS_EVERY_MS, self._batch_due)  # while training: rows arrive in
+        # batches every ~30 ms ...
 
     def rowCount(self, parent: _Idx = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else self._rows
@@ -213,10 +212,8 @@ class MergeListPane(QtWidgets.QWidget):
         lay.addWidget(self.view, 1)
 
         self._syncing = False
-        self._later = QtCore.QTimer(self)  # fast playback: the row follows the step a few times a second
-        self._later.setSingleShot(True)
-        self._later.setInterval(PLAYBACK_EVERY_MS)
-        self._later.timeout.connect(lambda: self._show_step(self.session.step))
+        # fast playback: the row follows the step a few times a second
+        self._later = one_shot(self, PLAYBACK_EVERY_MS, lambda: self._show_step(self.session.step))
         self._step_due = False  # while training: the step moved; its row is selected with the next batch
         self.table_model.batchDue.connect(self._batch_due)
         session.stepChanged.connect(self._step_changed)

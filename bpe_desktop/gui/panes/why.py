@@ -22,10 +22,12 @@ from ...core.records import explain
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.elided_label import ElidedLabel
+from ..widgets.timers import one_shot
 from ..widgets.token_labels import display_record
 from ..wording import plural
 
 TRAINING_EVERY_MS = 250  # while training or playing fast: at most this often a refresh
+RUNNERS_TEXT = "Runner-up pairs (best first; bold = tied with the winner)"
 
 
 class WhyPanel(QtWidgets.QWidget):
@@ -41,7 +43,7 @@ class WhyPanel(QtWidgets.QWidget):
         self.detail = QtWidgets.QLabel(self)
         self.detail.setWordWrap(True)
         self.detail.setProperty("muted", True)
-        self.runners = QtWidgets.QLabel("Runner-up pairs (best first; bold = tied with the winner)", self)
+        self.runners = QtWidgets.QLabel(RUNNERS_TEXT, self)  # always shown (showing it again took 2-3 ms)
         self.runners.setProperty("muted", True)
         self.runners.setContentsMargins(0, 4, 0, 0)
         self.runners.setWordWrap(True)
@@ -67,10 +69,7 @@ class WhyPanel(QtWidgets.QWidget):
         lay.addWidget(self.table, 1)
         self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         self.refreshes = 0  # refresh() calls (the throttle's effect is visible in tests)
-        self._timer = QtCore.QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(TRAINING_EVERY_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer = one_shot(self, TRAINING_EVERY_MS, self.refresh)
         session.stepChanged.connect(self._step_changed)
         session.modelReset.connect(self.refresh)
         session.trainingStateChanged.connect(self._state_changed)
@@ -112,7 +111,7 @@ class WhyPanel(QtWidgets.QWidget):
                                       "watch them one at a time.")
             self.detail.setText("")
             self.table.setRowCount(0)
-            self.runners.hide()
+            self.runners.setText("Runner-up pairs: from the first merge on")
             return
         r = display_record(s.records[k - 1], s.model.mode)
         rule = s.model.tie_break or s.config.tie_break
@@ -121,7 +120,7 @@ class WhyPanel(QtWidgets.QWidget):
             self.sentence.setText(f"{r.left}+{r.right} was loaded from a tokenizer file, which does not "
                                   "record the counts that chose it.")
             self.detail.setText(f"vocabulary {r.vocab_size:,}")
-            self.runners.hide()
+            self.runners.setText("Runner-up pairs: not recorded in the file")
             self.table.setRowCount(0)
             return
         self.sentence.setText(explain(r, rule))
@@ -130,7 +129,7 @@ class WhyPanel(QtWidgets.QWidget):
             f"<span>Replaced {plural(r.merged, 'occurrence')} in {plural(r.words_touched, 'distinct word')}: "
             f"{before:,} → {r.symbols_after:,} symbols ({100.0 * r.merged / before if before else 0:.2f}% fewer); "
             f"vocabulary {r.vocab_size:,}. Tie-break rule: <i>{escape(rule)}</i>.</span>")
-        self.runners.setVisible(bool(r.contenders))
+        self.runners.setText(RUNNERS_TEXT if r.contenders else "Runner-up pairs: none recorded")
         self.table.setRowCount(len(r.contenders))
         for row, (a, b, c) in enumerate(r.contenders):
             for col, val in enumerate((a, b, f"{c:,}")):

@@ -25,13 +25,14 @@ from __future__ import annotations
 import os
 import time
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtGui, QtWidgets
 
 from ...core.errors import BpeError
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.elided_label import ElidedLabel, LabelHost, Part
 from ..widgets.on_screen import DockWatch, on_screen
+from ..widgets.timers import one_shot
 from ..wording import plural
 from .common import PlotCard
 from .compression import CompressionPlot
@@ -95,10 +96,7 @@ class PlotsPanel(QtWidgets.QWidget):
         lay.addWidget(self.tabs, 1)
         lay.addLayout(bar)
 
-        self._timer = QtCore.QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REFRESH_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer = one_shot(self, REFRESH_MS, self.refresh)
         self._dock_watch = DockWatch(self, self._schedule)  # its dock's tab brought to the front: draw
         self._curves_dirty = True
         self._zipf_dirty = True

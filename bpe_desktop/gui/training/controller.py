@@ -27,6 +27,7 @@ from ...core.records import MergeRecord
 from .. import wording
 from ..session import Session
 from ..widgets.gc_policy import GcPolicy
+from ..widgets.timers import one_shot
 from . import process
 from .backlog import Backlog
 from .follow import FollowPolicy
@@ -75,13 +76,8 @@ class TrainingController(QtCore.QObject):
         self._gc = GcPolicy(GC_FREEZE_EVERY_S)
         self._backlog = Backlog()  # rows received but not yet handed to the session
         self._following = FollowPolicy(FOLLOW_EVERY_MS)
-        self._follow_timer = QtCore.QTimer(self)
-        self._follow_timer.setSingleShot(True)
-        self._follow_timer.timeout.connect(self._catch_up)
-        self._more = QtCore.QTimer(self)  # next turn of a drain that left records in the backlog
-        self._more.setSingleShot(True)
-        self._more.setInterval(0)
-        self._more.timeout.connect(self.drain)
+        self._follow_timer = one_shot(self, 0, self._catch_up)  # (started with the wait the policy gives)
+        self._more = one_shot(self, 0, self.drain)  # next turn of a drain that left records in the backlog
         self.drained = 0  # records handed to the session by the last wake-up (for the tests)
 
     # -- public -------------------------------------------------------------------------------------

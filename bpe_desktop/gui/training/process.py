@@ -11,12 +11,13 @@ import contextlib
 import multiprocessing as mp
 import sys
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from ...core.config import TrainConfig
 from ...core.corpus import CorpusSource
+from .. import helper_threads
 from . import worker
 from .protocol import BranchFrom
 
@@ -60,21 +61,9 @@ def reap(proc: BaseProcess, timeout: float) -> None:
     proc.close()
 
 
-_POOLS: dict[str, ThreadPoolExecutor] = {}
-
-
-def _pool(name: str, workers: int) -> ThreadPoolExecutor:
-    """A helper thread pool kept for the program's life: ``Thread.start()`` waits for the new thread to run,
-    which took the GUI thread 1-2 ms per start (4-5 ms per Train press) when the GIL was busy."""
-    pool = _POOLS.get(name)
-    if pool is None:
-        pool = _POOLS[name] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"bpe-desktop-{name}")
-    return pool
-
-
 def reap_in_background(proc: BaseProcess, timeout: float) -> None:
     """:func:`reap` in a helper thread, so the GUI thread does not sit out the process's exit (~25 ms)."""
-    _pool("reap", 4).submit(reap, proc, timeout)
+    helper_threads.pool("reap").submit(reap, proc, timeout)
 
 
 def _launch(proc: BaseProcess, child_conn: Connection) -> None:
@@ -113,7 +102,7 @@ class Launch:
     def start(self) -> None:
         """Start the process from the helper thread (once)."""
         if self._job is None and not started(self.proc):
-            self._job = _pool("launch", 1).submit(_launch, self.proc, self._child_conn)
+            self._job = helper_threads.pool("launch").submit(_launch, self.proc, self._child_conn)
 
     def join(self) -> None:
         """Wait for the launch to have happened (it takes well under a second); a launch never started is

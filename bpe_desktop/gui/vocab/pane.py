@@ -26,6 +26,7 @@ from ..training.protocol import TrainingState
 from ..widgets.derivation_tree import DerivationTree
 from ..widgets.gc_policy import GcPolicy
 from ..widgets.on_screen import DockWatch, on_screen
+from ..widgets.timers import one_shot
 from .feed import VocabFeed
 from .table import COLUMNS, FLAG_HELP, FLAG_WORDS, VocabTableModel
 
@@ -145,10 +146,7 @@ class VocabPane(QtWidgets.QWidget):
         self._work = QtCore.QTimer(self)
         self._work.setSingleShot(True)
         self._work.timeout.connect(self.work)
-        self._follow = QtCore.QTimer(self)
-        self._follow.setSingleShot(True)
-        self._follow.setInterval(TRAINING_EVERY_MS)
-        self._follow.timeout.connect(self._schedule)
+        self._follow = one_shot(self, TRAINING_EVERY_MS, self._schedule)
         self.filter_box.textChanged.connect(self._filter_changed)
         self.threshold.valueChanged.connect(self._threshold_changed)
         self.view.selectionModel().currentRowChanged.connect(self._row_changed)
