@@ -383,3 +383,29 @@ def test_a_hidden_pane_computes_nothing_while_a_run_streams(qtbot, trained) -> N
     s.set_state(TrainingState.FINISHED)
     qtbot.waitUntil(lambda: panel.feed.history is not None and not panel.feed.history.pending, timeout=10_000)
     assert panel.feed.history.n_merges == MERGES and panel.refreshes == 0  # computed, not drawn
+
+
+def test_zipf_data_a_slice_recounted_is_drawn_on_the_next_turn(qtbot, trained, monkeypatch) -> None:
+    """Recounting the pairs and drawing them (4-5 ms, then a repaint) never share a turn of the event loop."""
+    from bpe_desktop.gui.plots import panel as panel_mod
+
+    monkeypatch.setattr(panel_mod, "DRAW_AFTER_S", 0.0)  # every recount counts as long
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    panel._timer.stop()  # the test drives the turns itself
+    drawn: list[int] = []  # the turn (panel.slices) of each drawing
+    real_set = panel.zipf.set_data
+    monkeypatch.setattr(panel.zipf, "set_data", lambda *a, **k: (drawn.append(panel.slices), real_set(*a, **k)))
+    for _ in range(2000):  # turns, as the timer would run them, until the plot shows the step
+        panel.refresh()
+        if panel.zipf.data is not None and panel.zipf.data.step == MERGES:
+            break
+    assert panel.zipf.data is not None and panel.feed.latest_zipf is panel.zipf.data
+    s.set_step(20)
+    panel.refresh()  # recounts step 20 (it may take a few turns) ...
+    while panel._zipf_ready is None and panel.zipf.data.step != 20:
+        panel.refresh()
+    assert panel.zipf.data.step == MERGES and panel.feed.latest_zipf.step == 20  # ... not drawn in that turn
+    turn = panel.slices
+    panel.refresh()
+    assert panel.zipf.data.step == 20 and drawn[-1] == turn + 1  # the next turn draws it

@@ -166,6 +166,11 @@ class PlotFeed:
         self.last_zipf_ms = self._zjob_ms
         return z
 
+    @property
+    def latest_zipf(self) -> ZipfData | None:
+        """The last pair counts :meth:`zipf` finished (``None`` after a reset)."""
+        return self._zipf
+
     def next_pair(self, step: int) -> tuple[int, int] | None:
         merges = self.session.model.merges
         return merges[step] if 0 <= step < len(merges) else None

@@ -13,7 +13,8 @@ run streams (their 3 ms slices lengthened the window's busiest moments). A slice
 :data:`MAX_YIELDS` times) when the timer fires late or records have just arrived, i.e. right after other
 work in the GUI thread (or the records, and the repaint they cause, are less than :data:`RECENT_S` old).
 While the history lags behind the step shown (live training), the Zipf plot shows the latest step it has
-reached, says so in its title, and is redrawn at most every :data:`CATCH_UP_S` seconds. Plot items live in
+reached, says so in its title, and is redrawn at most every :data:`CATCH_UP_S` seconds; Zipf data that a
+slice finished is drawn on the next turn, not in the slice's (drawing it is 4-5 ms, then a repaint). Plot items live in
 :mod:`.zipf`, :mod:`.compression` and :mod:`.tradeoff`; the numbers come from :mod:`.feed` (which uses
 :mod:`bpe_desktop.core.stats`). Each plot exports as PNG, SVG and CSV from the buttons under it.
 
@@ -28,6 +29,7 @@ import time
 from PySide6 import QtGui, QtWidgets
 
 from ...core.errors import BpeError
+from ...core.stats import ZipfData
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.elided_label import ElidedLabel, LabelHost, Part
@@ -45,6 +47,7 @@ REFRESH_MS = 33  # at most ~30 redraws a second
 BUSY_MS = 15  # next slice of statistics work while some remains (training runs)
 SLICE_S = 0.003  # GUI-thread time per slice (a unit of work may run past it by ~1 ms) while training runs
 IDLE_BUSY_MS, IDLE_SLICE_S = 8, 0.0035  # the same when no run competes (a slice plus a repaint < 16 ms)
+DRAW_AFTER_S = 0.001  # Zipf data whose recount took longer than this in a turn is drawn on the next turn
 LATE_S = 0.003  # a timer this late means the GUI thread was just busy: skip the slice ...
 RECENT_S = 0.012  # ... and so do records (or a followed step) this recent: the window's repaint comes next
 LATE_RETRY_MS, MAX_YIELDS = 4, 3  # ... and retry soon, but work anyway after this many skips in a row
@@ -101,6 +104,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self._curves_dirty = True
         self._zipf_dirty = True
         self._zipf_at = 0.0  # when the Zipf plot was last recomputed (perf_counter)
+        self._zipf_ready: tuple[ZipfData, int, str] | None = None  # computed by a slice, drawn on the next turn
         self._curves_at = 0.0  # when the curves were last redrawn
         self._due = 0.0  # when the timer should fire
         self._records_at = 0.0  # when records last arrived
@@ -175,6 +179,8 @@ class PlotsPanel(QtWidgets.QWidget):
         feed = self.feed
         now = time.perf_counter()
         more = False
+        if self._zipf_ready is not None and shown:
+            self._draw_zipf(*self._zipf_ready)  # (a turn that draws runs no statistics slice)
         if self._curves_dirty and shown:  # cheap-ish (setData of a few thousand points); throttled while training
             visible = self.tabs.currentWidget() in (self.compression, self.tradeoff)
             wait_s = (CURVES_EVERY_S if visible else HIDDEN_EVERY_S) if s.state is TrainingState.TRAINING else 0.0
@@ -259,15 +265,25 @@ class PlotsPanel(QtWidgets.QWidget):
             shown.step == target or time.perf_counter() - self._zipf_at < CATCH_UP_S
         ):
             return True  # catching up: the plot of a recent step stays a little longer
+        t0 = time.perf_counter()
         z = feed.zipf(target, slice_s)
         if z is None:
             return True
         note = "catching up…" if target < step else ""  # short: a long title would widen a narrow card
-        self.zipf.set_data(z, feed.next_pair(target), note=note, mode=self.session.model.mode)
+        self._zipf_dirty = target < step
+        if time.perf_counter() - t0 > DRAW_AFTER_S:  # this turn recounted: the drawing waits for the next
+            self._zipf_ready = (z, target, note)
+            return True
+        self._draw_zipf(z, target, note)
+        return self._zipf_dirty
+
+    def _draw_zipf(self, z: ZipfData, target: int, note: str) -> None:
+        self._zipf_ready = None
+        if z is not self.feed.latest_zipf:  # (a reset or a newer step meanwhile)
+            return
+        self.zipf.set_data(z, self.feed.next_pair(target), note=note, mode=self.session.model.mode)
         self.refreshes += 1
         self._zipf_at = time.perf_counter()
-        self._zipf_dirty = target < step
-        return self._zipf_dirty
 
     def _update_status(self, step: int) -> None:
         s = self.session

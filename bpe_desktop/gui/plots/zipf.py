@@ -61,12 +61,19 @@ class HtmlBox(pg.LabelItem):
     def __init__(self) -> None:
         super().__init__("", justify="left", color=ink())
         self.wrap_width: float | None = None
+        self._shown: tuple[object, ...] | None = None
 
     @property
     def textItem(self):
         return self.item
 
     def set_html(self, text: str) -> None:
+        """Show *text* (nothing is done when it, the width and the colour are as shown: each new text lays out
+        the plot again, ~0.5 ms, and while the statistics catch up the key and the top pairs rarely change)."""
+        key = (text, self.wrap_width, repr(self.opts.get("color")))
+        if key == self._shown:
+            return
+        self._shown = key
         self.item.setTextWidth(-1 if self.wrap_width is None else self.wrap_width)
         self.setText(text)
 
