@@ -95,7 +95,10 @@ def test_following_the_newest_merge_is_throttled_while_training_but_ends_at_the_
     child.send(Records([row_of(r) for r in recs[650:]]))
     child.send(Finished(StopReason.MERGES, "reached 700 merges"))
     ctl.drain()
-    assert s.state is TrainingState.FINISHED and s.step == len(recs) == s.n_steps
+    # the run's end (every pane reacts, the window repaints) waits for the next turn of the event loop
+    assert s.state is TrainingState.TRAINING and s.n_steps == len(recs) and ctl.backlog == 1
+    qtbot.waitUntil(lambda: s.state is TrainingState.FINISHED)  # the controller's own zero-timer
+    assert s.step == len(recs) == s.n_steps and not ctl.backlog
 
 
 def test_batches_of_a_followed_run_show_their_count_with_the_followed_step(qtbot, trained) -> None:  # type: ignore[no-untyped-def]

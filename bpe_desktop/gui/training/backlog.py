@@ -28,6 +28,10 @@ class Backlog:
     def clear(self) -> None:
         self._items.clear()
 
+    def put_back(self, msg: Message) -> None:
+        """Return a message just taken to the front (it is handed on by a later wake-up)."""
+        self._items.appendleft(msg)
+
     def read(self, conn: Connection, deadline: float, limit: int,
              clock: Callable[[], float] = time.monotonic) -> bool:
         """Receive until *limit* items wait, *deadline* (of *clock*) passes or the pipe is empty; return

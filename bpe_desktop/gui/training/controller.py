@@ -245,6 +245,11 @@ class TrainingController(QtCore.QObject):
                 self._flush(item)
                 self.drained += len(item)
                 continue
+            if self.drained and isinstance(item, Finished):
+                # the run's end -- every pane's reaction and a repaint of the window, the costliest wake-up --
+                # gets a turn of its own, not the one that handed on the last records
+                self._backlog.put_back(item)
+                return
             if self._following.pending:
                 self._catch_up()  # a pause, the end or an error: the step shows the newest merge now
             self._handle(item)
