@@ -581,3 +581,10 @@ def test_the_first_paint_waits_for_no_pyqtgraph_pane() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "built False" in r.stdout and "later True True True" in r.stdout, r.stdout
+
+
+def test_the_window_s_process_hands_the_gil_on_within_a_millisecond() -> None:
+    """A helper thread running Python keeps the GIL up to the switch interval while the GUI thread waits."""
+    gui_app.make_app()
+    assert sys.getswitchinterval() == pytest.approx(gui_app.GUI_SWITCH_INTERVAL_S)
+    assert gui_app.GUI_SWITCH_INTERVAL_S <= 0.001
