@@ -645,3 +645,22 @@ def test_a_followed_step_is_encoded_in_a_turn_of_its_own_then_painted(qtbot, see
     qtbot.waitUntil(lambda: bool(paints))
     canvas.viewport().removeEventFilter(spy)
     assert row_of(view, "newest") == ["n", "e", "w", "est", "</w>"]
+
+
+def test_a_retrain_on_the_same_rows_and_base_keeps_step_0_encoded(qtbot, topics_text) -> None:
+    """The Train press shows step 0 of the same rows at once; another base alphabet encodes them again."""
+    s, view = _topics_view(qtbot, topics_text)
+    canvas = view.canvas
+    cfg = s.config
+    go(s, view, 0)
+    top = _show_top(canvas)
+    before = canvas.rows_encoded
+    s.set_corpus(CorpusSource.from_text(s.source.text), cfg)  # what Train does: the same text, a fresh model
+    s.reset_model(copy.deepcopy(s.model))
+    assert _show_top(canvas) == top and canvas.rows_encoded == before  # step 0: nothing encoded again
+    first = canvas.row_ids(top[0])
+    go(s, view, 0)
+    chars = TrainConfig(mode="chars", pretokenizer="gpt2", end_of_word="")  # another base: all encoded again
+    s.set_corpus(CorpusSource.from_text(s.source.text), chars)
+    assert _show_top(canvas) == top and canvas.rows_encoded == before + len(top)
+    assert canvas.row_ids(top[0]) != first  # (chars over no alphabet yet: unknown ids, not bytes')

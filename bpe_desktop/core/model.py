@@ -268,8 +268,14 @@ class BPEModel:
 
     def same_as(self, other: BPEModel) -> bool:
         """Equal merges, base and settings that change encoding (``tie_break`` is ignored)."""
-        return (
-            self.mode == other.mode and self.base == other.base and self.merges == other.merges
-            and self.pretokenizer == other.pretokenizer and self.end_of_word == other.end_of_word
-            and self.glue_marker == other.glue_marker and self.specials == other.specials
-        )
+        return self.merges == other.merges and self.base_key() == other.base_key()
+
+    def base_key(self) -> tuple[object, ...]:
+        """Everything the encoding at step 0 depends on: two models with equal keys cut any text into the same
+        base symbols with the same ids, whatever their merges.
+
+        >>> a = BPEModel(mode="chars", base=["a", "b"], merges=[(0, 1)])
+        >>> a.base_key() == BPEModel(mode="chars", base=["a", "b"]).base_key() != BPEModel("chars", ["b"]).base_key()
+        True
+        """
+        return (self.mode, tuple(self.base), self.pretokenizer, self.end_of_word, self.glue_marker, self.specials)

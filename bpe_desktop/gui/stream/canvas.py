@@ -39,6 +39,7 @@ from .animation import AnimationTiming, ease, lerp
 from .layout import MARGIN, ROW_GAP, PackedLayout, layout_row
 from .painting import BoxPainter, PixmapKey
 from .queries import VisibleQueries
+from .row_caches import RowCaches
 from .row_loader import RowLoader
 from .rows import RowSource
 from .tooltip import token_tooltip
@@ -74,9 +75,8 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
         self.rows = RowSource()
         self.loader = RowLoader(self._rows_ready, self)
-        self._segs: LRU[tuple[int, int], PackedSegments] = LRU(CACHE_ROWS)
-        self._layouts: LRU[tuple[int, int, int], PackedLayout] = LRU(CACHE_ROWS)
-        self._labels: dict[int, str] = {}
+        self._rc = RowCaches(CACHE_ROWS, session.model)
+        self._segs, self._layouts, self._labels = self._rc.segs, self._rc.layouts, self._rc.labels
         self.rows_encoded = 0  # how many (row, step) encodings were computed (tests, benchmarks)
         self.regex_error = ""  # set when the custom pattern timed out; cleared by a new model or corpus
         self.selected: int | None = None
@@ -225,8 +225,9 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
 
     def _rows_ready(self, rows: RowSource, keep_scroll: bool) -> None:
         s = self.session
+        same = rows.kind == self.rows.kind == "text" and rows.lines is self.rows.lines  # (a retrain: kept)
         self.rows = rows
-        self._clear_caches()
+        self._clear_caches(keep_base=same)
         self._shown_step = s.step
         self._setup_prefix()
         sb = self.verticalScrollBar()
@@ -244,11 +245,9 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
         s = self.session
         return bool(s.records or s.initial_symbols or s.model.merges or s.preview_base)
 
-    def _clear_caches(self) -> None:
+    def _clear_caches(self, keep_base: bool = False) -> None:  # keep_base: step 0's stay (.row_caches)
         self.regex_error = ""
-        self._segs.clear()
-        self._layouts.clear()
-        self._labels.clear()
+        self._rc.clear(self.session.model if keep_base else None)
         # (box pictures are kept: keyed by id, label and fill, they outlive a retrain -- ~10 ms less at its start)
         self._visible = []
         self._anim.stop()
@@ -260,7 +259,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
             self.reload(keep_scroll=True)  # an edited text waits for a model ("press Train") or is re-tokenized
         elif self.kind == "words" and words_now is not None and len(words_now.counts) != len(self.rows.words):
             self.reload()
-        self._clear_caches()
+        self._clear_caches(keep_base=self._rc.new_model(self.session.model))
         self.selected = self.boxes.selected = None
         self._shown_step = self.session.step
         self.viewport().update()

@@ -5,6 +5,7 @@ cache must be emptied (its owner decides)."""
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
@@ -38,3 +39,8 @@ class LRU(OrderedDict[K, V], Generic[K, V]):
         self.move_to_end(key)
         while len(self) > self.limit:
             self.popitem(last=False)
+
+    def keep(self, wanted: Callable[[K], bool]) -> None:
+        """Drop every entry whose key is not *wanted* (the others keep their order)."""
+        for key in [k for k in self if not wanted(k)]:
+            del self[key]
