@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -588,3 +589,30 @@ def test_the_window_s_process_hands_the_gil_on_within_a_millisecond() -> None:
     gui_app.make_app()
     assert sys.getswitchinterval() == pytest.approx(gui_app.GUI_SWITCH_INTERVAL_S)
     assert gui_app.GUI_SWITCH_INTERVAL_S <= 0.001
+
+
+def test_a_train_press_repaints_the_token_stream_a_frame_after_the_other_panes(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    """Every pane changes at a Train press: the stream's share of the repaint waits one frame, then shows step 0."""
+    from bpe_desktop.gui.stream.view import FRAME_MS
+
+    vp = window.token_view.canvas.viewport()
+    window.settings.merges.setValue(3)
+    painted: list[float] = []
+
+    class Paints(QtCore.QObject):
+        def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+            if ev.type() == QtCore.QEvent.Type.Paint:
+                painted.append(time.perf_counter())
+            return False
+
+    spy = Paints()
+    vp.installEventFilter(spy)
+    t0 = time.perf_counter()
+    window.train()
+    assert not vp.updatesEnabled()  # held ...
+    qtbot.waitUntil(lambda: bool(painted))  # ... then painted
+    assert vp.updatesEnabled() and painted[0] - t0 >= FRAME_MS / 1000 * 0.9
+    vp.removeEventFilter(spy)
+    wait_finished(qtbot, window)
+    assert window.session.step == 3 and window.token_view.visible_tokens()
+

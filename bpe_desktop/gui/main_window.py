@@ -248,6 +248,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.session.records and not self.sessions.may_discard("retrain"):
             return False
         self.runs.store.begin(config, source)  # the shown run stays in the Runs list
+        self.token_view.repaint_next_frame()  # every pane changes now: the window's repaint in two halves
         self.controller.start(source, config, paused=paused)
         return True
 
