@@ -54,7 +54,7 @@ LATE_RETRY_MS, MAX_YIELDS = 4, 3  # ... and retry soon, but work anyway after th
 CURVES_EVERY_S = 0.1  # while training: redraw the compression and trade-off curves at most this often
 HIDDEN_EVERY_S = 0.5  # ... or this often while their tab is not the one shown
 MARKS_BURST_S = 0.05  # a step change this soon after the last (playback, fast scrubbing) moves the marks later
-CATCH_UP_S = 0.5  # while the history lags: redraw the Zipf plot of its latest step at most this often
+CATCH_UP_S = 1.0  # while the history lags: redraw the Zipf plot of its latest step at most this often
 EXPORT_KINDS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV numbers (*.csv)"}
 
 
