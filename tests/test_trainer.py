@@ -158,3 +158,14 @@ def test_winner_and_contenders_are_the_best_live_pairs_in_rule_order(table, rule
             order = sorted(live, key=lambda p: (-live[p], p))
         assert (rec.left_id, rec.right_id) == order[0]
         assert list(rec.contenders) == [(t.texts[a], t.texts[b], live[(a, b)]) for a, b in order[1 : 1 + CONTENDERS]]
+
+
+def test_the_stop_sentence_writes_counts_as_every_pane_does(topics_text: str) -> None:
+    """The status line shows it beside "8,000"-style counts: thousands are separated there too."""
+    words = {w: 1 for w in topics_text.split()[:20_000]}
+    by_merges = Trainer(words, TrainConfig(merges=1_200))
+    by_merges.run()
+    assert by_merges.stop_reason == "reached 1,200 merges"
+    by_vocab = Trainer(words, TrainConfig(vocab_size=1_500))
+    by_vocab.run()
+    assert by_vocab.stop_reason == "reached vocabulary size 1,500"

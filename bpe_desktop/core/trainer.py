@@ -167,10 +167,10 @@ class Trainer:
         cfg = self.config
         if cfg.merges is not None and self.n_merges >= cfg.merges:
             noun = "merge" if cfg.merges == 1 else "merges"
-            self.stop_reason, self.stopped_by = f"reached {cfg.merges} {noun}", StopReason.MERGES
+            self.stop_reason, self.stopped_by = f"reached {cfg.merges:,} {noun}", StopReason.MERGES
             return None
         if cfg.vocab_size is not None and self.vocab_size >= cfg.vocab_size:
-            self.stop_reason, self.stopped_by = f"reached vocabulary size {self.vocab_size}", StopReason.VOCAB_SIZE
+            self.stop_reason, self.stopped_by = f"reached vocabulary size {self.vocab_size:,}", StopReason.VOCAB_SIZE
             return None
         ranked = self._ranked()
         if not ranked:
