@@ -119,6 +119,11 @@ def test_merge_table_handles_tens_of_thousands_of_rows(qtbot, session) -> None: 
     assert idx.data() == 40_000
     session.set_step(12_345)
     assert pane.view.currentIndex().row() == 12_344
+    pane.resize(400, 300)
+    pane.show()
+    session.set_step(0)  # nothing applied: no row selected, merge 1 (the next) in view
+    assert not pane.view.selectionModel().hasSelection()
+    assert pane.view.rowAt(0) == 0
     pane.set_filter("zz")
     assert pane.proxy.rowCount() == 0 and pane.count_label.text() == "0 of 40,000"
 

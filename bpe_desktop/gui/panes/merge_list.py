@@ -281,10 +281,11 @@ class MergeListPane(QtWidgets.QWidget):
         self._step_due = False
         self.table_model.take_rows()
         self.table_model.set_step(k)
-        if k <= 0:
+        if k <= 0:  # nothing applied: no row selected, and the first merge -- the next one -- in view
             self._syncing = True
             self.view.selectionModel().clearSelection()
             self._syncing = False
+            self.view.scrollToTop()
             return
         idx = self.table_model.index(k - 1, 0)
         if self._filtering():
