@@ -9,12 +9,15 @@ It trains nothing: :mod:`.whatif` reads :meth:`BranchDialog.config` and :meth:`B
 
 from __future__ import annotations
 
+import html
+
 from PySide6 import QtWidgets
 
 from ...core.branch import BranchPoint, NeedsRestart, needs_restart
 from ...core.config import MODES, TIE_BREAKS, TrainConfig
 from ...core.errors import BpeError
 from ...core.pretokenize import NAMED_PATTERNS
+from ..widgets import theme
 from .forbid_edit import ForbidEditor
 
 
@@ -104,7 +107,7 @@ class BranchDialog(QtWidgets.QDialog):
             if cfg.merges is not None and cfg.merges < k and needs_restart(self.point, cfg) is None:
                 raise BpeError(f"a budget of {cfg.merges:,} merges ends before step {k:,} -- ask for {k:,} or more")
         except BpeError as e:
-            self.note.setText(f"<span style='color:#b91c1c'>{e}</span>")
+            self.note.setText(f"<span style='color:{theme.current().error}'>{html.escape(str(e))}</span>")
             ok.setEnabled(False)
             ok.setText("Branch")
             return
@@ -112,7 +115,8 @@ class BranchDialog(QtWidgets.QDialog):
         restart = needs_restart(self.point, cfg)
         if restart is not None:
             what = ", ".join(c.name.replace("_", " ") for c in restart.changes)
-            self.note.setText(f"<span style='color:#b45309'><b>Changing {what} restarts from step 0</b>: it changes "
+            warn = theme.current().banner_fg
+            self.note.setText(f"<span style='color:{warn}'><b>Changing {what} restarts from step 0</b>: it changes "
                               "the words the merges work on, so no merge can be kept.</span>")
             ok.setText("Train from step 0")
         else:

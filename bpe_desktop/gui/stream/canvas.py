@@ -33,6 +33,7 @@ from ...core.segmentation import (
 from ..regex_guard import PAINT_BUDGET_S, paint_budget
 from ..session import Session
 from ..training.protocol import TrainingState
+from ..widgets import theme
 from ..widgets.lru import LRU
 from ..widgets.timers import one_shot
 from .animation import AnimationTiming, ease, lerp
@@ -390,7 +391,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
             painter.setPen(pal.color(QtGui.QPalette.ColorRole.PlaceholderText))
             msg = self.regex_error or self.note or "no corpus text to show -- type or open a corpus"
             if self.regex_error:
-                painter.setPen(QtGui.QColor("#b91c1c"))
+                painter.setPen(QtGui.QColor(theme.current().error))
             flags = QtCore.Qt.AlignmentFlag.AlignCenter | QtCore.Qt.TextFlag.TextWordWrap
             painter.drawText(self.viewport().rect().adjusted(24, 24, -24, -24), flags, msg)
             return

@@ -17,6 +17,7 @@ from PySide6 import QtCore, QtGui
 
 from ...core.labels import visible_text
 from ...core.vocab_audit import Column, TokenFlag, VocabAudit
+from ..widgets import theme
 
 #: flag -> the word the table and the filter boxes use
 FLAG_WORDS: dict[TokenFlag, str] = {
@@ -82,8 +83,12 @@ class VocabTableModel(QtCore.QAbstractTableModel):
         # (not "flags": that name would override QAbstractItemModel.flags)
         self.has_frequencies = True
         self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
-        self._grey = QtGui.QBrush(QtGui.QColor("#6b7280"))
-        self._warn = QtGui.QBrush(QtGui.QColor("#b42318"))
+        self._themed(theme.current())
+        theme.notifier().changed.connect(self._themed)
+
+    def _themed(self, t: theme.Theme) -> None:
+        self._grey = QtGui.QBrush(QtGui.QColor(t.faint))  # (a view repaints itself when the palette changes)
+        self._warn = QtGui.QBrush(QtGui.QColor(t.error))
 
     # -- content ------------------------------------------------------------------------------------
     def set_audit(self, audit: VocabAudit | None, has_frequencies: bool = True) -> None:
