@@ -19,26 +19,15 @@ import statistics
 import sys
 import time
 
-from ui_latency import KJV, start_xvfb
+from ui_latency import KJV, settled_window, start_xvfb
 
 
 def presses(corpus: str, n: int) -> list[dict[str, float]]:
     from PySide6 import QtCore
 
-    from bpe_desktop.gui import app as gui_app
     from bpe_desktop.gui.training.protocol import TrainingState
 
-    gui_app.make_app()
-    w = gui_app.make_window(corpus, 8000, remember_layout=False)
-    st = w.settings
-    st.mode.setCurrentText("bytes")
-    st.pretok.setCurrentText("gpt2")
-    st.tie.setCurrentText("hf")
-    w.resize(1440, 900)
-    w.show()
-    loop = QtCore.QEventLoop()
-    QtCore.QTimer.singleShot(1000, loop.quit)  # settle in a running loop, as the program does
-    loop.exec()
+    w, loop = settled_window(corpus, 8000)
     end: dict[str, float] = {}
 
     def state(s: object) -> None:

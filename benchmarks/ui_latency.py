@@ -42,6 +42,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 KJV = next((p for p in (HERE.parent.parent / "shared" / "corpora" / "kjv.txt", Path("/work/shared/corpora/kjv.txt"))
@@ -135,20 +136,19 @@ def _placeholder_panes(which: str) -> None:
         main_window.ComparePanel = Empty  # type: ignore[assignment,misc]
 
 
-def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3, play_s: float = 5.0
-            ) -> dict[str, object]:
+def settled_window(corpus: str, merges: int) -> tuple[Any, Any]:
+    """The main window as the latency benchmarks measure it, and the local event loop to measure in: *corpus* in
+    bytes mode, GPT-2 pattern, hf ties, 1440×900, shown, and settled for 1 s in that loop (running, as the
+    program runs its own: ``processEvents()`` leaves deferred deletions -- the panes' placeholders, 17 ms --
+    for the first measurement to pay, and the helper threads start 0.3 s after the first paint).  A local loop,
+    never ``QApplication.exec/quit``: in Qt 6 ``quit()`` closes every window, so later measurements would time
+    a hidden window that never paints."""
     from PySide6 import QtCore
 
     from bpe_desktop.gui import app as gui_app
-    from bpe_desktop.gui.training.protocol import TrainingState
-
-    if placeholders != "none":
-        _placeholder_panes(placeholders)
 
     gui_app.make_app()
-    # a local event loop, never QApplication.exec/quit: in Qt 6 quit() closes every window, so the runs after
-    # the first (and the catch-up and play phases) would be measured on a hidden window that never paints
-    app = QtCore.QEventLoop()
+    loop = QtCore.QEventLoop()
     w = gui_app.make_window(corpus, merges, remember_layout=False)
     st = w.settings
     st.mode.setCurrentText("bytes")
@@ -156,11 +156,22 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3,
     st.tie.setCurrentText("hf")
     w.resize(1440, 900)
     w.show()
-    w.plots  # noqa: B018 -- the window settles (its plots pane is built after the first paint) before measuring
-    # ... in a running event loop, as the program's own: processEvents() leaves deferred deletions (the panes'
-    # placeholders, 17 ms) for the first run to pay, and the helper threads start 0.3 s after the first paint
-    QtCore.QTimer.singleShot(1000, app.quit)
-    app.exec()
+    w.plots  # noqa: B018 -- its plots pane is built after the first paint: built before measuring
+    QtCore.QTimer.singleShot(1000, loop.quit)
+    loop.exec()
+    return w, loop
+
+
+def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3, play_s: float = 5.0
+            ) -> dict[str, object]:
+    from PySide6 import QtCore
+
+    from bpe_desktop.gui.training.protocol import TrainingState
+
+    if placeholders != "none":
+        _placeholder_panes(placeholders)
+
+    w, app = settled_window(corpus, merges)
     gaps: list[float] = []
     drains: list[float] = []
     last = [time.perf_counter()]
