@@ -76,8 +76,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
         self.rows = RowSource()
         self.loader = RowLoader(self._rows_ready, self)
-        self._rc = RowCaches(CACHE_ROWS, session.model)
-        self._segs, self._layouts, self._labels = self._rc.segs, self._rc.layouts, self._rc.labels
+        self._rc = RowCaches(CACHE_ROWS, session.model)  # encoded rows: segments, layouts, labels
         self.rows_encoded = 0  # how many (row, step) encodings were computed (tests, benchmarks)
         self.regex_error = ""  # set when the custom pattern timed out; cleared by a new model or corpus
         self.selected: int | None = None
@@ -134,7 +133,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
 
     @property
     def caches(self) -> Caches:
-        return Caches(self._segs, self._layouts, self.boxes.pixmaps)
+        return Caches(self._rc.segs, self._rc.layouts, self.boxes.pixmaps)
 
     def set_animation_duration(self, ms: int) -> None:
         """Duration of one merge animation (0 disables animations)."""
@@ -180,22 +179,22 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
         """The segments of *row* at *step* as the flat tuple the cache holds (least recently used rows go)."""
         step = self._shown_step if step is None else step
         key = (row, step)
-        segs = self._segs.hit(key)
+        segs = self._rc.segs.hit(key)
         if segs is not None:
             return segs
         tok = self.session.tokenizer
         if self.regex_error:
             raise RegexTimeout(tok.pretokenizer.spec, PAINT_BUDGET_S)  # stays failed until a new model or corpus
         if self.rows.kind == "words":
-            segs = segment_word_packed(tok, self.rows.words[row][0], step, self._labels)
+            segs = segment_word_packed(tok, self.rows.words[row][0], step, self._rc.labels)
         else:
             try:
-                segs = segment_line_packed(tok, self.rows.lines[row], step, self._labels, paint_budget())
+                segs = segment_line_packed(tok, self.rows.lines[row], step, self._rc.labels, paint_budget())
             except RegexTimeout as e:
                 self._regex_failed(str(e))
                 raise
         self.rows_encoded += 1
-        self._segs.put(key, segs)
+        self._rc.segs.put(key, segs)
         return segs
 
     def first_row(self) -> int:
@@ -301,13 +300,15 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
     def changeEvent(self, e: QtCore.QEvent) -> None:
         if e.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.PaletteChange):
             self.boxes.setup(self.font(), self.palette())
-            self._layouts.clear()
+            self._rc.layouts.clear()
             self._setup_prefix()
         super().changeEvent(e)
 
     def _label(self, token_id: int) -> str:
-        got = self._labels.get(token_id)
-        return got if got is not None else self._labels.setdefault(token_id, id_label(self.session.model, token_id))
+        lab = self._rc.labels.get(token_id)
+        if lab is None:
+            lab = self._rc.labels[token_id] = id_label(self.session.model, token_id)
+        return lab
 
     def _setup_prefix(self) -> None:
         """Width of the left column: line numbers (text) or word and count (word table)."""
@@ -317,10 +318,10 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
     # -- layout ---------------------------------------------------------------------------------------
     def _layout(self, row: int, step: int, width: int) -> PackedLayout:
         key = (row, step, width)
-        lay = self._layouts.hit(key)
+        lay = self._rc.layouts.hit(key)
         if lay is None:
             lay = layout_row(self.row_packed(row, step), self._prefix_w, width, self.boxes.box_h, self.boxes.width)
-            self._layouts.put(key, lay)
+            self._rc.layouts.put(key, lay)
         return lay
 
     def _compute_visible(self) -> list[Visible]:
