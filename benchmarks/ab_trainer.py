@@ -1,6 +1,6 @@
 """Same-process A/B of two trainer versions: an old ``trainer.py`` file against the working tree's.
 
-    git show 61b6cc4:bpe_desktop/core/trainer.py > /tmp/old_trainer.py
+    git show 61b6cc4:bpe_desktop/core/training/trainer.py > /tmp/old_trainer.py
     python benchmarks/ab_trainer.py /tmp/old_trainer.py --repeat 6 kc kb rb
 
 Cases: ``kc`` kjv chars (whitespace, glued </w>, min frequency 2, lexical), ``kb`` kjv bytes (gpt2, hf),
@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bpe_desktop.core import TrainConfig  # noqa: E402
-from bpe_desktop.core import trainer as new_trainer  # noqa: E402
-from bpe_desktop.core.corpus import count_files  # noqa: E402
+from bpe_desktop.core.counting.sources import count_files  # noqa: E402
+from bpe_desktop.core.training import trainer as new_trainer  # noqa: E402
 
 CORPORA = ROOT.parent / "shared" / "corpora"
 CASES = {

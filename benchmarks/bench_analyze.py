@@ -1,7 +1,7 @@
 """The unreachable-token check over cl100k_base's 100k tokens, beside the same check brute-forced with tiktoken.
 
 tiktoken: for every rank, ``decode([i])`` then ``encode_ordinary`` and compare with ``[i]`` (the definition).
-Ours: :func:`bpe_desktop.core.reachability.unreachable_ids` with the :class:`RankTokenizer` the file was read
+Ours: :func:`bpe_desktop.core.measure.reachability.unreachable_ids` with the :class:`RankTokenizer` the file was read
 into (the merge list is recovered beforehand and timed apart: the window and ``analyze`` need it anyway).
 Also timed: the whole audit (labels, origins, consumers, flags) and a quality curve over 8,000 merges.
 
@@ -39,9 +39,9 @@ def main() -> int:
 
     from bpe_desktop.core.formats import load_tokenizer
     from bpe_desktop.core.formats.presets import installed_tiktoken_file
-    from bpe_desktop.core.pretokenize import CL100K_PATTERN
-    from bpe_desktop.core.reachability import brute_force_unreachable, unreachable_ids
-    from bpe_desktop.core.vocab_audit import audit
+    from bpe_desktop.core.measure.reachability import brute_force_unreachable, unreachable_ids
+    from bpe_desktop.core.measure.vocab_audit import audit
+    from bpe_desktop.core.text.pretokenize import CL100K_PATTERN
 
     path = installed_tiktoken_file("cl100k_base")
     if path is None:
@@ -58,8 +58,8 @@ def main() -> int:
     t_audit, _ = _best(lambda: audit(model, None, [0] * len(ids), unreachable=ours), args.runs)
 
     from bpe_desktop.core import TrainConfig, count_text, train
-    from bpe_desktop.core.quality import TextTotals
-    from bpe_desktop.core.quality_curves import QualityCurveBuilder
+    from bpe_desktop.core.measure.quality import TextTotals
+    from bpe_desktop.core.measure.quality_curves import QualityCurveBuilder
 
     text = Path("/work/shared/corpora/kjv.txt")
     curve_s = None

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bpe_desktop.core import TrainConfig, Trainer  # noqa: E402
-from bpe_desktop.core.branch import BranchPoint, start_branch  # noqa: E402
-from bpe_desktop.core.corpus import count_files  # noqa: E402
+from bpe_desktop.core.counting.sources import count_files  # noqa: E402
+from bpe_desktop.core.training.branch import BranchPoint, start_branch  # noqa: E402
 
 
 def main() -> None:

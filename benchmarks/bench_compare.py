@@ -37,7 +37,7 @@ def main() -> int:
     from PySide6 import QtWidgets
 
     from bpe_desktop.core import CorpusSource, TrainConfig, Trainer
-    from bpe_desktop.core.corpus import count_source
+    from bpe_desktop.core.counting.sources import count_source
     from bpe_desktop.gui import resources
     from bpe_desktop.gui.compare.panel import CL100K_NAME, ComparePanel
     from bpe_desktop.gui.compare.sources import SAMPLE_NAMES

@@ -76,8 +76,8 @@ def main() -> int:
 
     from bpe_desktop.core.formats import load, save_model
     from bpe_desktop.core.formats.presets import CL100K_SPECIALS
-    from bpe_desktop.core.pretokenize import CL100K_PATTERN
-    from bpe_desktop.core.ranks import RankTokenizer
+    from bpe_desktop.core.text.pretokenize import CL100K_PATTERN
+    from bpe_desktop.core.tokenizers.ranks import RankTokenizer
 
     path = cl100k_path()
     t0 = time.perf_counter()

@@ -82,10 +82,10 @@ def main() -> int:
     import tokenizers
 
     from bpe_desktop.core import TrainConfig, train
-    from bpe_desktop.core.corpus import count_text
+    from bpe_desktop.core.counting.pieces import count_text
     from bpe_desktop.core.formats import load_tokenizer, save_model
-    from bpe_desktop.core.log_inspect import NamedTokenizer, inspect_text
-    from bpe_desktop.core.pretokenize import CL100K_PATTERN
+    from bpe_desktop.core.logs.log_inspect import NamedTokenizer, inspect_text
+    from bpe_desktop.core.text.pretokenize import CL100K_PATTERN
 
     text = args.corpus.read_text(encoding="utf-8")
     cl_spec = f"cl100k:{cl100k_path()}"

@@ -43,7 +43,7 @@ def measure(corpus: str, mode: str, runs: int, over: float = 50.0) -> dict[str, 
     from PySide6 import QtCore, QtWidgets
 
     from bpe_desktop.core import CorpusSource, TrainConfig, Trainer
-    from bpe_desktop.core.corpus import count_source
+    from bpe_desktop.core.counting.sources import count_source
     from bpe_desktop.gui import app as gui_app
     from bpe_desktop.gui import resources
     from bpe_desktop.gui.inspect import job as job_mod

@@ -22,7 +22,7 @@ import sys
 import time
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_source
-from bpe_desktop.core.stats import SegmentationHistory
+from bpe_desktop.core.measure.stats import SegmentationHistory
 
 
 def unit_times(job) -> tuple[object, list[float]]:  # type: ignore[no-untyped-def]

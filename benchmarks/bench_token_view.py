@@ -32,7 +32,7 @@ import time
 from PySide6 import QtCore, QtWidgets
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer
-from bpe_desktop.core.corpus import count_source
+from bpe_desktop.core.counting.sources import count_source
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.stream import canvas as token_canvas
 from bpe_desktop.gui.stream.view import TokenStreamView

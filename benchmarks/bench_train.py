@@ -42,13 +42,13 @@ import json, os, resource, sys, time
 kind, path, merges = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if kind == "ours-bytes":
     from bpe_desktop.core import TrainConfig, Trainer
-    from bpe_desktop.core.corpus import count_files
+    from bpe_desktop.core.counting.sources import count_files
     t0 = time.perf_counter()
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=merges)
     n = len(Trainer(count_files([path], cfg), cfg).run())
 elif kind == "ours-chars":
     from bpe_desktop.core import TrainConfig, Trainer
-    from bpe_desktop.core.corpus import count_files
+    from bpe_desktop.core.counting.sources import count_files
     t0 = time.perf_counter()
     cfg = TrainConfig(mode="chars", pretokenizer="whitespace", glue_marker=True, merges=merges, min_frequency=2)
     n = len(Trainer(count_files([path], cfg), cfg).run())

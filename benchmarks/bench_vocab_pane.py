@@ -109,9 +109,9 @@ def peers(path: str) -> dict[str, float]:
     import tiktoken
 
     from bpe_desktop.core.formats import load
-    from bpe_desktop.core.pretokenize import CL100K_PATTERN
-    from bpe_desktop.core.reachability import brute_force_unreachable
-    from bpe_desktop.core.vocab_audit import audit
+    from bpe_desktop.core.measure.reachability import brute_force_unreachable
+    from bpe_desktop.core.measure.vocab_audit import audit
+    from bpe_desktop.core.text.pretokenize import CL100K_PATTERN
 
     loaded = load(f"cl100k:{path}")
     model, tok = loaded.model, loaded.tokenizer

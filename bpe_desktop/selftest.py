@@ -82,7 +82,7 @@ def check_resources(state: dict[str, object]) -> str:
 
 
 def check_worker(state: dict[str, object]) -> str:
-    from .core.corpus import CorpusSource
+    from .core.counting.sources import CorpusSource
     from .core.records import MergeRecord
 
     worker, proto, process = _gui("worker"), _gui("protocol"), _gui("process")
@@ -139,7 +139,7 @@ def check_worker(state: dict[str, object]) -> str:
 
 
 def check_encode(state: dict[str, object]) -> str:
-    from .core.tokenizer import Tokenizer
+    from .core.tokenizers.tokenizer import Tokenizer
 
     tok = Tokenizer(state["model"])  # type: ignore[arg-type]
     got = [tok.token_str(i) for i in tok.encode("lowest")]

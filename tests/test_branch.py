@@ -13,7 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_desktop.core import TrainConfig, Trainer, train
-from bpe_desktop.core.branch import (
+from bpe_desktop.core.errors import ConfigError, CorpusError
+from bpe_desktop.core.formats import native
+from bpe_desktop.core.tokenizers.model import token_text
+from bpe_desktop.core.training.branch import (
     RESTART_SETTINGS,
     BranchPoint,
     SettingChange,
@@ -21,10 +24,7 @@ from bpe_desktop.core.branch import (
     records_from_stats,
     start_branch,
 )
-from bpe_desktop.core.errors import ConfigError, CorpusError
-from bpe_desktop.core.formats import native
-from bpe_desktop.core.model import token_text
-from bpe_desktop.core.naive import naive_train
+from bpe_desktop.core.training.naive import naive_train
 
 RULES = ("lexical", "first-seen", "hf")
 words = st.text(alphabet="abcé🙂1", min_size=2, max_size=9)
@@ -143,7 +143,7 @@ def test_settings_that_change_the_words_need_a_restart() -> None:
         with pytest.raises(ConfigError, match=f"cannot branch at step 3: {name} .* train from step 0"):
             start_branch(SEED_000, cfg, point)
     # the same pattern under its name or written out is no change; what a branch may change is none either
-    from bpe_desktop.core.pretokenize import WHITESPACE_PATTERN
+    from bpe_desktop.core.text.pretokenize import WHITESPACE_PATTERN
 
     assert needs_restart(point, TrainConfig(pretokenizer=WHITESPACE_PATTERN)) is None
     assert needs_restart(point, TrainConfig(tie_break="hf", merges=2, min_frequency=9, forbid=(("a", "b"),),
@@ -204,9 +204,9 @@ def test_a_worker_process_can_branch_from_plain_values() -> None:
 def test_replay_reports_progress_in_slices_and_can_be_cancelled() -> None:
     from pathlib import Path
 
-    from bpe_desktop.core.branch import REPLAY_SLICE
-    from bpe_desktop.core.corpus import count_files
+    from bpe_desktop.core.counting.sources import count_files
     from bpe_desktop.core.errors import Cancelled
+    from bpe_desktop.core.training.branch import REPLAY_SLICE
 
     cfg = TrainConfig(mode="bytes", merges=2 * REPLAY_SLICE + 40)
     sample = Path(__file__).resolve().parents[1] / "resources" / "samples" / "robotlogs_sample.txt"

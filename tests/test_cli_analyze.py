@@ -15,8 +15,8 @@ import pytest
 from bpe_desktop.core import TrainConfig, count_text, train
 from bpe_desktop.core.formats import save_model
 from bpe_desktop.core.formats.presets import installed_tiktoken_file
-from bpe_desktop.core.quality import TextTotals, measure
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.measure.quality import TextTotals, measure
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = {"tokens", "bytes_per_token", "fertility", "utilization", "shannon_efficiency", "renyi_efficiency",

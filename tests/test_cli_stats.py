@@ -10,9 +10,9 @@ import pytest
 
 from bpe_desktop.cli import main
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_source
-from bpe_desktop.core.naive import merge_word
-from bpe_desktop.core.stats import SegmentationHistory, recount_pairs
-from bpe_desktop.core.trainer import word_symbols
+from bpe_desktop.core.measure.stats import SegmentationHistory, recount_pairs
+from bpe_desktop.core.training.naive import merge_word
+from bpe_desktop.core.training.trainer import word_symbols
 
 
 def read_csv(path) -> list[list[str]]:

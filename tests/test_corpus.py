@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from bpe_desktop.core import TrainConfig, count_text, parse_word_counts
-from bpe_desktop.core.corpus import count_files, iter_file_chunks, looks_like_word_counts
+from bpe_desktop.core.counting.pieces import looks_like_word_counts
+from bpe_desktop.core.counting.sources import count_files, iter_file_chunks
 from bpe_desktop.core.errors import Cancelled, CorpusError, PatternError
-from bpe_desktop.core.pretokenize import Pretokenizer, validate_pattern
+from bpe_desktop.core.text.pretokenize import Pretokenizer, validate_pattern
 
 
 def test_word_count_tables_space_or_tab_and_duplicates_add() -> None:
@@ -46,7 +47,7 @@ def test_streaming_in_small_chunks_counts_the_same_as_whole_text(tmp_path, topic
     text = topics_text[:120_000] + "\nno newline at the end ✓"
     p = tmp_path / "t.txt"
     p.write_text(text, encoding="utf-8")
-    import bpe_desktop.core.corpus as corpus
+    import bpe_desktop.core.counting.sources as corpus
 
     chunks = list(iter_file_chunks(str(p), chunk_bytes=4096))
     assert b"".join(c for _, c in chunks) == p.read_bytes()
@@ -62,7 +63,7 @@ def test_streaming_in_small_chunks_counts_the_same_as_whole_text(tmp_path, topic
 
 
 def test_cancel_stops_between_chunks(tmp_path, topics_text, monkeypatch) -> None:
-    import bpe_desktop.core.corpus as corpus
+    import bpe_desktop.core.counting.sources as corpus
 
     monkeypatch.setattr(corpus, "CHUNK_BYTES", 4096)
     p = tmp_path / "t.txt"
@@ -98,7 +99,7 @@ def test_custom_pattern_errors_give_the_position() -> None:
 
 
 def test_catastrophic_custom_pattern_times_out(monkeypatch) -> None:
-    import bpe_desktop.core.pretokenize as pt
+    import bpe_desktop.core.text.pretokenize as pt
 
     monkeypatch.setattr(pt, "CUSTOM_TIMEOUT_S", 0.05)
     pre = Pretokenizer.from_spec(r"(?:\w|\w\w)*\d")
@@ -110,7 +111,7 @@ def test_atomic_write_replaces_whole_file_and_respects_umask(tmp_path) -> None:
     import os
     import stat
 
-    from bpe_desktop.core.atomic import atomic_write
+    from bpe_desktop.core.io.atomic import atomic_write
 
     target = tmp_path / "out.txt"
     target.write_text("old")
@@ -134,7 +135,7 @@ def test_whitespace_pretokenizer_is_exactly_str_split() -> None:
 
     import regex
 
-    from bpe_desktop.core.pretokenize import WHITESPACE_PATTERN
+    from bpe_desktop.core.text.pretokenize import WHITESPACE_PATTERN
 
     pre = Pretokenizer.from_spec("whitespace")
     every_char = "".join(map(chr, range(sys.maxunicode + 1)))  # each whitespace char separates two pieces

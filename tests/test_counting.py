@@ -17,11 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bpe_desktop.core.parallel_count as parallel_count
+import bpe_desktop.core.counting.parallel_count as parallel_count
 from bpe_desktop.cli import main
 from bpe_desktop.core import TrainConfig, train
-from bpe_desktop.core.corpus import CorpusSource, count_files, count_source
-from bpe_desktop.core.count_table import escape, read_table, unescape, write_table
+from bpe_desktop.core.counting.count_table import escape, read_table, unescape, write_table
+from bpe_desktop.core.counting.sources import CorpusSource, count_files, count_source
 from bpe_desktop.core.errors import Cancelled, CorpusError
 
 BYTES = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=300)
@@ -60,7 +60,7 @@ def test_jobs_give_the_same_table_and_merges_on_real_text(config, topics_file, s
 
 
 def test_stretches_split_on_line_boundaries(topics_file) -> None:  # type: ignore[no-untyped-def]
-    from bpe_desktop.core.inputs import Input
+    from bpe_desktop.core.text.inputs import Input
 
     size = topics_file.stat().st_size
     data = topics_file.read_bytes()
@@ -216,7 +216,7 @@ def test_a_table_without_word_counts_and_jsonl_progress(topics_file, tmp_path) -
 def _per_line(text: str, specials: tuple[str, ...] = ()) -> list[tuple[str, int]]:
     import regex
 
-    from bpe_desktop.core.pretokenize import Pretokenizer
+    from bpe_desktop.core.text.pretokenize import Pretokenizer
 
     split = Pretokenizer.from_spec("gpt2").split
     special = regex.compile("|".join(regex.escape(s) for s in specials)) if specials else None
@@ -233,7 +233,7 @@ def _per_line(text: str, specials: tuple[str, ...] = ()) -> list[tuple[str, int]
 def test_words_first_whitespace_set_is_the_regex_modules() -> None:
     import regex
 
-    from bpe_desktop.core.word_first import _WS
+    from bpe_desktop.core.counting.word_first import _WS
 
     assert _WS == "".join(chr(c) for c in range(sys.maxunicode + 1) if regex.match(r"\s", chr(c)))
 
@@ -243,7 +243,7 @@ def test_words_first_whitespace_set_is_the_regex_modules() -> None:
                     max_size=60))
 def test_words_first_equals_per_line_split(text: str) -> None:
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
-    from bpe_desktop.core.corpus import count_text
+    from bpe_desktop.core.counting.pieces import count_text
 
     assert list(count_text(text, cfg).counts.items()) == _per_line(text)
     spc = TrainConfig(mode="bytes", pretokenizer="gpt2", specials=("<>",))
@@ -251,7 +251,7 @@ def test_words_first_equals_per_line_split(text: str) -> None:
 
 
 def test_words_first_on_real_text(topics_text) -> None:  # type: ignore[no-untyped-def]
-    from bpe_desktop.core.corpus import count_text
+    from bpe_desktop.core.counting.pieces import count_text
 
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
     sources = "".join(p.read_text(encoding="utf-8", errors="surrogateescape")
@@ -269,8 +269,8 @@ _CLEAN = [*"aZ9'.,;-_ \n", "the", " and", "É", "😀", "\n\n", "'s", "\t", "  "
 def test_fast_split_equals_per_line_split(parts: list[str], odd_limit: int) -> None:
     """Mostly ordinary text (single spaces, newlines) with a few odd places: the fields path, masked lines
     and the regex pass (forced by a low limit on odd places) all give the per-line table and order."""
-    from bpe_desktop.core import word_first
-    from bpe_desktop.core.pretokenize import Pretokenizer
+    from bpe_desktop.core.counting import word_first
+    from bpe_desktop.core.text.pretokenize import Pretokenizer
 
     text = "".join(parts)
     saved = word_first.MAX_ODD
@@ -288,8 +288,8 @@ def test_fast_split_equals_per_line_split(parts: list[str], odd_limit: int) -> N
 
 
 def test_fast_split_on_real_text_with_odd_lines_and_mark_characters(topics_text) -> None:  # type: ignore[no-untyped-def]
-    from bpe_desktop.core import word_first
-    from bpe_desktop.core.corpus import count_text
+    from bpe_desktop.core.counting import word_first
+    from bpe_desktop.core.counting.pieces import count_text
 
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
     lines = [" ".join(line.split()) for line in topics_text.split("\n")]  # prose with single spaces
@@ -310,7 +310,7 @@ def test_fast_split_on_real_text_with_odd_lines_and_mark_characters(topics_text)
 @settings(max_examples=400, deadline=None)
 @given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
 def test_ascii_gpt2_pattern_is_the_gpt2_pattern_on_ascii(text: str) -> None:
-    from bpe_desktop.core.pretokenize import Pretokenizer
-    from bpe_desktop.core.word_first import ASCII_GPT2
+    from bpe_desktop.core.counting.word_first import ASCII_GPT2
+    from bpe_desktop.core.text.pretokenize import Pretokenizer
 
     assert ASCII_GPT2.findall(text) == Pretokenizer.from_spec("gpt2").split(text)

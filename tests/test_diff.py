@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_desktop.core import TrainConfig, train
-from bpe_desktop.core.branch import SettingChange
-from bpe_desktop.core.run_diff import MovedMerge, RankedMerge, diff_merges, diff_models
+from bpe_desktop.core.measure.run_diff import MovedMerge, RankedMerge, diff_merges, diff_models
+from bpe_desktop.core.training.branch import SettingChange
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -13,8 +13,8 @@ from bpe_desktop.core import TrainConfig, train
 from bpe_desktop.core.errors import FormatError, SpecialTokenError
 from bpe_desktop.core.formats import load_tokenizer
 from bpe_desktop.core.formats.presets import CL100K_SPECIALS, installed_tiktoken_file
-from bpe_desktop.core.pretokenize import CL100K_PATTERN
-from bpe_desktop.core.ranks import EQUIVALENT_PATTERNS, RankTokenizer, byte_pair_ranks, recover_merges
+from bpe_desktop.core.text.pretokenize import CL100K_PATTERN
+from bpe_desktop.core.tokenizers.ranks import EQUIVALENT_PATTERNS, RankTokenizer, byte_pair_ranks, recover_merges
 
 # text that exercises the pattern's corners: spaces, newlines, CR, apostrophes, digits, letters, marks
 CORNERS = [*" \t\n\r\n'sdmtlLvVeErR0123456789aZ.,!?-_()[]{}/\\\"#", "é", "ß", "日", "🤖", "\u00a0", "\u2003",
@@ -70,7 +70,7 @@ def naive_byte_pair(ranks: dict[bytes, int], piece: bytes, max_rank: int) -> lis
 
 @pytest.fixture(scope="module")
 def small_ranks(topics_text: str) -> dict[bytes, int]:
-    from bpe_desktop.core.corpus import count_text
+    from bpe_desktop.core.counting.pieces import count_text
 
     cfg = TrainConfig(mode="bytes", pretokenizer="none", merges=400)
     model, _ = train(count_text(topics_text[:20_000], cfg), cfg)
@@ -125,8 +125,8 @@ def test_rank_encoding_equals_merge_replay_on_token_concatenations(topics_text: 
     this was written; the test keeps 3,000 per pattern.)"""
     import random
 
-    from bpe_desktop.core.corpus import count_text
-    from bpe_desktop.core.tokenizer import Tokenizer
+    from bpe_desktop.core.counting.pieces import count_text
+    from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
     cfg = TrainConfig(mode="bytes", pretokenizer=pre, merges=3000, tie_break="hf")
     model, _ = train(count_text(topics_text[:200_000], cfg), cfg)

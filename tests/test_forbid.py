@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from bpe_desktop.core import TrainConfig, Trainer, count_text, train
 from bpe_desktop.core.errors import ConfigError, PatternError
 from bpe_desktop.core.forbid import ForbidRule, format_pair, parse_pair
-from bpe_desktop.core.model import token_text
-from bpe_desktop.core.naive import forbidden, naive_train
 from bpe_desktop.core.records import CONTENDERS, explain
+from bpe_desktop.core.tokenizers.model import token_text
+from bpe_desktop.core.training.naive import forbidden, naive_train
 
 RULES = ("lexical", "first-seen", "hf")
 words = st.text(alphabet="abcé🙂1 ", min_size=1, max_size=9)

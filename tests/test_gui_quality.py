@@ -12,10 +12,10 @@ import pytest
 from conftest import finished_session
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
-from bpe_desktop.core.holdout import count_with_holdout, split_text
-from bpe_desktop.core.quality import TextTotals, measure
+from bpe_desktop.core.measure.holdout import count_with_holdout, split_text
+from bpe_desktop.core.measure.quality import TextTotals, measure
 from bpe_desktop.core.stopping import StopReason
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 from bpe_desktop.gui.plots.panel import PlotsPanel
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.training.protocol import TrainingState

@@ -12,9 +12,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from test_gui_window import START_S, click_train, table_pairs, wait_finished
 
 from bpe_desktop.core import Trainer, count_source
-from bpe_desktop.core.run_diff import diff_models
-from bpe_desktop.core.session_file import SessionCorpus, SessionDoc, dumps_session, loads_session
-from bpe_desktop.core.stats import SegmentationHistory, compression_from_records
+from bpe_desktop.core.formats.session_file import SessionCorpus, SessionDoc, dumps_session, loads_session
+from bpe_desktop.core.measure.run_diff import diff_models
+from bpe_desktop.core.measure.stats import SegmentationHistory, compression_from_records
 from bpe_desktop.gui import app as gui_app
 from bpe_desktop.gui import layouts
 from bpe_desktop.gui.runs import branch_dialog
@@ -211,7 +211,7 @@ def test_compare_dialog_diff_and_overlay_show_the_core_numbers(qtbot, window, te
 
 def test_branch_dialog_says_when_a_change_restarts_from_zero(qtbot, window, text) -> None:  # type: ignore[no-untyped-def]
     train_text(qtbot, window, text, 30)
-    from bpe_desktop.core.branch import BranchPoint
+    from bpe_desktop.core.training.branch import BranchPoint
 
     s = window.session
     dlg = branch_dialog.BranchDialog(s.config, BranchPoint.from_model(s.model, 20, s.records))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bpe_desktop.core.config import TrainConfig
-from bpe_desktop.core.model import BPEModel
-from bpe_desktop.core.trainer import Trainer
+from bpe_desktop.core.tokenizers.model import BPEModel
+from bpe_desktop.core.training.trainer import Trainer
 from bpe_desktop.gui.session import Session
 
 

@@ -19,9 +19,9 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from bpe_desktop.core import TrainConfig, count_source, train
-from bpe_desktop.core.corpus import CorpusSource
+from bpe_desktop.core.counting.sources import CorpusSource
 from bpe_desktop.core.formats import save_model
-from bpe_desktop.core.session_file import load_session
+from bpe_desktop.core.formats.session_file import load_session
 from bpe_desktop.gui import app as gui_app
 from bpe_desktop.gui import layouts
 from bpe_desktop.gui.session_io import autosave, dialogs
@@ -319,7 +319,7 @@ CHILD = textwrap.dedent("""
     w.train()
     app.wait_for_training(w, 120)
     w.session.set_step(11)
-    from bpe_desktop.core.session_file import load_session
+    from bpe_desktop.core.formats.session_file import load_session
     saver = w.sessions.autosaver
     seen = -1
     while True:  # the step change autosaves a few seconds later

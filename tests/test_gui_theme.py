@@ -41,7 +41,7 @@ def test_contrast_formula_matches_wcag() -> None:
 @pytest.mark.parametrize("t", [theme.LIGHT, theme.DARK], ids=lambda t: t.name)
 def test_token_boxes_are_readable_in_both_themes(qapp_themed, t: theme.Theme) -> None:  # type: ignore[no-untyped-def]
     """Every box colour the token view paints, against the text colour it paints with (the palette's Text)."""
-    from bpe_desktop.core.tokenizer import UNKNOWN_ID
+    from bpe_desktop.core.tokenizers.tokenizer import UNKNOWN_ID
     from bpe_desktop.gui.stream.painting import BoxPainter
 
     pal = theme.palette(t)

@@ -16,8 +16,8 @@ import pytest
 from PySide6 import QtCore
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, train
-from bpe_desktop.core.corpus import count_text
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.counting.pieces import count_text
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 from bpe_desktop.gui import app as gui_app
 from bpe_desktop.gui.regex_guard import PAINT_BUDGET_S, TEXT_BUDGET_S
 from bpe_desktop.gui.session import Session

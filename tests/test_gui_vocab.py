@@ -10,11 +10,11 @@ from conftest import finished_session
 from PySide6 import QtCore
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
-from bpe_desktop.core.derivation import derivation_tree
-from bpe_desktop.core.model import BYTE_BASE, BPEModel
+from bpe_desktop.core.measure.vocab_audit import Column, TokenFlag, audit, encoded_frequencies, made_counts
 from bpe_desktop.core.stopping import StopReason
-from bpe_desktop.core.tokenizer import Tokenizer
-from bpe_desktop.core.vocab_audit import Column, TokenFlag, audit, encoded_frequencies, made_counts
+from bpe_desktop.core.tokenizers.model import BYTE_BASE, BPEModel
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
+from bpe_desktop.core.views.derivation import derivation_tree
 from bpe_desktop.gui import file_actions
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.training.protocol import TrainingState
@@ -218,7 +218,7 @@ def test_cl100k_opens_in_the_pane_with_tiktokens_flags(qtbot) -> None:
     a = m.audit
     assert len(a.flagged(TokenFlag.UNDECODABLE)) == 773
     loaded = load(f"cl100k:{path}")
-    from bpe_desktop.core.reachability import unreachable_ids
+    from bpe_desktop.core.measure.reachability import unreachable_ids
 
     assert a.flagged(TokenFlag.UNREACHABLE) == unreachable_ids(loaded.model, encoder=loaded.tokenizer)
     hello = loaded.tokenizer.encode("Hello")

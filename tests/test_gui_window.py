@@ -318,8 +318,8 @@ SEED_SYMBOLS_AFTER = [86, 77, 68, 61, 54, 48, 42]
 
 def test_train_further_appends_to_the_same_run(qtbot, window, dialogs, questions) -> None:  # type: ignore[no-untyped-def]
     from bpe_desktop.core.config import TrainConfig
-    from bpe_desktop.core.corpus import parse_word_counts
-    from bpe_desktop.core.trainer import Trainer
+    from bpe_desktop.core.counting.pieces import parse_word_counts
+    from bpe_desktop.core.training.trainer import Trainer
 
     s = window.session
     window.settings.merges.setValue(3)
@@ -538,7 +538,7 @@ def test_export_tokenizer_at_the_current_step_is_read_by_its_home_library(qtbot,
     from tokenizers import Tokenizer as HFTokenizer
 
     from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
-    from bpe_desktop.core.tokenizer import Tokenizer
+    from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
     from bpe_desktop.gui import file_actions
 
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=300)

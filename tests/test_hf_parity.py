@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bpe_desktop.core import TrainConfig, train
-from bpe_desktop.core.corpus import count_files
+from bpe_desktop.core.counting.sources import count_files
 
 
 def _hf_merges(path: str, n_merges: int, specials: list[str]) -> list[tuple[str, str]]:

@@ -16,16 +16,16 @@ import tiktoken
 import tokenizers
 
 from bpe_desktop.core import TrainConfig, train
-from bpe_desktop.core.corpus import count_text
+from bpe_desktop.core.counting.pieces import count_text
 from bpe_desktop.core.errors import Cancelled, CorpusError
 from bpe_desktop.core.formats import load_tokenizer, save_model
 from bpe_desktop.core.formats.presets import CL100K_SPECIALS, installed_tiktoken_file
-from bpe_desktop.core.log_chunks import iter_chunks, iter_file_chunks
-from bpe_desktop.core.log_inspect import NamedTokenizer, inspect_file, inspect_text
-from bpe_desktop.core.logclass import Category, classify_bytes
-from bpe_desktop.core.pretokenize import CL100K_PATTERN
-from bpe_desktop.core.robotlogs import generate
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.logs.log_chunks import iter_chunks, iter_file_chunks
+from bpe_desktop.core.logs.log_inspect import NamedTokenizer, inspect_file, inspect_text
+from bpe_desktop.core.logs.logclass import Category, classify_bytes
+from bpe_desktop.core.logs.robotlogs import generate
+from bpe_desktop.core.text.pretokenize import CL100K_PATTERN
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 
 def cl100k_file() -> str:
@@ -255,7 +255,7 @@ def test_hf_trained_file_with_specials_first(log_text, tmp_path) -> None:  # typ
     RenumberedTokenizer): token lengths must follow the file's ids."""
     from tokenizers import decoders, models, pre_tokenizers, trainers
 
-    from bpe_desktop.core.renumber import RenumberedTokenizer
+    from bpe_desktop.core.tokenizers.renumber import RenumberedTokenizer
 
     text = log_text[:30_000]
     hf = tokenizers.Tokenizer(models.BPE())

@@ -12,7 +12,7 @@ import pytest
 import tiktoken
 
 from bpe_desktop.core.formats import load_tokenizer
-from bpe_desktop.core.robotlogs import generate
+from bpe_desktop.core.logs.robotlogs import generate
 from tests.test_inspect import cl100k_file
 
 

@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 from bpe_desktop.core.errors import Cancelled, PatternError
 from bpe_desktop.core.formats import load_tokenizer, save_model
-from bpe_desktop.core.log_chunks import iter_chunks
-from bpe_desktop.core.log_patterns import LOG_PATTERNS
-from bpe_desktop.core.log_variants import VariantJob, train_variant, train_variants
-from bpe_desktop.core.logclass import Category, classify_bytes
-from bpe_desktop.core.pretokenize import NAMED_PATTERNS, Pretokenizer
-from bpe_desktop.core.robotlogs import generate
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.logs.log_chunks import iter_chunks
+from bpe_desktop.core.logs.log_variants import VariantJob, train_variant, train_variants
+from bpe_desktop.core.logs.logclass import Category, classify_bytes
+from bpe_desktop.core.logs.robotlogs import generate
+from bpe_desktop.core.text.log_patterns import LOG_PATTERNS
+from bpe_desktop.core.text.pretokenize import NAMED_PATTERNS, Pretokenizer
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 DIGITS = re.compile(rb"\d")
 

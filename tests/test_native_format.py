@@ -17,7 +17,7 @@ from bpe_desktop.cli import main as cli_main
 from bpe_desktop.core import TrainConfig, train
 from bpe_desktop.core.errors import BpeError, FormatError
 from bpe_desktop.core.formats import detect, load, native
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 SEED = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 
@@ -42,7 +42,7 @@ def v1_dumps(model: Any, records: Any) -> str:
 def trained() -> dict[str, Any]:
     chars = train(SEED, TrainConfig(merges=8, specials=("<s>",)))
     text = "hello world, hello there; ünïcödé 123 hello\n" * 3
-    from bpe_desktop.core.corpus import count_text
+    from bpe_desktop.core.counting.pieces import count_text
     bcfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=12, tie_break="hf")
     bytes_ = train(count_text(text, bcfg).counts, bcfg)
     return {"chars": chars, "bytes": bytes_}

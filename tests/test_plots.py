@@ -12,10 +12,10 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
-from bpe_desktop.core.csv_table import csv_text
 from bpe_desktop.core.errors import BpeError
-from bpe_desktop.core.stats import SegmentationHistory, compression_from_records, recount_pairs
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.io.csv_table import csv_text
+from bpe_desktop.core.measure.stats import SegmentationHistory, compression_from_records, recount_pairs
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 from bpe_desktop.gui.plots.panel import PlotsPanel
 from bpe_desktop.gui.plots.zipf import curve_points
 from bpe_desktop.gui.session import Session

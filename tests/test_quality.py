@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from bpe_desktop.core import TrainConfig, count_text, train
 from bpe_desktop.core.errors import ConfigError
-from bpe_desktop.core.quality import Sums, TextTotals, measure
-from bpe_desktop.core.quality_curves import HeldOutCurves, QualityCurveBuilder
-from bpe_desktop.core.stats import Sliced, finish
-from bpe_desktop.core.token_counts import TokenCounts, effects_from_records, initial_counts
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.measure.quality import Sums, TextTotals, measure
+from bpe_desktop.core.measure.quality_curves import HeldOutCurves, QualityCurveBuilder
+from bpe_desktop.core.measure.stats import Sliced, finish
+from bpe_desktop.core.measure.token_counts import TokenCounts, effects_from_records, initial_counts
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 ALPHAS = [0.5, 1.0, 2.0, 2.5, 3.0, 7.5]
 

@@ -8,11 +8,11 @@ import pytest
 
 from bpe_desktop.core import CorpusSource, TrainConfig, count_text, train
 from bpe_desktop.core.errors import ConfigError
-from bpe_desktop.core.holdout import count_with_holdout, split_text
-from bpe_desktop.core.quality import TextTotals, measure
-from bpe_desktop.core.quality_curves import HeldOutCurves
-from bpe_desktop.core.stats import finish
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.measure.holdout import count_with_holdout, split_text
+from bpe_desktop.core.measure.quality import TextTotals, measure
+from bpe_desktop.core.measure.quality_curves import HeldOutCurves
+from bpe_desktop.core.measure.stats import finish
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 
 def test_files_hold_out_their_last_lines(topics_file: Path, tmp_path: Path) -> None:
@@ -65,8 +65,8 @@ def test_held_out_part_curve_matches_a_fresh_encode(topics_text: str) -> None:
 
 
 def test_sliced_counting_and_totals_equal_the_one_go_functions(topics_file, topics_text: str) -> None:
-    from bpe_desktop.core.holdout import count_with_totals, counting_with_totals, totaling
-    from bpe_desktop.core.stats import Sliced
+    from bpe_desktop.core.measure.holdout import count_with_totals, counting_with_totals, totaling
+    from bpe_desktop.core.measure.stats import Sliced
 
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
     for src in (CorpusSource.from_files([str(topics_file)]), CorpusSource.from_text(topics_text[:300_000])):

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bpe_desktop.core.logclass import Category, classify
-from bpe_desktop.core.robotlogs import LEVELS, generate, iter_lines
+from bpe_desktop.core.logs.logclass import Category, classify
+from bpe_desktop.core.logs.robotlogs import LEVELS, generate, iter_lines
 
 SAMPLE = Path(__file__).resolve().parent.parent / "resources" / "samples" / "robotlogs_sample.txt"
 HEADER = re.compile(r"\[(?P<level>[A-Z]+)\] \[(?P<ts>\d{10}\.\d{9})\] \[(?P<node>[a-z0-9_]+)\]: (?P<msg>.+)")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_desktop.core.logclass import Category, classify, classify_bytes
+from bpe_desktop.core.logs.logclass import Category, classify, classify_bytes
 
 T, L, H, F, Z, N, W, P, S = (Category.TIMESTAMP, Category.LEVEL, Category.HEX, Category.FLOAT, Category.INTEGER,
                              Category.NAME, Category.WORD, Category.PUNCT, Category.SPACE)

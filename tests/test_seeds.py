@@ -5,7 +5,7 @@ from __future__ import annotations
 from conftest import SEED_000, SEED_001
 
 from bpe_desktop.core import TrainConfig, Trainer, train
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 
 def test_seed_000_seven_merges_counts_and_symbols() -> None:

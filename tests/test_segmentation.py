@@ -11,19 +11,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_desktop.core import TrainConfig, train
-from bpe_desktop.core.derivation import derivation_tree
-from bpe_desktop.core.display_text import read_display_text
-from bpe_desktop.core.labels import bytes_label, token_hue, token_label, visible_text
-from bpe_desktop.core.lines import split_lines
-from bpe_desktop.core.segmentation import (
+from bpe_desktop.core.text.display_text import read_display_text
+from bpe_desktop.core.text.lines import split_lines
+from bpe_desktop.core.tokenizers.tokenizer import UNKNOWN_ID, Tokenizer
+from bpe_desktop.core.views.derivation import derivation_tree
+from bpe_desktop.core.views.labels import bytes_label, token_hue, token_label, visible_text
+from bpe_desktop.core.views.segmentation import (
     segment_line,
     segment_line_packed,
     segment_word,
     segment_word_packed,
     unpack_segments,
 )
-from bpe_desktop.core.token_search import find_token
-from bpe_desktop.core.tokenizer import UNKNOWN_ID, Tokenizer
+from bpe_desktop.core.views.token_search import find_token
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def topics_bytes_model(topics_text: str):
 
 
 def train_text(text: str, cfg: TrainConfig):
-    from bpe_desktop.core.corpus import count_text
+    from bpe_desktop.core.counting.pieces import count_text
 
     return train(count_text(text, cfg), cfg)
 

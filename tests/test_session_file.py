@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from bpe_desktop.core import TrainConfig
-from bpe_desktop.core.corpus import CorpusSource, count_source
+from bpe_desktop.core.counting.sources import CorpusSource, count_source
 from bpe_desktop.core.errors import SessionError
-from bpe_desktop.core.session_file import (
+from bpe_desktop.core.formats.session_file import (
     VERSION,
     CorpusState,
     SessionCorpus,
@@ -27,7 +27,7 @@ from bpe_desktop.core.session_file import (
     loads_session,
     save_session,
 )
-from bpe_desktop.core.trainer import Trainer
+from bpe_desktop.core.training.trainer import Trainer
 
 LAYOUT = base64.b64encode(b"\x00\x01 window geometry \xff").decode()
 

@@ -11,9 +11,8 @@ import json
 import pytest
 
 from bpe_desktop.core import TrainConfig
-from bpe_desktop.core.branch import BranchPoint, start_branch
 from bpe_desktop.core.errors import SessionError
-from bpe_desktop.core.session_file import (
+from bpe_desktop.core.formats.session_file import (
     MINOR_VERSION,
     VERSION,
     RunDoc,
@@ -25,7 +24,8 @@ from bpe_desktop.core.session_file import (
     save_session,
 )
 from bpe_desktop.core.stopping import StopReason
-from bpe_desktop.core.trainer import train
+from bpe_desktop.core.training.branch import BranchPoint, start_branch
+from bpe_desktop.core.training.trainer import train
 
 TABLE = {"low": 5, "lower": 2, "newest": 6, "widest": 3, "slowest": 2, "newer": 3}
 TEXT = "\n".join(f"{w} {c}" for w, c in TABLE.items())

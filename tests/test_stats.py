@@ -1,4 +1,4 @@
-"""core.stats: pair counts at any step equal a from-scratch recount; compression and trade-off numbers."""
+"""core.measure.stats: pair counts at any step equal a from-scratch recount; compression and trade-off numbers."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_desktop.core import TrainConfig, Trainer, count_text, train
-from bpe_desktop.core.naive import merge_word
-from bpe_desktop.core.stats import (
+from bpe_desktop.core.measure.stats import (
     SegmentationHistory,
     Sliced,
     compression_from_records,
@@ -20,7 +19,8 @@ from bpe_desktop.core.stats import (
     fit_zipf,
     recount_pairs,
 )
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
+from bpe_desktop.core.training.naive import merge_word
 
 
 def naive_pairs(word_counts: dict[str, int], model, k: int) -> dict:
@@ -276,7 +276,7 @@ def test_releasing_empties_the_history_in_units(topics_bytes) -> None:
 
 
 def test_dropping_empties_only_what_nothing_else_holds() -> None:
-    from bpe_desktop.core.stats.slicing import dropping
+    from bpe_desktop.core.measure.stats.slicing import dropping
 
     freed: list[str] = []
 
@@ -299,7 +299,7 @@ def test_dropping_empties_only_what_nothing_else_holds() -> None:
 
 
 def test_dropping_frees_a_lone_list_a_chunk_at_a_time() -> None:
-    from bpe_desktop.core.stats.slicing import dropping
+    from bpe_desktop.core.measure.stats.slicing import dropping
 
     seen: list[int] = []
 

@@ -8,9 +8,9 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer
-from bpe_desktop.core.corpus import count_text
-from bpe_desktop.core.lines import split_lines
-from bpe_desktop.core.tokenizer import UNKNOWN_ID
+from bpe_desktop.core.counting.pieces import count_text
+from bpe_desktop.core.text.lines import split_lines
+from bpe_desktop.core.tokenizers.tokenizer import UNKNOWN_ID
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.stream.view import TokenStreamView
 from bpe_desktop.gui.training.protocol import TrainingState
@@ -464,7 +464,7 @@ def test_box_pictures_are_reused_and_show_the_selection(seed_view) -> None:
 def test_box_pictures_outlive_a_retrain_of_the_same_kind(seed_view, seeded) -> None:
     """A new run (Retrain) shows the same base symbols at step 0: their pictures are not drawn again; a model
     of another kind (other base symbols) starts afresh."""
-    from bpe_desktop.core.model import BPEModel
+    from bpe_desktop.core.tokenizers.model import BPEModel
 
     s, view = seed_view
     _s, t, _recs = seeded

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bpe_desktop.core import TrainConfig, count_text, train
 from bpe_desktop.core.errors import ConfigError, SpecialTokenError
-from bpe_desktop.core.tokenizer import UNKNOWN_ID, Tokenizer
+from bpe_desktop.core.tokenizers.tokenizer import UNKNOWN_ID, Tokenizer
 
 
 @pytest.fixture(scope="module")

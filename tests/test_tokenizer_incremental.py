@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_desktop.core import TrainConfig, Trainer, count_text
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 CONFIGS = {
     "bytes-gpt2": TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=600),

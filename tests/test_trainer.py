@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from bpe_desktop.core import TrainConfig, Trainer, count_text, train
 from bpe_desktop.core.errors import ConfigError
-from bpe_desktop.core.naive import naive_train
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
+from bpe_desktop.core.training.naive import naive_train
 
 RULES = ("lexical", "first-seen", "hf")
 
@@ -54,8 +54,8 @@ def test_fast_trainer_equals_textbook_on_running_text(text, rule, pre) -> None:
 @given(table=tables, n=st.integers(0, 20), probe=st.lists(words, min_size=1, max_size=4))
 def test_encode_equals_replaying_merges_in_order(table, n, probe) -> None:
     """The tokenizer at step k == the seed's definition: apply merges 1..k in order, each everywhere."""
-    from bpe_desktop.core.naive import merge_word
-    from bpe_desktop.core.trainer import word_symbols
+    from bpe_desktop.core.training.naive import merge_word
+    from bpe_desktop.core.training.trainer import word_symbols
 
     cfg = TrainConfig(merges=n)
     model, _ = train(table, cfg)

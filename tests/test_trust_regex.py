@@ -15,13 +15,13 @@ import time
 import pytest
 
 from bpe_desktop.core import TrainConfig
-from bpe_desktop.core import regex_budget as rb
-from bpe_desktop.core.corpus import count_text
+from bpe_desktop.core.counting.pieces import count_text
 from bpe_desktop.core.errors import BpeError, PatternError, RegexTimeout
-from bpe_desktop.core.model import BYTE_BASE, BPEModel
-from bpe_desktop.core.ranks import RankTokenizer
-from bpe_desktop.core.regex_budget import RegexBudget
-from bpe_desktop.core.tokenizer import Tokenizer
+from bpe_desktop.core.text import regex_budget as rb
+from bpe_desktop.core.text.regex_budget import RegexBudget
+from bpe_desktop.core.tokenizers.model import BYTE_BASE, BPEModel
+from bpe_desktop.core.tokenizers.ranks import RankTokenizer
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 CATASTROPHIC = "(a+)+$"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

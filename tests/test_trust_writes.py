@@ -19,9 +19,9 @@ import textwrap
 
 import pytest
 
-from bpe_desktop.core import atomic
-from bpe_desktop.core.atomic import atomic_write, check_writable, write_group
 from bpe_desktop.core.errors import WriteError
+from bpe_desktop.core.io import atomic
+from bpe_desktop.core.io.atomic import atomic_write, check_writable, write_group
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORDS = "low 5\nlower 2\nnewest 6\nwidest 3\n"
@@ -146,8 +146,9 @@ def test_permission_denied_as_a_non_root_user(tmp_path) -> None:
         code = textwrap.dedent(f"""
             import os, sys
             from bpe_desktop.cli import main
-            import bpe_desktop.core.formats, bpe_desktop.core.trainer, encodings.idna
-            import bpe_desktop.cli.train, bpe_desktop.core.parallel_count, bpe_desktop.core.count_table
+            import bpe_desktop.core.formats, bpe_desktop.core.training.trainer, encodings.idna
+            import bpe_desktop.cli.train, bpe_desktop.core.counting.parallel_count
+            import bpe_desktop.core.counting.count_table
             os.setgroups([]); os.setgid(65534); os.setuid(65534)
             sys.exit(main(["train", {str(tmp_path / 'w.txt')!r}, "--word-counts", "--out",
                            {str(folder / 'x.json')!r}]))

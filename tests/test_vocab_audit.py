@@ -14,17 +14,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_desktop.core import TrainConfig, count_text, train
-from bpe_desktop.core.byte_level import text_to_bytes
 from bpe_desktop.core.formats import load_tokenizer
 from bpe_desktop.core.formats.presets import installed_tiktoken_file
-from bpe_desktop.core.model import BYTE_BASE, BPEModel
-from bpe_desktop.core.pretokenize import CL100K_PATTERN, GPT2_PATTERN
-from bpe_desktop.core.ranks import RankTokenizer
-from bpe_desktop.core.reachability import brute_force_unreachable, undecodable_ids, unreachable_ids
-from bpe_desktop.core.stats import Sliced
-from bpe_desktop.core.token_counts import TokenCounts, effects_from_records, initial_counts
-from bpe_desktop.core.tokenizer import Tokenizer
-from bpe_desktop.core.vocab_audit import Column, TokenFlag, audit, auditing, encoded_frequencies, made_counts
+from bpe_desktop.core.measure.reachability import brute_force_unreachable, undecodable_ids, unreachable_ids
+from bpe_desktop.core.measure.stats import Sliced
+from bpe_desktop.core.measure.token_counts import TokenCounts, effects_from_records, initial_counts
+from bpe_desktop.core.measure.vocab_audit import Column, TokenFlag, audit, auditing, encoded_frequencies, made_counts
+from bpe_desktop.core.text.byte_level import text_to_bytes
+from bpe_desktop.core.text.pretokenize import CL100K_PATTERN, GPT2_PATTERN
+from bpe_desktop.core.tokenizers.model import BYTE_BASE, BPEModel
+from bpe_desktop.core.tokenizers.ranks import RankTokenizer
+from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 
 def _cl100k_file() -> str | None:

@@ -5,7 +5,7 @@ text tokenized at step K, and the unreachable, not-decodable-alone, intermediate
 (``--json``: one object, full lists; ids are the file's own).  The text is cut the way training reads it
 (line by line, special tokens cut out).  Intermediate tokens need the per-merge counts a native file
 stores; other formats list none.  Only argument plumbing and printing live here (see
-:mod:`bpe_desktop.core.vocab_audit`).
+:mod:`bpe_desktop.core.measure.vocab_audit`).
 """
 
 from __future__ import annotations
@@ -20,16 +20,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.config import TrainConfig
-from ..core.corpus import CorpusSource
+from ..core.counting.sources import CorpusSource
 from ..core.errors import ConfigError, CorpusError
 from ..core.formats import load
-from ..core.holdout import count_with_totals
-from ..core.quality import DEFAULT_ALPHA, check_alpha, measure
-from ..core.ranks import RankTokenizer
-from ..core.reachability import PieceEncoder
-from ..core.renumber import RenumberedTokenizer
-from ..core.tokenizer import Tokenizer
-from ..core.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag, VocabAudit, audit, made_counts
+from ..core.measure.holdout import count_with_totals
+from ..core.measure.quality import DEFAULT_ALPHA, check_alpha, measure
+from ..core.measure.reachability import PieceEncoder
+from ..core.measure.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag, VocabAudit, audit, made_counts
+from ..core.tokenizers.ranks import RankTokenizer
+from ..core.tokenizers.renumber import RenumberedTokenizer
+from ..core.tokenizers.tokenizer import Tokenizer
 
 #: flag -> key of the lists in the output
 LISTS = (

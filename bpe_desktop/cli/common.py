@@ -12,14 +12,15 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from ..core.atomic import check_writable
 from ..core.config import MODES, TIE_BREAKS, TrainConfig
-from ..core.corpus import ENCODING_ERRORS, CorpusSource
+from ..core.counting.parallel_count import default_jobs
+from ..core.counting.pieces import ENCODING_ERRORS
+from ..core.counting.sources import CorpusSource
 from ..core.errors import ConfigError
 from ..core.forbid import parse_pair
-from ..core.parallel_count import default_jobs
-from ..core.pretokenize import NAMED_PATTERNS
-from ..core.regex_budget import RegexBudget
+from ..core.io.atomic import check_writable
+from ..core.text.pretokenize import NAMED_PATTERNS
+from ..core.text.regex_budget import RegexBudget
 
 
 def add_input_options(p: argparse.ArgumentParser, *, tables: bool = True) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.atomic import check_writable
 from ..core.formats import WRITE_FORMATS, load, save_model
+from ..core.io.atomic import check_writable
 from .common import check_specials
 
 

@@ -1,9 +1,9 @@
 """``bpe-desktop count``: count the pre-tokenized pieces of a corpus and write the table (``piece<TAB>count``).
 
-The table (:mod:`bpe_desktop.core.count_table`) is what ``train TABLE --word-counts`` starts from, so
+The table (:mod:`bpe_desktop.core.counting.count_table`) is what ``train TABLE --word-counts`` starts from, so
 counting and training can run at different times or places.  ``--engine local`` counts in ``--jobs``
 processes on this machine; ``--engine dask`` runs the counting on a Dask cluster
-(:mod:`bpe_desktop.core.dask_count`).  Only argument plumbing lives here.
+(:mod:`bpe_desktop.core.counting.dask_count`).  Only argument plumbing lives here.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import argparse
 import sys
 import time
 
-from ..core.corpus import count_source
-from ..core.count_table import write_table
+from ..core.counting.count_table import write_table
+from ..core.counting.sources import count_source
 from ..core.errors import ConfigError
 from .common import (
     add_count_settings,
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     preflight(args.out)  # refuse a bad --out before reading gigabytes
     t0 = time.monotonic()
     if args.engine == "dask":
-        from ..core.dask_count import count_with_dask
+        from ..core.counting.dask_count import count_with_dask
 
         words = count_with_dask(source, config, scheduler=args.scheduler, workers=source.jobs,
                                 blocksize=args.blocksize, progress=progress_printer(args))

@@ -2,7 +2,8 @@
 
 Prints the settings that differ, the first divergence, the merges only in A, only in B and those both make at
 different ranks; pairs are written as ``--forbid`` takes them, so a line can be pasted back.  Exit status as
-Unix ``diff``: 0 same merges, 1 different, 2 trouble.  The comparison itself is :mod:`bpe_desktop.core.run_diff`.
+Unix ``diff``: 0 same merges, 1 different, 2 trouble.  The comparison itself is
+:mod:`bpe_desktop.core.measure.run_diff`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 
 from ..core.forbid import format_pair
 from ..core.formats import load
-from ..core.run_diff import RunDiff, diff_models
+from ..core.measure.run_diff import RunDiff, diff_models
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

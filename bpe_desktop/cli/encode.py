@@ -12,7 +12,7 @@ import sys
 
 from ..core.errors import CorpusError, DisallowedSpecialError
 from ..core.formats import load_tokenizer
-from ..core.regex_budget import RegexBudget
+from ..core.text.regex_budget import RegexBudget
 from .common import add_budget_option, budget_from_args, check_specials
 
 

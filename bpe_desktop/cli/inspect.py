@@ -1,10 +1,10 @@
 """``bpe-desktop inspect FILE --tokenizer A [--tokenizer B ...]``: where each tokenizer's tokens go in a log.
 
 Per tokenizer: tokens, characters and bytes per token, tokens per line (mean, p95), tokens per category
-of :mod:`bpe_desktop.core.logclass` and the most expensive span groups; with two or more tokenizers, the
+of :mod:`bpe_desktop.core.logs.logclass` and the most expensive span groups; with two or more tokenizers, the
 spans they cut differently and which needs fewest tokens per category.  ``--json`` prints the same as one
 object (``Inspection.to_dict``); ``--per-line F.csv`` writes ``line,<tokenizer>...`` token counts.  The work
-is :func:`bpe_desktop.core.log_inspect.inspect_file` (the file is read chunk by chunk); only argument
+is :func:`bpe_desktop.core.logs.log_inspect.inspect_file` (the file is read chunk by chunk); only argument
 plumbing and printing live here.
 """
 
@@ -15,12 +15,12 @@ import json
 import os
 import sys
 
-from ..core.atomic import atomic_write
 from ..core.errors import CorpusError
 from ..core.formats import load_tokenizer
-from ..core.log_inspect import Inspection, NamedTokenizer, inspect_file
-from ..core.logclass import Category
-from ..core.stats import csv_text
+from ..core.io.atomic import atomic_write
+from ..core.logs.log_inspect import Inspection, NamedTokenizer, inspect_file
+from ..core.logs.logclass import Category
+from ..core.measure.stats import csv_text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

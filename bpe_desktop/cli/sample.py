@@ -1,6 +1,6 @@
 """``bpe-desktop sample robotlogs --lines N --seed S [--out FILE]``: write a generated ROS 2-style log.
 
-The lines come from :mod:`bpe_desktop.core.robotlogs` and are streamed (any size, constant memory) to
+The lines come from :mod:`bpe_desktop.core.logs.robotlogs` and are streamed (any size, constant memory) to
 stdout or, atomically, to ``--out``.  The bundled ``resources/samples/robotlogs_sample.txt`` is
 ``bpe-desktop sample robotlogs --lines 1800 --seed 12 --out resources/samples/robotlogs_sample.txt``.
 """
@@ -11,9 +11,9 @@ import argparse
 import itertools
 import sys
 
-from ..core.atomic import atomic_write
 from ..core.errors import ConfigError
-from ..core.robotlogs import iter_lines
+from ..core.io.atomic import atomic_write
+from ..core.logs.robotlogs import iter_lines
 
 KINDS = ("robotlogs",)
 _BATCH = 4096  # lines per write

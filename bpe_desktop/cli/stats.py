@@ -1,7 +1,7 @@
 """``bpe-desktop stats``: train, then write the numbers behind the window's plots as CSV.
 
 ``--zipf Z.csv`` gets ``rank,left,right,count`` for every adjacent pair at step K (highest count first, ties
-by the smallest ``(left, right)`` in token order -- see :mod:`bpe_desktop.core.stats`); ``--curve C.csv``
+by the smallest ``(left, right)`` in token order -- see :mod:`bpe_desktop.core.measure.stats`); ``--curve C.csv``
 gets ``step,symbols,merged`` for steps 0..K; ``--tradeoff T.csv`` gets
 ``step,vocab_size,tokens_per_word,bytes_per_token`` for steps 0..K.  Only argument plumbing lives here.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import math
 
-from ..core.atomic import atomic_write
-from ..core.corpus import count_source, require_pieces
+from ..core.counting.sources import count_source, require_pieces
 from ..core.errors import ConfigError
-from ..core.stats import (
+from ..core.io.atomic import atomic_write
+from ..core.measure.stats import (
     CURVE_COLUMNS,
     TRADEOFF_COLUMNS,
     ZIPF_COLUMNS,
@@ -22,7 +22,7 @@ from ..core.stats import (
     compression_from_records,
     csv_text,
 )
-from ..core.trainer import Trainer
+from ..core.training.trainer import Trainer
 from .common import (
     add_training_options,
     budget_from_args,

@@ -1,6 +1,6 @@
 """``bpe-desktop train``: learn merges from files and write the tokenizer (and optionally the steps CSV).
 
-With ``--from FILE [--at K]`` it branches an earlier run (:mod:`bpe_desktop.core.branch`): the first K merges
+With ``--from FILE [--at K]`` it branches an earlier run (:mod:`bpe_desktop.core.training.branch`): the first K merges
 of the native FILE are replayed on the corpus, checked against the file's records, and training continues
 with the given settings; settings not given are the file's, and the budget is the file's merge count.
 """
@@ -12,17 +12,17 @@ import gc
 import time
 from typing import TYPE_CHECKING
 
-from ..core.atomic import atomic_write
 from ..core.config import TIE_BREAKS, TrainConfig
-from ..core.corpus import count_source, require_pieces
+from ..core.counting.sources import count_source, require_pieces
 from ..core.errors import ConfigError
 from ..core.formats import WRITE_FORMATS, load, save_model
 from ..core.formats.csv_stats import steps_csv
+from ..core.io.atomic import atomic_write
 from ..core.records import MergeRecord
-from ..core.trainer import Trainer
+from ..core.training.trainer import Trainer
 
 if TYPE_CHECKING:
-    from ..core.branch import BranchPoint
+    from ..core.training.branch import BranchPoint
 from .common import (
     add_training_options,
     budget_from_args,
@@ -68,7 +68,7 @@ def _fill_defaults(args: argparse.Namespace, source: BranchPoint | None, tie_bre
 
 def _branch_point(args: argparse.Namespace) -> tuple[BranchPoint, int, str | None]:
     """The step --at of the --from file, its merge count and its tie-break rule."""
-    from ..core.branch import BranchPoint, records_from_stats  # only a branch needs it
+    from ..core.training.branch import BranchPoint, records_from_stats  # only a branch needs it
 
     loaded = load(args.source)
     if loaded.fmt != "native":
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     if point is None:
         trainer = Trainer(words, config, release=True)  # the table is not needed once the trainer has its words
     else:
-        from ..core.branch import start_branch
+        from ..core.training.branch import start_branch
 
         trainer, records = start_branch(words, config, point)
     del words

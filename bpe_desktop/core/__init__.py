@@ -5,12 +5,13 @@ statistics.  The GUI and the CLI are thin layers over this package.
 """
 
 from .config import TIE_BREAKS, TrainConfig
-from .corpus import CorpusSource, WordCounts, count_source, count_text, parse_word_counts
+from .counting.pieces import WordCounts, count_text, parse_word_counts
+from .counting.sources import CorpusSource, count_source
 from .errors import BpeError, Cancelled, ConfigError, CorpusError, FormatError, PatternError
-from .model import BPEModel
-from .pretokenize import NAMED_PATTERNS, Pretokenizer
 from .records import MergeRecord
-from .trainer import Trainer, train
+from .text.pretokenize import NAMED_PATTERNS, Pretokenizer
+from .tokenizers.model import BPEModel
+from .training.trainer import Trainer, train
 
 __all__ = [
     "NAMED_PATTERNS", "TIE_BREAKS", "BPEModel", "BpeError", "Cancelled", "ConfigError", "CorpusError",

@@ -10,7 +10,7 @@ from typing import Literal
 
 from .errors import ConfigError
 from .forbid import check_pairs, compile_regex
-from .pretokenize import Pretokenizer
+from .text.pretokenize import Pretokenizer
 
 Mode = Literal["chars", "bytes"]
 TieBreak = Literal["lexical", "first-seen", "hf"]

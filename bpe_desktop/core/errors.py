@@ -24,7 +24,7 @@ class PatternError(BpeError):
 
 
 class RegexTimeout(PatternError):
-    """A custom pattern used up its job's time budget (see :mod:`bpe_desktop.core.regex_budget`)."""
+    """A custom pattern used up its job's time budget (see :mod:`bpe_desktop.core.text.regex_budget`)."""
 
     def __init__(self, pattern: str, seconds: float, what: str = "") -> None:
         self.pattern = pattern

@@ -22,9 +22,9 @@ from typing import Any
 
 import regex
 
-from .byte_level import UNICODE_TO_BYTE, bytes_to_text
 from .errors import ConfigError, PatternError
-from .pretokenize import CUSTOM_TIMEOUT_S, validate_pattern
+from .text.byte_level import UNICODE_TO_BYTE, bytes_to_text
+from .text.pretokenize import CUSTOM_TIMEOUT_S, validate_pattern
 
 Pair = tuple[str, str]  # (left, right) as display text
 

@@ -2,7 +2,7 @@
 
 It holds what one merge did (pair, counts, corpus size after it) and which pairs competed with it, so a
 view can explain the choice.  It carries display text, not model data: the merge list itself lives in
-:class:`bpe_desktop.core.model.BPEModel`.
+:class:`bpe_desktop.core.tokenizers.model.BPEModel`.
 """
 
 from __future__ import annotations

@@ -14,12 +14,12 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from ..core import formats
-from ..core.atomic import atomic_write
 from ..core.errors import BpeError
 from ..core.formats import save_model
 from ..core.formats.csv_stats import steps_csv
-from ..core.model import BPEModel
+from ..core.io.atomic import atomic_write
 from ..core.records import MergeRecord
+from ..core.tokenizers.model import BPEModel
 from .session import Session
 from .training.protocol import StopReason, TrainingState
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..core.count_table import TableHeader
+from ..core.counting.count_table import TableHeader
 from ..core.errors import BpeError
 from . import file_actions, helper_threads, layouts, resources, view_menu, window_state
 from .compare.panel import ComparePanel

@@ -12,14 +12,14 @@ are sized for the stall, not the nominal time; the first timeout stops the scree
 :func:`report_timeout` shows the error once per pattern (a dialog, deferred out of any paint); callers
 also show it inline where the result would have been, never an empty view.  The ``regex`` module releases
 the GIL only with ``concurrent=True``, which the core does not use, so a thread would not keep the window
-responsive: the bound is the budget.  It leaves out the core's budgets (:mod:`bpe_desktop.core.regex_budget`).
+responsive: the bound is the budget.  It leaves out the core's budgets (:mod:`bpe_desktop.core.text.regex_budget`).
 """
 
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from ..core.regex_budget import RegexBudget
+from ..core.text.regex_budget import RegexBudget
 
 #: seconds one row of the token view may spend inside a custom pattern
 PAINT_BUDGET_S = 0.008

@@ -12,11 +12,12 @@ from __future__ import annotations
 from PySide6 import QtCore
 
 from ..core.config import TrainConfig
-from ..core.corpus import CorpusSource, WordCounts
-from ..core.model import BPEModel
+from ..core.counting.pieces import WordCounts
+from ..core.counting.sources import CorpusSource
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
-from ..core.tokenizer import Tokenizer
+from ..core.tokenizers.model import BPEModel
+from ..core.tokenizers.tokenizer import Tokenizer
 from .training.protocol import HeldOut, TrainingState
 from .widgets.trash import Trash
 

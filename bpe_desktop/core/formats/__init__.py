@@ -12,9 +12,9 @@
 
 A tokenizer is named by a path (format detected from content, :mod:`.detect`) or ``PRESET:PATH`` with a
 preset of :mod:`.presets` (``cl100k:cl100k_base.tiktoken``, ``gpt2:folder``).  Rank files give a
-:class:`~bpe_desktop.core.ranks.RankTokenizer` (tiktoken's algorithm, merges recovered only on demand);
-every other format gives a :class:`~bpe_desktop.core.tokenizer.Tokenizer` replaying the merge list,
-wrapped in a :class:`~bpe_desktop.core.renumber.RenumberedTokenizer` when the file numbers its tokens
+:class:`~bpe_desktop.core.tokenizers.ranks.RankTokenizer` (tiktoken's algorithm, merges recovered only on demand);
+every other format gives a :class:`~bpe_desktop.core.tokenizers.tokenizer.Tokenizer` replaying the merge list,
+wrapped in a :class:`~bpe_desktop.core.tokenizers.renumber.RenumberedTokenizer` when the file numbers its tokens
 otherwise than we do (HF's trainer puts specials first), so ids are always the file's.
 Every writer is atomic (multi-file formats all new or all old); every reader raises
 :class:`~bpe_desktop.core.errors.FormatError` naming the file and what was expected, and :func:`load`
@@ -30,14 +30,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..any_tokenizer import AnyTokenizer
 from ..errors import BpeError, FormatError, PatternError
-from ..model import BPEModel
-from ..pretokenize import Pretokenizer
-from ..ranks import RankTokenizer
 from ..records import MergeRecord
-from ..renumber import RenumberedTokenizer
-from ..tokenizer import Tokenizer
+from ..text.pretokenize import Pretokenizer
+from ..tokenizers.any_tokenizer import AnyTokenizer
+from ..tokenizers.model import BPEModel
+from ..tokenizers.ranks import RankTokenizer
+from ..tokenizers.renumber import RenumberedTokenizer
+from ..tokenizers.tokenizer import Tokenizer
 from . import csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
 from .detect import detect
 from .presets import CL100K_SHA256, PRESETS, Preset, split_spec

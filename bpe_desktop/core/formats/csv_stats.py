@@ -7,11 +7,11 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..atomic import atomic_write
-from ..csv_table import csv_text
 from ..errors import FormatError
-from ..model import BPEModel
+from ..io.atomic import atomic_write
+from ..io.csv_table import csv_text
 from ..records import STEP_COLUMNS, MergeRecord
+from ..tokenizers.model import BPEModel
 
 
 def rows_from_stats(model: BPEModel, stats: Sequence[dict[str, Any]]) -> list[tuple[object, ...]]:

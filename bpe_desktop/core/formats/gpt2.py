@@ -13,10 +13,10 @@ import contextlib
 import json
 import os
 
-from ..atomic import check_writable, write_group
-from ..byte_level import text_to_bytes
 from ..errors import FormatError, WriteError
-from ..model import BPEModel, token_text
+from ..io.atomic import check_writable, write_group
+from ..text.byte_level import text_to_bytes
+from ..tokenizers.model import BPEModel, token_text
 from .textio import read_text, token_bytes
 from .vocab_merges import model_from_vocab
 

@@ -20,10 +20,10 @@ import os
 import re
 from typing import Any
 
-from ..atomic import atomic_write
 from ..errors import FormatError
-from ..model import BPEModel, Token, token_text
-from ..pretokenize import GPT2_PATTERN, NAMED_PATTERNS, Pretokenizer
+from ..io.atomic import atomic_write
+from ..text.pretokenize import GPT2_PATTERN, NAMED_PATTERNS, Pretokenizer
+from ..tokenizers.model import BPEModel, Token, token_text
 from .textio import read_text, token_reader
 from .vocab_merges import model_from_vocab
 

@@ -21,11 +21,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..atomic import atomic_write
 from ..errors import BpeError, FormatError
-from ..model import BYTE_BASE, BPEModel, Token, token_text
-from ..pretokenize import Pretokenizer
+from ..io.atomic import atomic_write
 from ..records import MergeRecord
+from ..text.pretokenize import Pretokenizer
+from ..tokenizers.model import BYTE_BASE, BPEModel, Token, token_text
 from .textio import read_text, token_reader
 
 FORMAT_NAME = "bpe-desktop"

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 
-from ..atomic import atomic_write
 from ..errors import FormatError
-from ..model import BPEModel, chars_base
+from ..io.atomic import atomic_write
+from ..tokenizers.model import BPEModel, chars_base
 from .textio import read_text
 
 MARKER = "</w>"

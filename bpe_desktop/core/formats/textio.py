@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from ..byte_level import text_to_bytes
 from ..errors import FormatError
+from ..text.byte_level import text_to_bytes
 
 
 def read_text(path: str | os.PathLike[str]) -> str:

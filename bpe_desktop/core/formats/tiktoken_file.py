@@ -2,7 +2,7 @@
 
 A rank file holds neither the pre-tokenization pattern nor the special tokens: the caller (or a preset,
 see :mod:`.presets`) supplies them.  Reading is fast (one ``split`` and a C-level base64 decode per token);
-the merge list is not recovered here (see :func:`bpe_desktop.core.ranks.recover_merges`).  Writing takes a
+the merge list is not recovered here (see :func:`bpe_desktop.core.tokenizers.ranks.recover_merges`).  Writing takes a
 bytes-mode model and writes its tokens in id order, so ranks equal our ids.  Chars-mode models cannot be
 written: tiktoken is byte-level only.
 """
@@ -13,9 +13,9 @@ import binascii
 import os
 from base64 import b64encode
 
-from ..atomic import atomic_write
 from ..errors import FormatError
-from ..model import BPEModel
+from ..io.atomic import atomic_write
+from ..tokenizers.model import BPEModel
 
 
 def parse(data: bytes, source: str = "<bytes>") -> dict[bytes, int]:

@@ -3,7 +3,7 @@
 Shared by the GPT-2 and HF readers.  Our ids are derived from the merges (base symbols, then merged tokens
 in creation order, then specials); a file may number its tokens otherwise (HF's trainer puts the special
 tokens first).  Encoding only depends on the merge order, so such a file is read as our model plus the
-table ``to_file[our id] = file id`` (see :class:`bpe_desktop.core.renumber.RenumberedTokenizer`).  It
+table ``to_file[our id] = file id`` (see :class:`bpe_desktop.core.tokenizers.renumber.RenumberedTokenizer`).  It
 does not parse any file format itself.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ..errors import FormatError
-from ..model import BYTE_BASE, BPEModel, Token, token_text
+from ..tokenizers.model import BYTE_BASE, BPEModel, Token, token_text
 
 
 def model_from_vocab(

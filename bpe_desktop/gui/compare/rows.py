@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.any_tokenizer import AnyTokenizer
+from ...core.tokenizers.any_tokenizer import AnyTokenizer
 from ..widgets.lru import LRU
 from .sources import Tokenized
 from .strip import TokenStrip

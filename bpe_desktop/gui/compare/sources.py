@@ -6,7 +6,7 @@
   through ``importlib`` without importing tiktoken (None when it is not installed);
 * :func:`spec_for_folder`, :func:`keep_unknowns`, :func:`describe` -- how an added reference is read and
   described (GPT-2's folder gets the ``gpt2`` preset; chars-mode files show unknown characters as id -1);
-* :func:`tokenize_text` -- a text cut into labelled :class:`~bpe_desktop.core.segmentation.Segment` s by any
+* :func:`tokenize_text` -- a text cut into labelled :class:`~bpe_desktop.core.views.segmentation.Segment` s by any
   of our tokenizers (merge list, ranks or renumbered), with the figures the pane shows (:class:`Tokenized`).
 
 It leaves out drawing and widgets (:mod:`.strip`, :mod:`.panel`) and reading tokenizer
@@ -18,13 +18,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ...core.any_tokenizer import AnyTokenizer
 from ...core.formats.presets import installed_tiktoken_file
-from ...core.labels import bytes_label, visible_text
-from ...core.regex_budget import RegexBudget
-from ...core.renumber import RenumberedTokenizer
-from ...core.segmentation import Segment, segment_line
-from ...core.tokenizer import UNKNOWN_ID, Tokenizer
+from ...core.text.regex_budget import RegexBudget
+from ...core.tokenizers.any_tokenizer import AnyTokenizer
+from ...core.tokenizers.renumber import RenumberedTokenizer
+from ...core.tokenizers.tokenizer import UNKNOWN_ID, Tokenizer
+from ...core.views.labels import bytes_label, visible_text
+from ...core.views.segmentation import Segment, segment_line
 from .. import resources
 
 ROBOT_LOG_LINES = 15

@@ -5,7 +5,7 @@
 (``heightForWidth``, cached per width until the content changes: Qt's layouts ask for it many times per
 pass; the boxes are measured once per content and a height is counted from those widths without laying out
 rectangles), so a column of strips sits in a scroll area.  Each token gets a stable colour per id
-(:func:`~bpe_desktop.core.segmentation.token_hue`); unknown characters (id -1) are red, gaps that no token
+(:func:`~bpe_desktop.core.views.segmentation.token_hue`); unknown characters (id -1) are red, gaps that no token
 covers (spaces the ``whitespace`` pre-tokenizer drops) are plain grey text.  Hovering a box shows its text,
 id and size in a tooltip.  A long strip shows its first :data:`COLLAPSED_LINES` lines until
 :meth:`TokenStrip.set_expanded` (the row's "show all"); ``overflowChanged(int)`` says how many lines are cut.
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.labels import token_hue
-from ...core.segmentation import Segment
-from ...core.tokenizer import UNKNOWN_ID
+from ...core.tokenizers.tokenizer import UNKNOWN_ID
+from ...core.views.labels import token_hue
+from ...core.views.segmentation import Segment
 from ..widgets import theme
 
 PAD_X = 3

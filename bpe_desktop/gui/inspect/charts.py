@@ -1,13 +1,13 @@
 """The inspector's small charts: stacked bars of tokens per category, and a per-line sparkline.
 
 * :class:`CategoryBars` -- one horizontal bar per tokenizer, cut into the share of its tokens per
-  :class:`~bpe_desktop.core.logclass.Category` (colours :data:`CATEGORY_COLORS`, a legend below); bars are
+  :class:`~bpe_desktop.core.logs.logclass.Category` (colours :data:`CATEGORY_COLORS`, a legend below); bars are
   as long as the tokenizer's total relative to the largest, so a shorter bar means fewer tokens.
 * :class:`LineSparkline` -- tokens per line for each tokenizer (pyqtgraph, one curve each, long logs
   reduced to at most :data:`SPARK_POINTS` points by taking each bucket's maximum, so spikes stay visible);
   ``lineClicked(int)`` gives the 0-based line under a click.
 
-They draw what they are given (:class:`~bpe_desktop.core.log_inspect.TokenizerReport` s) and compute nothing else.
+They draw what they are given (:class:`~bpe_desktop.core.logs.log_inspect.TokenizerReport` s) and compute nothing else.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.log_inspect import TokenizerReport
-from ...core.logclass import Category
+from ...core.logs.log_inspect import TokenizerReport
+from ...core.logs.logclass import Category
 from ..widgets import theme
 
 CATEGORY_COLORS = {

@@ -3,17 +3,17 @@
 * :func:`per_line_csv` -- ``line,<tokenizer>,...`` (the CLI's ``inspect --per-line`` columns);
 * :func:`category_csv` -- one row per category: the text's bytes, then per tokenizer its tokens and share,
   then the tokenizers that need fewest tokens (``;``-joined), and a ``total`` row;
-* :func:`write_text` -- an atomic write (:func:`bpe_desktop.core.atomic.atomic_write`).
+* :func:`write_text` -- an atomic write (:func:`bpe_desktop.core.io.atomic.atomic_write`).
 
 The PNG of the view is the pane's own (``QWidget.grab``).  Nothing here draws.
 """
 
 from __future__ import annotations
 
-from ...core.atomic import atomic_write
-from ...core.csv_table import csv_text
-from ...core.log_inspect import Inspection
-from ...core.logclass import Category
+from ...core.io.atomic import atomic_write
+from ...core.io.csv_table import csv_text
+from ...core.logs.log_inspect import Inspection
+from ...core.logs.logclass import Category
 
 
 def per_line_csv(result: Inspection) -> str:

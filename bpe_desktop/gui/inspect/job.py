@@ -2,7 +2,7 @@
 
 :func:`run` is the body of a *spawn* child (launched by :mod:`.runner`): it loads every
 :class:`TokenizerChoice` (a file spec for :func:`bpe_desktop.core.formats.load_tokenizer`, or a model such as
-the session's at its step), runs :func:`~bpe_desktop.core.log_inspect.inspect_file` (or ``inspect_text`` on
+the session's at its step), runs :func:`~bpe_desktop.core.logs.log_inspect.inspect_file` (or ``inspect_text`` on
 pasted text) and sends typed messages on a pipe: :class:`Progress` (bytes, throttled), then :class:`Done`
 (as a :class:`DoneHeader` and raw arrays: :func:`send_done` / :func:`recv_done`) or :class:`Failed`.  A
 cancel event set by the window is polled between chunks (:class:`~bpe_desktop.core.errors.Cancelled` ends
@@ -28,10 +28,10 @@ import numpy as np
 from ...core.errors import BpeError, Cancelled
 from ...core.formats import load_tokenizer
 from ...core.formats.presets import installed_tiktoken_file
-from ...core.labels import bytes_label, visible_text
-from ...core.log_inspect import Inspection, NamedTokenizer, inspect_file, inspect_text
-from ...core.model import BPEModel
-from ...core.tokenizer import UNKNOWN_ID, Tokenizer, TokenSpan
+from ...core.logs.log_inspect import Inspection, NamedTokenizer, inspect_file, inspect_text
+from ...core.tokenizers.model import BPEModel
+from ...core.tokenizers.tokenizer import UNKNOWN_ID, Tokenizer, TokenSpan
+from ...core.views.labels import bytes_label, visible_text
 from ..compare.sources import keep_unknowns
 from .strip_data import StripData
 

@@ -4,7 +4,7 @@
 on screen), each as a small block: the line number, then per tokenizer a bar of its colour
 (:data:`~.charts.TOKENIZER_COLORS`) and a :class:`DiffStrip` -- the compare pane's
 :class:`~bpe_desktop.gui.compare.strip.TokenStrip` with the tokens that lie in a differing region
-(:class:`~bpe_desktop.core.boundaries.Differences`) outlined in orange, and the region chosen in the list
+(:class:`~bpe_desktop.core.logs.boundaries.Differences`) outlined in orange, and the region chosen in the list
 filled.  :meth:`LinesView.focus_region` moves the window to a region's line and scrolls it to the top.
 Blocks are built a time slice per event-loop turn (a window of 20 lines with two strips each takes ~100 ms
 to build and lay out), and only while the view is shown (a result arriving behind the "Where the tokens go"
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.boundaries import Differences
+from ...core.logs.boundaries import Differences
 from ..compare.strip import TokenStrip
 from ..widgets.timers import one_shot
 from .charts import TOKENIZER_COLORS

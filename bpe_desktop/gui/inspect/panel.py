@@ -19,9 +19,9 @@ import os
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.atomic import atomic_write
 from ...core.errors import BpeError
 from ...core.formats.presets import split_spec
+from ...core.io.atomic import atomic_write
 from .. import file_actions, resources
 from ..compare.sources import spec_for_folder
 from ..session import Session

@@ -5,9 +5,9 @@
   unpickling of the result; signals ``progress(str, int, int)``, ``finished(object)`` (a :class:`.job.Done`),
   ``failed(str)``, ``cancelled()``.  :meth:`~InspectRunner.cancel` sets the child's cancel event (polled
   between chunks) and reaps it in the background.
-* :class:`VariantRunner` -- :func:`bpe_desktop.core.log_variants.train_variants` on a
+* :class:`VariantRunner` -- :func:`bpe_desktop.core.logs.log_variants.train_variants` on a
   ``ProcessPoolExecutor`` (spawn, two workers) driven from a helper thread; ``progress(int, int)``,
-  ``finished(object)`` (the list of :class:`~bpe_desktop.core.log_variants.VariantResult`), ``failed(str)``,
+  ``finished(object)`` (the list of :class:`~bpe_desktop.core.logs.log_variants.VariantResult`), ``failed(str)``,
   ``cancelled()``.  Cancel stops the variants not yet started and terminates the running ones.
 
 Signals are emitted from the helper threads; Qt queues them to the receivers' (GUI) thread.
@@ -25,8 +25,8 @@ from typing import Any
 from PySide6 import QtCore
 
 from ...core.errors import BpeError, Cancelled
-from ...core.log_chunks import iter_file_chunks
-from ...core.log_variants import train_variants
+from ...core.logs.log_chunks import iter_file_chunks
+from ...core.logs.log_variants import train_variants
 from ..training.process import main_module_hidden, reap
 from . import job as job_mod
 

@@ -2,11 +2,11 @@
 
 :class:`StripData` holds a tokenizer's token ids and byte offsets (as the worker recorded them) and a
 label per id; :meth:`StripData.segments` cuts out the tokens of one line as
-:class:`~bpe_desktop.core.segmentation.Segment` s (offsets relative to the line, gaps no token covers as
+:class:`~bpe_desktop.core.views.segmentation.Segment` s (offsets relative to the line, gaps no token covers as
 ``id None``; at most *limit* tokens, then a note of how many more), which
 :class:`~bpe_desktop.gui.compare.strip.TokenStrip` draws.  A token belongs to the line
 of its first byte.  :func:`line_starts` indexes the lines of a head; :func:`occurrences` finds where a
-differing span of :class:`~bpe_desktop.core.boundaries.Differences` occurs.  Nothing here tokenizes.
+differing span of :class:`~bpe_desktop.core.logs.boundaries.Differences` occurs.  Nothing here tokenizes.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Literal
 
 import numpy as np
 
-from ...core.boundaries import Differences
-from ...core.labels import bytes_label
-from ...core.segmentation import Segment
-from ...core.tokenizer import UNKNOWN_ID
+from ...core.logs.boundaries import Differences
+from ...core.tokenizers.tokenizer import UNKNOWN_ID
+from ...core.views.labels import bytes_label
+from ...core.views.segmentation import Segment
 
 
 def position(sorted_array: np.ndarray, value: int, side: Literal["left", "right"] = "left") -> int:
@@ -94,7 +94,7 @@ def line_starts(head: bytes) -> np.ndarray:
 def occurrences(diffs: Differences, text: str, head: bytes) -> np.ndarray:
     """Indices of the differing regions whose bytes are *text* (a group's), among those inside *head*.
 
-    >>> from bpe_desktop.core.boundaries import Differences
+    >>> from bpe_desktop.core.logs.boundaries import Differences
     >>> d = Differences(("a", "b"), np.array([0, 4]), np.array([3, 7]), np.zeros((2, 2), dtype=int))
     >>> occurrences(d, "abc", b"abc abc").tolist()
     [0, 1]

@@ -1,7 +1,7 @@
 """The inspector's "Where the tokens go" tab: per tokenizer, totals, tokens per category, per line, and the
 most expensive spans.
 
-:class:`TokensTab` shows an :class:`~bpe_desktop.core.log_inspect.Inspection` as: a summary table (tokens,
+:class:`TokensTab` shows an :class:`~bpe_desktop.core.logs.log_inspect.Inspection` as: a summary table (tokens,
 characters and bytes per token, tokens per line mean and p95), stacked category bars
 (:class:`~.charts.CategoryBars`), the per-category table (tokens and share per tokenizer, the text's bytes
 of that category, which tokenizer needs fewest), the per-line sparkline (:class:`~.charts.LineSparkline`;
@@ -15,8 +15,8 @@ import html
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.log_inspect import Inspection
-from ...core.logclass import Category
+from ...core.logs.log_inspect import Inspection
+from ...core.logs.logclass import Category
 from .charts import CATEGORY_COLORS, TOKENIZER_COLORS, CategoryBars, LineSparkline
 
 SUMMARY_COLUMNS = ("tokens", "chars/token", "bytes/token", "tokens/line", "p95/line")

@@ -1,7 +1,7 @@
 """The inspector's "What to change" tab: train pre-tokenizer variants on the log and compare their tokens.
 
 "Train variants on this log…" asks (:class:`VariantDialog`) for log presets (check boxes: cl100k's own
-pattern as the baseline, the log-aware patterns of :mod:`bpe_desktop.core.log_patterns`, GPT-2's) and one
+pattern as the baseline, the log-aware patterns of :mod:`bpe_desktop.core.text.log_patterns`, GPT-2's) and one
 merge budget, then trains them in worker processes (:class:`~.runner.VariantRunner`), with a progress bar
 and Cancel.  The table shows the variants side by side (one column each): tokens on the log and the
 difference to the first variant, merges spent on digit-only tokens, tokens per category (fewest in bold).
@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from PySide6 import QtCore, QtWidgets
 
 from ...core.config import TrainConfig
-from ...core.log_variants import DEFAULT_PRESETS, VariantResult
-from ...core.logclass import Category
-from ...core.pretokenize import NAMED_PATTERNS
+from ...core.logs.log_variants import DEFAULT_PRESETS, VariantResult
+from ...core.logs.logclass import Category
 from ...core.stopping import StopReason
+from ...core.text.pretokenize import NAMED_PATTERNS
 from ..session import Session
 from ..training.protocol import TrainingState
 

@@ -1,7 +1,7 @@
 """The corpus pane: edit the training text or a word-count table in place, or open files.
 
 The text is a plain-text table (``word count`` per line, as in the seeds) or running text; which one is
-detected with :func:`~bpe_desktop.core.corpus.looks_like_word_counts` until the user sets the toggle.
+detected with :func:`~bpe_desktop.core.counting.pieces.looks_like_word_counts` until the user sets the toggle.
 Files open from the menu or by drag-and-drop.  A file larger than ``LARGE_FILE_BYTES`` (or not valid
 UTF-8, or holding a line longer than ``LONG_LINE_CHARS``: a text editor lays a long line out for a long
 time) is shown as a read-only preview of its beginning, its long lines cut at ``LONG_LINE_CHARS``, and
@@ -16,8 +16,9 @@ import os
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.corpus import CorpusSource, looks_like_word_counts
-from ...core.count_table import is_table, parse_header
+from ...core.counting.count_table import is_table, parse_header
+from ...core.counting.pieces import looks_like_word_counts
+from ...core.counting.sources import CorpusSource
 from ...core.errors import CorpusError
 from ..session import Session
 from ..widgets.elided_label import ElidedLabel, Part

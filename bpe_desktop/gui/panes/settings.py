@@ -1,7 +1,7 @@
 """The settings pane: every training option as a form, presets, and as-you-type checks.
 
 Mode, pre-tokenizer (named patterns or a custom regex checked on every keystroke with
-:func:`~bpe_desktop.core.pretokenize.validate_pattern`, the error shown under the field), stop conditions
+:func:`~bpe_desktop.core.text.pretokenize.validate_pattern`, the error shown under the field), stop conditions
 (merges and/or target vocabulary size, minimum frequency), tie-break rule, end-of-word marker and special
 tokens.  :meth:`SettingsPanel.config` builds the :class:`TrainConfig` (raising the core's ``BpeError`` when
 the form is invalid).  When the form no longer matches the settings of the trained model a banner offers to
@@ -14,7 +14,7 @@ from PySide6 import QtCore, QtWidgets
 
 from ...core.config import MODES, TIE_BREAKS, TrainConfig
 from ...core.errors import BpeError, PatternError
-from ...core.pretokenize import NAMED_PATTERNS, validate_pattern
+from ...core.text.pretokenize import NAMED_PATTERNS, validate_pattern
 from ..presets import PRESETS, SEED_CONFIG, preset_matching
 from ..runs.forbid_edit import ForbidEditor
 from ..session import Session

@@ -1,2 +1,2 @@
 """The plots pane: pair frequencies (Zipf), the compression curve and the vocabulary trade-off, fed a
-slice at a time from :mod:`bpe_desktop.core.stats`, which computes every number (nothing here does)."""
+slice at a time from :mod:`bpe_desktop.core.measure.stats`, which computes every number (nothing here does)."""

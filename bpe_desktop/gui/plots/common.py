@@ -9,7 +9,7 @@ the longest of several titles that fits its width (elided if none does).
 space is short) instead of pyqtgraph's defaults (labels such as "0.91" and "10¹" that collide with "9").
 
 :class:`PlotCard` is a pyqtgraph ``GraphicsLayoutWidget`` that knows its CSV columns and rows and writes
-its picture or numbers atomically (:func:`bpe_desktop.core.atomic.atomic_write`).  It computes nothing
+its picture or numbers atomically (:func:`bpe_desktop.core.io.atomic.atomic_write`).  It computes nothing
 and does not observe the session; :mod:`.panel` feeds it.
 """
 
@@ -23,9 +23,9 @@ import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
 from PySide6 import QtCore, QtGui
 
-from ...core.atomic import atomic_write
-from ...core.csv_table import csv_text
 from ...core.errors import BpeError
+from ...core.io.atomic import atomic_write
+from ...core.io.csv_table import csv_text
 from ..widgets import theme
 
 INK = theme.LIGHT.plot_ink  # the light theme's; painting code asks ink() for the current one

@@ -2,7 +2,7 @@
 
 The bottom plot shows ``n_j``, the occurrences merge ``j`` replaced (log scale: diminishing returns); both
 mark the current step with a vertical line.  Items are created once and updated with ``setData``.  It
-computes nothing (numbers from :class:`bpe_desktop.core.stats.CompressionCurve`) and does not observe the
+computes nothing (numbers from :class:`bpe_desktop.core.measure.stats.CompressionCurve`) and does not observe the
 session.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 
-from ...core.stats import CURVE_COLUMNS, CompressionCurve
+from ...core.measure.stats import CURVE_COLUMNS, CompressionCurve
 from .common import ACCENT, LINE, SECOND, PlotCard, fit_text, ink, set_title, style_plot
 
 

@@ -1,8 +1,8 @@
-"""Where the plots' numbers come from: a :class:`~bpe_desktop.core.stats.SegmentationHistory` kept in step
+"""Where the plots' numbers come from: a :class:`~bpe_desktop.core.measure.stats.SegmentationHistory` kept in step
 with the session's growing merge list, in time-boxed slices so the GUI thread never stalls for long.
 
 All the statistics work is cut into small units (a few hundred words each: building the history, applying
-one merge, counting and sorting the pairs at a step) run by :class:`~bpe_desktop.core.stats.Sliced` for at
+one merge, counting and sorting the pairs at a step) run by :class:`~bpe_desktop.core.measure.stats.Sliced` for at
 most a given budget per call, so one call costs about that budget however large the corpus or the merge.
 A history that is no longer needed goes to the session's trash (:mod:`..widgets.trash`), which empties it
 the same way (freeing a large one at once takes ~20 ms), with the jobs and counts that went with it.
@@ -22,10 +22,10 @@ from __future__ import annotations
 import gc
 import time
 
-from ...core.corpus import WordCounts, count_source
+from ...core.counting.pieces import WordCounts
+from ...core.counting.sources import count_source
 from ...core.errors import BpeError
-from ...core.pretokenize import NAMED_PATTERNS
-from ...core.stats import (
+from ...core.measure.stats import (
     CompressionCurve,
     SegmentationHistory,
     Sliced,
@@ -34,6 +34,7 @@ from ...core.stats import (
     compression_from_records,
     tradeoff_from,
 )
+from ...core.text.pretokenize import NAMED_PATTERNS
 from ..session import Session
 from ..training.protocol import StopReason, TrainingState
 from ..widgets.gc_policy import GcPolicy

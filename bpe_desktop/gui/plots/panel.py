@@ -16,7 +16,7 @@ While the history lags behind the step shown (live training), the Zipf plot show
 reached, says so in its title, and is redrawn at most every :data:`CATCH_UP_S` seconds; Zipf data that a
 slice finished is drawn on the next turn, not in the slice's (drawing it is 4-5 ms, then a repaint). Plot items live in
 :mod:`.zipf`, :mod:`.compression` and :mod:`.tradeoff`; the numbers come from :mod:`.feed` (which uses
-:mod:`bpe_desktop.core.stats`). Each plot exports as PNG, SVG and CSV from the buttons under it.
+:mod:`bpe_desktop.core.measure.stats`). Each plot exports as PNG, SVG and CSV from the buttons under it.
 
 It does not train, and it never changes the session.
 """
@@ -29,7 +29,7 @@ import time
 from PySide6 import QtGui, QtWidgets
 
 from ...core.errors import BpeError
-from ...core.stats import ZipfData
+from ...core.measure.stats import ZipfData
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.elided_label import ElidedLabel, LabelHost, Part

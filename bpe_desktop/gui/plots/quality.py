@@ -3,7 +3,7 @@ efficiency over merges ``k = 0..M``, on the training text and on a held-out text
 
 :class:`QualityPlot` draws five small plots sharing the merge axis (training text solid, held-out text
 dashed) and exports them like the other plots (CSV: one row per text and step, columns
-:data:`~bpe_desktop.core.quality_curves.QUALITY_COLUMNS` after the text's name).  :class:`QualityTab`
+:data:`~bpe_desktop.core.measure.quality_curves.QUALITY_COLUMNS` after the text's name).  :class:`QualityTab`
 adds the controls: the Rényi order α and the held-out text (none, a file, or the last 10 % of the
 corpus's lines kept out of the next training run -- ``session.holdout``, which the controller hands to
 the worker).  The numbers come from :mod:`.quality_feed`, driven by the plots pane's slices
@@ -20,9 +20,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.holdout import DEFAULT_HOLDOUT
-from ...core.quality import DEFAULT_ALPHA
-from ...core.quality_curves import QUALITY_COLUMNS, QualityCurve
+from ...core.measure.holdout import DEFAULT_HOLDOUT
+from ...core.measure.quality import DEFAULT_ALPHA
+from ...core.measure.quality_curves import QUALITY_COLUMNS, QualityCurve
 from ..session import Session
 from .common import ACCENT, INK, LINE, SECOND, PlotCard, style_plot
 from .quality_feed import QualityFeed

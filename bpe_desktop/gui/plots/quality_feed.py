@@ -1,4 +1,4 @@
-"""Where the quality curves' numbers come from: :mod:`bpe_desktop.core.quality_curves` kept in step with the
+"""Where the quality curves' numbers come from: :mod:`bpe_desktop.core.measure.quality_curves` kept in step with the
 session's growing merge list, a unit at a time (the same slicing as :mod:`.feed`).
 
 Two texts:
@@ -10,7 +10,7 @@ Two texts:
   settings and followed like a held-out text ("corpus" then);
 * **a held-out text** -- a file the user picked, counted here in slices, or the last lines of the corpus
   the worker kept out of training (``session.held_out``, when ``session.holdout`` was set before the
-  run); followed with :class:`~bpe_desktop.core.quality_curves.HeldOutCurves`.
+  run); followed with :class:`~bpe_desktop.core.measure.quality_curves.HeldOutCurves`.
 
 Changing α recomputes both curves from what is stored.  It draws nothing and connects no signals: the
 quality tab (:mod:`.quality`) calls :meth:`QualityFeed.advance` from the plots pane's slices.
@@ -24,15 +24,15 @@ from collections.abc import Generator
 from typing import Any
 
 from ...core.config import TrainConfig
-from ...core.corpus import CorpusSource
+from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError
-from ...core.holdout import counting_with_totals, totaling
-from ...core.model import BPEModel
-from ...core.quality import DEFAULT_ALPHA, check_alpha
-from ...core.quality_curves import HeldOutCurves, QualityCurve, QualityCurveBuilder
-from ...core.stats import Job, Sliced
+from ...core.measure.holdout import counting_with_totals, totaling
+from ...core.measure.quality import DEFAULT_ALPHA, check_alpha
+from ...core.measure.quality_curves import HeldOutCurves, QualityCurve, QualityCurveBuilder
+from ...core.measure.stats import Job, Sliced
+from ...core.measure.token_counts import effects_from_records
 from ...core.stopping import StopReason
-from ...core.token_counts import effects_from_records
+from ...core.tokenizers.model import BPEModel
 from ..session import Session
 
 EXTEND_CHUNK = 2000  # records turned into merge effects per unit

@@ -2,7 +2,7 @@
 (bottom), with the current step marked.
 
 Items are created once and updated with ``setData``.  It computes nothing (numbers from
-:class:`bpe_desktop.core.stats.TradeOff`) and does not observe the session.
+:class:`bpe_desktop.core.measure.stats.TradeOff`) and does not observe the session.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 
-from ...core.stats import TRADEOFF_COLUMNS, TradeOff
+from ...core.measure.stats import TRADEOFF_COLUMNS, TradeOff
 from .common import ACCENT, LINE, SECOND, PlotCard, fit_text, ink, set_title, style_plot
 
 

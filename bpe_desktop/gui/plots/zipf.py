@@ -4,7 +4,7 @@ Shows the fitted log-log slope, labels the top pairs and highlights the pair abo
 top pairs are spelled out in a table beside the plot (below it, on one wrapped line, when the card is
 narrow), never over the curve; the axes are :class:`~.plot_common.LogAxis`.  Plot items are created
 once; :meth:`ZipfPlot.set_data` only calls ``setData``/``setText``.  It computes nothing
-(the numbers come from :class:`bpe_desktop.core.stats.ZipfData`) and does not observe the session.
+(the numbers come from :class:`bpe_desktop.core.measure.stats.ZipfData`) and does not observe the session.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy.ma  # pyqtgraph imports it on the first draw (17 ms): now, with the
 import pyqtgraph as pg
 from PySide6 import QtCore
 
-from ...core.stats import ZIPF_COLUMNS, Pair, ZipfData
+from ...core.measure.stats import ZIPF_COLUMNS, Pair, ZipfData
 from ..widgets.token_labels import token_label
 from .common import ACCENT, FIT, LINE, LogAxis, PlotCard, ink, set_title, style_plot
 

@@ -3,7 +3,7 @@
 It starts from the shown run's settings and offers what a branch may change (merge budget, minimum
 frequency, tie-break, forbidden pairs and the forbid regex) beside the two settings that change the words
 (mode, pre-tokenizer).  Changing one of those is allowed but the dialog says, as you choose it, that the run
-then restarts from step 0 (:func:`~bpe_desktop.core.branch.needs_restart`), and its button says so too.
+then restarts from step 0 (:func:`~bpe_desktop.core.training.branch.needs_restart`), and its button says so too.
 It trains nothing: :mod:`.whatif` reads :meth:`BranchDialog.config` and :meth:`BranchDialog.restart`.
 """
 
@@ -13,10 +13,10 @@ import html
 
 from PySide6 import QtWidgets
 
-from ...core.branch import BranchPoint, NeedsRestart, needs_restart
 from ...core.config import MODES, TIE_BREAKS, TrainConfig
 from ...core.errors import BpeError
-from ...core.pretokenize import NAMED_PATTERNS
+from ...core.text.pretokenize import NAMED_PATTERNS
+from ...core.training.branch import BranchPoint, NeedsRestart, needs_restart
 from ..widgets import theme
 from .forbid_edit import ForbidEditor
 

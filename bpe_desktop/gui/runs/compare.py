@@ -6,7 +6,7 @@
   frequencies (Zipf, log-log) at the chosen step, one coloured curve per checked run.  Compression and bytes
   per token come from each run's records and counted words (:func:`run_curves`); the Zipf data from a
   :class:`~..plots.feed.PlotFeed` per run, computed a slice at a time on a timer (never in one go).
-* **Merge diff** -- run A against run B with :func:`~bpe_desktop.core.run_diff.diff_models`: the first
+* **Merge diff** -- run A against run B with :func:`~bpe_desktop.core.measure.run_diff.diff_models`: the first
   divergence, merges only in A, only in B, the same merge at another rank, and the settings that differ.
 * **Token streams** -- the corpus of run A and of run B at the same step, two token views (each on a
   read-only shadow :class:`~..session.Session` holding that run).
@@ -24,9 +24,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.corpus import WordCounts
-from ...core.run_diff import RunDiff, diff_models
-from ...core.stats import CompressionCurve, TradeOff, ZipfData, compression_from_records, tradeoff_from
+from ...core.counting.pieces import WordCounts
+from ...core.measure.run_diff import RunDiff, diff_models
+from ...core.measure.stats import CompressionCurve, TradeOff, ZipfData, compression_from_records, tradeoff_from
 from ..plots.common import LogAxis, style_plot
 from ..plots.feed import PlotFeed
 from ..session import Session

@@ -1,7 +1,7 @@
 """The runs in a saved session: what File ▸ Save session writes and File ▸ Open session reads back.
 
 :func:`runs_document` turns the :class:`~.store.RunStore` into the session document's ``runs`` and
-``current_run`` (:class:`~bpe_desktop.core.session_file.RunDoc`); :func:`restore_runs` puts them back into a
+``current_run`` (:class:`~bpe_desktop.core.formats.session_file.RunDoc`); :func:`restore_runs` puts them back into a
 store (the run that was shown is shown again; nothing is retrained, word counts are recounted only when a
 run is trained further or branched).  A run's corpus is written only when it differs from the shown run's.
 The save/open code calls::
@@ -10,18 +10,18 @@ The save/open code calls::
     ...
     restore_runs(store, load_session(path))   # after putting the document's own fields into the session
 
-It writes no file itself (:mod:`bpe_desktop.core.session_file` does).
+It writes no file itself (:mod:`bpe_desktop.core.formats.session_file` does).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...core.branch import config_changes
-from ...core.corpus import CorpusSource
+from ...core.counting.sources import CorpusSource
 from ...core.errors import SessionError
-from ...core.model import BPEModel
-from ...core.session_file import RunDoc, SessionCorpus, SessionDoc
+from ...core.formats.session_file import RunDoc, SessionCorpus, SessionDoc
+from ...core.tokenizers.model import BPEModel
+from ...core.training.branch import config_changes
 from .store import Origin, Run, RunStore
 
 

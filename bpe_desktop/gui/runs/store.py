@@ -10,7 +10,7 @@ reference (no retraining, no copy): the session's model, records and words are s
 the shown run and adds a new current one (or reuses the current run when it holds no merges or is retrained
 with the very same settings and corpus).
 
-Names are made from what differs (:func:`auto_name`, with :func:`~bpe_desktop.core.branch.config_changes`):
+Names are made from what differs (:func:`auto_name`, with :func:`~bpe_desktop.core.training.branch.config_changes`):
 the first run by its main settings, later runs by what they change from it, branches as "branch of run 1 at
 500: forbid Ġt+he".  A run renamed by the user keeps its name.  It trains nothing and draws nothing.
 """
@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 
 from PySide6 import QtCore
 
-from ...core.branch import SettingChange, config_changes
 from ...core.config import TrainConfig
-from ...core.corpus import CorpusSource, WordCounts
-from ...core.model import BPEModel
+from ...core.counting.pieces import WordCounts
+from ...core.counting.sources import CorpusSource
 from ...core.records import MergeRecord
 from ...core.stopping import StopReason
+from ...core.tokenizers.model import BPEModel
+from ...core.training.branch import SettingChange, config_changes
 from ..session import Session
 from ..training.protocol import TrainingState
 

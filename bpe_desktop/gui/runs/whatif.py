@@ -5,9 +5,9 @@ knowing: it adds "Branch here…" / "Forbid this pair and branch here" to the me
 "Branch here…" button and context menu to the timeline, and is what the Runs pane calls to switch.
 
 A branch is started in the worker process: the window hands it a :class:`~..training.protocol.BranchFrom`
-(the plain, picklable :class:`~bpe_desktop.core.branch.BranchPoint` of the shown run at step k) beside the
+(the plain, picklable :class:`~bpe_desktop.core.training.branch.BranchPoint` of the shown run at step k) beside the
 corpus and the new settings; the worker replays the first k merges on the word counts
-(:func:`~bpe_desktop.core.branch.start_branch`) and trains on.  Settings that change the words (mode,
+(:func:`~bpe_desktop.core.training.branch.start_branch`) and trains on.  Settings that change the words (mode,
 pre-tokenizer, …) cannot keep any merge: the dialog says so and the run trains from step 0 instead.
 It draws no pane of its own (:mod:`.pane`, :mod:`.compare`).
 """
@@ -18,9 +18,9 @@ from collections.abc import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.branch import BranchPoint, config_changes, needs_restart
 from ...core.config import TrainConfig
 from ...core.errors import BpeError
+from ...core.training.branch import BranchPoint, config_changes, needs_restart
 from ..session import Session
 from ..training.controller import TrainingController
 from ..training.protocol import BranchFrom

@@ -1,7 +1,7 @@
 """Sessions in the window: save and open whole sessions, autosave and crash recovery, File → Recent.
 
 * :mod:`.document` -- what a session holds, captured from a window and applied to one (through
-  :mod:`bpe_desktop.core.session_file`), plus the hook other parts use to add their own fields.
+  :mod:`bpe_desktop.core.formats.session_file`), plus the hook other parts use to add their own fields.
 * :mod:`.dialogs` -- the questions asked (corpus changed or gone, unsaved work, restore after a crash).
 * :mod:`.recent` -- File → Recent (corpora, sessions, tokenizers) in ``QSettings``.
 * :mod:`.autosave` -- autosave to the user's data folder and the crash check at start.

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from PySide6 import QtCore
 
 from ...core.errors import BpeError
-from ...core.session_file import save_session
+from ...core.formats.session_file import save_session
 from . import document
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from PySide6 import QtWidgets
 
-from ...core.session_file import CorpusCheck, CorpusState
+from ...core.formats.session_file import CorpusCheck, CorpusState
 
 MB = QtWidgets.QMessageBox
 

@@ -1,7 +1,7 @@
 """What a session holds in the window: captured from a :class:`MainWindow`, applied to one.
 
 :func:`capture` takes plain values on the GUI thread (cheap: the merge list is copied, nothing hashed);
-:func:`to_doc` turns them into a :class:`~bpe_desktop.core.session_file.SessionDoc` anywhere (it hashes
+:func:`to_doc` turns them into a :class:`~bpe_desktop.core.formats.session_file.SessionDoc` anywhere (it hashes
 the corpus files once per size and modification time, so an autosave thread can run it); :func:`apply`
 puts a document into a window after asking what to do when the corpus file changed or vanished.
 
@@ -23,10 +23,10 @@ from PySide6 import QtCore, QtWidgets
 
 from ...core.config import TrainConfig
 from ...core.errors import BpeError
-from ...core.model import BPEModel
+from ...core.formats.session_file import CorpusFile, CorpusState, SessionCorpus, SessionDoc, check_corpus
 from ...core.records import MergeRecord
-from ...core.session_file import CorpusFile, CorpusState, SessionCorpus, SessionDoc, check_corpus
 from ...core.stopping import StopReason
+from ...core.tokenizers.model import BPEModel
 from .. import file_actions, layouts
 from ..runs.persist import restore_runs, runs_document
 from ..training.protocol import TrainingState

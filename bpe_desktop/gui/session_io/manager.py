@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.errors import BpeError
-from ...core.session_file import load_session, save_session
+from ...core.formats.session_file import load_session, save_session
 from .. import file_actions
 from ..training.protocol import TrainingState
 from . import autosave, dialogs, document, recent

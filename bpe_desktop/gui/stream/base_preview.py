@@ -17,7 +17,7 @@ from PySide6 import QtCore
 
 from ...core.config import TrainConfig
 from ...core.errors import BpeError
-from ...core.model import BPEModel
+from ...core.tokenizers.model import BPEModel
 from ..session import Session
 from ..training.protocol import TrainingState
 from .rows import RowSource

@@ -21,8 +21,8 @@ from typing import NamedTuple
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.errors import RegexTimeout
-from ...core.labels import id_label
-from ...core.segmentation import (
+from ...core.views.labels import id_label
+from ...core.views.segmentation import (
     PACK,
     PackedSegments,
     Segment,

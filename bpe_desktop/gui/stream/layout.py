@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...core.segmentation import PACK, PackedSegments, Segment, unpack_segments
+from ...core.views.segmentation import PACK, PackedSegments, Segment, unpack_segments
 
 PAD_X = 4  # horizontal padding inside a box
 GAP_X = 3  # space between boxes

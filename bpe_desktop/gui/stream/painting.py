@@ -12,10 +12,10 @@ import math
 
 from PySide6 import QtCore, QtGui
 
-from ...core.labels import token_hue, visible_text
-from ...core.model import BPEModel
-from ...core.segmentation import PACK, Segment
-from ...core.tokenizer import UNKNOWN_ID
+from ...core.tokenizers.model import BPEModel
+from ...core.tokenizers.tokenizer import UNKNOWN_ID
+from ...core.views.labels import token_hue, visible_text
+from ...core.views.segmentation import PACK, Segment
 from ..widgets import theme
 from ..widgets.lru import LRU
 from .animation import phases

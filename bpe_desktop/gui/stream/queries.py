@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore
 
-from ...core.segmentation import PACK, Segment
+from ...core.views.segmentation import PACK, Segment
 from .layout import PackedLayout, VisibleRow, box_at, unpack_layout
 
 if TYPE_CHECKING:

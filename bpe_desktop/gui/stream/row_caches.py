@@ -8,8 +8,8 @@ press under Xvfb).  Qt-free; it leaves out computing the entries (:mod:`.canvas`
 
 from __future__ import annotations
 
-from ...core.model import BPEModel
-from ...core.segmentation import PackedSegments
+from ...core.tokenizers.model import BPEModel
+from ...core.views.segmentation import PackedSegments
 from ..widgets.lru import LRU
 from .layout import PackedLayout
 

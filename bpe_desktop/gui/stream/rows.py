@@ -13,11 +13,12 @@ from __future__ import annotations
 import os
 
 from ...core.config import TrainConfig
-from ...core.corpus import CorpusSource, WordCounts, parse_word_counts
-from ...core.count_table import is_table, read_table
-from ...core.display_text import read_display_text
+from ...core.counting.count_table import is_table, read_table
+from ...core.counting.pieces import WordCounts, parse_word_counts
+from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError
-from ...core.lines import split_lines
+from ...core.text.display_text import read_display_text
+from ...core.text.lines import split_lines
 
 #: a display row holds at most this many characters: longer lines are cut (see :func:`split_long_line`)
 MAX_ROW_CHARS = 1_000

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ...core.model import BPEModel
 from ...core.records import MergeRecord
-from ...core.segmentation import Segment
-from ...core.tokenizer import UNKNOWN_ID
+from ...core.tokenizers.model import BPEModel
+from ...core.tokenizers.tokenizer import UNKNOWN_ID
+from ...core.views.segmentation import Segment
 
 
 def token_tooltip(model: BPEModel, records: Sequence[MergeRecord], seg: Segment,

@@ -6,7 +6,7 @@ token last clicked (which merges built it, down to characters or bytes).  Clicki
 highlights every occurrence of it on screen; the find box jumps to the next row that contains a token.
 
 For a corpus given as files (no editor text) only the first
-:data:`~bpe_desktop.core.segmentation.DISPLAY_LIMIT_BYTES` (4 MB) are shown.  Text edited after training
+:data:`~bpe_desktop.core.views.segmentation.DISPLAY_LIMIT_BYTES` (4 MB) are shown.  Text edited after training
 (``session.display_text``) is shown tokenized by the current model at the current step, without retraining.
 
 It only observes the session; it never trains, moves the timeline or edits the corpus.
@@ -17,8 +17,8 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.errors import RegexTimeout
-from ...core.labels import id_label
-from ...core.token_search import find_token
+from ...core.views.labels import id_label
+from ...core.views.token_search import find_token
 from ..regex_guard import report_timeout
 from ..session import Session
 from ..widgets import theme

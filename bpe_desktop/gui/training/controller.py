@@ -22,7 +22,7 @@ from multiprocessing.process import BaseProcess
 from PySide6 import QtCore
 
 from ...core.config import TrainConfig
-from ...core.corpus import CorpusSource
+from ...core.counting.sources import CorpusSource
 from ...core.records import MergeRecord
 from .. import wording
 from ..session import Session

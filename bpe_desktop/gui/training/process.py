@@ -16,7 +16,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from ...core.config import TrainConfig
-from ...core.corpus import CorpusSource
+from ...core.counting.sources import CorpusSource
 from .. import helper_threads
 from . import worker
 from .protocol import BranchFrom

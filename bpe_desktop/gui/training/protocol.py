@@ -20,7 +20,7 @@ Worker -> window, in this order:
 Window -> worker: :class:`Command` (pause, resume, step = one merge then stay paused, stop) and, only
 while idle after a limit, :class:`More`.  A closed pipe counts as stop.
 
-A branch ("what if", :mod:`bpe_desktop.core.branch`) is launched with a :class:`BranchFrom` beside the corpus
+A branch ("what if", :mod:`bpe_desktop.core.training.branch`) is launched with a :class:`BranchFrom` beside the corpus
 and the settings: the worker counts, replays the point's first k merges on the word counts
 (:class:`Progress` with stage ``replaying``), sends :class:`Started` and the k kept merges as
 :class:`Records`, then trains on as usual.
@@ -33,12 +33,12 @@ from __future__ import annotations
 from enum import Enum, StrEnum
 from typing import Any, NamedTuple
 
-from ...core.branch import BranchPoint
-from ...core.corpus import WordCounts
-from ...core.model import BPEModel
-from ...core.quality import TextTotals
+from ...core.counting.pieces import WordCounts
+from ...core.measure.quality import TextTotals
 from ...core.records import MergeRecord
 from ...core.stopping import StopReason
+from ...core.tokenizers.model import BPEModel
+from ...core.training.branch import BranchPoint
 
 __all__ = [
     "BranchFrom",
@@ -83,7 +83,7 @@ class Stage(StrEnum):
     STARTING = "starting"  # the worker process is being launched
     READING = "reading"
     COUNTING = "counting"
-    REPLAYING = "replaying"  # a branch rebuilding the state at its step k (core.branch.start_branch)
+    REPLAYING = "replaying"  # a branch rebuilding the state at its step k (core.training.branch.start_branch)
     MERGING = "merging"
     DONE = "done"
 
@@ -126,7 +126,7 @@ class Progress(NamedTuple):
 
 
 class HeldOut(NamedTuple):
-    """The corpus's last lines kept out of training (:func:`bpe_desktop.core.holdout.count_with_holdout`)."""
+    """The corpus's last lines kept out of training (:func:`bpe_desktop.core.measure.holdout.count_with_holdout`)."""
 
     word_counts: WordCounts
     totals: TextTotals

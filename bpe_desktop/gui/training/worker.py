@@ -15,14 +15,14 @@ import time
 import traceback
 from multiprocessing.connection import Connection
 
-from ...core.branch import start_branch
 from ...core.config import TrainConfig
-from ...core.corpus import CorpusSource, count_source
+from ...core.counting.sources import CorpusSource, count_source
 from ...core.errors import BpeError, Cancelled
-from ...core.holdout import count_with_holdout
-from ...core.model import BPEModel
+from ...core.measure.holdout import count_with_holdout
 from ...core.stopping import StopReason
-from ...core.trainer import Trainer
+from ...core.tokenizers.model import BPEModel
+from ...core.training.branch import start_branch
+from ...core.training.trainer import Trainer
 from .protocol import (
     BranchFrom,
     Command,

@@ -1,20 +1,20 @@
-"""Where the vocabulary pane's rows come from: the audit (:mod:`bpe_desktop.core.vocab_audit`) of the
+"""Where the vocabulary pane's rows come from: the audit (:mod:`bpe_desktop.core.measure.vocab_audit`) of the
 session's model at a step, computed a unit at a time so the GUI thread never stalls for long.
 
 Everything is one job per step (:meth:`VocabFeed.advance` runs it for a time budget); what does not depend
 on the step is computed once per model by sub-jobs that survive a change of step (scrubbing restarts only
 the per-step part):
 
-* **the encoder** that decides reachability: the merge list replayed (:class:`~.core.tokenizer.Tokenizer`,
+* **the encoder** that decides reachability: the merge list replayed (:class:`~.core.tokenizers.tokenizer.Tokenizer`,
   what the window encodes with), or for a tiktoken rank file (cl100k) tiktoken's rank rule over the same
-  ids (:class:`~.core.ranks.RankTokenizer`), as ``bpe-desktop analyze`` does.  For a tokenizer opened
+  ids (:class:`~.core.tokenizers.ranks.RankTokenizer`), as ``bpe-desktop analyze`` does.  For a tokenizer opened
   from a file (it never grows) reachability is checked once, at its last step: a token that exists at
   step k is reachable there iff it is at the last step (once its text encodes as that one token, later
   merges find no pair in it; under the rank rule a whole piece that is a token is that token) -- unless a
   later merge makes the same token again, in which case every step is checked afresh.  A run trained in
   the window is checked at each step;
 * **the frequencies**: for a run trained in the window, the training corpus's step-0 counts moved to the
-  step by the merges' recorded occurrence counts (:class:`~.core.token_counts.TokenCounts`, exact and
+  step by the merges' recorded occurrence counts (:class:`~.core.measure.token_counts.TokenCounts`, exact and
   O(1) per merge); for a tokenizer opened from a file, the session's corpus counted with the tokenizer's
   own pre-tokenizer and encoded at the step (a corpus that is empty leaves frequencies unknown: no token
   is then flagged unused or intermediate);
@@ -31,17 +31,18 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from ...core.config import TrainConfig
-from ...core.corpus import CorpusSource, WordCounts
+from ...core.counting.pieces import WordCounts
+from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError
-from ...core.holdout import counting_with_totals
-from ...core.model import BPEModel
-from ...core.ranks import RankTokenizer
-from ...core.reachability import PieceEncoder, ordinary_count, unreachable_steps
-from ...core.stats import Job, Sliced
+from ...core.measure.holdout import counting_with_totals
+from ...core.measure.reachability import PieceEncoder, ordinary_count, unreachable_steps
+from ...core.measure.stats import Job, Sliced
+from ...core.measure.token_counts import TokenCounts, effects_from_records, initial_counting
+from ...core.measure.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag, VocabAudit, auditing, made_counts
 from ...core.stopping import StopReason
-from ...core.token_counts import TokenCounts, effects_from_records, initial_counting
-from ...core.tokenizer import Tokenizer
-from ...core.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag, VocabAudit, auditing, made_counts
+from ...core.tokenizers.model import BPEModel
+from ...core.tokenizers.ranks import RankTokenizer
+from ...core.tokenizers.tokenizer import Tokenizer
 from ..session import Session
 
 SEEK_CHUNK = 2000  # merges crossed per unit when the frequency table moves to another step

@@ -6,7 +6,7 @@ A virtualized table (:mod:`.table`) over the audit the feed computes (:mod:`.fee
 :data:`TRAINING_BUSY_MS` ms while it does, and nothing while the pane is hidden.  While training the step
 is followed at most every :data:`TRAINING_EVERY_MS` (as :mod:`..panes.why` does); scrubbing shows the
 new step as soon as its audit is done, the old rows staying until then.  Selecting a row shows the
-token's derivation tree (:func:`bpe_desktop.core.derivation.derivation_tree`, as the token view does)
+token's derivation tree (:func:`bpe_desktop.core.views.derivation.derivation_tree`, as the token view does)
 and moves the timeline to the merge that made it.  It never trains or edits the corpus.
 """
 
@@ -18,9 +18,9 @@ from html import escape
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.derivation import DerivationNode
-from ...core.labels import token_hue
-from ...core.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag
+from ...core.measure.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag
+from ...core.views.derivation import DerivationNode
+from ...core.views.labels import token_hue
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.derivation_tree import DerivationTree

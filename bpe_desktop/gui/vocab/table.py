@@ -1,8 +1,8 @@
-"""The vocabulary table: a virtualized Qt model over a :class:`~bpe_desktop.core.vocab_audit.VocabAudit`.
+"""The vocabulary table: a virtualized Qt model over a :class:`~bpe_desktop.core.measure.vocab_audit.VocabAudit`.
 
 The audit stores its columns as plain lists; this model keeps only the visible rows' order (a list of row
 indexes, sorted and filtered) and builds each cell when the view asks for it, so cl100k's 100k rows cost a
-list of 100k ints.  Sorting uses the audit's own :meth:`~bpe_desktop.core.vocab_audit.VocabAudit.order`
+list of 100k ints.  Sorting uses the audit's own :meth:`~bpe_desktop.core.measure.vocab_audit.VocabAudit.order`
 (ties by id, unknown values last) for its columns, and the pair's labels or the flags for the two columns
 it does not know.  Filtering keeps rows whose token (or pair) contains a text and that carry any of the
 chosen flags.  It computes no audit (see :mod:`.feed`) and does not observe the session.
@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 
 from PySide6 import QtCore, QtGui
 
-from ...core.labels import visible_text
-from ...core.vocab_audit import Column, TokenFlag, VocabAudit
+from ...core.measure.vocab_audit import Column, TokenFlag, VocabAudit
+from ...core.views.labels import visible_text
 from ..widgets import theme
 
 #: flag -> the word the table and the filter boxes use

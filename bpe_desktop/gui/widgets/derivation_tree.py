@@ -2,7 +2,7 @@
 symbols, each row with its merge rank and the count the merge had (from the merge records).
 
 One widget for every pane that shows a derivation (the token stream, the vocabulary).  It leaves out
-computing the tree (:func:`bpe_desktop.core.derivation.derivation_tree`) and choosing row colours (the
+computing the tree (:func:`bpe_desktop.core.views.derivation.derivation_tree`) and choosing row colours (the
 caller passes a colour function, so each pane keeps its own token colours).
 """
 
@@ -13,9 +13,9 @@ from html import escape
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.derivation import DerivationNode, derivation_tree
-from ...core.model import BPEModel
 from ...core.records import MergeRecord
+from ...core.tokenizers.model import BPEModel
+from ...core.views.derivation import DerivationNode, derivation_tree
 
 
 class DerivationTree(QtWidgets.QTreeWidget):

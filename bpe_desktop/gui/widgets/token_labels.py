@@ -2,16 +2,16 @@
 
 Records carry tokens as text (bytes-mode tokens through GPT-2's byte-to-character mapping, ``Ġthe``).  The
 panes show them decoded instead (``·the``; bytes that are not whole UTF-8 characters as ``⟨e2 80⟩``), with
-the glyphs of :mod:`bpe_desktop.core.labels`.  Display only: nothing here changes a model.
+the glyphs of :mod:`bpe_desktop.core.views.labels`.  Display only: nothing here changes a model.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ...core.byte_level import text_to_bytes
-from ...core.labels import bytes_label, visible_text
 from ...core.records import MergeRecord
+from ...core.text.byte_level import text_to_bytes
+from ...core.views.labels import bytes_label, visible_text
 
 
 def token_label(text: str, mode: str) -> str:

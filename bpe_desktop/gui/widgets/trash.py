@@ -4,7 +4,7 @@ When Train is pressed the session lets go of the last run's merge records, model
 plots of their statistics jobs.  Freed at once, that was 5-6 ms of the press under Xvfb (2.8 ms for kjv's
 8,000 merge records alone), on top of resetting and repainting every pane.  :class:`Trash` takes such
 objects and frees them in later event-loop turns, at most ``budget_ms`` a turn (the units of
-:func:`~bpe_desktop.core.stats.slicing.dropping`; a slice is at least one unit, so one big object still
+:func:`~bpe_desktop.core.measure.stats.slicing.dropping`; a slice is at least one unit, so one big object still
 costs its own free, just not inside the press).
 
 It leaves out deciding what is garbage: callers hand over what they drop, and a list or dict that something
@@ -17,7 +17,7 @@ import time
 
 from PySide6 import QtCore
 
-from ...core.stats.slicing import Sliced, dropping, finish
+from ...core.measure.stats.slicing import Sliced, dropping, finish
 
 
 class Trash(QtCore.QObject):

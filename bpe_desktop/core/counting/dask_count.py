@@ -1,0 +1,131 @@
+"""Counting on a Dask cluster: a Dask bag over the input files' blocks, one table per block, added in order.
+
+What runs where: this process (the client) lists the inputs and builds the task graph; each worker reads
+its block of lines straight from the file (so the files must be at the same path, or URL, on every
+worker: a shared folder, or ``s3://...``/``gs://...`` through fsspec), pre-tokenizes it with the same code
+as a local count and sends back only the block's table of distinct pieces; the client adds the tables in
+block order, so the result equals a local count, first-seen order included.  bpe-desktop must be
+installed on the workers.  Without a scheduler address a :class:`dask.distributed.LocalCluster` of worker
+processes is started on this machine and closed afterwards.
+
+``dask[distributed]`` is an optional dependency (``pip install 'bpe-desktop[dask]'``); without it this
+module raises a :class:`~bpe_desktop.core.errors.ConfigError` saying so.  Compressed files are read whole
+by one task each (they cannot be split); standard input is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..config import TrainConfig
+from ..errors import ConfigError, CorpusError
+from ..text.inputs import STDIN, Input, expand
+from .pieces import PieceCounter, WordCounts
+from .sources import CorpusSource
+
+
+def _count_block(lines: Iterable[str], config: TrainConfig) -> list[Counter[str]]:
+    """Runs on a worker: the table of one block (its lines keep their ``\\n``)."""
+    pc = PieceCounter(config)
+    batch: list[str] = []
+    size = 0
+    for line in lines:
+        batch.append(line)
+        size += len(line)
+        if size >= 1 << 20:
+            pc.add_text("".join(batch))
+            batch.clear()
+            size = 0
+    if batch:
+        pc.add_text("".join(batch))
+    return [pc.counter]
+
+
+def _import_dask() -> tuple[Any, Any]:
+    try:
+        import dask.bag as db
+        import distributed
+    except ImportError:
+        raise ConfigError("--engine dask needs Dask -- pip install 'bpe-desktop[dask]' (or "
+                          "'dask[distributed]'), or count with --engine local") from None
+    return db, distributed
+
+
+def count_with_dask(
+    source: CorpusSource,
+    config: TrainConfig,
+    *,
+    scheduler: str | None = None,
+    workers: int = 2,
+    blocksize: str | int = "64MiB",
+    progress: Callable[[str, int, int], None] | None = None,
+) -> WordCounts:
+    """Count *source*'s files as a Dask bag; connect to *scheduler*, or start a LocalCluster of *workers*."""
+    db, distributed = _import_dask()
+    if source.word_counts:
+        raise ConfigError("--engine dask counts text, not tables -- drop --word-counts")
+    inputs: list[Input] = []
+    for name in source.paths:  # URLs (s3://...) go to the workers as they are; local names are expanded
+        inputs.extend([Input(name, 0)] if "://" in name else expand([name], source.glob))
+    if any(i.name == STDIN for i in inputs):
+        raise ConfigError("--engine dask reads files, not standard input -- save the text to a file the "
+                          "workers can read, or use --engine local")
+    total = sum(i.size for i in inputs)
+    errors = "surrogateescape" if config.mode == "bytes" else source.errors
+    if scheduler:
+        try:
+            client = distributed.Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as e:
+            raise ConfigError(f"cannot reach the Dask scheduler at {scheduler} ({e}) -- check the address "
+                              "(tcp://host:8786) and that the scheduler is running") from None
+        cluster = None
+    else:
+        cluster = distributed.LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
+                                           dashboard_address=":0", silence_logs=logging.ERROR)
+        client = distributed.Client(cluster)
+    try:
+        tables: list[Counter[str]] = []
+        # one bag per run of inputs of one kind, in the order given (compressed files are not split)
+        groups: list[tuple[list[str], Any]] = []
+        for item in inputs:
+            bs = None if item.compression else blocksize
+            if groups and groups[-1][1] == bs:
+                groups[-1][0].append(item.name)
+            else:
+                groups.append(([item.name], bs))
+        done = 0
+        for names, bs in groups:
+            bag = db.read_text(names, blocksize=bs, encoding="utf-8", errors=errors, linedelimiter="\n")
+            futures = client.compute(bag.map_partitions(_count_block, config).to_delayed())
+            size = sum(i.size for i in inputs if i.name in names)
+            while True:
+                finished = sum(f.done() for f in futures)
+                if progress:
+                    progress("counting", done + size * finished // max(1, len(futures)), total)
+                if finished == len(futures):
+                    break
+                time.sleep(0.1)
+            for f in futures:
+                if f.status == "error":
+                    exc = f.exception()
+                    if isinstance(exc, UnicodeDecodeError):
+                        raise CorpusError(f"{', '.join(names)}: not valid UTF-8 ({exc.reason}) -- convert the "
+                                          "file, pass --encoding-errors replace, or count in bytes mode") from None
+                    raise CorpusError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
+                tables.extend(f.result())
+            done += size
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    out: Counter[str] = Counter()
+    for t in tables:
+        out.update(t)  # in block order: first appearances stay first
+    if progress:
+        progress("counting", total, total)
+    return WordCounts(dict(out), total)
+

@@ -1,0 +1,391 @@
+"""Inspect how a log tokenizes: where each tokenizer's tokens go, per category and per line.
+
+:func:`inspect_text` encodes a text with one or more tokenizers (byte offsets from
+``encode_with_offsets``, special-token strings treated as ordinary text, as ``encode_ordinary`` does) and
+reports per tokenizer (:class:`TokenizerReport`): tokens, characters and bytes per token, tokens per line
+(every count, mean, p95), tokens per :class:`~.logclass.Category`, and the most expensive span groups
+("timestamps shaped 9999999999.999999999: 31% of all tokens").  With two or more tokenizers it adds the
+regions they cut differently (:mod:`.boundaries`) and, per category, which tokenizer needs fewest tokens.
+
+**Attribution rule** (one rule for categories, span groups and lines, so each adds up to the total): a
+token belongs to the category that covers most of its bytes (ties: the category listed first in
+:class:`~.logclass.Category`, where whitespace comes last), and within it to the span and the line of its
+first byte of that category (a line owns its ``\\n``).  So ``[INFO`` counts as a level, `` poses`` as a
+word and ``"]\\n"`` as punctuation of its line.  A token that covers no text (a chars-mode end-of-word
+marker on its own) counts as the byte before it.
+
+The text is processed in chunks of whole lines (:mod:`.log_chunks` says where it may be cut without
+changing any named pre-tokenizer's pieces), with ``progress(stage, done, total)`` in bytes and ``cancel()``
+polled between chunks and tokenizers (raising :class:`~.errors.Cancelled`), so a GUI can run it off its
+thread; :func:`inspect_file` reads a file chunk by chunk.
+This module does not load tokenizers (:mod:`.formats`) nor draw anything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple, Protocol
+
+import numpy as np
+
+from ..errors import Cancelled
+from ..tokenizers.tokenizer import TokenSpan
+from .boundaries import DiffCollector, Differences, differing_regions
+from .log_chunks import CHUNK_CHARS, iter_chunks, iter_file_chunks
+from .logclass import CATEGORY_OF_GROUP, PATTERN, Category
+
+ProgressFn = Callable[[str, int, int], None]
+CancelFn = Callable[[], bool]
+_N_CAT = len(Category)
+_DIGIT_SHAPE = str.maketrans("0123456789", "9999999999")
+_HEX_SHAPE = str.maketrans("0123456789abcdefABCDEF", "h" * 22)
+_NUMERIC = (Category.TIMESTAMP, Category.FLOAT, Category.INTEGER)
+_HEX = Category.HEX
+# a match's ``lastindex`` -> its category (faster than looking ``lastgroup`` up by name)
+_CATEGORY_OF_INDEX = (None, *(CATEGORY_OF_GROUP[g] for g in sorted(PATTERN.groupindex, key=PATTERN.groupindex.get)))
+
+
+class EncodesWithOffsets(Protocol):
+    """What inspection needs of a tokenizer (every tokenizer class of the core has it)."""
+
+    def encode_with_offsets(
+        self, text: str, *, upto: int | None = None, allowed_special: Literal["all"] | Collection[str] = "all"
+    ) -> list[TokenSpan]: ...
+
+
+class NamedTokenizer(NamedTuple):
+    """A tokenizer as the reports name it; *upto* limits it to its first merges (the timeline's step)."""
+
+    name: str
+    tokenizer: EncodesWithOffsets
+    upto: int | None = None
+
+
+@dataclass(frozen=True)
+class ExpensiveSpan:
+    """A group of spans with the same category and shape, and the tokens attributed to them."""
+
+    category: Category
+    shape: str  # digits as 9 and hex digits as h for numbers and hex; the text itself otherwise
+    example: str
+    occurrences: int
+    tokens: int
+
+    def describe(self, total: int) -> str:
+        share = 100.0 * self.tokens / total if total else 0.0
+        each = self.tokens / self.occurrences if self.occurrences else 0.0
+        return (f"{self.category.label} {self.shape!r} (e.g. {self.example!r}): {share:.1f}% of all tokens, "
+                f"{each:.2f} per occurrence, x{self.occurrences}")
+
+
+@dataclass(frozen=True)
+class TokenizerReport:
+    """Where one tokenizer's tokens go in the text."""
+
+    name: str
+    tokens: int
+    chars: int
+    n_bytes: int
+    per_line: np.ndarray  # tokens of each line (sums to ``tokens``)
+    categories: dict[Category, int]  # tokens per category (sums to ``tokens``)
+    expensive: tuple[ExpensiveSpan, ...]  # most tokens first
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.chars / self.tokens if self.tokens else 0.0
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.n_bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def tokens_per_line_mean(self) -> float:
+        return float(self.per_line.mean()) if len(self.per_line) else 0.0
+
+    @property
+    def tokens_per_line_p95(self) -> int:
+        """The nearest-rank 95th percentile: the smallest count that at least 95% of lines do not exceed."""
+        if not len(self.per_line):
+            return 0
+        return int(np.percentile(self.per_line, 95, method="inverted_cdf"))
+
+    def share(self, category: Category) -> float:
+        return self.categories[category] / self.tokens if self.tokens else 0.0
+
+    def to_dict(self, top: int = 10) -> dict[str, object]:
+        return {
+            "name": self.name, "tokens": self.tokens, "chars_per_token": round(self.chars_per_token, 4),
+            "bytes_per_token": round(self.bytes_per_token, 4), "lines": len(self.per_line),
+            "tokens_per_line_mean": round(self.tokens_per_line_mean, 4),
+            "tokens_per_line_p95": self.tokens_per_line_p95,
+            "categories": {c.label: self.categories[c] for c in Category},
+            "expensive": [{"category": e.category.label, "shape": e.shape, "example": e.example,
+                           "occurrences": e.occurrences, "tokens": e.tokens} for e in self.expensive[:top]],
+        }
+
+
+class CategoryVerdict(NamedTuple):
+    """Tokens of one category under each tokenizer, and which needs fewest (several on a tie)."""
+
+    category: Category
+    tokens: tuple[int, ...]
+    best: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """The result of :func:`inspect_text`."""
+
+    chars: int
+    n_bytes: int
+    category_bytes: dict[Category, int]  # bytes of the text per category
+    reports: tuple[TokenizerReport, ...]
+    differences: Differences | None  # None with fewer than two tokenizers
+
+    @property
+    def verdicts(self) -> list[CategoryVerdict]:
+        out = []
+        for c in Category:
+            counts = tuple(r.categories[c] for r in self.reports)
+            low = min(counts) if counts else 0
+            out.append(CategoryVerdict(c, counts, tuple(r.name for r, n in zip(self.reports, counts, strict=True)
+                                                        if n == low)))
+        return out
+
+    def to_dict(self, top: int = 10) -> dict[str, object]:
+        return {
+            "chars": self.chars, "bytes": self.n_bytes,
+            "category_bytes": {c.label: self.category_bytes[c] for c in Category},
+            "tokenizers": [r.to_dict(top) for r in self.reports],
+            "differences": self.differences.to_dict(top) if self.differences is not None else None,
+            "verdicts": [{"category": v.category.label, "tokens": list(v.tokens), "best": list(v.best)}
+                         for v in self.verdicts] if len(self.reports) > 1 else [],
+        }
+
+
+class _Classified:
+    """One chunk's classified spans as arrays (byte offsets), shared by every tokenizer."""
+
+    def __init__(self, chunk: str, data: bytes, groups: dict[tuple[int, str], int], examples: list[str],
+                 occurrences: list[int]) -> None:
+        cats: list[int] = []
+        ends: list[int] = []
+        gids: list[int] = []
+        by = _CATEGORY_OF_INDEX
+        numeric, hex_ = _NUMERIC, _HEX
+        for m in PATTERN.finditer(chunk):
+            c = by[m.lastindex]
+            t = m.group()
+            g = groups.get((c, t)) if c not in numeric and c != hex_ else None
+            if g is None:
+                key = (c, t.translate(_DIGIT_SHAPE) if c in numeric else t.translate(_HEX_SHAPE) if c == hex_ else t)
+                g = groups.get(key)
+                if g is None:
+                    g = groups[key] = len(groups)
+                    examples.append(t)
+                    occurrences.append(0)
+            occurrences[g] += 1
+            gids.append(g)
+            cats.append(c)
+            ends.append(m.end())
+        ends_arr = np.array(ends, dtype=np.int64)
+        if not chunk.isascii():  # character ends -> byte ends
+            cp = np.frombuffer(chunk.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            width = (1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)).astype(np.int64)
+            width[(cp >= 0xDC80) & (cp < 0xDD00)] = 1  # surrogate-escaped bytes
+            ends_arr = np.concatenate([[0], np.cumsum(width)])[ends_arr]
+        self.n = len(data)
+        self.span_ends = ends_arr
+        self.span_starts = np.concatenate([[0], ends_arr[:-1]]).astype(np.int64)
+        self.span_cat = np.array(cats, dtype=np.int64)
+        self.span_group = np.array(gids, dtype=np.int64)
+        self.category_bytes = np.bincount(self.span_cat, weights=ends_arr - self.span_starts,
+                                          minlength=_N_CAT).astype(np.int64)
+        self.newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        self.n_lines = len(self.newlines) + (1 if self.n and data[-1:] != b"\n" else 0)
+
+    def attribute(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per token: its category (the most bytes, ties to the earlier one) and the span that owns it (the
+        first span of that category inside the token)."""
+        first = np.searchsorted(self.span_ends, starts, side="right")
+        last = np.searchsorted(self.span_ends, ends - 1, side="right")
+        owner = first.copy()
+        winner = self.span_cat[first]
+        multi = np.flatnonzero(last > first)  # tokens over several spans: count bytes per category
+        if len(multi):
+            k = last[multi] - first[multi] + 1
+            row_start = np.concatenate([[0], np.cumsum(k)[:-1]])
+            row = np.repeat(np.arange(len(multi)), k)
+            span = first[multi][row] + (np.arange(len(row)) - row_start[row])
+            tok = multi[row]
+            overlap = np.minimum(self.span_ends[span], ends[tok]) - np.maximum(self.span_starts[span], starts[tok])
+            cat = self.span_cat[span]
+            per_cat = np.bincount(row * _N_CAT + cat, weights=overlap, minlength=len(multi) * _N_CAT)
+            win = np.argmax(per_cat.reshape(len(multi), _N_CAT), axis=1)
+            candidate = np.where(cat == win[row], span, np.iinfo(np.int64).max)
+            owner[multi] = np.minimum.reduceat(candidate, row_start)
+            winner[multi] = win
+        return winner, owner
+
+
+class _Tally:
+    """Running totals of one tokenizer."""
+
+    def __init__(self) -> None:
+        self.tokens = 0
+        self.categories = np.zeros(_N_CAT, dtype=np.int64)
+        self.per_line: list[np.ndarray] = []
+        self.groups = np.zeros(0, dtype=np.int64)
+
+    def add(self, starts: np.ndarray, ends: np.ndarray, cl: _Classified, n_groups: int) -> None:
+        self.tokens += len(starts)
+        if len(self.groups) < n_groups:
+            self.groups = np.concatenate([self.groups, np.zeros(n_groups - len(self.groups), dtype=np.int64)])
+        if not len(starts) or not cl.n:
+            self.per_line.append(np.zeros(cl.n_lines, dtype=np.int64))
+            return
+        empty = ends <= starts  # an end-of-word marker alone covers no text: it counts as the byte before it
+        if empty.any():
+            starts = np.where(empty, np.maximum(starts - 1, 0), starts)
+            ends = np.where(empty, np.minimum(starts + 1, cl.n), ends)
+        winner, owner = cl.attribute(starts, ends)
+        self.categories += np.bincount(winner, minlength=_N_CAT)
+        self.groups += np.bincount(cl.span_group[owner], minlength=n_groups)
+        owner_byte = np.maximum(cl.span_starts[owner], starts)
+        line = np.searchsorted(cl.newlines, owner_byte, side="left")
+        self.per_line.append(np.bincount(line, minlength=cl.n_lines))
+
+
+class _Offsets:
+    """Token byte offsets of one tokenizer, fast: ``encode_ordinary`` plus a table of token lengths when the
+    tokens cover the text end to end (byte-level tokenizers), ``encode_with_offsets`` otherwise."""
+
+    def __init__(self, nt: NamedTokenizer) -> None:
+        self.nt = nt
+        self.lengths = np.zeros(0, dtype=np.int64)  # byte length of token id i, -1 = not yet known
+        tok = nt.tokenizer
+        inner = getattr(tok, "inner", tok)  # a RenumberedTokenizer's own tokenizer
+        drops = getattr(getattr(inner, "pretokenizer", None), "drops_whitespace", False)
+        self.fast = (not drops and callable(getattr(tok, "encode_ordinary", None))
+                     and callable(getattr(tok, "token_bytes", None)))
+
+    def __call__(self, chunk: str, n_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+        tok = self.nt.tokenizer
+        if self.fast:
+            ids = np.array(tok.encode_ordinary(chunk, self.nt.upto), dtype=np.int64)  # type: ignore[attr-defined]
+            if not len(ids) or ids.min() >= 0:
+                lens = self._lengths(ids)
+                if int(lens.sum()) == n_bytes:
+                    ends = np.cumsum(lens)
+                    return ends - lens, ends
+        spans = tok.encode_with_offsets(chunk, upto=self.nt.upto, allowed_special=())
+        n = len(spans)
+        return (np.fromiter((s.start for s in spans), dtype=np.int64, count=n),
+                np.fromiter((s.end for s in spans), dtype=np.int64, count=n))
+
+    def _lengths(self, ids: np.ndarray) -> np.ndarray:
+        if not len(ids):
+            return ids
+        top = int(ids.max()) + 1
+        if top > len(self.lengths):
+            self.lengths = np.concatenate([self.lengths, np.full(top - len(self.lengths), -1, dtype=np.int64)])
+        missing = np.unique(ids[self.lengths[ids] < 0])
+        token_bytes = self.nt.tokenizer.token_bytes  # type: ignore[attr-defined]
+        for i in missing.tolist():
+            self.lengths[i] = len(token_bytes(i))
+        return self.lengths[ids]
+
+
+def inspect_text(
+    text: str,
+    tokenizers: Sequence[NamedTokenizer],
+    *,
+    chunk_chars: int = CHUNK_CHARS,
+    top: int = 20,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> Inspection:
+    """Encode *text* with every tokenizer and report where the tokens go (see the module docstring).
+
+    >>> from bpe_desktop.core import TrainConfig, train
+    >>> from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
+    >>> model, _ = train({"[INFO]": 9}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=1))
+    >>> r = inspect_text("[INFO] 42\\n", [NamedTokenizer("t", Tokenizer(model))]).reports[0]
+    >>> r.tokens, {c.label: n for c, n in r.categories.items() if n}, r.per_line.tolist()
+    (9, {'level': 3, 'integer': 2, 'punct': 2, 'space': 2}, [9])
+    """
+    total = len(text.encode("utf-8", "surrogateescape"))
+    return inspect_chunks(iter_chunks(text, chunk_chars), tokenizers, total=total, top=top, progress=progress,
+                          cancel=cancel)
+
+
+def inspect_file(
+    path: str,
+    tokenizers: Sequence[NamedTokenizer],
+    *,
+    chunk_chars: int = CHUNK_CHARS,
+    top: int = 20,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> Inspection:
+    """:func:`inspect_text` of a UTF-8 file, read chunk by chunk (the text is never held whole)."""
+    total = os.path.getsize(path) if os.path.isfile(path) else 0
+    return inspect_chunks(iter_file_chunks(path, chunk_chars), tokenizers, total=total, top=top,
+                          progress=progress, cancel=cancel)
+
+
+def inspect_chunks(
+    chunks: Iterable[str],
+    tokenizers: Sequence[NamedTokenizer],
+    *,
+    total: int = 0,
+    top: int = 20,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> Inspection:
+    """:func:`inspect_text` over a text given as consecutive chunks cut where :func:`iter_chunks` cuts;
+    *total* (bytes, for progress only) may be an estimate."""
+    names = [t.name for t in tokenizers]
+    tallies = [_Tally() for _ in tokenizers]
+    encoders = [_Offsets(nt) for nt in tokenizers]
+    diffs = DiffCollector(names) if len(tokenizers) > 1 else None
+    groups: dict[tuple[int, str], int] = {}
+    examples: list[str] = []
+    occurrences: list[int] = []  # spans per group
+    category_bytes = np.zeros(_N_CAT, dtype=np.int64)
+    done = chars = 0
+    for chunk in chunks:
+        if cancel is not None and cancel():
+            raise Cancelled()
+        data = chunk.encode("utf-8", "surrogateescape")
+        cl = _Classified(chunk, data, groups, examples, occurrences)
+        category_bytes += cl.category_bytes
+        offsets = []
+        for tally, encode in zip(tallies, encoders, strict=True):
+            starts, ends = encode(chunk, len(data))
+            tally.add(starts, ends, cl, len(groups))
+            offsets.append((starts, ends))
+            if cancel is not None and cancel():
+                raise Cancelled()
+        if diffs is not None:
+            diffs.add(differing_regions(offsets, len(data)), data, done)
+        done += len(data)
+        chars += len(chunk)
+        if progress is not None:
+            progress("inspect", done, max(total, done))
+    keys = list(groups)
+    reports = []
+    for tally, name in zip(tallies, names, strict=True):
+        order: list[int] = np.argsort(-tally.groups, kind="stable")[:top].tolist()
+        expensive = tuple(
+            ExpensiveSpan(Category(keys[g][0]), keys[g][1], examples[g], occurrences[g], int(tally.groups[g]))
+            for g in order if tally.groups[g] > 0
+        )
+        per_line = np.concatenate(tally.per_line) if tally.per_line else np.zeros(0, dtype=np.int64)
+        reports.append(TokenizerReport(name, tally.tokens, chars, done, per_line,
+                                       {c: int(tally.categories[c]) for c in Category}, expensive))
+    return Inspection(chars, done, {c: int(category_bytes[c]) for c in Category}, tuple(reports),
+                      diffs.result() if diffs is not None else None)
+

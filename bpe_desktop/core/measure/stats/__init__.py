@@ -1,0 +1,33 @@
+"""Statistics of a merge list over a corpus: pair frequencies at any step, compression, vocabulary trade-off.
+
+* :mod:`.results` -- the result types (Zipf data, compression curve, trade-off), their CSV columns, and
+  the curves computed from training records alone;
+* :mod:`.history` -- :class:`SegmentationHistory`, which gives the pair counts at any step of a growing
+  merge list;
+* :mod:`.slicing` -- running that work a time-boxed slice at a time for an event loop.
+
+CSV text for any of them: :func:`~bpe_desktop.core.io.csv_table.csv_text` with the ``*_COLUMNS`` and
+``rows()``.  Pure Python; it does not train, draw or read files.
+"""
+
+from ...io.csv_table import csv_text
+from .history import SegmentationHistory, recount_pairs
+from .results import (
+    CURVE_COLUMNS,
+    TRADEOFF_COLUMNS,
+    ZIPF_COLUMNS,
+    CompressionCurve,
+    Pair,
+    TradeOff,
+    ZipfData,
+    compression_from_records,
+    fit_zipf,
+    tradeoff_from,
+)
+from .slicing import Job, Sliced, finish
+
+__all__ = [
+    "CURVE_COLUMNS", "TRADEOFF_COLUMNS", "ZIPF_COLUMNS", "CompressionCurve", "Job", "Pair", "SegmentationHistory",
+    "Sliced", "TradeOff", "ZipfData", "compression_from_records", "csv_text", "finish", "fit_zipf",
+    "recount_pairs", "tradeoff_from",
+]

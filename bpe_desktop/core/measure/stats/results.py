@@ -1,0 +1,138 @@
+"""The statistics' result types and how to get them without a history: Zipf data (pairs by rank with a
+fitted log-log slope), the compression curve and the vocabulary trade-off, each with its CSV columns and
+rows.  It leaves out computing pair counts at a step (:mod:`.history`) and writing files.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...records import MergeRecord
+
+Pair = tuple[int, int]
+
+ZIPF_COLUMNS = ("rank", "left", "right", "count")
+CURVE_COLUMNS = ("step", "symbols", "merged")
+TRADEOFF_COLUMNS = ("step", "vocab_size", "tokens_per_word", "bytes_per_token")
+
+
+# -- plain results ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ZipfData:
+    """Every adjacent pair at one step, highest count first.
+
+    ``pairs[i]`` is ``(left id, right id)`` of rank ``i + 1``, ``counts[i]`` its count and ``labels[i]``
+    its display text ``(left, right)``.  ``slope``/``intercept`` fit ``log10 count = intercept + slope *
+    log10 rank`` (see :func:`fit_zipf`); both are ``nan`` with fewer than two distinct ranks.
+    """
+
+    step: int
+    pairs: list[Pair]
+    counts: list[int]
+    labels: list[tuple[str, str]]
+    slope: float
+    intercept: float
+
+    @property
+    def ranks(self) -> list[int]:
+        return list(range(1, len(self.counts) + 1))
+
+    def rank_of(self, pair: Pair) -> int | None:
+        """1-based rank of *pair*, or ``None`` if it does not occur at this step."""
+        try:
+            return self.pairs.index(pair) + 1
+        except ValueError:
+            return None
+
+    def rows(self) -> list[tuple[int, str, str, int]]:
+        """Rows of :data:`ZIPF_COLUMNS`."""
+        return [(i, a, b, c) for i, ((a, b), c) in enumerate(zip(self.labels, self.counts, strict=True), 1)]
+
+
+@dataclass(frozen=True)
+class CompressionCurve:
+    """``symbols[k]`` = total symbols after the first ``k`` merges (``steps = 0..K``); ``merged[k]`` =
+    occurrences replaced by merge ``k`` (``merged[0] == 0``), so ``symbols[k] = symbols[k-1] - merged[k]``.
+    """
+
+    steps: list[int]
+    symbols: list[int]
+    merged: list[int]
+
+    def rows(self) -> list[tuple[int, int, int]]:
+        """Rows of :data:`CURVE_COLUMNS`."""
+        return list(zip(self.steps, self.symbols, self.merged, strict=True))
+
+
+@dataclass(frozen=True)
+class TradeOff:
+    """Per step: vocabulary size, average tokens per word, average bytes (of the pieces) per token."""
+
+    steps: list[int]
+    vocab_sizes: list[int]
+    tokens_per_word: list[float]
+    bytes_per_token: list[float]
+
+    def rows(self) -> list[tuple[int, int, float, float]]:
+        """Rows of :data:`TRADEOFF_COLUMNS`."""
+        return list(zip(self.steps, self.vocab_sizes, self.tokens_per_word, self.bytes_per_token, strict=True))
+
+
+# -- pure helpers -----------------------------------------------------------------------------------------
+def fit_zipf(counts: Sequence[int], samples: int = 60) -> tuple[float, float]:
+    """Least-squares line through ``(log10 rank, log10 count)`` for counts sorted highest first.
+
+    The points are taken at up to *samples* log-spaced ranks, so each decade of ranks weighs the same (a
+    plain fit over every rank is dominated by the long tail of pairs seen once).  Returns
+    ``(slope, intercept)``; ``(nan, nan)`` with fewer than two distinct sampled ranks.
+
+    >>> s, b = fit_zipf([round(10**6 / r) for r in range(1, 1001)])
+    >>> round(s, 2), round(b, 2)
+    (-1.0, 6.0)
+    >>> fit_zipf([5])
+    (nan, nan)
+    """
+    n = len(counts)
+    if n < 2:
+        return math.nan, math.nan
+    ranks = sorted({round(n ** (i / (samples - 1))) for i in range(samples)} | {1, n})
+    pts = [(math.log10(r), math.log10(counts[r - 1])) for r in ranks if counts[r - 1] > 0]
+    if len(pts) < 2:
+        return math.nan, math.nan
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    if sxx == 0:
+        return math.nan, math.nan
+    slope = sum((x - mx) * (y - my) for x, y in pts) / sxx
+    return slope, my - slope * mx
+
+
+def compression_from_records(initial_symbols: int, records: Sequence[MergeRecord]) -> CompressionCurve:
+    """The compression curve from the trainer's records (steps ``0..len(records)``).
+
+    >>> from bpe_desktop.core.config import TrainConfig
+    >>> from bpe_desktop.core.training.trainer import Trainer
+    >>> t = Trainer({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=3))
+    >>> compression_from_records(t.initial_symbols, t.run()).symbols
+    [95, 86, 77, 68]
+    """
+    symbols = [initial_symbols] + [r.symbols_after for r in records]
+    merged = [0] + [r.merged for r in records]
+    return CompressionCurve(list(range(len(symbols))), symbols, merged)
+
+
+def tradeoff_from(curve: CompressionCurve, vocab_sizes: Sequence[int], n_words: int, n_bytes: int) -> TradeOff:
+    """The trade-off from a compression curve, the vocabulary size at each of its steps and corpus totals.
+
+    >>> t = tradeoff_from(CompressionCurve([0, 1], [8, 6], [0, 2]), [4, 5], n_words=2, n_bytes=6)
+    >>> t.tokens_per_word, t.bytes_per_token
+    ([4.0, 3.0], [0.75, 1.0])
+    """
+    n = min(len(curve.steps), len(vocab_sizes))
+    symbols = curve.symbols[:n]
+    tpw = [s / n_words if n_words else 0.0 for s in symbols]
+    bpt = [n_bytes / s if s else 0.0 for s in symbols]
+    return TradeOff(curve.steps[:n], list(vocab_sizes[:n]), tpw, bpt)

@@ -1,0 +1,441 @@
+"""The incremental BPE trainer: word counts in, one :class:`MergeRecord` per merge out.
+
+Design (HF tokenizers' ``trainer.rs``): the corpus is counted once into distinct words; then the trainer
+keeps the weighted count of every adjacent pair (overlaps counted, the seeds' formula), an index from
+each pair to the words that contain it, and a heap ordered by (count, tie key).  A merge pops the top; if
+the stored count is stale it is pushed back corrected (lazy re-check, correct because existing pairs only
+lose count); then only the words the index names are rewritten, left to right and without overlaps,
+applying +/- deltas to the neighbouring pairs.  Nothing rescans the corpus.
+
+Representation choices keep that Python-cheap and compact (see ``Trainer.__init__``): a word is a str of
+``chr(token id)`` and a pair a 2-character str, so finding and rewriting a pair run in C (``str.find``,
+``str.replace``) and the Python work is per occurrence, not per symbol; the index holds word numbers in
+``array('I')`` (4 bytes each; it may name a word twice or name one that lost the pair -- a rewrite skips
+those); a heap entry starts with one int ordering count then tie key; and the runner-ups popped for the
+"why this merge" record wait outside the heap until the next step instead of being pushed and popped again.
+
+Tie-break rules (:data:`~.config.TIE_BREAKS`):
+
+* ``lexical``    -- smallest ``(left, right)`` in string order (bytes order in bytes mode);
+* ``first-seen`` -- the pair whose first occurrence comes first, scanning distinct words in first-appearance
+  order, each left to right in its current segmentation (Python's ``max`` over a freshly built dict);
+* ``hf``         -- smallest ``(left id, right id)``; our ids follow HF's order (alphabet by code point,
+  then merges in creation order), so this is HF's BpeTrainer choice.
+
+Forbidden pairs (``TrainConfig.forbid``/``forbid_regex``) are dropped when they reach the top of the heap --
+asked of :mod:`.forbid` once per distinct pair, cached, and only for pairs that get that far -- so they never
+win and are never listed among a record's contenders (the runner-ups are the pairs the rule could still
+pick); their counts are kept up to date like any other's (:attr:`pair_counts` includes them).
+:meth:`Trainer.replay` makes given merges whatever the rule says, to rebuild the state at step k of an
+earlier run (see :mod:`.branch`).
+
+The trainer is a plain object: ``step()`` makes one merge, so a caller can pause, step or cancel between
+merges from any process.  It does not read files (:mod:`.corpus`) or encode text (:mod:`.tokenizer`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from operator import mul
+from typing import Any
+
+from ..config import TrainConfig
+from ..counting.pieces import WordCounts
+from ..errors import ConfigError, CorpusError
+from ..forbid import ForbidRule
+from ..records import CONTENDERS, MergeRecord
+from ..stopping import StopReason
+from ..text.byte_level import text_to_bytes
+from ..tokenizers.model import BPEModel, Token, base_symbols, joined, token_text
+from .pair_index import pair_tables, word_strings
+
+#: a heap entry's first element is ``(-count << _SHIFT) | tie bits``: count = ``-(e[0] >> _SHIFT)``
+_SHIFT = 42
+_ID_BITS = 21  # token ids < 0x110000 fit in 21 bits
+
+
+def word_symbols(word: str, config: TrainConfig) -> list[Token]:
+    """The base symbols of one word (piece) under *config*.
+
+    >>> word_symbols("low", TrainConfig())
+    ['l', 'o', 'w', '</w>']
+    >>> word_symbols("low", TrainConfig(glue_marker=True))
+    ['l', 'o', 'w</w>']
+    >>> word_symbols("é", TrainConfig(mode="bytes"))
+    [b'\\xc3', b'\\xa9']
+    """
+    return base_symbols(word, config.mode, config.end_of_word, config.glue_marker)
+
+
+class Trainer:
+    """Learns merges one at a time.
+
+    >>> t = Trainer({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=3))
+    >>> [(r.left, r.right, r.count) for r in t]
+    [('e', 's', 9), ('es', 't', 9), ('est', '</w>', 9)]
+    """
+
+    def __init__(
+        self, word_counts: WordCounts | Mapping[str, int], config: TrainConfig, *, release: bool = False
+    ) -> None:
+        """*release*: empty the table (``word_counts``' dict) once its words are taken, so that a table of
+        millions of pieces is not held beside the trainer's own copy; the caller must not use it afterwards."""
+        table = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
+        self.config = config
+        pieces = [w for w, c in table.items() if c > 0 and w]
+        self.wcounts: list[int] = [c for w, c in table.items() if c > 0 and w]
+        alphabet = set("".join(pieces)) if config.mode == "chars" else ()
+        self.model = BPEModel.empty(config, alphabet)
+        self.tokens: list[Token] = list(self.model.base)
+        self.ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}
+        self.texts: list[str] = [token_text(t) for t in self.tokens]  # display text, by id
+        # Each word is kept as a str whose i-th character is chr(id of its i-th symbol), and a pair (a, b) as
+        # the 2-character str chr(a) + chr(b).  Finding a pair in a word (str.find) and rewriting every
+        # occurrence left to right without overlaps (str.replace) then run in C; a pair key is made by one
+        # slice and hashes once (a str caches its hash; a tuple rehashes on every lookup); and comparing two
+        # keys compares (a, b) in id order, which is the ``hf`` tie rule.  :attr:`words` and
+        # :attr:`pair_counts` give the same data as ids.
+        self._words: list[str] = word_strings(pieces, self.ids, config)
+        del pieces
+        if release:
+            table.clear()
+        self.total_symbols = sum(map(mul, map(len, self._words), self.wcounts))
+        self.initial_symbols = self.total_symbols
+        self.stop_reason: str | None = None
+        self.stopped_by: StopReason | None = None  # the same, as a value
+
+        # pair key -> weighted count (may hold zeros); pair key -> the words that held it (see pair_index)
+        counts, where = pair_tables(self._words, self.wcounts)
+        self._counts = counts
+        self.where = where
+        self._lexical = config.tie_break == "lexical"
+        self._first_seen = config.tie_break == "first-seen"
+        # first-seen ties: pair -> index of the first word holding it.  Valid while that word still holds the
+        # pair: the words holding a pair only ever shrink, except in the merge that gains it occurrences,
+        # which drops the entry (see _merge).
+        self._first_word: dict[str, int] = {}
+        self._aside: list[tuple[Any, ...]] = []  # valid entries of last step's runner-ups, out of the heap
+        self._forbid = ForbidRule.from_settings(config.forbid, config.forbid_regex)
+        self._blocked: dict[str, bool] = {}  # pair key -> forbidden? (asked once per distinct pair)
+        entry = self._entry
+        self._heap: list[tuple[Any, ...]] = [entry(p, c) for p, c in counts.items()]
+        heapq.heapify(self._heap)
+
+    # -- public -------------------------------------------------------------------------------------
+    @property
+    def n_merges(self) -> int:
+        return len(self.model.merges)
+
+    @property
+    def pair_counts(self) -> dict[tuple[int, int], int]:
+        """The weighted count of every adjacent pair of ids seen so far (a fresh dict; may hold zeros)."""
+        return {(ord(k[0]), ord(k[1])): n for k, n in self._counts.items()}
+
+    @property
+    def words(self) -> list[list[int]]:
+        """The current segmentation of every distinct word as a list of token ids (first-seen order)."""
+        return [list(map(ord, w)) for w in self._words]
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.tokens) + len(self.config.specials)
+
+    @property
+    def forbidden_pairs(self) -> list[tuple[str, str, int]]:
+        """The forbidden pairs skipped so far (they reached the top) that still occur, as ``(left, right, count)``,
+        highest count first; when training ran out of pairs, every forbidden pair left."""
+        t, counts = self.texts, self._counts
+        met = [(t[ord(k[0])], t[ord(k[1])], counts.get(k, 0)) for k, b in self._blocked.items() if b]
+        return sorted((m for m in met if m[2] > 0), key=lambda m: -m[2])
+
+    def __iter__(self) -> Iterator[MergeRecord]:
+        while True:
+            rec = self.step()
+            if rec is None:
+                return
+            yield rec
+
+    def run(self) -> list[MergeRecord]:
+        """Train to the end; return every record."""
+        return list(self)
+
+    def step(self) -> MergeRecord | None:
+        """Make the next merge, or return ``None`` (and set :attr:`stop_reason`) when training is over."""
+        cfg = self.config
+        if cfg.merges is not None and self.n_merges >= cfg.merges:
+            noun = "merge" if cfg.merges == 1 else "merges"
+            self.stop_reason, self.stopped_by = f"reached {cfg.merges:,} {noun}", StopReason.MERGES
+            return None
+        if cfg.vocab_size is not None and self.vocab_size >= cfg.vocab_size:
+            self.stop_reason, self.stopped_by = f"reached vocabulary size {self.vocab_size:,}", StopReason.VOCAB_SIZE
+            return None
+        ranked = self._ranked()
+        if not ranked:
+            left = len(self.forbidden_pairs) if self._forbid is not None else 0
+            self.stop_reason = f"no pair left to merge but {left} forbidden" if left else "no pair left to merge"
+            self.stopped_by = StopReason.NO_PAIR
+            return None
+        top = ranked[0]
+        count = -(top[0] >> _SHIFT)
+        if count < cfg.min_frequency:
+            self._aside = ranked
+            self.stop_reason = f"best pair count {count} is below the minimum frequency {cfg.min_frequency}"
+            self.stopped_by = StopReason.MIN_FREQUENCY
+            return None
+        # The best CONTENDERS runner-ups -- and every pair tied with the winner when there are more, which
+        # first-seen must look at again anyway -- stay aside for the next step's _ranked (most of them are
+        # still valid then, which saves popping and pushing them every merge); any others go back to the heap.
+        if self._first_seen:
+            key, popped = self._choose([(e[-1], -(e[0] >> _SHIFT)) for e in ranked])
+            by_key = {e[-1]: e for e in ranked}
+            keep = max(CONTENDERS, sum(1 for _, c in popped if c == count))
+            self._aside = [by_key[k] for k, _ in popped[:keep]]
+            back = [by_key[k] for k, _ in popped[keep:]]
+            best = popped[:CONTENDERS]
+        else:  # ranked is the rule's order: the winner first, ties with it next
+            key = top[-1]
+            keep = CONTENDERS
+            if len(ranked) > keep + 1 and ranked[keep + 1][0] >> _SHIFT == top[0] >> _SHIFT:
+                keep = sum(1 for e in ranked if e[0] >> _SHIFT == top[0] >> _SHIFT) - 1
+            self._aside = ranked[1 : keep + 1]
+            back = ranked[keep + 1 :]
+            best = [(e[-1], -(e[0] >> _SHIFT)) for e in ranked[1 : CONTENDERS + 1]]
+        heap = self._heap
+        for e in back:
+            heapq.heappush(heap, e)
+        texts = self.texts
+        contenders = tuple([(texts[ord(k[0])], texts[ord(k[1])], c) for k, c in best])
+        return self._merge(key, count, contenders)
+
+    def set_limits(self, *, merges: int | None = None, vocab_size: int | None = None) -> None:
+        """Change the stop conditions mid-run (the GUI's "train further")."""
+        self.config = self.config.with_(merges=merges, vocab_size=vocab_size)
+        self.stop_reason = self.stopped_by = None
+
+    def replay(self, pairs: Iterable[tuple[str, str]]) -> list[MergeRecord]:
+        """Make the merges *pairs* (display texts, in order) whatever the rule would pick; return their records.
+
+        This rebuilds the state at step k of an earlier run on the same corpus (:mod:`.branch`) in the time
+        of k merges without ranking anything.  Limits, the minimum frequency and forbids do not apply to
+        these merges, and their records carry no contenders.  A pair that does not occur in the current
+        segmentation raises :class:`CorpusError`: the run was trained on another corpus or other settings.
+        """
+        out: list[MergeRecord] = []
+        bytes_mode = self.config.mode == "bytes"
+        for n, (lt, rt) in enumerate(pairs, self.n_merges + 1):
+            try:
+                a = self.ids[text_to_bytes(lt) if bytes_mode else lt]
+                b = self.ids[text_to_bytes(rt) if bytes_mode else rt]
+            except KeyError:
+                a = b = -1
+            key = chr(a) + chr(b) if a >= 0 else ""
+            count = self._counts.get(key, 0)
+            if count <= 0:
+                raise CorpusError(
+                    f"merge {n} ({lt} {rt}) does not occur in this corpus after the merges before it -- the "
+                    "run was trained on another corpus or with other settings: use its corpus, or train from 0"
+                )
+            out.append(self._merge(key, count, ()))
+        return out
+
+    # -- internals ----------------------------------------------------------------------------------
+    def _is_blocked(self, key: str) -> bool:
+        """Whether pair *key* is forbidden (only called when there is a rule; cached per pair)."""
+        b = self._blocked.get(key)
+        if b is None:
+            t = self.tokens
+            a, c = ord(key[0]), ord(key[1])
+            b = self._blocked[key] = self._forbid.blocks(  # type: ignore[union-attr]
+                self.texts[a], self.texts[c], t[a] + t[c]  # type: ignore[operator]
+            )
+        return b
+
+    def _entry(self, key: str, count: int) -> tuple[Any, ...]:
+        """The heap entry of pair *key*: smallest first = highest count, then the tie rule's order.
+
+        The first element packs the count and, under ``hf`` and ``first-seen``, the pair's ids (one int
+        comparison orders two entries); ``lexical`` compares the tokens next.  The key is always last."""
+        if self._lexical:
+            t = self.tokens
+            return (-count << _SHIFT, t[ord(key[0])], t[ord(key[1])], key)
+        # hf: (left id, right id); first-seen refines ties in _choose
+        return ((-count << _SHIFT) | (ord(key[0]) << _ID_BITS) | ord(key[1]), key)
+
+    def _ranked(self) -> list[tuple[Any, ...]]:
+        """Valid entries of the best pairs, best first, taken out of the heap and the set-aside runner-ups.
+
+        At least 1 + :data:`CONTENDERS` when there are that many pairs (the winner and its runner-ups for
+        the explanation), every one better than anything left in the heap; under ``first-seen`` also every
+        pair tied with the best, since that rule's order changes as words are rewritten and cannot live in
+        the heap.  An entry is valid when its count is the pair's live count; a stale one is pushed back
+        corrected (lazy re-check: existing pairs only lose count, and a pair that grows gets a new entry).
+        """
+        heap, counts, entry, pop = self._heap, self._counts, self._entry, heapq.heappop
+        got: dict[str, tuple[Any, ...]] = {}
+        for e in self._aside:
+            k = e[-1]
+            n = counts.get(k, 0)
+            if n == -(e[0] >> _SHIFT):
+                got[k] = e
+            elif n > 0:
+                heapq.heappush(heap, entry(k, n))
+        self._aside = []
+        need = 1 + CONTENDERS
+        first_seen = self._first_seen
+        blocked = self._is_blocked if self._forbid is not None else None
+        worst = max(got.values()) if len(got) >= need else None
+        best = min(got.values()) if got else None  # kept up to date below: min() per pop was quadratic in ties
+        while heap:
+            top = heap[0]
+            # Stop once we hold `need` pairs and the heap offers nothing better than the worst of them
+            # (under first-seen: nor anything tied with the best).
+            if worst is not None and top >= worst:
+                if not first_seen or best is None or top[0] >> _SHIFT > best[0] >> _SHIFT:
+                    break
+            e = pop(heap)
+            k = e[-1]
+            n = counts.get(k, 0)
+            if n <= 0:
+                continue
+            if blocked is not None and blocked(k):
+                continue  # forbidden: dropped; a later gain pushes it again and it is dropped again
+            if n != -(e[0] >> _SHIFT):
+                heapq.heappush(heap, entry(k, n))
+            elif k not in got:
+                got[k] = e
+                if best is None or e < best:
+                    best = e
+                if worst is None:
+                    if len(got) >= need:
+                        worst = max(got.values())  # the worst we hold; the heap has nothing better left
+                elif e > worst:
+                    worst = e
+        return sorted(got.values())
+
+    def _choose(self, ranked: list[tuple[str, int]]) -> tuple[str, list[tuple[str, int]]]:
+        """Pick the winner among the best (pair, count)s; return it and the runners-up (best first).
+
+        The first is the winner, except under ``first-seen``, where the pair whose first occurrence comes
+        first wins among those tied with it.
+        """
+        key, count = ranked[0]
+        popped = ranked[1:]
+        if self.config.tie_break == "first-seen":
+            tied = [key] + [k for k, c in popped if c == count]
+            if len(tied) > 1:
+                tied.sort(key=self._first_occurrence)
+                key = tied[0]
+                popped = [(k, count) for k in tied[1:]] + [(k, c) for k, c in popped if c != count]
+        return key, popped
+
+    def _first_occurrence(self, key: str) -> tuple[int, int]:
+        """(word index, position) of the pair's first occurrence; drops stale words from the index."""
+        wi = self._first_word.get(key)
+        if wi is not None:
+            i = self._words[wi].find(key)
+            if i >= 0:
+                return (wi, i)
+        s = self.where.get(key)
+        if s:
+            order = sorted(set(s))
+            for n, wi in enumerate(order):
+                i = self._words[wi].find(key)
+                if i >= 0:
+                    self._first_word[key] = wi
+                    self.where[key] = array("I", order[n:])  # it left the words before for good
+                    return (wi, i)
+            del self.where[key]
+        return (1 << 62, 0)
+
+    def _merge(self, ab: str, count: int, contenders: tuple[tuple[str, str, int], ...]) -> MergeRecord:
+        a, b = ord(ab[0]), ord(ab[1])
+        new_tok = joined(self.tokens[a], self.tokens[b])
+        c = self.ids.get(new_tok)
+        if c is None:
+            if len(self.tokens) > 0x10FFFF:  # ids must fit in one str character (see __init__)
+                raise ConfigError("more than 1,114,111 tokens is not supported: ask for fewer merges")
+            c = self.ids[new_tok] = len(self.tokens)
+            self.tokens.append(new_tok)
+            self.texts.append(self.texts[a] + self.texts[b])
+        self.model.merges.append((a, b))
+        self.model.invalidate()
+
+        counts, where = self._counts, self.where
+        words, wcounts = self._words, self.wcounts
+        # New pairs (all contain c) -> the words that gained them, once per occurrence: their counts and
+        # index entries are added at the end, one C-level pass per new pair instead of per occurrence.
+        gained: defaultdict[str, list[int]] = defaultdict(list)
+        cc = chr(c)
+        merged = 0
+        touched = 0
+        for wi in where.pop(ab, ()):
+            w = words[wi]
+            i = w.find(ab)
+            if i < 0:
+                continue  # stale (or repeated) index entry: the pair is no longer in this word
+            new_w = w.replace(ab, cc)  # left to right, no overlaps: exactly the textbook rewrite
+            words[wi] = new_w
+            f = wcounts[wi]
+            touched += 1
+            last = len(w) - 2  # a hit at i < last has a right neighbour w[i + 2]
+            k = 0  # hits so far: the hit at old position i is new_w[i - k]
+            prev_end = 0  # old position just after the previous hit (0: no left neighbour at i = 0)
+            while i >= 0:
+                j = i - k
+                # Left side: (x, a) becomes (x, c).  When the previous hit ends right here, x was its b:
+                # that hit's right side already removed (b, a) and added the final (c, c) -- skip.
+                if i != prev_end:
+                    counts[w[i - 1 : i + 1]] -= f
+                    gained[new_w[j - 1 : j + 1]].append(wi)
+                # Right side: (b, q) goes; the new pair is read from the rewritten word, so it is the
+                # final (c, q), or (c, c) when the next hit starts at q.
+                if i < last:
+                    counts[w[i + 1 : i + 3]] -= f
+                    gained[new_w[j : j + 2]].append(wi)
+                k += 1
+                prev_end = i + 2
+                i = w.find(ab, prev_end)
+            merged += k * f
+        counts.pop(ab, None)
+        if self._first_word:  # pairs that gained occurrences may now first occur in an earlier word
+            for gp in gained:
+                self._first_word.pop(gp, None)
+        heap, push, weight = self._heap, heapq.heappush, wcounts.__getitem__
+        lexical, t = self._lexical, self.tokens
+        for gp, wis in gained.items():
+            n = counts[gp] = counts.get(gp, 0) + sum(map(weight, wis))
+            where[gp].extend(wis)
+            if lexical:  # self._entry, inlined
+                push(heap, (-n << _SHIFT, t[ord(gp[0])], t[ord(gp[1])], gp))
+            else:
+                push(heap, ((-n << _SHIFT) | (ord(gp[0]) << _ID_BITS) | ord(gp[1]), gp))
+        self.total_symbols -= merged
+        if merged == 0:  # cannot happen with consistent counts; guard against silent corruption
+            raise RuntimeError(f"internal error: pair {(a, b)} had count {count} but no occurrence")
+        texts = self.texts
+        return MergeRecord(
+            rank=self.n_merges, left=texts[a], right=texts[b], token=texts[c],
+            left_id=a, right_id=b, token_id=c, count=count, merged=merged,
+            symbols_after=self.total_symbols, vocab_size=self.vocab_size, words_touched=touched,
+            contenders=contenders,
+        )
+
+    def segmentation(self) -> list[tuple[list[Token], int]]:
+        """Every distinct word in its current segmentation, with its count (first-seen order)."""
+        t = self.tokens
+        return [([t[ord(s)] for s in w], c) for w, c in zip(self._words, self.wcounts, strict=True)]
+
+
+def train(word_counts: WordCounts | Mapping[str, int], config: TrainConfig) -> tuple[BPEModel, list[MergeRecord]]:
+    """Train to the end. Returns the model and the per-merge records.
+
+    >>> model, recs = train({"aaaa": 1}, TrainConfig(mode="chars", end_of_word=""))
+    >>> [(r.token, r.count, r.merged) for r in recs]
+    [('aa', 3, 2), ('aaaa', 1, 1)]
+    """
+    t = Trainer(word_counts, config)
+    recs = t.run()
+    return t.model, recs
