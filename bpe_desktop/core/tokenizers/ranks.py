@@ -39,7 +39,7 @@ _CACHE_LIMIT = 500_000
 #: in cl100k no alternative can succeed by backtracking into them (each is followed by nothing, by ``$``
 #: after a whitespace run that already ends the text, or is an optional non-letter before letters), so
 #: the greedy forms split identically -- about 20% faster with the ``regex`` module.  Checked against
-#: tiktoken and against the original pattern by the tests (tests/test_encode_ranks.py).
+#: tiktoken and against the original pattern by the tests (tests/core/tokenizers/test_ranks.py).
 EQUIVALENT_PATTERNS: dict[str, str] = {
     CL100K_PATTERN: (
         r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""

@@ -10,7 +10,7 @@ so the first k merges would not be the same merges; :func:`needs_restart` says s
 The first k merges are kept as they are, even when the new settings would not have made them (a forbidden
 pair among them stays; a count below the new minimum frequency stays).  After them, the branch makes exactly
 the merges a fresh run under the new settings makes once its first k merges coincide with the source's --
-the trainer's state after a replay is the state after training (tests: ``tests/test_branch.py``).
+the trainer's state after a replay is the state after training (tests: ``tests/core/training/test_branch.py``).
 
 The corpus must be the source's: the replay refuses a merge that does not occur, and when the source's
 records are known each replayed merge must reproduce them (count, occurrences merged, symbols after, words

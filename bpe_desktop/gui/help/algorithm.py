@@ -1,7 +1,7 @@
 """Help → Algorithm: the README's "The algorithm, exactly" section inside the program, rendered from its
 Markdown (``QTextBrowser.setMarkdown``).
 
-:data:`ALGORITHM_MD` is a copy of that section; ``tests/test_gui_help.py`` fails when README and this copy
+:data:`ALGORITHM_MD` is a copy of that section; ``tests/gui/test_help.py`` fails when README and this copy
 differ, so the two are edited together.  It leaves out the rest of the README.
 """
 

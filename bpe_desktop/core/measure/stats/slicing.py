@@ -94,7 +94,7 @@ def dropping(objs: list[object], n: int = 2000) -> Job[None]:
     while objs:
         obj = objs.pop()
         # two references when nothing else holds it: ``obj`` and getrefcount's argument (the doctest above
-        # and tests/test_stats.py check that a list held elsewhere is left whole)
+        # and tests/core/measure/test_stats.py check that a list held elsewhere is left whole)
         if type(obj) is list and sys.getrefcount(obj) <= 2:
             while obj:
                 del obj[-n:]

@@ -1,0 +1,74 @@
+"""GUI fixtures: a seeded session, recorded dialogs and questions, the main window as the program opens it.
+
+Qt is imported inside the fixtures, so collecting the other areas never loads it."""
+
+from __future__ import annotations
+
+import pytest
+
+from support import SEED_TABLE
+
+
+@pytest.fixture
+def seeded():  # type: ignore[no-untyped-def]
+    """(session, trainer, records): a session on the seeds' word-count table (7 merges) and a trainer that
+    ran to the end (its model is not in the session yet: ``session.reset_model(copy.deepcopy(t.model), recs)``)."""
+    from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_source
+    from bpe_desktop.gui.session import Session
+
+    s = Session()
+    cfg = TrainConfig(merges=7)
+    s.set_corpus(CorpusSource.from_text(SEED_TABLE, word_counts=True), cfg)
+    t = Trainer(count_source(s.source, cfg), cfg)
+    return s, t, t.run()
+
+
+@pytest.fixture
+def dialogs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Record error dialogs instead of blocking on them."""
+    from PySide6 import QtWidgets
+
+    shown: list[tuple[str, str]] = []
+
+    def critical(parent: object, title: str, text: str, *a: object, **k: object) -> int:
+        shown.append((title, text))
+        return 0
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", staticmethod(critical))
+    return shown
+
+
+class Asked(list):  # type: ignore[type-arg]
+    """The questions asked so far; ``answer`` is what the next one gets."""
+
+    answer: object = None
+
+
+@pytest.fixture
+def questions(monkeypatch: pytest.MonkeyPatch) -> Asked:
+    """Record yes/no questions instead of blocking on them (answered No unless a test says otherwise)."""
+    from PySide6 import QtWidgets
+
+    asked = Asked()
+    asked.answer = QtWidgets.QMessageBox.StandardButton.No
+
+    def question(parent: object, title: str, text: str, *a: object, **k: object) -> object:
+        asked.append(text)
+        return asked.answer
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", staticmethod(question))
+    return asked
+
+
+@pytest.fixture
+def window(qtbot, dialogs):  # type: ignore[no-untyped-def]
+    """The main window as the program opens it (the seeds' table, seed settings), shown; closed after."""
+    from bpe_desktop.gui import app as gui_app
+
+    gui_app.make_app()
+    w = gui_app.make_window()
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.close()

