@@ -4,8 +4,10 @@ adjacent pair, and the index from a pair to the words that hold it.
 Representation (see :mod:`.trainer`): the i-th character of a word's str is ``chr(id of its i-th symbol)``
 and a pair (a, b) is the 2-character str ``chr(a) + chr(b)``, so the trainer finds and rewrites pairs with
 ``str.find``/``str.replace``.  The index keeps word numbers in ``array('I')`` -- 4 bytes each, no int object
-per entry -- and may list a word twice or list one that has lost the pair since (the trainer skips those);
-a one-symbol word has no pair and is in no list.  Nothing here merges.
+per entry -- and lists a word once per pair however often the word holds it (a long word with no spaces
+holds some pairs thousands of times: one entry each made merging quadratic).  A later merge may list a word
+again, or leave one listed that has lost the pair since (the trainer skips both); a one-symbol word has no
+pair and is in no list.  Nothing here merges.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def pair_tables(words: list[str], wcounts: list[int]) -> tuple[defaultdict[str, 
 
     >>> counts, where = pair_tables(["aaa", "ab", "b"], [2, 5, 7])
     >>> dict(counts), {k: list(v) for k, v in where.items()}
-    ({'aa': 4, 'ab': 5}, {'aa': [0, 0], 'ab': [1]})
+    ({'aa': 4, 'ab': 5}, {'aa': [0], 'ab': [1]})
     """
     counts: defaultdict[str, int] = defaultdict(int)
     where: defaultdict[str, array[int]] = defaultdict(word_list)
@@ -59,5 +61,7 @@ def pair_tables(words: list[str], wcounts: list[int]) -> tuple[defaultdict[str, 
         for i in range(len(w) - 1):
             key = w[i : i + 2]
             counts[key] += c
-            where[key].append(wi)
+            held = where[key]
+            if not held or held[-1] != wi:  # a word once per pair, however often it holds it
+                held.append(wi)
     return counts, where

@@ -111,6 +111,9 @@ class Trainer:
         counts, where = pair_tables(self._words, self.wcounts)
         self._counts = counts
         self.where = where
+        #: index entries read by the merges so far: the work of applying merges, which must grow with the
+        #: words that hold each pair, never with a pair's occurrences in one long word (tests count it)
+        self.word_visits = 0
         self._lexical = config.tie_break == "lexical"
         self._first_seen = config.tie_break == "first-seen"
         # first-seen ties: pair -> index of the first word holding it.  Valid while that word still holds the
@@ -365,17 +368,24 @@ class Trainer:
 
         counts, where = self._counts, self.where
         words, wcounts = self._words, self.wcounts
-        # New pairs (all contain c) -> the words that gained them, once per occurrence: their counts and
-        # index entries are added at the end, one C-level pass per new pair instead of per occurrence.
+        # New pairs (all contain c) -> the words that gained them, once per occurrence (their counts are
+        # the words' weights summed per occurrence); counts and index entries (one per word) are added at the
+        # end, one C-level pass per new pair instead of per occurrence.
         gained: defaultdict[str, list[int]] = defaultdict(list)
         cc = chr(c)
         merged = 0
         touched = 0
-        for wi in where.pop(ab, ()):
+        entries = where.pop(ab, ())
+        self.word_visits += len(entries)
+        done: set[int] = set()  # a word can be listed again by a later merge that gained the pair in it again
+        for wi in entries:
+            if wi in done:
+                continue
+            done.add(wi)
             w = words[wi]
             i = w.find(ab)
             if i < 0:
-                continue  # stale (or repeated) index entry: the pair is no longer in this word
+                continue  # stale index entry: the pair is no longer in this word
             new_w = w.replace(ab, cc)  # left to right, no overlaps: exactly the textbook rewrite
             words[wi] = new_w
             f = wcounts[wi]
@@ -407,7 +417,7 @@ class Trainer:
         lexical, t = self._lexical, self.tokens
         for gp, wis in gained.items():
             n = counts[gp] = counts.get(gp, 0) + sum(map(weight, wis))
-            where[gp].extend(wis)
+            where[gp].extend(dict.fromkeys(wis))  # a word once, however often it gained the pair
             if lexical:  # self._entry, inlined
                 push(heap, (-n << _SHIFT, t[ord(gp[0])], t[ord(gp[1])], gp))
             else:
