@@ -6,11 +6,14 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
-from support import ManualClock
+from bpe_desktop.core import BPEModel, MergeRecord, TrainConfig, Trainer, WordCounts, count_text
+from support import ManualClock, cl100k_file
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Windows remember their layout in QSettings: keep the tests' settings away from the user's.
@@ -46,3 +49,43 @@ def _forget_window_layout():
     yield
     if "bpe_desktop.gui.window_state" in sys.modules:
         sys.modules["bpe_desktop.gui.window_state"].forget()
+
+
+@pytest.fixture(scope="session")
+def cl100k() -> str:
+    """The path of the cl100k_base rank file the program finds (a test dependency: missing fails, never skips)."""
+    return cl100k_file()
+
+
+class Trained(NamedTuple):
+    """A text trained to the end: what the tests' ``trained`` fixtures build from it."""
+
+    text: str
+    words: WordCounts
+    trainer: Trainer
+    records: list[MergeRecord]
+
+    @property
+    def config(self) -> TrainConfig:
+        return self.trainer.config
+
+    @property
+    def model(self) -> BPEModel:
+        return self.trainer.model
+
+
+@pytest.fixture(scope="session")
+def trained_on() -> Callable[[str, TrainConfig], Trained]:
+    """``trained_on(text, config)``: *text* counted and trained to the end under *config*, once per session
+    for each (text, config) — treat the result as read-only (copy the model before changing it)."""
+    done: dict[tuple[str, TrainConfig], Trained] = {}
+
+    def make(text: str, config: TrainConfig) -> Trained:
+        key = (text, config)
+        if key not in done:
+            words = count_text(text, config)
+            t = Trainer(words, config)
+            done[key] = Trained(text, words, t, t.run())
+        return done[key]
+
+    return make

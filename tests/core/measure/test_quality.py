@@ -39,12 +39,9 @@ def _encode_lines(tok: Tokenizer, text: str, k: int) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def trained(topics_text: str):  # type: ignore[no-untyped-def]
-    text = topics_text[:120_000]
-    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=400)
-    words = count_text(text, cfg)
-    model, records = train(words, cfg)
-    return text, words, model, records
+def trained(topics_text: str, trained_on):  # type: ignore[no-untyped-def]
+    t = trained_on(topics_text[:120_000], TrainConfig(mode="bytes", pretokenizer="gpt2", merges=400))
+    return t.text, t.words, t.model, t.records
 
 
 @pytest.mark.parametrize("k", [0, 37, 400])
