@@ -23,8 +23,8 @@ that starts a line is marked (no leading space).  A line where that does not hol
 space before ``\\n``, any other whitespace character) has its spaces and newlines masked so it stays in one
 field, which the coarse pattern then splits; a chunk with many such lines, or holding the mask
 characters ``\\x00``-``\\x03``, is counted with the regex pass.  Every field ends on a coarse boundary, so
-the table and its order are the same either way (tests/core/counting/test_inputs_and_engines.py compares both with the per-line
-split).
+the table and its order are the same either way (tests/core/counting/test_inputs_and_engines.py compares
+both with the per-line split).
 
 Only the ``gpt2`` pattern is handled (cl100k and o200k glue newlines to punctuation, which this split would
 cut); :mod:`.corpus` uses this for it and the plain per-line split for every other pattern.
@@ -36,7 +36,8 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-#: exactly what the ``regex`` module's ``\s`` matches (tests/core/counting/test_inputs_and_engines.py checks every code point)
+#: exactly what the ``regex`` module's ``\s`` matches
+#: (tests/core/counting/test_inputs_and_engines.py checks every code point)
 _WS = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
        "\u2028\u2029\u202f\u205f\u3000")
 _W = re.escape(_WS)
@@ -45,7 +46,8 @@ COARSE = re.compile(f" ?[^{_W}]+|[{_WN}]*\\n|[{_WN}]+(?![^{_W}])|[{_WN}]+")
 
 _A = re.escape(_WS[:6])  # \t \n \x0b \x0c \r and space: the ASCII part of \s
 #: the GPT-2 pattern for ASCII text, run by ``re`` (twice as fast per call as ``regex``): within ASCII,
-#: ``\p{L}`` is ``[A-Za-z]`` and ``\p{N}`` is ``[0-9]`` (tests/core/counting/test_inputs_and_engines.py compares the two)
+#: ``\p{L}`` is ``[A-Za-z]`` and ``\p{N}`` is ``[0-9]``
+#: (tests/core/counting/test_inputs_and_engines.py compares the two)
 ASCII_GPT2 = re.compile(f"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_A}A-Za-z0-9]+|[{_A}]+(?![^{_A}])|[{_A}]+")
 
 #: the marks of the fast split: a field starting a line, a masked space, a masked newline, a masked line
