@@ -28,6 +28,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .core.choices import Mode, TieBreak
+
 # Seed 000 (../shared/seeds/000-bpe-lesson-worked-example.txt): the table "Round | Merge | Count".
 EXPECTED_MERGES = [("e", "s", 9), ("es", "t", 9), ("est", "</w>", 9), ("l", "o", 7), ("lo", "w", 7),
                    ("e", "w", 6), ("ew", "est</w>", 6)]
@@ -68,7 +70,7 @@ def _compare_merges(got: list[tuple[str, str, int]], where: str) -> None:
 def _seed_config() -> object:
     from .core.config import TrainConfig
 
-    return TrainConfig(mode="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="lexical",
+    return TrainConfig(mode=Mode.CHARS, pretokenizer="whitespace", end_of_word="</w>", tie_break=TieBreak.LEXICAL,
                        merges=len(EXPECTED_MERGES))
 
 

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--upto {k} is outside this tokenizer's 0..{n_merges} merges -- use a step in that range")
     if os.path.isdir(args.file):
         raise CorpusError(f"{args.file}: is a folder -- name a text file")
-    cfg = TrainConfig(mode=model.mode, pretokenizer=model.pretokenizer, specials=model.specials)  # type: ignore[arg-type]
+    cfg = TrainConfig(mode=model.mode, pretokenizer=model.pretokenizer, specials=model.specials)
     table, totals = count_with_totals(CorpusSource.from_files([args.file], word_counts=args.word_counts), cfg)
     words = table.counts
     encoder = _encoder(loaded.tokenizer)

@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
+from ..core.choices import Mode, TieBreak
 from ..core.config import MODES, TIE_BREAKS, TrainConfig
 from ..core.counting.parallel_count import default_jobs
 from ..core.counting.pieces import ENCODING_ERRORS
@@ -41,7 +42,8 @@ def add_input_options(p: argparse.ArgumentParser, *, tables: bool = True) -> Non
 
 def add_count_settings(p: argparse.ArgumentParser) -> None:
     """The settings that decide the pieces: mode, pre-tokenizer, special tokens."""
-    p.add_argument("--mode", choices=MODES, default="chars", help="chars (with end-of-word marker) or bytes")
+    p.add_argument("--mode", choices=[m.value for m in MODES], default=Mode.CHARS.value,
+                   help="chars (with end-of-word marker) or bytes")
     p.add_argument(
         "--pretokenizer", default=None, metavar="NAME|REGEX",
         help=f"one of {', '.join(NAMED_PATTERNS)} or a regular expression "
@@ -58,7 +60,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     stop.add_argument("--merges", type=int, default=None, metavar="N", help="number of merges")
     stop.add_argument("--vocab-size", type=int, default=None, metavar="V", help="target vocabulary size")
     stop.add_argument("--min-frequency", type=int, default=1, metavar="F", help="stop below this pair count")
-    p.add_argument("--tie-break", choices=list(TIE_BREAKS), default="lexical",
+    p.add_argument("--tie-break", choices=[t.value for t in TIE_BREAKS], default=TieBreak.LEXICAL.value,
                    help="; ".join(f"{k}: {v}" for k, v in TIE_BREAKS.items()))
     p.add_argument("--word-counts", action="store_true",
                    help="inputs are word-count tables: 'bpe-desktop count' output, or 'word count' lines as in "
@@ -109,10 +111,10 @@ def check_specials(specials: Sequence[str]) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
-    pre = args.pretokenizer or ("gpt2" if args.mode == "bytes" else "whitespace")
+    pre = args.pretokenizer or ("gpt2" if args.mode == Mode.BYTES else "whitespace")
     return TrainConfig(
         mode=args.mode, pretokenizer=pre, end_of_word=getattr(args, "end_of_word", "</w>"),
-        glue_marker=getattr(args, "glue_marker", False), tie_break=getattr(args, "tie_break", "lexical"),
+        glue_marker=getattr(args, "glue_marker", False), tie_break=getattr(args, "tie_break", TieBreak.LEXICAL),
         merges=getattr(args, "merges", None), vocab_size=getattr(args, "vocab_size", None),
         min_frequency=getattr(args, "min_frequency", 1), specials=tuple(args.special),
         forbid=tuple(parse_pair(x) for x in getattr(args, "forbid", [])),

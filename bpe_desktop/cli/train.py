@@ -12,6 +12,7 @@ import gc
 import time
 from typing import TYPE_CHECKING
 
+from ..core.choices import Mode, TieBreak
 from ..core.config import TIE_BREAKS, TrainConfig
 from ..core.counting.sources import count_source, require_pieces
 from ..core.errors import ConfigError
@@ -49,7 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run, mode=None, tie_break=None, end_of_word=None, glue_marker=None, special=None)
 
 
-def _fill_defaults(args: argparse.Namespace, source: BranchPoint | None, tie_break: str | None) -> None:
+def _fill_defaults(args: argparse.Namespace, source: BranchPoint | None, tie_break: TieBreak | None) -> None:
     """Give the settings left out on the command line the source run's values (or the usual defaults)."""
     d = TrainConfig()
     if args.mode is None:
@@ -57,7 +58,7 @@ def _fill_defaults(args: argparse.Namespace, source: BranchPoint | None, tie_bre
     if source is not None and args.pretokenizer is None and args.mode == source.mode:
         args.pretokenizer = source.pretokenizer
     if args.end_of_word is None:
-        args.end_of_word = source.end_of_word if source and source.mode == "chars" else d.end_of_word
+        args.end_of_word = source.end_of_word if source and source.mode == Mode.CHARS else d.end_of_word
     if args.glue_marker is None:
         args.glue_marker = source.glue_marker if source else d.glue_marker
     if args.special is None:
@@ -66,7 +67,7 @@ def _fill_defaults(args: argparse.Namespace, source: BranchPoint | None, tie_bre
         args.tie_break = tie_break if tie_break in TIE_BREAKS else d.tie_break
 
 
-def _branch_point(args: argparse.Namespace) -> tuple[BranchPoint, int, str | None]:
+def _branch_point(args: argparse.Namespace) -> tuple[BranchPoint, int, TieBreak | None]:
     """The step --at of the --from file, its merge count and its tie-break rule."""
     from ..core.training.branch import BranchPoint, records_from_stats  # only a branch needs it
 

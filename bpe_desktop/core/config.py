@@ -6,21 +6,17 @@ It validates combinations of options and says how to fix a bad one; it does not 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
+from .choices import TIE_RULES, Mode, TieBreak
 from .errors import ConfigError
 from .forbid import check_pairs, compile_regex
 from .text.pretokenize import Pretokenizer
 
-Mode = Literal["chars", "bytes"]
-TieBreak = Literal["lexical", "first-seen", "hf"]
+__all__ = ["MODES", "TIE_BREAKS", "Mode", "TieBreak", "TrainConfig"]  # Mode, TieBreak: from .choices
 
-MODES: tuple[str, ...] = ("chars", "bytes")
-TIE_BREAKS: dict[str, str] = {
-    "lexical": "highest count, then the smallest pair in string order (seed 000)",
-    "first-seen": "highest count, then the pair that occurs first in the corpus (seeds 001/002)",
-    "hf": "highest count, then the smallest pair of symbol ids (HF tokenizers' BpeTrainer)",
-}
+MODES: tuple[Mode, ...] = tuple(Mode)
+#: each tie-break rule's description, by name (from its :class:`~.choices.TieRule`)
+TIE_BREAKS: dict[TieBreak, str] = {name: rule.description for name, rule in TIE_RULES.items()}
 
 
 @dataclass(frozen=True)
@@ -35,11 +31,11 @@ class TrainConfig:
     ``forbid_regex`` forbids every pair whose merged token matches it (see :mod:`.forbid`).
     """
 
-    mode: Mode = "chars"
+    mode: Mode = Mode.CHARS
     pretokenizer: str = "whitespace"  # a name of NAMED_PATTERNS or a custom regex
     end_of_word: str = "</w>"
     glue_marker: bool = False
-    tie_break: TieBreak = "lexical"
+    tie_break: TieBreak = TieBreak.LEXICAL
     merges: int | None = None
     vocab_size: int | None = None
     min_frequency: int = 1
@@ -54,6 +50,8 @@ class TrainConfig:
             raise ConfigError(
                 f"unknown tie-break rule {self.tie_break!r} -- use one of {', '.join(TIE_BREAKS)}"
             )
+        object.__setattr__(self, "mode", Mode(self.mode))  # a caller may pass the text ("bytes")
+        object.__setattr__(self, "tie_break", TieBreak(self.tie_break))
         if self.merges is not None and self.merges < 0:
             raise ConfigError(f"--merges must be 0 or more, not {self.merges}")
         if self.vocab_size is not None and self.vocab_size < 1:
@@ -71,7 +69,7 @@ class TrainConfig:
     @property
     def marker(self) -> str:
         """The end-of-word marker actually used: always empty in bytes mode."""
-        return self.end_of_word if self.mode == "chars" else ""
+        return self.end_of_word if self.mode == Mode.CHARS else ""
 
     def with_(self, **changes: object) -> TrainConfig:
         """A copy with some fields changed (validated again)."""

@@ -22,6 +22,7 @@ from typing import Any
 
 import regex
 
+from .choices import Mode
 from .errors import ConfigError, PatternError
 from .text.byte_level import UNICODE_TO_BYTE, bytes_to_text
 from .text.pretokenize import CUSTOM_TIMEOUT_S, validate_pattern
@@ -84,12 +85,12 @@ def format_pair(pair: Pair) -> str:
     return " ".join("".join(_UNESCAPES.get(ch, ch) for ch in sym) for sym in pair)
 
 
-def check_pairs(pairs: Iterable[Any], mode: str) -> None:
+def check_pairs(pairs: Iterable[Any], mode: Mode) -> None:
     """Raise :class:`ConfigError` unless every item is a pair of non-empty symbol texts valid in *mode*."""
     for p in pairs:
         if not (isinstance(p, tuple) and len(p) == 2 and all(isinstance(s, str) and s for s in p)):
             raise ConfigError(f"forbidden pair {p!r} must be two non-empty symbols (left, right)")
-        if mode == "bytes":
+        if mode == Mode.BYTES:
             for sym in p:
                 bad = next((ch for ch in sym if ch not in UNICODE_TO_BYTE), None)
                 if bad is not None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .choices import TIE_RULES, TieBreak
+
 #: how many runner-up pairs each record carries (for the "why this merge" explanation)
 CONTENDERS = 6
 
@@ -56,8 +58,9 @@ class MergeRecord:
         return tuple(getattr(self, name) for name in STEP_COLUMNS)
 
 
-def explain(record: MergeRecord, tie_break: str) -> str:
-    """One sentence saying why this pair won, the way the seeds do.
+def explain(record: MergeRecord, tie_break: TieBreak | str) -> str:
+    """One sentence saying why this pair won, the way the seeds do (a tie names the rule's
+    :attr:`~.choices.TieRule.phrase`; a name that is no rule, as an old file may hold, says "the rule takes").
 
     >>> r = MergeRecord(1, "e", "s", "es", 0, 0, 0, 9, 9, 86, 1, 2, (("s", "t", 9), ("t", "</w>", 9)))
     >>> explain(r, "lexical")
@@ -65,11 +68,7 @@ def explain(record: MergeRecord, tie_break: str) -> str:
     """
     win = f"{record.left}+{record.right}"
     ties = [f"{a}+{b}" for a, b in record.ties]
-    rule = {
-        "lexical": "the lexical rule takes",
-        "first-seen": "the first-seen rule takes the earliest in the corpus,",
-        "hf": "the HF rule takes the smallest symbol ids,",
-    }.get(tie_break, "the rule takes")
+    rule = next((r.phrase for r in TIE_RULES.values() if r.name == tie_break), "the rule takes")
     if ties:
         names = [win, *ties]
         listed = ", ".join(names[:-1]) + " and " + names[-1]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..core.choices import TieBreak
 from ..core.counting.count_table import TableHeader
 from ..core.errors import BpeError
 from . import file_actions, helper_threads, layouts, resources, view_menu, window_state
@@ -355,7 +356,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 cfg = self.settings.config().with_(
                     mode=model.mode, pretokenizer=model.pretokenizer, end_of_word=model.end_of_word,
                     glue_marker=model.glue_marker, specials=model.specials,
-                    tie_break=model.tie_break or "lexical", merges=len(model.merges), vocab_size=None)
+                    tie_break=model.tie_break or TieBreak.LEXICAL, merges=len(model.merges), vocab_size=None)
                 self.session.config = cfg  # first: the settings pane compares itself with it
                 self.settings.set_config(cfg)
             except BpeError:

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..core.choices import Mode, TieBreak
 from ..core.config import TrainConfig
 from . import resources
 
 #: the settings of the seeds' worked example: four words, seven merges, lexical ties
-SEED_CONFIG = TrainConfig(mode="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="lexical",
+SEED_CONFIG = TrainConfig(mode=Mode.CHARS, pretokenizer="whitespace", end_of_word="</w>", tie_break=TieBreak.LEXICAL,
                           merges=7)
 
 PRESETS: dict[str, TrainConfig] = {
     "Seed worked example": SEED_CONFIG,
-    "GPT-2 style": TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=2000),
-    "Robot logs": TrainConfig(mode="bytes", pretokenizer="cl100k", tie_break="hf", merges=1000,
+    "GPT-2 style": TrainConfig(mode=Mode.BYTES, pretokenizer="gpt2", tie_break=TieBreak.HF, merges=2000),
+    "Robot logs": TrainConfig(mode=Mode.BYTES, pretokenizer="cl100k", tie_break=TieBreak.HF, merges=1000,
                               min_frequency=2),
 }
 

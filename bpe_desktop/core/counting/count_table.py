@@ -21,7 +21,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ..config import TrainConfig
+from ..choices import Mode
+from ..config import MODES, TrainConfig
 from ..errors import ConfigError, CorpusError
 from ..io.atomic import atomic_write
 from ..text.inputs import Input, iter_chunks
@@ -63,7 +64,7 @@ def unescape(text: str) -> str:
 class TableHeader:
     """How a table was counted: the settings that decide its pieces."""
 
-    mode: str
+    mode: Mode
     pretokenizer: str
     specials: tuple[str, ...] = ()
 
@@ -115,7 +116,7 @@ def parse_header(line: str, source: str) -> TableHeader:
     try:
         s = json.loads(settings)
         header = TableHeader(s["mode"], s["pretokenizer"], tuple(s.get("specials", ())))
-        ok = (header.mode in ("chars", "bytes") and isinstance(header.pretokenizer, str)
+        ok = (header.mode in MODES and isinstance(header.pretokenizer, str)
               and all(isinstance(x, str) for x in header.specials))
     except (ValueError, KeyError, TypeError):
         ok = False

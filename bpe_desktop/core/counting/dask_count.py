@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..choices import Mode
 from ..config import TrainConfig
 from ..errors import ConfigError, CorpusError
 from ..text.inputs import STDIN, Input, expand
@@ -75,7 +76,7 @@ def count_with_dask(
         raise ConfigError("--engine dask reads files, not standard input -- save the text to a file the "
                           "workers can read, or use --engine local")
     total = sum(i.size for i in inputs)
-    errors = "surrogateescape" if config.mode == "bytes" else source.errors
+    errors = "surrogateescape" if config.mode == Mode.BYTES else source.errors
     if scheduler:
         try:
             client = distributed.Client(scheduler, timeout="10s")

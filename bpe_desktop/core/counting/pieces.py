@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import regex
 
+from ..choices import Mode
 from ..config import TrainConfig
 from ..errors import CorpusError
 from ..text.lines import split_lines
@@ -155,10 +156,10 @@ def count_text(text: str, config: TrainConfig, budget: RegexBudget | None = None
     return pc.result(n)
 
 
-def decode_chunk(data: bytes, path: str, offset: int, mode: str, errors: str) -> str:
+def decode_chunk(data: bytes, path: str, offset: int, mode: Mode, errors: str) -> str:
     """A chunk of *path* read at byte *offset* as text: bytes mode takes any bytes (surrogateescape); chars
     mode applies *errors*, and ``strict`` names the file, the byte and the fixes."""
-    if mode == "bytes":
+    if mode == Mode.BYTES:
         return data.decode("utf-8", "surrogateescape")
     try:
         return data.decode("utf-8", errors)

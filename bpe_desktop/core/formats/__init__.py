@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..choices import Mode
+from ..config import MODES
 from ..errors import BpeError, FormatError, PatternError
 from ..records import MergeRecord
 from ..text.pretokenize import Pretokenizer
@@ -124,9 +126,9 @@ def check_model(model: BPEModel, source: str) -> None:
     def bad(what: str) -> FormatError:
         return FormatError(f"{source}: {what} -- the file is damaged or was not written by a BPE tool")
 
-    if model.mode not in ("chars", "bytes"):
+    if model.mode not in MODES:
         raise bad(f"mode must be 'chars' or 'bytes', not {model.mode!r:.40}")
-    kind = bytes if model.mode == "bytes" else str
+    kind = bytes if model.mode == Mode.BYTES else str
     if not isinstance(model.base, list) or not all(isinstance(t, kind) and t for t in model.base):
         raise bad(f"the base symbols must be non-empty {kind.__name__} values")
     if len(set(model.base)) != len(model.base):
@@ -223,7 +225,7 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
         model, to_file = gpt2.read(path)
     else:
         model = subword_nmt.load(path)
-    if preset is not None and model.mode != "bytes":
+    if preset is not None and model.mode != Mode.BYTES:
         raise FormatError(f"{path}: the {preset.name} preset needs a byte-level file, this one is chars-mode "
                           "-- drop the preset prefix")
     if preset is not None:

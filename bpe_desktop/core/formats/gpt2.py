@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 
+from ..choices import Mode
 from ..errors import FormatError, WriteError
 from ..io.atomic import check_writable, write_group
 from ..text.byte_level import text_to_bytes
@@ -96,7 +97,7 @@ def loads(vocab_text: str, merges_text: str, vocab_src: str, merges_src: str) ->
             vocab[t] = i
         else:
             vocab[b] = i
-    return model_from_vocab("bytes", vocab, pairs, f"{vocab_src}", specials, pretokenizer="gpt2")
+    return model_from_vocab(Mode.BYTES, vocab, pairs, f"{vocab_src}", specials, pretokenizer="gpt2")
 
 
 def read(path: str | os.PathLike[str]) -> tuple[BPEModel, list[int] | None]:
@@ -112,7 +113,7 @@ def load(path: str | os.PathLike[str]) -> BPEModel:
 
 def dumps(model: BPEModel, special_ids: dict[str, int] | None = None) -> tuple[str, str]:
     """(vocabulary JSON, merges text) of a bytes-mode model."""
-    if model.mode != "bytes":
+    if model.mode != Mode.BYTES:
         raise FormatError(
             "GPT-2 vocab/merges files are byte-level: this is a chars-mode tokenizer -- write it as "
             "native, hf (tokenizer.json) or subword-nmt"

@@ -20,6 +20,7 @@ import os
 import re
 from typing import Any
 
+from ..choices import Mode
 from ..errors import FormatError
 from ..io.atomic import atomic_write
 from ..text.pretokenize import GPT2_PATTERN, NAMED_PATTERNS, Pretokenizer
@@ -57,7 +58,7 @@ def _byte_level(use_regex: bool) -> dict[str, Any]:
 
 def to_dict(model: BPEModel, special_ids: dict[str, int] | None = None) -> dict[str, Any]:
     """The ``tokenizer.json`` document."""
-    if model.mode == "chars" and model.end_of_word and not model.glue_marker:
+    if model.mode == Mode.CHARS and model.end_of_word and not model.glue_marker:
         raise FormatError(
             "HF tokenizer.json can only express an end-of-word marker glued to the last character "
             "(end_of_word_suffix), but this tokenizer keeps it as a separate symbol -- train with "
@@ -65,7 +66,7 @@ def to_dict(model: BPEModel, special_ids: dict[str, int] | None = None) -> dict[
         )
     specials = dict(special_ids if special_ids is not None else model.special_ids)
     pattern = _pattern_of(model.pretokenizer)
-    if model.mode == "bytes":
+    if model.mode == Mode.BYTES:
         pre: dict[str, Any] = (
             _byte_level(True) if pattern == GPT2_PATTERN
             else {"type": "Sequence", "pretokenizers": [_split(pattern), _byte_level(False)]}
@@ -234,7 +235,7 @@ def _from_doc(doc: Any, source: str) -> tuple[BPEModel, list[int] | None]:
         vocab.setdefault(a["content"], a["id"])
     pairs = [(conv(a), conv(b)) for a, b in pairs_text]
     return model_from_vocab(
-        "bytes" if byte_level else "chars", vocab, pairs, source, specials, pretokenizer=spec,
+        Mode.BYTES if byte_level else Mode.CHARS, vocab, pairs, source, specials, pretokenizer=spec,
         end_of_word=suffix, glue_marker=bool(suffix),
     )
 

@@ -21,6 +21,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..choices import Mode
+from ..config import MODES, TIE_BREAKS
 from ..errors import BpeError, FormatError
 from ..io.atomic import atomic_write
 from ..records import MergeRecord
@@ -36,7 +38,6 @@ READ_VERSIONS = (1, 2)
 INT_STATS = ("rank", "left_id", "right_id", "token_id", "count", "merged", "symbols_after", "vocab_size",
              "words_touched")
 STATS = (*INT_STATS, "contenders")
-TIE_BREAK_VALUES = ("lexical", "first-seen", "hf")
 
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _needs_escape = re.compile('["\\\\\x00-\x1f]').search
@@ -74,7 +75,7 @@ def dumps(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, A
         "mode": model.mode, "pretokenizer": model.pretokenizer, "end_of_word": model.end_of_word,
         "glue_marker": model.glue_marker, "specials": list(model.specials), "tie_break": model.tie_break,
     }
-    base = None if model.mode == "bytes" else [token_text(t) for t in model.base]
+    base = None if model.mode == Mode.BYTES else [token_text(t) for t in model.base]
     quoted = [_string(token_text(t)) for t in model.tokens]  # each token once, not once per merge it is in
     parts = [
         f'{{"format":"{FORMAT_NAME}","version":{VERSION},\n',
@@ -147,7 +148,7 @@ class _Schema:
     def settings(self, s: object) -> dict[str, Any]:
         s = self.obj(s, "settings")
         mode = self.required(s, "mode", "settings.mode")
-        if mode not in ("chars", "bytes"):
+        if mode not in MODES:
             raise self.fail("settings.mode", "'chars' or 'bytes'", mode)
         pre = self.string(self.required(s, "pretokenizer", "settings.pretokenizer"), "settings.pretokenizer")
         try:
@@ -165,8 +166,8 @@ class _Schema:
         if len(set(specials)) != len(specials):
             raise self.fail("settings.specials", "distinct strings", specials)
         tie = s.get("tie_break")
-        if tie is not None and tie not in TIE_BREAK_VALUES:
-            raise self.fail("settings.tie_break", f"null or one of {', '.join(TIE_BREAK_VALUES)}", tie)
+        if tie is not None and tie not in tuple(TIE_BREAKS):  # a tuple: *tie* may be any JSON value
+            raise self.fail("settings.tie_break", f"null or one of {', '.join(TIE_BREAKS)}", tie)
         return {"mode": mode, "pretokenizer": pre, "end_of_word": eow, "glue_marker": glue,
                 "specials": tuple(specials), "tie_break": tie}
 
@@ -246,7 +247,7 @@ a string, not 5 -- save the tokenizer again with bpe-desktop, or fix that field
     settings = schema.settings(schema.required(doc, "settings", "settings"))
     mode = settings.pop("mode")
     base_value = doc.get("base")
-    if mode == "chars":
+    if mode == Mode.CHARS:
         base_list = schema.array(base_value, "base")
         for k, t in enumerate(base_list):
             if not isinstance(t, str) or not t:
@@ -263,8 +264,8 @@ a string, not 5 -- save the tokenizer again with bpe-desktop, or fix that field
     else:
         stats = schema.stats_v2(raw_stats, n)
     try:
-        conv = token_reader(mode == "bytes", source)
-        base: list[Token] = list(BYTE_BASE) if mode == "bytes" else list(base_list)
+        conv = token_reader(mode == Mode.BYTES, source)
+        base: list[Token] = list(BYTE_BASE) if mode == Mode.BYTES else list(base_list)
         pairs = [(conv(a), conv(b)) for a, b in pairs_text]
         model = BPEModel.from_token_pairs(mode, base, pairs, **settings)
     except BpeError:

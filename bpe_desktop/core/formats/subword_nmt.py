@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+from ..choices import Mode
 from ..errors import FormatError
 from ..io.atomic import atomic_write
 from ..tokenizers.model import BPEModel, chars_base
@@ -24,7 +25,7 @@ MARKER = "</w>"
 
 def dumps(model: BPEModel) -> str:
     """The codes text of a chars-mode model."""
-    if model.mode != "chars":
+    if model.mode != Mode.CHARS:
         raise FormatError(
             "subword-nmt codes are character-level and cannot hold byte-level merges -- write this "
             "tokenizer as hf (tokenizer.json), gpt2, vocab-merges, tiktoken or native"
@@ -75,7 +76,7 @@ def loads(text: str, source: str = "<text>") -> BPEModel:
     alphabet = {c for a, b in pairs for t in (a, b) for c in (t[: -len(MARKER)] if t.endswith(MARKER) else t)}
     base = chars_base(alphabet, marker, glue)
     return BPEModel.from_token_pairs(
-        "chars", base, pairs, pretokenizer="whitespace", end_of_word=marker, glue_marker=glue
+        Mode.CHARS, base, pairs, pretokenizer="whitespace", end_of_word=marker, glue_marker=glue
     )
 
 

@@ -13,6 +13,7 @@ import binascii
 import os
 from base64 import b64encode
 
+from ..choices import Mode
 from ..errors import FormatError
 from ..io.atomic import atomic_write
 from ..tokenizers.model import BPEModel
@@ -92,7 +93,7 @@ def load(path: str | os.PathLike[str]) -> dict[bytes, int]:
 
 def dumps(model: BPEModel) -> bytes:
     """The rank file of a bytes-mode model (tokens in id order; specials are not stored)."""
-    if model.mode != "bytes":
+    if model.mode != Mode.BYTES:
         raise FormatError(
             "tiktoken rank files are byte-level: this is a chars-mode tokenizer -- write it as native, "
             "hf (tokenizer.json) or subword-nmt, or train in bytes mode"

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ..choices import Mode
 from ..errors import FormatError
 from ..tokenizers.model import BYTE_BASE, BPEModel, Token, token_text
 
 
 def model_from_vocab(
-    mode: str,
+    mode: Mode,
     vocab: Mapping[Token, int],
     pairs: Iterable[tuple[Token, Token]],
     source: str,
@@ -40,7 +41,7 @@ def model_from_vocab(
     made = {a + b for a, b in pairs}  # type: ignore[operator]
     special_set = set(specials)
     base = sorted((t for t in vocab if t not in made and t not in special_set), key=vocab.__getitem__)
-    if mode == "bytes":
+    if mode == Mode.BYTES:
         extra = [t for t in base if not (isinstance(t, bytes) and len(t) == 1)]
         special_set.update(token_text(t) for t in extra)  # e.g. GPT-2's <|endoftext|>
         if len(base) - len(extra) != 256:

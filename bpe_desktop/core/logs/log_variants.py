@@ -38,12 +38,12 @@ class VariantJob:
 
     pretokenizer: str
     merges: int
-    mode: Mode = "bytes"
-    tie_break: TieBreak = "hf"
+    mode: Mode = Mode.BYTES
+    tie_break: TieBreak = TieBreak.HF
 
     def config(self) -> TrainConfig:
         return TrainConfig(mode=self.mode, pretokenizer=self.pretokenizer, tie_break=self.tie_break,
-                           merges=self.merges, end_of_word="" if self.mode == "bytes" else "</w>")
+                           merges=self.merges, end_of_word="" if self.mode == Mode.BYTES else "</w>")
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,8 @@ def train_variants(
     presets: Sequence[str],
     merges: int,
     *,
-    mode: Mode = "bytes",
-    tie_break: TieBreak = "hf",
+    mode: Mode = Mode.BYTES,
+    tie_break: TieBreak = TieBreak.HF,
     executor: Executor | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,

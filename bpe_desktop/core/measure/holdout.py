@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+from ..choices import Mode
 from ..config import TrainConfig
 from ..counting.pieces import PieceCounter, WordCounts, decode_chunk, parse_word_counts
 from ..counting.sources import CorpusSource, iter_file_chunks
@@ -147,7 +148,7 @@ def counting_with_totals(
     return counter.result(totals.n_bytes), totals
 
 
-def totaling(source: CorpusSource, mode: str, chunk_chars: int = 1 << 16) -> Job[TextTotals]:
+def totaling(source: CorpusSource, mode: Mode, chunk_chars: int = 1 << 16) -> Job[TextTotals]:
     """The :class:`~.quality.TextTotals` of a source (a word-count table: its entries), in small units.
 
     >>> from .stats import finish
@@ -189,17 +190,17 @@ def _line_blocks(text: str, size: int) -> Iterator[str]:
         i = j
 
 
-def _chunks(source: CorpusSource, mode: str) -> Iterator[str]:
+def _chunks(source: CorpusSource, mode: Mode) -> Iterator[str]:
     for name in source.paths:
         for off, data in iter_file_chunks(name):
             yield decode_chunk(data, name, off, mode, source.errors)
 
 
-def _read_all(source: CorpusSource, mode: str) -> list[str]:
+def _read_all(source: CorpusSource, mode: Mode) -> list[str]:
     return list(_chunks(source, mode))
 
 
-def _file_parts(source: CorpusSource, mode: str, n_train: int) -> Iterator[tuple[str, bool]]:
+def _file_parts(source: CorpusSource, mode: Mode, n_train: int) -> Iterator[tuple[str, bool]]:
     """The files' text in whole-line blocks (streamed), each marked training or held out (lines before
     *n_train* are training)."""
     seen = 0

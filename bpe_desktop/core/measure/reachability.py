@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from ..choices import Mode
 from ..text.pretokenize import Pretokenizer
 from ..tokenizers.model import BPEModel, Token
 from ..tokenizers.tokenizer import Tokenizer
@@ -95,7 +96,7 @@ def unreachable_steps(
     split = enc.pretokenizer.split
     tokens = model.tokens
     out: list[int] = []
-    if model.mode == "bytes":
+    if model.mode == Mode.BYTES:
         for i in range(ordinary_count(model, k)):
             if i % chunk == chunk - 1:
                 yield

@@ -72,7 +72,7 @@ def initial_counts(word_counts: Mapping[str, int], model: BPEModel) -> dict[int,
 
 def initial_counting(word_counts: Mapping[str, int], model: BPEModel, chunk: int = 256) -> Job[dict[int, int]]:
     """:func:`initial_counts` in small units: yields after every *chunk* pieces, returns the table."""
-    cfg = TrainConfig(mode=model.mode, end_of_word=model.end_of_word or "", glue_marker=model.glue_marker)  # type: ignore[arg-type]
+    cfg = TrainConfig(mode=model.mode, end_of_word=model.end_of_word or "", glue_marker=model.glue_marker)
     ids = model.token_ids
     n_base = model.n_base
     counts: dict[int, int] = {}

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ..choices import Mode
 from ..records import MergeRecord
 from ..tokenizers.model import BPEModel
 from ..views.labels import token_label
@@ -218,7 +219,7 @@ def auditing(
         part = tokens[lo : min(lo + chunk, n)]
         if not reuse:
             labels.extend(map(token_label, part))
-        if model.mode == "bytes":
+        if model.mode == Mode.BYTES:
             sizes.extend(map(len, part))
         else:
             sizes.extend(

@@ -9,12 +9,14 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from ..choices import Mode
+
 #: the display limit for corpora given as files (the view reads only this much of them)
 DISPLAY_LIMIT_BYTES = 4 << 20
 
 
 def read_display_text(
-    paths: Sequence[str], mode: str, limit: int = DISPLAY_LIMIT_BYTES
+    paths: Sequence[str], mode: Mode, limit: int = DISPLAY_LIMIT_BYTES
 ) -> tuple[str, bool]:
     """Read at most *limit* bytes from the head of *paths* (cut at a line end); returns (text, truncated).
 
@@ -41,5 +43,5 @@ def read_display_text(
         chunks.append(data)
         left -= len(data)
     raw = b"".join(chunks)
-    errors = "surrogateescape" if mode == "bytes" else "replace"
+    errors = "surrogateescape" if mode == Mode.BYTES else "replace"
     return raw.decode("utf-8", errors), truncated

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Literal, Protocol
 
+from ..choices import Mode
 from ..text.pretokenize import Pretokenizer
 from ..text.regex_budget import RegexBudget
 from .model import BPEModel
@@ -23,7 +24,7 @@ class AnyTokenizer(Protocol):
     @property
     def model(self) -> BPEModel: ...
     @property
-    def mode(self) -> str: ...  # "chars" | "bytes"
+    def mode(self) -> Mode: ...
     @property
     def pretokenizer(self) -> Pretokenizer: ...
     @property

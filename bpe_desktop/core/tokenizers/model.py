@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..config import TrainConfig
+from ..choices import Mode, TieBreak
+from ..config import MODES, TIE_BREAKS, TrainConfig
 from ..errors import FormatError
 from ..text.byte_level import GPT2_BYTE_ORDER, bytes_to_text
 
@@ -44,7 +45,7 @@ def joined(a: Token, b: Token) -> Token:
     return a + b  # type: ignore[operator]
 
 
-def base_symbols(word: str, mode: str, end_of_word: str = "", glue_marker: bool = False) -> list[Token]:
+def base_symbols(word: str, mode: Mode, end_of_word: str = "", glue_marker: bool = False) -> list[Token]:
     """The base symbols of one word (piece): its UTF-8 bytes, or its characters and the end-of-word marker
     (a symbol of its own, or glued to the last character).
 
@@ -53,7 +54,7 @@ def base_symbols(word: str, mode: str, end_of_word: str = "", glue_marker: bool 
     >>> base_symbols("é", "bytes")
     [b'\\xc3', b'\\xa9']
     """
-    if mode == "bytes":
+    if mode == Mode.BYTES:
         data = word.encode("utf-8", "surrogateescape")
         return [data[i : i + 1] for i in range(len(data))]
     syms: list[Token] = list(word)
@@ -75,17 +76,22 @@ def token_text(token: Token) -> str:
 class BPEModel:
     """Settings, base symbols and ordered merges (pairs of token ids)."""
 
-    mode: str  # "chars" | "bytes"
+    mode: Mode
     base: list[Token]  # base symbols in id order
     merges: list[tuple[int, int]] = field(default_factory=list)  # (left id, right id), in learned order
     pretokenizer: str = "whitespace"  # spec of Pretokenizer
     end_of_word: str = ""  # chars mode only
     glue_marker: bool = False
     specials: tuple[str, ...] = ()
-    tie_break: str | None = None  # how it was trained, informational
+    tie_break: TieBreak | None = None  # how it was trained, informational
 
     def __post_init__(self) -> None:
-        if self.mode == "bytes":
+        # a file reader passes text ("bytes"); any other value stays for formats.check_model to refuse
+        if isinstance(self.mode, str) and self.mode in MODES:
+            self.mode = Mode(self.mode)
+        if isinstance(self.tie_break, str) and self.tie_break in TIE_BREAKS:
+            self.tie_break = TieBreak(self.tie_break)
+        if self.mode == Mode.BYTES:
             self.end_of_word = ""
 
     # -- construction -----------------------------------------------------------------------------
@@ -93,7 +99,7 @@ class BPEModel:
     def empty(cls, config: TrainConfig, alphabet: Iterable[str] = ()) -> BPEModel:
         base: list[Token] = (
             list(BYTE_BASE)
-            if config.mode == "bytes"
+            if config.mode == Mode.BYTES
             else list(chars_base(alphabet, config.end_of_word, config.glue_marker))
         )
         return cls(
@@ -103,7 +109,7 @@ class BPEModel:
 
     @classmethod
     def from_token_pairs(
-        cls, mode: str, base: Sequence[Token], pairs: Iterable[tuple[Token, Token]], **settings: object
+        cls, mode: Mode, base: Sequence[Token], pairs: Iterable[tuple[Token, Token]], **settings: object
     ) -> BPEModel:
         """Build from merges given as token pairs (as files store them); unknown tokens are an error."""
         model = cls(mode=mode, base=list(base), **settings)  # type: ignore[arg-type]

@@ -25,6 +25,7 @@ from typing import Literal
 
 import regex
 
+from ..choices import Mode
 from ..errors import ConfigError, FormatError
 from ..text.byte_level import bytes_to_text
 from ..text.pretokenize import CL100K_PATTERN, Pretokenizer
@@ -135,7 +136,7 @@ class RankTokenizer(EncodesSpecials):
     '<|end|>low'
     """
 
-    mode = "bytes"
+    mode: Mode = Mode.BYTES
     unknown = "error"
 
     def __init__(
@@ -193,7 +194,7 @@ class RankTokenizer(EncodesSpecials):
         if self._model is None:
             base, merges = recover_merges(self._rank_of)
             model = BPEModel(
-                mode="bytes", base=list(base), merges=merges, pretokenizer=self.pretokenizer.spec,
+                mode=Mode.BYTES, base=list(base), merges=merges, pretokenizer=self.pretokenizer.spec,
                 specials=tuple(sorted(self._specials, key=self._specials.__getitem__)),
             )
             self._model = model

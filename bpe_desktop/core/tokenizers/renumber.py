@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Literal
 
+from ..choices import Mode
 from ..text.pretokenize import Pretokenizer
 from ..text.regex_budget import RegexBudget
 from .model import BPEModel
@@ -38,7 +39,7 @@ class RenumberedTokenizer:
         return self.inner.model
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> Mode:
         return self.inner.mode
 
     @property

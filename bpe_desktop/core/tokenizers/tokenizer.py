@@ -23,6 +23,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..choices import Mode
 from ..errors import ConfigError
 from ..text.pretokenize import Pretokenizer
 from ..text.regex_budget import RegexBudget
@@ -66,7 +67,7 @@ class Tokenizer(EncodesSpecials):
         self._n_indexed = 0  # merges of the model in _ranks
         self.follow_model()
         self._base_ids = {t: i for i, t in enumerate(model.base)}
-        self._byte_ids = [self._base_ids[bytes([b])] for b in range(256)] if self.mode == "bytes" else []
+        self._byte_ids = [self._base_ids[bytes([b])] for b in range(256)] if self.mode == Mode.BYTES else []
         # values are tuples of ints: the garbage collector untracks them, however many pieces are cached
         self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
         self._marker = model.end_of_word
@@ -136,11 +137,11 @@ class Tokenizer(EncodesSpecials):
         return min(upto, n)
 
     def _symbols(self, piece: str) -> list[int]:
-        if self.mode == "bytes":
+        if self.mode == Mode.BYTES:
             table = self._byte_ids
             return [table[b] for b in piece.encode("utf-8", "surrogateescape")]
         ids = self._base_ids
-        syms = base_symbols(piece, "chars", self._marker, self._glue)
+        syms = base_symbols(piece, Mode.CHARS, self._marker, self._glue)
         out = []
         for s in syms:
             i = ids.get(s)
@@ -268,7 +269,7 @@ class Tokenizer(EncodesSpecials):
                 ids = cache.get(piece)
                 if ids is None:
                     ids = fill(piece)
-                if self.mode == "bytes":
+                if self.mode == Mode.BYTES:
                     b = byte_of(start_char)
                     for i in ids:
                         n = len(self._tokens[i])
@@ -295,7 +296,7 @@ class Tokenizer(EncodesSpecials):
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
         """The bytes of a token sequence."""
         data = b"".join(self.token_bytes(i) for i in ids)
-        if self.mode == "chars" and self._marker and self.pretokenizer.drops_whitespace and data.endswith(b" "):
+        if self.mode == Mode.CHARS and self._marker and self.pretokenizer.drops_whitespace and data.endswith(b" "):
             data = data[:-1]
         return data
 
@@ -305,6 +306,6 @@ class Tokenizer(EncodesSpecials):
         ``decode(encode(s)) == s`` for any text in bytes mode.
         """
         data = self.decode_bytes(ids)
-        if self.mode == "bytes" and errors == "replace":
+        if self.mode == Mode.BYTES and errors == "replace":
             return data.decode("utf-8", "replace")
-        return data.decode("utf-8", "surrogateescape" if self.mode == "chars" else errors)
+        return data.decode("utf-8", "surrogateescape" if self.mode == Mode.CHARS else errors)

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, NamedTuple
 
+from ..choices import Mode
 from ..config import TrainConfig
 from ..counting.pieces import CancelFn, ProgressFn, WordCounts
 from ..errors import Cancelled, ConfigError, CorpusError
@@ -77,7 +78,7 @@ class BranchPoint:
     of those merges when known (then checked and kept), else empty; ``base`` the source's base symbols.
     """
 
-    mode: str
+    mode: Mode
     pretokenizer: str
     end_of_word: str
     glue_marker: bool
@@ -135,14 +136,14 @@ def needs_restart(point: BranchPoint, config: TrainConfig) -> NeedsRestart | Non
     >>> needs_restart(point, TrainConfig(tie_break="hf", min_frequency=3)) is None
     True
     >>> needs_restart(point, TrainConfig(mode="bytes", pretokenizer="whitespace")).changes
-    (SettingChange(name='mode', before='chars', after='bytes'),)
+    (SettingChange(name='mode', before=<Mode.CHARS: 'chars'>, after=<Mode.BYTES: 'bytes'>),)
     """
     changes: list[SettingChange] = []
     if point.mode != config.mode:
         changes.append(SettingChange("mode", point.mode, config.mode))
     if _pattern(point.pretokenizer) != _pattern(config.pretokenizer):
         changes.append(SettingChange("pretokenizer", point.pretokenizer, config.pretokenizer))
-    if config.mode == point.mode == "chars":
+    if config.mode == point.mode == Mode.CHARS:
         if point.end_of_word != config.marker:
             changes.append(SettingChange("end_of_word", repr(point.end_of_word), repr(config.marker)))
         elif config.marker and point.glue_marker != config.glue_marker:

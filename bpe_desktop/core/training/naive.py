@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import regex
 
+from ..choices import Mode, TieBreak
 from ..config import TrainConfig
 from ..tokenizers.model import BPEModel, Token, token_text
 from .trainer import word_symbols
@@ -53,7 +54,7 @@ def naive_train(
     """
     words = [(tuple(word_symbols(w, config)), c) for w, c in word_counts.items() if c > 0 and w]
     alphabet = {ch for w, c in word_counts.items() if c > 0 for ch in w}
-    model = BPEModel.empty(config, alphabet if config.mode == "chars" else ())
+    model = BPEModel.empty(config, alphabet if config.mode == Mode.CHARS else ())
     ids = {t: i for i, t in enumerate(model.base)}  # for the hf rule: id order = creation order
     merges: list[tuple[Token, Token]] = []
     while True:
@@ -74,9 +75,9 @@ def naive_train(
             pairs = {p: n for p, n in pairs.items() if not forbidden(p, config)}
         if not pairs:
             break
-        if config.tie_break == "lexical":
+        if config.tie_break == TieBreak.LEXICAL:
             best = min(pairs, key=lambda p: (-pairs[p], p))
-        elif config.tie_break == "first-seen":
+        elif config.tie_break == TieBreak.FIRST_SEEN:
             best = max(pairs, key=pairs.__getitem__)  # first maximum in insertion order
         else:
             best = min(pairs, key=lambda p: (-pairs[p], ids[p[0]], ids[p[1]]))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from array import array
 from collections import defaultdict
 
+from ..choices import Mode
 from ..config import TrainConfig
 from ..tokenizers.model import Token
 
@@ -31,7 +32,7 @@ def word_strings(pieces: list[str], ids: dict[Token, int], config: TrainConfig) 
     ...              TrainConfig(mode="bytes"))
     ['low', 'Ã©']
     """
-    if config.mode == "bytes":  # base ids are 0..255: one byte each, mapped by bytes.translate
+    if config.mode == Mode.BYTES:  # base ids are 0..255: one byte each, mapped by bytes.translate
         table = bytes(ids[bytes([i])] for i in range(256))
         return [w.encode("utf-8", "surrogateescape").translate(table).decode("latin-1") for w in pieces]
     to_id = {ord(t): i for t, i in ids.items() if len(t) == 1}

@@ -42,6 +42,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from operator import mul
 from typing import Any
 
+from ..choices import Mode, TieBreak
 from ..config import TrainConfig
 from ..counting.pieces import WordCounts
 from ..errors import ConfigError, CorpusError
@@ -87,7 +88,7 @@ class Trainer:
         self.config = config
         pieces = [w for w, c in table.items() if c > 0 and w]
         self.wcounts: list[int] = [c for w, c in table.items() if c > 0 and w]
-        alphabet = set("".join(pieces)) if config.mode == "chars" else ()
+        alphabet = set("".join(pieces)) if config.mode == Mode.CHARS else ()
         self.model = BPEModel.empty(config, alphabet)
         self.tokens: list[Token] = list(self.model.base)
         self.ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}
@@ -114,8 +115,8 @@ class Trainer:
         #: index entries read by the merges so far: the work of applying merges, which must grow with the
         #: words that hold each pair, never with a pair's occurrences in one long word (tests count it)
         self.word_visits = 0
-        self._lexical = config.tie_break == "lexical"
-        self._first_seen = config.tie_break == "first-seen"
+        self._lexical = config.tie_break == TieBreak.LEXICAL
+        self._first_seen = config.tie_break == TieBreak.FIRST_SEEN
         # first-seen ties: pair -> index of the first word holding it.  Valid while that word still holds the
         # pair: the words holding a pair only ever shrink, except in the merge that gains it occurrences,
         # which drops the entry (see _merge).
@@ -227,7 +228,7 @@ class Trainer:
         segmentation raises :class:`CorpusError`: the run was trained on another corpus or other settings.
         """
         out: list[MergeRecord] = []
-        bytes_mode = self.config.mode == "bytes"
+        bytes_mode = self.config.mode == Mode.BYTES
         for n, (lt, rt) in enumerate(pairs, self.n_merges + 1):
             try:
                 a = self.ids[text_to_bytes(lt) if bytes_mode else lt]
@@ -326,7 +327,7 @@ class Trainer:
         """
         key, count = ranked[0]
         popped = ranked[1:]
-        if self.config.tie_break == "first-seen":
+        if self.config.tie_break == TieBreak.FIRST_SEEN:
             tied = [key] + [k for k, c in popped if c == count]
             if len(tied) > 1:
                 tied.sort(key=self._first_occurrence)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..choices import Mode
 from ..text.regex_budget import RegexBudget
 from ..tokenizers.model import BPEModel
 from ..tokenizers.tokenizer import UNKNOWN_ID, Tokenizer
@@ -149,7 +150,7 @@ def base_length(model: BPEModel, token_id: int) -> int:
     """How many base symbols a token is made of (1 for base symbols, unknowns and specials)."""
     if token_id < model.n_base or token_id >= len(model.tokens):
         return 1
-    if model.mode == "bytes":
+    if model.mode == Mode.BYTES:
         return len(model.tokens[token_id])
     n = 0
     stack = [token_id]

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from ..choices import Mode
 from ..tokenizers.model import BPEModel, Token
 from .labels import unvisible
 
@@ -23,7 +24,7 @@ def find_token(model: BPEModel, query: str, upto: int | None = None) -> int | No
     ids = model.token_ids
     candidates: list[Token] = [query]
     plain = unvisible(query)
-    if model.mode == "bytes":
+    if model.mode == Mode.BYTES:
         candidates = [query.encode("utf-8", "surrogateescape"), plain.encode("utf-8", "surrogateescape")]
         try:
             from ..text.byte_level import text_to_bytes

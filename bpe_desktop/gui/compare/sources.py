@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ...core.choices import Mode
 from ...core.formats.presets import installed_tiktoken_file
 from ...core.text.regex_budget import RegexBudget
 from ...core.tokenizers.any_tokenizer import AnyTokenizer
@@ -144,7 +145,7 @@ def tokenize_text(tokenizer: AnyTokenizer, text: str, upto: int | None = None,
     if isinstance(tokenizer, Tokenizer):
         segs = segment_line(tokenizer, text, upto if upto is not None else tokenizer.n_merges, budget=budget)
     else:
-        chars = tokenizer.mode != "bytes"
+        chars = tokenizer.mode != Mode.BYTES
         segs = []
         pos = 0
         for span in tokenizer.encode_with_offsets(text, upto=upto, budget=budget):
@@ -174,7 +175,7 @@ def keep_unknowns(tok: AnyTokenizer) -> AnyTokenizer:
     """A chars-mode file cannot encode characters outside its alphabet: show them as id -1 (as our own row
     does) instead of refusing the whole text."""
     inner = tok.inner if isinstance(tok, RenumberedTokenizer) else tok  # a renumbering maps -1 to itself
-    if isinstance(inner, Tokenizer) and inner.mode == "chars":
+    if isinstance(inner, Tokenizer) and inner.mode == Mode.CHARS:
         inner.unknown = "keep"
     return tok
 
@@ -188,4 +189,4 @@ def describe(tok: AnyTokenizer) -> str:
 
 def n_base_of(tok: AnyTokenizer) -> int:
     """How many ids are base symbols (drawn neutral): 256 bytes, or the chars-mode alphabet."""
-    return 256 if tok.mode == "bytes" else tok.model.n_base
+    return 256 if tok.mode == Mode.BYTES else tok.model.n_base

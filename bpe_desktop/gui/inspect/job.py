@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ...core.choices import Mode
 from ...core.errors import BpeError, Cancelled
 from ...core.formats import load_tokenizer
 from ...core.formats.presets import installed_tiktoken_file
@@ -211,7 +212,7 @@ class _Recorder:
         cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
         ids_all = cat(ids_parts)
         inner = getattr(tok, "inner", tok)
-        chars = getattr(tok, "mode", "bytes") != "bytes"
+        chars = getattr(tok, "mode", Mode.BYTES) != Mode.BYTES
         labels: dict[int, str] = {}
         for i in np.unique(ids_all).tolist():
             if i == UNKNOWN_ID:

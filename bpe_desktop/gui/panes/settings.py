@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from ...core.choices import Mode, TieBreak
 from ...core.config import MODES, TIE_BREAKS, TrainConfig
 from ...core.errors import BpeError, PatternError
 from ...core.text.pretokenize import NAMED_PATTERNS, validate_pattern
@@ -135,9 +136,9 @@ class SettingsPanel(QtWidgets.QWidget):
         if problem is not None:
             raise PatternError(f"the custom pre-tokenizer pattern is not valid: {problem}")
         return TrainConfig(
-            mode=self.mode.currentText(),  # type: ignore[arg-type]
+            mode=Mode(self.mode.currentText()),
             pretokenizer=self.pattern_spec(), end_of_word=self.marker.text(),
-            glue_marker=self.glue.isChecked(), tie_break=self.tie.currentText(),  # type: ignore[arg-type]
+            glue_marker=self.glue.isChecked(), tie_break=TieBreak(self.tie.currentText()),
             merges=self.merges.value() or None, vocab_size=self.vocab.value() or None,
             min_frequency=self.min_freq.value(), specials=tuple(self.specials.text().split()),
             forbid=self.forbid.pairs(), forbid_regex=self.forbid.pattern(),
@@ -179,9 +180,10 @@ class SettingsPanel(QtWidgets.QWidget):
         self.regex.setProperty("invalid", bool(problem))
         self.regex.style().unpolish(self.regex)
         self.regex.style().polish(self.regex)
-        chars = self.mode.currentText() == "chars"
-        if self.forbid.mode != self.mode.currentText():
-            self.forbid.set_mode(self.mode.currentText())
+        mode = Mode(self.mode.currentText())
+        chars = mode == Mode.CHARS
+        if self.forbid.mode != mode:
+            self.forbid.set_mode(mode)
         self.marker.setEnabled(chars)
         self.glue.setEnabled(chars)
         if self._loading:

@@ -40,7 +40,7 @@ EXTEND_CHUNK = 2000  # records turned into merge effects per unit
 
 def model_config(model: BPEModel) -> TrainConfig:
     """The settings a text must be counted with to be tokenized by *model*."""
-    return TrainConfig(mode=model.mode, pretokenizer=model.pretokenizer, specials=model.specials,  # type: ignore[arg-type]
+    return TrainConfig(mode=model.mode, pretokenizer=model.pretokenizer, specials=model.specials,
                        end_of_word=model.end_of_word or "", glue_marker=model.glue_marker)
 
 

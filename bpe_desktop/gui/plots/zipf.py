@@ -18,6 +18,7 @@ import numpy.ma  # pyqtgraph imports it on the first draw (17 ms): now, with the
 import pyqtgraph as pg
 from PySide6 import QtCore
 
+from ...core.choices import Mode
 from ...core.measure.stats import ZIPF_COLUMNS, Pair, ZipfData
 from ..widgets.token_labels import token_label
 from .common import ACCENT, FIT, LINE, LogAxis, PlotCard, ink, set_title, style_plot
@@ -119,7 +120,7 @@ class ZipfPlot(PlotCard):
         self._arrange()
 
     def set_data(
-        self, data: ZipfData | None, next_pair: Pair | None = None, note: str = "", mode: str = "chars"
+        self, data: ZipfData | None, next_pair: Pair | None = None, note: str = "", mode: Mode = Mode.CHARS
     ) -> None:
         """Show *data* (``None``: clear) with *note* in the title; ring *next_pair* if it occurs.
 

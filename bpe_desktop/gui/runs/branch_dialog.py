@@ -13,6 +13,7 @@ import html
 
 from PySide6 import QtWidgets
 
+from ...core.choices import Mode, TieBreak
 from ...core.config import MODES, TIE_BREAKS, TrainConfig
 from ...core.errors import BpeError
 from ...core.text.pretokenize import NAMED_PATTERNS
@@ -84,9 +85,9 @@ class BranchDialog(QtWidgets.QDialog):
     def config(self) -> TrainConfig:
         """The branch's settings; raises the core's ``BpeError`` (with the fix) when the form is invalid."""
         return self.base.with_(
-            mode=self.mode.currentText(), pretokenizer=self.pretok.currentText(),
+            mode=Mode(self.mode.currentText()), pretokenizer=self.pretok.currentText(),
             merges=self.merges.value() or None, min_frequency=self.min_freq.value(),
-            tie_break=self.tie.currentText(), forbid=self.forbid.pairs(), forbid_regex=self.forbid.pattern(),
+            tie_break=TieBreak(self.tie.currentText()), forbid=self.forbid.pairs(), forbid_regex=self.forbid.pattern(),
             vocab_size=None if self.merges.value() else self.base.vocab_size,
         )
 
@@ -98,8 +99,9 @@ class BranchDialog(QtWidgets.QDialog):
             return None
 
     def _update(self, *_: object) -> None:
-        if self.forbid.mode != self.mode.currentText():
-            self.forbid.set_mode(self.mode.currentText())
+        mode = Mode(self.mode.currentText())
+        if self.forbid.mode != mode:
+            self.forbid.set_mode(mode)
         ok = self.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
         k = self.point.step
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from ...core.choices import Mode
 from ...core.errors import BpeError
 from ...core.forbid import Pair, check_pairs, compile_regex, format_pair, parse_pair
 
@@ -42,7 +43,7 @@ class ForbidEditor(QtWidgets.QWidget):
 
     def __init__(self, parent: QtWidgets.QWidget | None = None, *, lines: int = 3) -> None:
         super().__init__(parent)
-        self.mode = "chars"  # for the bytes-mode check of the symbols
+        self.mode = Mode.CHARS  # for the bytes-mode check of the symbols
         self.pairs_edit = QtWidgets.QPlainTextEdit(self)
         self.pairs_edit.setObjectName("forbidPairs")
         self.pairs_edit.setPlaceholderText("never merge, one pair a line: e s   ·   Ġt he")
@@ -94,7 +95,7 @@ class ForbidEditor(QtWidgets.QWidget):
         self.pairs_edit.setPlainText(format_lines(pairs))
         self.regex_edit.setText(pattern or "")
 
-    def set_mode(self, mode: str) -> None:
+    def set_mode(self, mode: Mode) -> None:
         self.mode = mode
         self._edited()
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from PySide6 import QtCore
 
+from ...core.choices import Mode
 from ...core.config import TrainConfig
 from ...core.errors import BpeError
 from ...core.tokenizers.model import BPEModel
@@ -27,9 +28,9 @@ from .rows import RowSource
 HEAD_CHARS = 256 << 10
 
 
-def head_alphabet(rows: RowSource, mode: str) -> set[str]:
+def head_alphabet(rows: RowSource, mode: Mode) -> set[str]:
     """The characters of the first :data:`HEAD_CHARS` of the rows (bytes mode needs none: 256 bytes)."""
-    if mode == "bytes":
+    if mode == Mode.BYTES:
         return set()
     out: set[str] = set()
     seen = 0
@@ -61,7 +62,7 @@ class BasePreview(QtCore.QObject):
             return
         text = s.source.text
         if text is not None:  # the run's own text (the rows may still show the previous corpus)
-            alphabet = set() if s.config.mode == "bytes" else set(text[:HEAD_CHARS])
+            alphabet = set() if s.config.mode == Mode.BYTES else set(text[:HEAD_CHARS])
         else:
             alphabet = head_alphabet(rows, s.config.mode)
         s.reset_model(BPEModel.empty(s.config, alphabet=alphabet), preview=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+from ...core.choices import Mode
 from ...core.config import TrainConfig
 from ...core.counting.count_table import is_table, read_table
 from ...core.counting.pieces import WordCounts, parse_word_counts
@@ -74,7 +75,7 @@ def split_rows(lines: list[str], limit: int = MAX_ROW_CHARS) -> tuple[list[str],
     return rows, line_of
 
 
-def _text_key(text: str | None, paths: tuple[str, ...], mode: str) -> tuple[object, ...] | None:
+def _text_key(text: str | None, paths: tuple[str, ...], mode: Mode) -> tuple[object, ...] | None:
     """Identifies a text: the text itself (the same object compares in no time), or the files by path, size
     and modification time."""
     if text is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ...core.choices import Mode
 from ...core.records import MergeRecord
 from ...core.tokenizers.model import BPEModel
 from ...core.tokenizers.tokenizer import UNKNOWN_ID
@@ -20,7 +21,7 @@ def token_tooltip(model: BPEModel, records: Sequence[MergeRecord], seg: Segment,
     if i == UNKNOWN_ID:
         return f"{seg.label}\nnot in this chars-mode alphabet (unknown)"
     lines = [f"{seg.label}", f"id {i}"]
-    if model.mode == "bytes" and i < len(model.tokens):
+    if model.mode == Mode.BYTES and i < len(model.tokens):
         lines[0] += "   bytes " + " ".join(f"{b:02x}" for b in model.tokens[i])
     r = model.merge_rank_of(i)
     if r is None:

@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Generator
 from typing import Any
 
+from ...core.choices import Mode
 from ...core.config import TrainConfig
 from ...core.counting.pieces import WordCounts
 from ...core.counting.sources import CorpusSource
@@ -66,7 +67,7 @@ def with_threshold(audit: VocabAudit, threshold: float) -> VocabAudit:
 
 def uses_rank_rule(session: Session) -> bool:
     """True for a tiktoken rank file (cl100k...): its tokens are encoded by tiktoken's rule (see above)."""
-    return session.loaded_format == "tiktoken" and session.model.mode == "bytes"
+    return session.loaded_format == "tiktoken" and session.model.mode == Mode.BYTES
 
 
 def has_counts(session: Session) -> bool:
@@ -229,7 +230,7 @@ def _counting(source: CorpusSource, model: BPEModel) -> Job[dict[str, int] | Non
     """The session's corpus counted with the model's own settings (None when there is none)."""
     if source.text is not None and not source.text.strip() and not source.paths:
         return None
-    cfg = TrainConfig(mode=model.mode, pretokenizer=model.pretokenizer, specials=model.specials,  # type: ignore[arg-type]
+    cfg = TrainConfig(mode=model.mode, pretokenizer=model.pretokenizer, specials=model.specials,
                       end_of_word=model.end_of_word or "", glue_marker=model.glue_marker)
     words: WordCounts
     words, _totals = yield from counting_with_totals(source, cfg)

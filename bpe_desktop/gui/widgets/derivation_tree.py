@@ -13,6 +13,7 @@ from html import escape
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ...core.choices import Mode
 from ...core.records import MergeRecord
 from ...core.tokenizers.model import BPEModel
 from ...core.views.derivation import DerivationNode, derivation_tree
@@ -69,7 +70,7 @@ class DerivationTree(QtWidgets.QTreeWidget):
         add(root, self)
         self.expandAll()
         n = len(root.ranks())
-        unit = "bytes" if model.mode == "bytes" else "symbols"
+        unit = "bytes" if model.mode == Mode.BYTES else "symbols"
         return (f"<b>{escape(root.label)}</b> &nbsp;id {token_id}<br>"
                 + (f"{n} merge{'s' if n != 1 else ''} from {len(root.leaves())} {unit}" if n else "a base symbol"))
 

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ...core.choices import Mode
 from ...core.records import MergeRecord
 from ...core.text.byte_level import text_to_bytes
 from ...core.views.labels import bytes_label, visible_text
 
 
-def token_label(text: str, mode: str) -> str:
+def token_label(text: str, mode: Mode) -> str:
     """Visible form of a record's token text.
 
     >>> token_label("Ġthe", "bytes"), token_label("est</w>", "chars")
     ('·the', 'est</w>')
     """
-    if mode == "bytes":
+    if mode == Mode.BYTES:
         try:
             return bytes_label(text_to_bytes(text))
         except (KeyError, ValueError):
@@ -28,9 +29,9 @@ def token_label(text: str, mode: str) -> str:
     return visible_text(text)
 
 
-def token_plain(text: str, mode: str) -> str:
+def token_plain(text: str, mode: Mode) -> str:
     """The token as the characters it stands for (for searching): ``Ġthe`` -> ``" the"``."""
-    if mode == "bytes":
+    if mode == Mode.BYTES:
         try:
             return text_to_bytes(text).decode("utf-8", "replace")
         except (KeyError, ValueError):
@@ -38,7 +39,7 @@ def token_plain(text: str, mode: str) -> str:
     return text
 
 
-def display_record(rec: MergeRecord, mode: str) -> MergeRecord:
+def display_record(rec: MergeRecord, mode: Mode) -> MergeRecord:
     """A copy of *rec* whose texts are display labels (for :func:`~bpe_desktop.core.records.explain`)."""
     return replace(
         rec, left=token_label(rec.left, mode), right=token_label(rec.right, mode),
