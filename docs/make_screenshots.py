@@ -87,6 +87,12 @@ def main() -> int:
                         pump()
                         time.sleep(0.02)
                     pump()
+            if key == "vocab":  # (it computes the audit in slices while on screen: wait for it)
+                deadline = time.monotonic() + 60
+                while w.vocab.busy and time.monotonic() < deadline:
+                    pump()
+                    time.sleep(0.01)
+                pump()
             if key == "tokens":
                 w.token_view.show_derivation(w.session.records[-1].token_id)
                 pump()
