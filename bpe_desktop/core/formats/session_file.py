@@ -170,12 +170,19 @@ def loads_session(text: str, source: str = "<session>") -> SessionDoc:
     except BpeError as e:
         if isinstance(e, SessionError):
             raise
-        raise SessionError(f"{source}: {e}") from None
+        raise _wrapped(e, source) from None
     except (TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError) as e:
         raise SessionError(f"{source}: malformed session ({type(e).__name__}: {str(e)[:80]}) -- the file is "
                            "damaged") from None
     _check_doc(doc, source)
     return doc
+
+
+def _wrapped(e: BpeError, source: str) -> SessionError:
+    """A settings or tokenizer error inside a session, as a SessionError naming the file (once) and a fix."""
+    text = str(e) if str(e).startswith(source) else f"{source}: {e}"
+    text = text.replace("\r", "\\r").replace("\n", "\\n")  # a token or pattern quoted in it: still one line
+    return SessionError(text if " -- " in text else f"{text} -- the session file is damaged")
 
 
 def _need(cond: bool, source: str, what: str) -> None:
@@ -321,7 +328,7 @@ def _runs_from_raw(raw: dict[str, Any], source: str, saved_by: str) -> tuple[tup
         except BpeError as e:
             if isinstance(e, SessionError):
                 raise
-            raise SessionError(f"{where}: {e}") from None
+            raise _wrapped(e, where) from None
         _need(inner.model is None or not inner.model.merges or bool(inner.records), where,
               "the run has merges but no records")
         out.append(RunDoc(r["name"], inner.config, inner.model, inner.records, inner.step,
