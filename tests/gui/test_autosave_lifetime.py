@@ -288,3 +288,17 @@ def test_the_session_limits_are_the_settings_panes(qtbot, dialogs) -> None:  # t
 
 
 dialogs_mod = dialogs
+
+
+def test_the_restore_question_lists_every_autosave_and_answers_for_the_one_chosen(qtbot) -> None:
+    from PySide6 import QtCore
+
+    box = dialogs_mod.RestoreBox(None, ["saved 2026-12-01 10:00:00: 4 merges", "saved 2026-11-30 09:00:00: 2 merges"])
+    qtbot.addWidget(box)
+    assert [box.list.item(i).text() for i in range(box.list.count())][1].endswith("2 merges")
+    assert box.index == 0  # the newest is chosen
+    box.list.setCurrentRow(1)
+    discard = next(b for b, a in box.buttons.items() if a is dialogs_mod.RestoreAnswer.DISCARD)
+    QtCore.QTimer.singleShot(0, discard.click)
+    box.exec()
+    assert (box.answer, box.index) == (dialogs_mod.RestoreAnswer.DISCARD, 1)

@@ -114,7 +114,8 @@ NUMBERS = st.one_of(st.sampled_from([2**31, 2**31 - 1, 2**63, 2**64, -1, -(2**31
                                      *LIMITS.values(), *(v + 1 for v in LIMITS.values())]),
                     st.integers(-(2**66), 2**66))
 HOSTILE = st.one_of(NUMBERS, st.none(), st.booleans(), st.floats(), st.text(max_size=6), st.sampled_from(ODD_PATHS),
-                    st.builds(_nest, st.integers(MAX_DEPTH - 3, MAX_DEPTH + 3)), st.lists(st.integers(-1, 3), max_size=3))
+                    st.builds(_nest, st.integers(MAX_DEPTH - 3, MAX_DEPTH + 3)),
+                    st.lists(st.integers(-1, 3), max_size=3))
 
 
 def _cycle(raw: dict[str, Any], parents: tuple[int | None, ...]) -> None:
@@ -217,3 +218,15 @@ def test_refused_sessions_leave_the_window_working(qtbot, dialogs, tmp_path, mon
     assert w.train() and gui_app.wait_for_training(w, 120)
     assert len(w.session.records) == 6
     assert os.path.exists(path)
+
+
+def test_the_command_line_refuses_a_session_beyond_the_window_instead_of_dying(qtbot, dialogs, tmp_path,
+                                                                              capsys) -> None:
+    """``bpe-desktop FILE`` with merges = 2**31 raised OverflowError at start; now it is one error line."""
+    raw = _valid(SessionCorpus.from_text(TEXT, word_counts=True))
+    raw["settings"]["merges"] = 2**31
+    path = tmp_path / "big.bpesession"
+    path.write_text(json_text.dumps(raw), encoding="utf-8")
+    assert gui_app.main(["--screenshot", str(tmp_path / "out.png"), "--size", "800x600", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "Cannot open session" in err and "settings.merges is 2,147,483,648" in err and "Traceback" not in err
