@@ -29,4 +29,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def dumps(value: Any, **kwargs: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, **kwargs)`` with every surrogate escaped (see the module)."""
     text = json.dumps(value, ensure_ascii=False, **kwargs)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)  # only inside strings: JSON allows it
+    try:
+        text.encode("utf-8")  # the common case, and several times quicker than the search below
+        return text
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)  # only inside strings: JSON allows it
