@@ -353,16 +353,20 @@ def test_crash_recovery_offers_and_restores_the_autosave(qtbot, dialogs, tmp_pat
     assert [p.name for p in left] == [f"autosave-{child.pid}.bpesession"]
 
     monkeypatch.setenv(autosave.ENV_DIR, str(data))
-    offered: list[str] = []
+    offered: list[list[str]] = []
     monkeypatch.setattr(dialogs_mod, "ask_restore",
-                        lambda parent, text: offered.append(text) or dialogs_mod.RestoreAnswer.RESTORE)
+                        lambda parent, texts: offered.append(texts) or (dialogs_mod.RestoreAnswer.RESTORE, 0))
     w = new_window(qtbot)
+    w.sessions.enable(autosave=True, ask=False)
     assert w.sessions.offer_recovery()
-    assert len(offered) == 1 and "30 merges" in offered[0] and "step 11" in offered[0]
+    assert len(offered) == 1 and len(offered[0]) == 1 and "30 merges" in offered[0][0] and "step 11" in offered[0][0]
     assert list(w.session.model.merges) == merges and w.session.step == 11
     assert w.settings.config().pretokenizer == "cl100k" and w.corpus.source().text == corpus_file.read_text()
     assert w.isWindowModified()  # restored work is unsaved until saved
-    assert list(data.glob("autosave-*.bpesession")) == []  # the orphan is gone once restored
+    assert left[0].exists()  # kept until its content is in this window's autosave
+    qtbot.waitUntil(lambda: w.sessions.autosaver.saves >= 1, timeout=20_000)
+    assert [p.name for p in data.glob("autosave-*.bpesession")] == [f"autosave-{os.getpid()}.bpesession"]
+    assert list(load_session(w.sessions.autosaver.path).model.merges) == merges
     assert not w.sessions.offer_recovery()  # and nothing is offered twice
 
 

@@ -27,13 +27,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import enum
-import hashlib
 import json
 import os
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, NamedTuple
+from typing import Any
 
 from ... import __version__
 from ..config import TrainConfig
@@ -42,52 +39,16 @@ from ..io.atomic import atomic_write
 from ..records import MergeRecord
 from ..stopping import StopReason
 from ..tokenizers.model import BPEModel
-from . import check_model, native
+from . import check_model, json_text, native, session_check
+from .session_check import fail
+from .session_corpus import CorpusCheck, CorpusFile, CorpusState, SessionCorpus, check_corpus
+
+__all__ = ["CorpusCheck", "CorpusFile", "CorpusState", "RunDoc", "SessionCorpus", "SessionDoc", "check_corpus",
+           "dumps_session", "load_session", "loads_session", "save_session"]
 
 FORMAT_NAME = "bpe-desktop-session"
 VERSION = 1
 MINOR_VERSION = 1  # 1: optional "runs" and "current_run" (readers of 1.0 ignore them)
-_HASH_BLOCK = 1 << 20
-
-
-@dataclass(frozen=True)
-class CorpusFile:
-    """A corpus file by reference: where it was and what it was when the session was saved."""
-
-    path: str
-    size: int
-    mtime_ns: int
-    sha256: str
-
-    @classmethod
-    def of(cls, path: str | os.PathLike[str]) -> CorpusFile:
-        """Describe the file at *path* as it is now (reads it once to hash it)."""
-        path = os.path.abspath(os.fspath(path))
-        try:
-            st = os.stat(path)
-            digest = _sha256(path)
-        except OSError as e:
-            raise SessionError(f"{path}: cannot read the corpus file ({e.strerror}) -- check the path") from None
-        return cls(path, st.st_size, st.st_mtime_ns, digest)
-
-
-@dataclass(frozen=True)
-class SessionCorpus:
-    """Files by reference, or the typed text itself (``text`` set, ``files`` empty)."""
-
-    files: tuple[CorpusFile, ...] = ()
-    text: str | None = None
-    word_counts: bool = False
-    encoding_errors: str = "strict"
-
-    @classmethod
-    def from_files(cls, paths: Sequence[str | os.PathLike[str]], *, word_counts: bool = False,
-                   encoding_errors: str = "strict") -> SessionCorpus:
-        return cls(tuple(CorpusFile.of(p) for p in paths), None, word_counts, encoding_errors)
-
-    @classmethod
-    def from_text(cls, text: str, *, word_counts: bool = False) -> SessionCorpus:
-        return cls((), text, word_counts)
 
 
 @dataclass(frozen=True)
@@ -152,8 +113,8 @@ def dumps_session(doc: SessionDoc) -> str:
         out["runs"] = [_run_json(r, doc) for r in doc.runs]
         out["current_run"] = doc.current_run
     try:
-        return json.dumps(out, ensure_ascii=False, indent=1)
-    except (TypeError, ValueError) as e:  # an extra that is not JSON
+        return json_text.dumps(out, indent=1)  # a file name that is not UTF-8 is kept as \udcXX escapes
+    except (TypeError, ValueError, RecursionError) as e:  # an extra that is not JSON
         raise SessionError(f"<session>: an extra value cannot be saved as JSON ({e})") from None
 
 
@@ -174,7 +135,7 @@ def load_session(path: str | os.PathLike[str]) -> SessionDoc:
     except OSError as e:
         raise SessionError(f"{path}: cannot read the session ({e.strerror}) -- check the path") from None
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte order mark some editors add is not part of the session
     except UnicodeDecodeError as e:
         raise SessionError(f"{path}: not UTF-8 text at byte {e.start} -- is this a bpe-desktop session?") from None
     return loads_session(text, path)
@@ -182,13 +143,18 @@ def load_session(path: str | os.PathLike[str]) -> SessionDoc:
 
 def loads_session(text: str, source: str = "<session>") -> SessionDoc:
     """Parse and validate session JSON (see :func:`load_session`)."""
+    text = session_check.strip_bom(text)
     if not text.strip():
         raise SessionError(f"{source}: the file is empty -- it holds no session")
     try:
         raw = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as e:
-        where = f"line {e.lineno}: " if isinstance(e, json.JSONDecodeError) else ""
-        raise SessionError(f"{source}: {where}not valid JSON -- is this a bpe-desktop session file?") from None
+    except RecursionError:
+        raise fail(source, "the JSON is nested too deeply to read", "the file is damaged or not a bpe-desktop "
+                   "session") from None
+    except json.JSONDecodeError as e:
+        raise SessionError(f"{source}: line {e.lineno}: not valid JSON -- is this a bpe-desktop session file?"
+                           ) from None
+    session_check.check_depth(raw, source)
     if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:
         raise SessionError(f"{source}: not a bpe-desktop session (no \"format\": \"{FORMAT_NAME}\") -- open it "
                            "as a tokenizer or corpus instead")
@@ -204,12 +170,19 @@ def loads_session(text: str, source: str = "<session>") -> SessionDoc:
     except BpeError as e:
         if isinstance(e, SessionError):
             raise
-        raise SessionError(f"{source}: {e}") from None
+        raise _wrapped(e, source) from None
     except (TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError) as e:
         raise SessionError(f"{source}: malformed session ({type(e).__name__}: {str(e)[:80]}) -- the file is "
                            "damaged") from None
     _check_doc(doc, source)
     return doc
+
+
+def _wrapped(e: BpeError, source: str) -> SessionError:
+    """A settings or tokenizer error inside a session, as a SessionError naming the file (once) and a fix."""
+    text = str(e) if str(e).startswith(source) else f"{source}: {e}"
+    text = text.replace("\r", "\\r").replace("\n", "\\n")  # a token or pattern quoted in it: still one line
+    return SessionError(text if " -- " in text else f"{text} -- the session file is damaged")
 
 
 def _need(cond: bool, source: str, what: str) -> None:
@@ -226,19 +199,8 @@ def _from_raw(raw: dict[str, Any], source: str, saved_by: str) -> SessionDoc:
     c = raw["corpus"]
     _need(isinstance(c, dict), source, "corpus must be an object")
     files_raw = c.get("files")
-    _need(isinstance(files_raw, list) and all(isinstance(f, dict) for f in files_raw), source,
-          "corpus.files must be a list of objects")
-    files = []
-    for f in files_raw:
-        _need(set(f) == {"path", "size", "mtime_ns", "sha256"}, source,
-              "each corpus file needs exactly path, size, mtime_ns and sha256")
-        _need(isinstance(f["path"], str) and bool(f["path"]), source, "a corpus file path must be text")
-        _need(all(type(f[k]) is int and f[k] >= 0 for k in ("size", "mtime_ns")), source,
-              "a corpus file's size and mtime_ns must be whole numbers")
-        _need(isinstance(f["sha256"], str) and len(f["sha256"]) == 64
-              and all(ch in "0123456789abcdef" for ch in f["sha256"]), source,
-              "a corpus file's sha256 must be 64 hex digits")
-        files.append(CorpusFile(f["path"], f["size"], f["mtime_ns"], f["sha256"]))
+    session_check.corpus_files(files_raw, source)
+    files = [CorpusFile(f["path"], f["size"], f["mtime_ns"], f["sha256"]) for f in files_raw]
     text = c.get("text")
     _need(text is None or isinstance(text, str), source, "corpus.text must be text or null")
     _need((text is None) != (not files), source, "the corpus must be either files or typed text, exactly one")
@@ -248,18 +210,9 @@ def _from_raw(raw: dict[str, Any], source: str, saved_by: str) -> SessionDoc:
     corpus = SessionCorpus(tuple(files), text, c.get("word_counts", False), c.get("encoding_errors", "strict"))
 
     s = raw["settings"]
-    _need(isinstance(s, dict), source, "settings must be an object")
-    names = {f.name for f in fields(TrainConfig)}
-    _need(set(s) <= names, source, f"unknown setting(s) {', '.join(sorted(set(s) - names))}")
-    types = {"mode": str, "pretokenizer": str, "end_of_word": str, "glue_marker": bool, "tie_break": str,
-             "min_frequency": int}
-    for k, t in types.items():
-        _need(k not in s or type(s[k]) is t, source, f"settings.{k} must be {t.__name__}")
-    for k in ("merges", "vocab_size"):
-        _need(s.get(k) is None or type(s.get(k)) is int, source, f"settings.{k} must be a whole number or null")
-    _need(isinstance(s.get("specials", []), list) and all(isinstance(x, str) for x in s.get("specials", [])),
-          source, "settings.specials must be a list of texts")
-    config = TrainConfig(**{**s, "specials": tuple(s.get("specials", ()))})  # ConfigError/PatternError: wrapped
+    session_check.settings(s, source, [f.name for f in fields(TrainConfig)])
+    config = TrainConfig(**{**s, "specials": tuple(s.get("specials", ())),  # ConfigError/PatternError: wrapped
+                            "forbid": tuple(tuple(p) for p in s.get("forbid", ()))})
 
     model = None
     records: tuple[MergeRecord, ...] = ()
@@ -271,10 +224,9 @@ def _from_raw(raw: dict[str, Any], source: str, saved_by: str) -> SessionDoc:
         records = _records(model, stats, source)
 
     step = raw["step"]
-    _need(type(step) is int and step >= 0, source, "step must be a whole number, 0 or more")
+    session_check.whole(step, source, "step")
     compare = raw["compare"]
-    _need(isinstance(compare, list) and all(isinstance(x, str) and x for x in compare), source,
-          "compare must be a list of tokenizer paths")
+    session_check.compare(compare, source)
     layout = raw["layout"]
     _need(isinstance(layout, str), source, "layout must be a base64 text")
     extras = raw.get("extras", {})
@@ -299,10 +251,13 @@ def _records(model: BPEModel, stats: list[dict[str, Any]], source: str) -> tuple
         _need(isinstance(st, dict) and all(type(st.get(n)) is int for n in _RECORD_INTS), source,
               f"record {k + 1} needs whole numbers {', '.join(_RECORD_INTS)}")
         _need(st["rank"] == k + 1, source, f"record {k + 1} has rank {st['rank']}")
+        for n in _RECORD_INTS:
+            session_check.whole(st[n], source, f"record {k + 1}: {n}")
         cont = st.get("contenders", [])
         _need(isinstance(cont, list) and all(
             isinstance(x, list) and len(x) == 3 and isinstance(x[0], str) and isinstance(x[1], str)
-            and type(x[2]) is int for x in cont), source, f"record {k + 1}: contenders must be [left, right, count]")
+            and type(x[2]) is int and 0 <= x[2] <= session_check.MAX_COUNT for x in cont), source,
+              f"record {k + 1}: contenders must be [left, right, count] with a count of 0..2**63-1")
         a, b = model.merges[k]
         out.append(MergeRecord(
             rank=k + 1, left=model.token_str(a), right=model.token_str(b), token=model.token_str(made[k]),
@@ -320,8 +275,7 @@ def _check_doc(doc: SessionDoc, source: str) -> None:
         n = 0 if run.model is None else len(run.model.merges)
         _need(0 <= run.step <= n, source, f"run {i}: the step {run.step} is outside 0..{n} (the merges held)")
         _need(not run.records or len(run.records) == n, source, f"run {i}: the records do not match the merges")
-        _need(run.parent is None or 0 <= run.parent < len(doc.runs), source, f"run {i}: no run {run.parent} to "
-              "branch from")
+    session_check.lineage([r.parent for r in doc.runs], [r.branch_step for r in doc.runs], source)
     n = 0 if doc.model is None else len(doc.model.merges)
     _need(0 <= doc.step <= n, source, f"the step {doc.step} is outside 0..{n} (the merges held)")
     _need(not doc.records or len(doc.records) == n, source, "the records do not match the merges")
@@ -363,8 +317,9 @@ def _runs_from_raw(raw: dict[str, Any], source: str, saved_by: str) -> tuple[tup
         _need(stop is None or stop in {s.value for s in StopReason}, where, f"unknown stop reason {stop!r:.30}")
         _need(isinstance(r.get("stop_text", ""), str), where, "stop_text must be text")
         for k in ("parent", "branch_step"):
-            _need(r.get(k) is None or (type(r.get(k)) is int and r[k] >= 0), where, f"{k} must be a whole number "
-                  "or null")
+            session_check.whole(r.get(k), where, k, null=True)
+        if r.get("corpus") is not None:
+            _need(isinstance(r["corpus"], dict), where, "corpus must be an object or null")
         corpus_raw = r.get("corpus")
         try:
             inner = _from_raw({"format": FORMAT_NAME, "version": VERSION, "corpus": corpus_raw or raw["corpus"],
@@ -373,68 +328,13 @@ def _runs_from_raw(raw: dict[str, Any], source: str, saved_by: str) -> tuple[tup
         except BpeError as e:
             if isinstance(e, SessionError):
                 raise
-            raise SessionError(f"{where}: {e}") from None
+            raise _wrapped(e, where) from None
+        _need(inner.model is None or not inner.model.merges or bool(inner.records), where,
+              "the run has merges but no records")
         out.append(RunDoc(r["name"], inner.config, inner.model, inner.records, inner.step,
                           None if stop is None else StopReason(stop), r.get("stop_text", ""), r.get("renamed", False),
                           r.get("parent"), r.get("branch_step"), None if corpus_raw is None else inner.corpus))
+    session_check.lineage([r.parent for r in out], [r.branch_step for r in out], source)
     return tuple(out), current
 
 
-# -- the corpus then and now -------------------------------------------------------------------------------
-class CorpusState(enum.Enum):
-    UNCHANGED = "unchanged"
-    TOUCHED = "touched"  # modification time changed, content identical
-    CHANGED = "changed"
-    MISSING = "missing"
-    EMBEDDED = "embedded"  # typed text kept in the session: nothing to check
-
-
-class CorpusCheck(NamedTuple):
-    """The state of one referenced file (``path`` ``None`` for an embedded corpus) and a sentence."""
-
-    state: CorpusState
-    path: str | None
-    message: str
-
-
-def check_corpus(corpus: SessionCorpus, *, always_hash: bool = False) -> list[CorpusCheck]:
-    """Compare each referenced file with what the session recorded.  Size and modification time equal
-    means unchanged (unless *always_hash*); otherwise the content hash decides."""
-    if not corpus.files:
-        return [CorpusCheck(CorpusState.EMBEDDED, None, "the corpus text is stored in the session")]
-    out = []
-    for ref in corpus.files:
-        try:
-            st = os.stat(ref.path)
-        except OSError:
-            out.append(CorpusCheck(CorpusState.MISSING, ref.path,
-                                   f"{ref.path}: the corpus file is gone -- locate it, or retrain on another file"))
-            continue
-        if st.st_size != ref.size:
-            out.append(CorpusCheck(CorpusState.CHANGED, ref.path, f"{ref.path}: the corpus file changed since "
-                                   f"the session was saved ({ref.size} -> {st.st_size} bytes)"))
-            continue
-        if st.st_mtime_ns == ref.mtime_ns and not always_hash:
-            out.append(CorpusCheck(CorpusState.UNCHANGED, ref.path, f"{ref.path}: unchanged"))
-            continue
-        try:
-            same = _sha256(ref.path) == ref.sha256
-        except OSError as e:
-            out.append(CorpusCheck(CorpusState.MISSING, ref.path, f"{ref.path}: cannot read it ({e.strerror})"))
-            continue
-        if same:
-            state = CorpusState.UNCHANGED if st.st_mtime_ns == ref.mtime_ns else CorpusState.TOUCHED
-            out.append(CorpusCheck(state, ref.path, f"{ref.path}: same content"))
-        else:
-            out.append(CorpusCheck(CorpusState.CHANGED, ref.path,
-                                   f"{ref.path}: the corpus file changed since the session was saved (same size, "
-                                   "different content)"))
-    return out
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(_HASH_BLOCK):
-            h.update(block)
-    return h.hexdigest()

@@ -84,22 +84,50 @@ def ask_unsaved(parent: QtWidgets.QWidget | None, action: str) -> UnsavedAnswer:
     return answers.get(box.clickedButton(), UnsavedAnswer.CANCEL)
 
 
-def restore_box(parent: QtWidgets.QWidget | None, description: str) -> tuple[MB, dict[object, RestoreAnswer]]:
-    box = MB(MB.Icon.Question, "Restore unsaved work?", "", MB.StandardButton.NoButton, parent)
-    box.setObjectName("restoreBox")
-    box.setText("<b>bpe-desktop did not close properly last time.</b>")
-    box.setInformativeText(f"An autosaved session was found:\n{description}\n\nRestore it?")
-    restore = box.addButton("Restore", MB.ButtonRole.AcceptRole)
-    discard = box.addButton(MB.StandardButton.Discard)
-    later = box.addButton("Not now", MB.ButtonRole.RejectRole)
-    box.setDefaultButton(restore)
-    return box, {restore: RestoreAnswer.RESTORE, discard: RestoreAnswer.DISCARD, later: RestoreAnswer.LATER}
+class RestoreBox(QtWidgets.QDialog):
+    """Every orphaned autosave, newest first (the newest chosen), with Restore / Discard / Not now."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None, descriptions: Sequence[str]) -> None:
+        super().__init__(parent)
+        self.setObjectName("restoreBox")
+        self.setWindowTitle("Restore unsaved work?")
+        self.answer = RestoreAnswer.LATER
+        lay = QtWidgets.QVBoxLayout(self)
+        many = len(descriptions) > 1
+        head = QtWidgets.QLabel("<b>bpe-desktop did not close properly last time.</b><br>"
+                                + (f"{len(descriptions)} autosaved sessions were found, newest first. Restore "
+                                   "the one chosen? The others are kept and offered again next time."
+                                   if many else "An autosaved session was found. Restore it?"), self)
+        head.setWordWrap(True)
+        lay.addWidget(head)
+        self.list = QtWidgets.QListWidget(self)
+        self.list.addItems(list(descriptions))
+        self.list.setCurrentRow(0)
+        lay.addWidget(self.list)
+        buttons = QtWidgets.QDialogButtonBox(self)
+        self.buttons: dict[QtWidgets.QAbstractButton, RestoreAnswer] = {
+                        buttons.addButton("Restore", QtWidgets.QDialogButtonBox.ButtonRole.AcceptRole):
+                        RestoreAnswer.RESTORE,
+                        buttons.addButton(QtWidgets.QDialogButtonBox.StandardButton.Discard): RestoreAnswer.DISCARD,
+                        buttons.addButton("Not now", QtWidgets.QDialogButtonBox.ButtonRole.RejectRole):
+                        RestoreAnswer.LATER}
+        buttons.clicked.connect(self._clicked)
+        lay.addWidget(buttons)
+
+    def _clicked(self, button: QtWidgets.QAbstractButton) -> None:
+        self.answer = self.buttons.get(button, RestoreAnswer.LATER)
+        self.accept()
+
+    @property
+    def index(self) -> int:
+        return self.list.currentRow()
 
 
-def ask_restore(parent: QtWidgets.QWidget | None, description: str) -> RestoreAnswer:
-    box, answers = restore_box(parent, description)
+def ask_restore(parent: QtWidgets.QWidget | None, descriptions: Sequence[str]) -> tuple[RestoreAnswer, int]:
+    """(what to do, with which of *descriptions*: an index)."""
+    box = RestoreBox(parent, descriptions)
     box.exec()
-    return answers.get(box.clickedButton(), RestoreAnswer.LATER)
+    return box.answer, box.index
 
 
 def choose_session_to_save(parent: QtWidgets.QWidget | None, suggested: str) -> str:

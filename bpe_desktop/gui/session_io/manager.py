@@ -21,7 +21,7 @@ from ...core.errors import BpeError
 from ...core.formats.session_file import load_session, save_session
 from .. import file_actions
 from ..training.protocol import TrainingState
-from . import autosave, dialogs, document, recent
+from . import autosave, autosave_files, dialogs, document, recent
 from .recent import RecentKind
 
 if TYPE_CHECKING:
@@ -182,7 +182,13 @@ class SessionManager(QtCore.QObject):
             return False
         self.mark_clean(os.path.abspath(path))
         recent.add(RecentKind.SESSION, path)
-        self.w.statusBar().showMessage(f"Session saved to {path}", 5_000)
+        self.autosaver.saved_elsewhere()  # a restored autosave's content is in this file now
+        shown = autosave_files.shown(path)
+        if self.autosaver.last_error or self.autosaver.off_reason:
+            why = self.autosaver.last_error or self.autosaver.off_reason
+            self.w.statusBar().showMessage(f"Session saved to {shown}; autosave is not working: {why}")
+        else:
+            self.w.statusBar().showMessage(f"Session saved to {shown}", 5_000)
         self.saved.emit(path)
         return True
 
@@ -247,34 +253,26 @@ class SessionManager(QtCore.QObject):
         self.autosaver.discard()
 
     def offer_recovery(self, answer: dialogs.RestoreAnswer | None = None) -> bool:
-        """After a crash (an orphaned autosave): offer to restore it (*answer* given: no question)."""
+        """After a crash: offer every orphaned autosave, newest first, with its time and corpus (*answer*
+        given: no question, the newest).  A restored one is deleted only once its content is autosaved
+        again or saved (:meth:`.autosave.Autosaver.adopt`); Discard deletes the one chosen; the others
+        stay for the next start."""
         found = autosave.orphans()
         if not found:
             return False
-        path = found[0]
+        index = 0
         if answer is None:
-            answer = dialogs.ask_restore(self.w, _describe(path))
-        if answer is dialogs.RestoreAnswer.LATER:
+            answer, index = dialogs.ask_restore(self.w, [o.description for o in found])
+        if answer is dialogs.RestoreAnswer.LATER or not 0 <= index < len(found):
             return False
-        restored = answer is dialogs.RestoreAnswer.RESTORE and self.open_session(path, recovered=True)
-        if answer is dialogs.RestoreAnswer.DISCARD or restored:
-            for p in found:
-                try:
-                    os.remove(p)
-                except OSError:
-                    pass
-        return restored
-
-
-def _describe(path: str) -> str:
-    """One line about an autosave: when, how many merges, which corpus."""
-    import time
-
-    try:
-        doc = load_session(path)
-    except BpeError as e:
-        return f"{path} (cannot be read: {e})"
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(os.path.getmtime(path)))
-    merges = len(doc.model.merges) if doc.model is not None else 0
-    corpus = doc.corpus.files[0].path if doc.corpus.files else "typed text"
-    return f"saved {when}: {merges:,} merges on {corpus}, at step {doc.step:,}"
+        chosen = found[index]
+        if not autosave_files.claim(chosen.lock):  # another window restored it meanwhile
+            return False
+        if answer is dialogs.RestoreAnswer.DISCARD:
+            autosave_files.retire(chosen.path)
+            return False
+        if not self.open_session(chosen.path, recovered=True):
+            autosave_files.release(chosen.lock)
+            return False
+        self.autosaver.adopt(chosen)
+        return True
