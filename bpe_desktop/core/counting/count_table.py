@@ -22,8 +22,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..config import TrainConfig
-from ..errors import ConfigError, CorpusError
+from ..errors import BpeError, ConfigError, CorpusError
 from ..io.atomic import atomic_write
+from ..io.reading import read_head
 from ..text.inputs import Input, iter_chunks
 from .pieces import WordCounts, decode_chunk, parse_word_counts
 
@@ -100,9 +101,8 @@ def write_table(path: str | os.PathLike[str], counts: dict[str, int], config: Tr
 def is_table(path: str) -> bool:
     """Whether a plain file starts with the counts-table header."""
     try:
-        with open(path, "rb") as f:
-            return f.read(len(MAGIC)) == MAGIC.encode()
-    except OSError:
+        return read_head(path, len(MAGIC)) == MAGIC.encode()
+    except BpeError:  # not a regular readable file: its reader says why
         return False
 
 

@@ -31,14 +31,16 @@ import enum
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, NamedTuple
 
 from ... import __version__
 from ..config import TrainConfig
-from ..errors import BpeError, SessionError
+from ..errors import BpeError, CorpusError, SessionError
 from ..io.atomic import atomic_write
+from ..io.reading import open_regular, read_regular
 from ..records import MergeRecord
 from ..stopping import StopReason
 from ..tokenizers.model import BPEModel
@@ -48,6 +50,7 @@ FORMAT_NAME = "bpe-desktop-session"
 VERSION = 1
 MINOR_VERSION = 1  # 1: optional "runs" and "current_run" (readers of 1.0 ignore them)
 _HASH_BLOCK = 1 << 20
+SESSION_LIMIT = 2 << 30  # a session read whole: its typed corpus text may be hundreds of MB
 
 
 @dataclass(frozen=True)
@@ -168,11 +171,7 @@ def save_session(path: str | os.PathLike[str], doc: SessionDoc) -> None:
 def load_session(path: str | os.PathLike[str]) -> SessionDoc:
     """Read and fully validate a session file."""
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise SessionError(f"{path}: cannot read the session ({e.strerror}) -- check the path") from None
+    data = read_regular(path, error=SessionError, what="session file", limit=SESSION_LIMIT)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -410,6 +409,10 @@ def check_corpus(corpus: SessionCorpus, *, always_hash: bool = False) -> list[Co
             out.append(CorpusCheck(CorpusState.MISSING, ref.path,
                                    f"{ref.path}: the corpus file is gone -- locate it, or retrain on another file"))
             continue
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the hash, a device never ends
+            out.append(CorpusCheck(CorpusState.MISSING, ref.path, f"{ref.path}: not a regular file -- locate the "
+                                   "corpus file, or retrain on another file"))
+            continue
         if st.st_size != ref.size:
             out.append(CorpusCheck(CorpusState.CHANGED, ref.path, f"{ref.path}: the corpus file changed since "
                                    f"the session was saved ({ref.size} -> {st.st_size} bytes)"))
@@ -419,8 +422,9 @@ def check_corpus(corpus: SessionCorpus, *, always_hash: bool = False) -> list[Co
             continue
         try:
             same = _sha256(ref.path) == ref.sha256
-        except OSError as e:
-            out.append(CorpusCheck(CorpusState.MISSING, ref.path, f"{ref.path}: cannot read it ({e.strerror})"))
+        except (OSError, CorpusError) as e:
+            why = str(e) if isinstance(e, CorpusError) else f"{ref.path}: cannot read it ({e.strerror})"
+            out.append(CorpusCheck(CorpusState.MISSING, ref.path, why))
             continue
         if same:
             state = CorpusState.UNCHANGED if st.st_mtime_ns == ref.mtime_ns else CorpusState.TOUCHED
@@ -434,7 +438,7 @@ def check_corpus(corpus: SessionCorpus, *, always_hash: bool = False) -> list[Co
 
 def _sha256(path: str) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path, error=CorpusError, what="corpus file") as f:
         while block := f.read(_HASH_BLOCK):
             h.update(block)
     return h.hexdigest()
