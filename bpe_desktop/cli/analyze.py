@@ -68,6 +68,11 @@ def _number(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
+def _shown(x: float) -> str:
+    """A rate for the text report: four decimals, or n/a when it is undefined (no token, no word)."""
+    return "n/a" if math.isnan(x) else f"{x:.4f}"
+
+
 def run(args: argparse.Namespace) -> int:
     alpha = check_alpha(args.alpha)
     x = args.intermediate_threshold
@@ -110,12 +115,14 @@ def run(args: argparse.Namespace) -> int:
     out = [
         f"{args.tokenizer} at step {k} of {n_merges} (vocabulary {metrics.vocab_size}) on {args.file}",
         f"tokens              {metrics.tokens}",
-        f"bytes per token     {metrics.bytes_per_token:.4f}",
-        f"fertility           {metrics.fertility:.4f} tokens per word",
-        f"utilization         {metrics.utilization:.4f} ({metrics.used} of {metrics.vocab_size} used)",
-        f"Shannon efficiency  {metrics.shannon_efficiency:.4f}",
-        f"Rényi efficiency    {metrics.renyi_efficiency:.4f} (alpha {alpha:g})",
+        f"bytes per token     {_shown(metrics.bytes_per_token)}",
+        f"fertility           {_shown(metrics.fertility)} tokens per word",
+        f"utilization         {_shown(metrics.utilization)} ({metrics.used} of {metrics.vocab_size} used)",
+        f"Shannon efficiency  {_shown(metrics.shannon_efficiency)}",
+        f"Rényi efficiency    {_shown(metrics.renyi_efficiency)} (alpha {alpha:g})",
     ]
+    if metrics.tokens == 0:  # a rate over nothing is undefined: say so instead of printing nan
+        out.insert(1, "the text holds no token: the rates below are undefined (n/a)")
     if not loaded.stats:
         out.append("intermediate: not known (the file holds no per-merge counts; native files saved by training do)")
     undecodable = {it["id"] for it in lists["undecodable"]}

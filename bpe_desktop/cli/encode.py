@@ -12,6 +12,7 @@ import sys
 
 from ..core.errors import CorpusError, DisallowedSpecialError
 from ..core.formats import load_tokenizer
+from ..core.io.reading import WHOLE_FILE_LIMIT, read_regular
 from ..core.text.regex_budget import RegexBudget
 from .common import add_budget_option, budget_from_args, check_specials
 
@@ -30,9 +31,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="pattern for files that hold none (.tiktoken); overrides the file's")
     p.add_argument("--special", nargs="*", default=[], metavar="TOKEN", help="add special tokens")
     p.add_argument("text", nargs="?", help="text to encode (or use --file)")
-    p.add_argument("--file", metavar="F", help="read the text from a file")
+    p.add_argument("--file", metavar="F", help="read the text from a file (- for standard input)")
     add_budget_option(p)
     p.set_defaults(run=run)
+
+
+def read_text_file(name: str) -> bytes:
+    """``--file``'s bytes: a regular file below the size limit, or standard input for ``-``."""
+    if name != "-":
+        return read_regular(name, error=CorpusError, what="text file", limit=WHOLE_FILE_LIMIT)
+    if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+        raise CorpusError("standard input is closed -- pipe the text in, or give --file a file")
+    data = sys.stdin.buffer.read(WHOLE_FILE_LIMIT + 1)
+    if len(data) > WHOLE_FILE_LIMIT:
+        raise CorpusError("standard input holds more than 1 GiB -- encode a smaller text")
+    return data
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,11 +53,9 @@ def run(args: argparse.Namespace) -> int:
     if (args.text is None) == (args.file is None):
         raise CorpusError("give either TEXT or --file F (exactly one) -- e.g. bpe-desktop encode --tokenizer T 'hello'")
     if args.file:
+        data = read_text_file(args.file)
         try:
-            with open(args.file, encoding="utf-8", newline="") as f:
-                text = f.read()
-        except FileNotFoundError:
-            raise CorpusError(f"{args.file}: no such file -- check the path") from None
+            text = data.decode("utf-8")
         except UnicodeDecodeError as e:
             raise CorpusError(f"{args.file}: not valid UTF-8 at byte offset {e.start} -- convert it to UTF-8") from None
     else:

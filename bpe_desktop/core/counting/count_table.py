@@ -10,7 +10,10 @@ that are not valid UTF-8 (held in ``str`` with ``surrogateescape``)::
 The first line is ``#bpe-desktop-counts 1`` and a JSON object with the settings that decide the pieces
 (``mode``, ``pretokenizer``, ``specials``); reading a table for training with other settings is an error
 that names both.  Files without that header are read as the seeds' ``word count`` tables
-(:func:`~bpe_desktop.core.counting.pieces.parse_word_counts`).  This module does not count text.
+(:func:`~bpe_desktop.core.counting.pieces.parse_word_counts`).  A byte-order mark at the start is skipped;
+an unknown escape, a backslash ending a piece, ``\\xHH`` in a chars-mode table, an empty piece and a count
+past 2**63 - 1 (:func:`~bpe_desktop.core.counting.pieces.parse_count`) are refused with the line.  This
+module does not count text.
 """
 
 from __future__ import annotations
@@ -23,18 +26,20 @@ from dataclasses import dataclass
 
 from ..choices import Mode
 from ..config import MODES, TrainConfig
-from ..errors import ConfigError, CorpusError
+from ..errors import BpeError, ConfigError, CorpusError
 from ..io.atomic import atomic_write
+from ..io.reading import read_head
 from ..text.inputs import Input, iter_chunks
-from .pieces import WordCounts, decode_chunk, parse_word_counts
+from .pieces import MAX_COUNT, WordCounts, check_total, decode_chunk, parse_count, parse_word_counts
 
 MAGIC = "#bpe-desktop-counts"
+BOM = "\ufeff"  # skipped at the start (an editor may add one)
 TABLE_VERSION = 1
 
 _ESCAPES = {ord("\\"): "\\\\", ord("\t"): "\\t", ord("\n"): "\\n", ord("\r"): "\\r"}
 _ESCAPES.update({c: f"\\x{c - 0xDC00:02x}" for c in range(0xDC80, 0xDD00)})
 _NEEDS = re.compile("[\\\\\t\n\r\udc80-\udcff]")
-_UNESCAPE = re.compile(r"\\(?:x([0-9a-f]{2})|(.))", re.S)
+_UNESCAPE = re.compile(r"\\(?:x([0-9a-f]{2})|(.)|\Z)", re.S)  # \Z: a backslash that ends the piece
 _SIMPLE = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
 
 
@@ -47,17 +52,26 @@ def escape(piece: str) -> str:
     return piece.translate(_ESCAPES) if _NEEDS.search(piece) else piece
 
 
-def _unescape_one(m: re.Match[str]) -> str:
+def _unescape_one(m: re.Match[str], mode: str) -> str:
     if m.group(1) is not None:
-        return chr(0xDC00 + int(m.group(1), 16))
+        byte = int(m.group(1), 16)
+        if mode != "bytes" or byte < 0x80:  # escape() writes \xHH only for bytes that are not UTF-8
+            raise ValueError(f"\\x{m.group(1)}")
+        return chr(0xDC00 + byte)
     c = m.group(2)
     if c not in _SIMPLE:
-        raise ValueError(c)
+        raise ValueError("\\" + (c or ""))
     return _SIMPLE[c]
 
 
-def unescape(text: str) -> str:
-    return _UNESCAPE.sub(_unescape_one, text) if "\\" in text else text
+def unescape(text: str, mode: str = "bytes") -> str:
+    """A piece from table text: the inverse of :func:`escape`; ``ValueError`` names a bad escape (an
+    unknown one, a backslash at the end, ``\\xHH`` in a chars-mode table or for an ASCII byte).
+
+    >>> unescape("a\\\\tb"), unescape("\\\\xff") == b"\\xff".decode("utf-8", "surrogateescape")
+    ('a\\tb', True)
+    """
+    return _UNESCAPE.sub(lambda m: _unescape_one(m, mode), text) if "\\" in text else text
 
 
 @dataclass(frozen=True)
@@ -101,9 +115,9 @@ def write_table(path: str | os.PathLike[str], counts: dict[str, int], config: Tr
 def is_table(path: str) -> bool:
     """Whether a plain file starts with the counts-table header."""
     try:
-        with open(path, "rb") as f:
-            return f.read(len(MAGIC)) == MAGIC.encode()
-    except OSError:
+        head = read_head(path, len(BOM.encode()) + len(MAGIC))
+        return head.removeprefix(BOM.encode()).startswith(MAGIC.encode())
+    except BpeError:  # not a regular readable file: its reader says why
         return False
 
 
@@ -134,19 +148,32 @@ def check_header(header: TableHeader, config: TrainConfig, source: str) -> None:
                           f"{want.describe()} -- train with the table's settings, or count again with yours")
 
 
-def _parse_lines(lines: Iterable[str], source: str, first_lineno: int, into: dict[str, int]) -> None:
+def _parse_lines(lines: Iterable[str], source: str, first_lineno: int, into: dict[str, int], mode: str) -> None:
     for lineno, line in enumerate(lines, first_lineno):
         if not line:
             continue
+        where = f"{source}, line {lineno}"
         piece, tab, num = line.rpartition("\t")
+        if not tab:
+            raise CorpusError(f"{where}: expected piece<TAB>count, got {line[:60]!r} -- the table is damaged: "
+                              "count the corpus again")
+        n = parse_count(num, where)
         try:
-            if not tab or not (num.isascii() and num.isdigit()):
-                raise ValueError(line)
-            key = unescape(piece)
-        except ValueError:
-            raise CorpusError(f"{source}, line {lineno}: expected piece<TAB>count, got {line[:60]!r} -- "
-                              "the table is damaged: count the corpus again") from None
-        into[key] = into.get(key, 0) + int(num)
+            key = unescape(piece, mode)
+        except ValueError as e:
+            bad = str(e)
+            why = ("a \\xHH escape (a byte that is not UTF-8) in a chars-mode table"
+                   if bad.startswith("\\x") and mode != "bytes" else "a backslash at the end of the piece"
+                   if bad == "\\" else f"the escape {bad} (only \\\\ \\t \\n \\r and \\x80-\\xff exist)")
+            raise CorpusError(f"{where}: {why} in {piece[:60]!r} -- the table is damaged: count the corpus "
+                              "again") from None
+        if not key:
+            raise CorpusError(f"{where}: an empty piece -- the table is damaged: count the corpus again")
+        total = into.get(key, 0) + n
+        if total > MAX_COUNT:
+            raise CorpusError(f"{where}: the counts of {key[:20]!r} add up to more than {MAX_COUNT} -- divide "
+                              "the counts, or count less text")
+        into[key] = total
 
 
 def read_table(path: str | os.PathLike[str], config: TrainConfig | None = None) -> tuple[TableHeader, dict[str, int]]:
@@ -160,6 +187,7 @@ def read_table(path: str | os.PathLike[str], config: TrainConfig | None = None) 
     if header is None:
         raise CorpusError(f"{name}: not a counts table (no '{MAGIC}' header line) -- write one with "
                           "'bpe-desktop count INPUT --out TABLE'")
+    check_total(counts, name)
     return header, counts
 
 
@@ -174,6 +202,8 @@ def _read_into(item: Input, counts: dict[str, int], config: TrainConfig | None,
         except UnicodeDecodeError as e:
             raise CorpusError(f"{item.name}: not UTF-8 at byte {e.start} of a chunk -- a counts table is "
                               "UTF-8: count the corpus again") from None
+        if lineno == 1:
+            text = text.removeprefix(BOM)
         lines = text.split("\n")
         if text.endswith("\n"):
             lines.pop()
@@ -185,7 +215,8 @@ def _read_into(item: Input, counts: dict[str, int], config: TrainConfig | None,
                 check_header(header, config, item.name)
             lines = lines[1:]
             lineno = 2
-        _parse_lines((ln[:-1] if ln.endswith("\r") else ln for ln in lines), item.name, lineno, counts)
+        _parse_lines((ln[:-1] if ln.endswith("\r") else ln for ln in lines), item.name, lineno, counts,
+                     header.mode)
         lineno += len(lines)
         if progress:
             progress(pos)
@@ -211,6 +242,7 @@ def read_tables(inputs: Sequence[Input], config: TrainConfig, *, errors: str = "
             for w, c in parse_word_counts("".join(chunks), item.name).counts.items():
                 merged[w] = merged.get(w, 0) + c
         base += item.size
+    check_total(merged, ", ".join(i.name for i in inputs))
     if progress:
         progress("reading", total, total)
     return WordCounts(merged, total)

@@ -48,14 +48,52 @@ class WordCounts:
         return len(self.counts)
 
 
+#: the largest count a table may hold: the trainer's pair counts and the window's numbers are 64-bit
+MAX_COUNT = (1 << 63) - 1
+_MAX_DIGITS = len(str(MAX_COUNT))
+
+
+def parse_count(num: str, where: str, fix: str = "the table is damaged: count the corpus again") -> int:
+    """A table's count: ASCII digits, at most :data:`MAX_COUNT` (*where* names the file and line).
+
+    >>> parse_count("12", "t, line 1")
+    12
+    >>> parse_count("9" * 30, "t, line 1")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    bpe_desktop.core.errors.CorpusError: t, line 1: the count 999999999999999999… is larger than ...
+    """
+    num = num.strip(" ")
+    if not (num.isascii() and num.isdigit()):
+        raise CorpusError(f"{where}: the count {num[:40]!r} is not a whole number of 0 or more -- {fix}")
+    if len(num.lstrip("0")) > _MAX_DIGITS or int(num) > MAX_COUNT:  # int() of 5,000 digits is a ValueError
+        raise CorpusError(f"{where}: the count {num[:18]}{'…' if len(num) > 18 else ''} is larger than "
+                          f"{MAX_COUNT}, the most a count may be -- {fix}")
+    return int(num)
+
+
+def check_total(counts: dict[str, int], source: str) -> None:
+    """Refuse a table whose symbols could add up past :data:`MAX_COUNT` (a bound on every pair's count,
+    which the trainer keeps in 64 bits): the sum of count x (4 x length + 1) over its pieces."""
+    bound = 0
+    for piece, c in counts.items():
+        bound += c * (4 * len(piece) + 1)
+        if bound > MAX_COUNT:
+            raise CorpusError(f"{source}: the counts add up to more than {MAX_COUNT} symbols (at {piece[:20]!r}), "
+                              "more than the trainer's 64-bit counters hold -- divide the counts, or count less text")
+
+
 def parse_word_counts(text: str, source: str = "<text>") -> WordCounts:
     """Parse a word-count table: ``word count`` or ``word<TAB>count`` per line, blank lines ignored.
 
-    A word listed twice has its counts added.
+    A word listed twice has its counts added; a UTF-8 byte-order mark at the start is skipped; counts
+    are checked by :func:`parse_count` and :func:`check_total`.
 
     >>> parse_word_counts("low 5\\nlower\\t2\\n").counts
     {'low': 5, 'lower': 2}
     """
+    n_bytes = len(text.encode("utf-8", "surrogateescape"))
+    text = text.removeprefix("\ufeff")
+    fix = "write the count as digits, or load the file as plain text instead of a table"
     counts: dict[str, int] = {}
     for lineno, raw in enumerate(text.split("\n"), 1):
         line = raw.rstrip("\r")
@@ -67,25 +105,21 @@ def parse_word_counts(text: str, source: str = "<text>") -> WordCounts:
             parts = line.rsplit(None, 1)
             if len(parts) != 2:
                 raise CorpusError(
-                    f"{source}, line {lineno}: expected 'word count' (or word<TAB>count), got {line!r} "
+                    f"{source}, line {lineno}: expected 'word count' (or word<TAB>count), got {line[:60]!r} "
                     "-- add the count after the word, or load the file as plain text instead of a table"
                 )
             word, num = parts
         word = word.strip(" ") if "\t" not in line else word
-        try:
-            n = int(num)
-        except ValueError:
-            raise CorpusError(
-                f"{source}, line {lineno}: the count {num.strip()!r} is not a whole number "
-                "-- write the count as digits, or load the file as plain text instead of a table"
-            ) from None
-        if n < 0 or not word:
-            raise CorpusError(
-                f"{source}, line {lineno}: {'negative count' if n < 0 else 'empty word'} in {line!r} "
-                "-- each line needs a word and a count of 0 or more"
-            )
+        if num.strip().startswith("-"):
+            raise CorpusError(f"{source}, line {lineno}: negative count in {line[:60]!r} -- each line needs a "
+                              "word and a count of 0 or more")
+        n = parse_count(num.strip(), f"{source}, line {lineno}", fix)
+        if not word:
+            raise CorpusError(f"{source}, line {lineno}: empty word in {line[:60]!r} -- each line needs a word "
+                              "and a count of 0 or more")
         counts[word] = counts.get(word, 0) + n
-    return WordCounts(counts, len(text.encode("utf-8", "surrogateescape")))
+    check_total(counts, source)
+    return WordCounts(counts, n_bytes)
 
 
 class PieceCounter:

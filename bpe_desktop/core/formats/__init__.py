@@ -33,6 +33,7 @@ from typing import Any
 from ..choices import Mode
 from ..config import MODES
 from ..errors import BpeError, FormatError, PatternError
+from ..io.reading import read_head, read_regular
 from ..records import MergeRecord
 from ..text.pretokenize import Pretokenizer
 from ..tokenizers.any_tokenizer import AnyTokenizer
@@ -43,6 +44,7 @@ from ..tokenizers.tokenizer import Tokenizer
 from . import csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
 from .detect import detect
 from .presets import CL100K_SHA256, PRESETS, Preset, split_spec
+from .textio import TOKENIZER_LIMIT
 
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
 READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken")
@@ -109,15 +111,12 @@ class Loaded:
 def _check_exists(path: str) -> None:
     if not os.path.exists(path):
         raise FormatError(f"{path}: no such file or folder -- check the path")
-    if os.path.isfile(path):
-        try:
-            with open(path, "rb") as f:
-                head = f.read(4096)
-        except OSError as e:
-            raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
-        if not head.strip(b"\xef\xbb\xbf \t\r\n"):
-            raise FormatError(f"{path}: the file is empty -- it holds no tokenizer; open the file it was "
-                              "meant to be, or export the tokenizer again")
+    if os.path.isdir(path):
+        return  # a GPT-2 pair's folder: its reader names the files it needs
+    head = read_head(path, 4096, error=FormatError, what="tokenizer file")
+    if not head.strip(b"\xef\xbb\xbf \t\r\n"):
+        raise FormatError(f"{path}: the file is empty -- it holds no tokenizer; open the file it was "
+                          "meant to be, or export the tokenizer again")
 
 
 def check_model(model: BPEModel, source: str) -> None:
@@ -158,9 +157,9 @@ def check_model(model: BPEModel, source: str) -> None:
 def _rank_tokenizer(ranks: dict[bytes, int], preset: Preset | None, pretokenizer: str | None,
                     specials: Sequence[str] | None, path: str) -> RankTokenizer:
     if preset is None and pretokenizer is None and len(ranks) == PRESETS["cl100k"].n_ranks:
-        with open(path, "rb") as f:
-            if hashlib.sha256(f.read()).hexdigest() == CL100K_SHA256:
-                preset = PRESETS["cl100k"]
+        data = read_regular(path, error=FormatError, what="tokenizer file", limit=TOKENIZER_LIMIT)
+        if hashlib.sha256(data).hexdigest() == CL100K_SHA256:
+            preset = PRESETS["cl100k"]
     pre = pretokenizer or (preset.pretokenizer if preset else "gpt2")
     n = len(ranks)
     special_ids: dict[str, int] = {}

@@ -9,6 +9,7 @@ import os
 import re
 
 from ..errors import FormatError
+from ..io.reading import read_head
 from . import gpt2
 
 _TIKTOKEN_LINE = re.compile(rb"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)? \d+$")
@@ -18,11 +19,7 @@ def detect(path: str) -> str:
     """One of ``native``, ``hf``, ``gpt2``, ``subword-nmt``, ``tiktoken``, ``csv``."""
     if os.path.isdir(path):
         return "gpt2"
-    try:
-        with open(path, "rb") as f:
-            head = f.read(65536)
-    except OSError as e:
-        raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
+    head = read_head(path, 65536, error=FormatError, what="tokenizer file")
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"{"):
         if re.search(rb'"format"\s*:\s*"bpe-desktop"', head):

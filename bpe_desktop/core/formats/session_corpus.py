@@ -15,11 +15,13 @@ from __future__ import annotations
 import enum
 import hashlib
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..errors import SessionError
+from ..errors import CorpusError, SessionError
+from ..io.reading import open_regular
 
 _HASH_BLOCK = 1 << 20
 
@@ -94,6 +96,10 @@ def check_corpus(corpus: SessionCorpus, *, always_hash: bool = False) -> list[Co
             out.append(CorpusCheck(CorpusState.MISSING, ref.path,
                                    f"{ref.path}: the corpus file is gone -- locate it, or retrain on another file"))
             continue
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the hash, a device never ends
+            out.append(CorpusCheck(CorpusState.MISSING, ref.path, f"{ref.path}: not a regular file -- locate the "
+                                   "corpus file, or retrain on another file"))
+            continue
         if st.st_size != ref.size:
             out.append(CorpusCheck(CorpusState.CHANGED, ref.path, f"{ref.path}: the corpus file changed since "
                                    f"the session was saved ({ref.size} -> {st.st_size} bytes)"))
@@ -103,8 +109,9 @@ def check_corpus(corpus: SessionCorpus, *, always_hash: bool = False) -> list[Co
             continue
         try:
             same = _sha256(ref.path) == ref.sha256
-        except OSError as e:
-            out.append(CorpusCheck(CorpusState.MISSING, ref.path, f"{ref.path}: cannot read it ({e.strerror})"))
+        except (OSError, CorpusError) as e:
+            why = str(e) if isinstance(e, CorpusError) else f"{ref.path}: cannot read it ({e.strerror})"
+            out.append(CorpusCheck(CorpusState.MISSING, ref.path, why))
             continue
         if same:
             state = CorpusState.UNCHANGED if st.st_mtime_ns == ref.mtime_ns else CorpusState.TOUCHED
@@ -118,7 +125,7 @@ def check_corpus(corpus: SessionCorpus, *, always_hash: bool = False) -> list[Co
 
 def _sha256(path: str) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path, error=CorpusError, what="corpus file") as f:
         while block := f.read(_HASH_BLOCK):
             h.update(block)
     return h.hexdigest()

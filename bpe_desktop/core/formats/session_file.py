@@ -36,6 +36,7 @@ from ... import __version__
 from ..config import TrainConfig
 from ..errors import BpeError, SessionError
 from ..io.atomic import atomic_write
+from ..io.reading import read_regular
 from ..records import MergeRecord
 from ..stopping import StopReason
 from ..tokenizers.model import BPEModel
@@ -49,6 +50,7 @@ __all__ = ["CorpusCheck", "CorpusFile", "CorpusState", "RunDoc", "SessionCorpus"
 FORMAT_NAME = "bpe-desktop-session"
 VERSION = 1
 MINOR_VERSION = 1  # 1: optional "runs" and "current_run" (readers of 1.0 ignore them)
+SESSION_LIMIT = 2 << 30  # a session read whole: its typed corpus text may be hundreds of MB
 
 
 @dataclass(frozen=True)
@@ -129,11 +131,7 @@ def save_session(path: str | os.PathLike[str], doc: SessionDoc) -> None:
 def load_session(path: str | os.PathLike[str]) -> SessionDoc:
     """Read and fully validate a session file."""
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise SessionError(f"{path}: cannot read the session ({e.strerror}) -- check the path") from None
+    data = read_regular(path, error=SessionError, what="session file", limit=SESSION_LIMIT)
     try:
         text = data.decode("utf-8-sig")  # a byte order mark some editors add is not part of the session
     except UnicodeDecodeError as e:

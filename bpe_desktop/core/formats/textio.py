@@ -1,5 +1,6 @@
-"""What every text-based format reader shares: reading a file as UTF-8, and turning a token written in
-GPT-2's byte alphabet back into bytes, both with a :class:`FormatError` that names the file.
+"""What every text-based format reader shares: reading a file as UTF-8 (a regular file below a size limit),
+and turning a token written in GPT-2's byte alphabet back into bytes, both with a :class:`FormatError` that
+names the file.
 
 It parses no format itself.
 """
@@ -10,17 +11,19 @@ import os
 from collections.abc import Callable
 
 from ..errors import FormatError
+from ..io.reading import read_regular
 from ..text.byte_level import text_to_bytes
+
+#: the most a tokenizer file read whole may weigh (the largest real ones are tens of MB)
+TOKENIZER_LIMIT = 512 << 20
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    """The whole file as UTF-8 text."""
+    """The whole file as UTF-8 text (a regular file of at most :data:`TOKENIZER_LIMIT` bytes)."""
     path = os.fspath(path)
+    data = read_regular(path, error=FormatError, what="tokenizer file", limit=TOKENIZER_LIMIT)
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as e:
         raise FormatError(f"{path}: not UTF-8 text at byte {e.start} -- is this a tokenizer file?") from None
 

@@ -16,7 +16,9 @@ from base64 import b64encode
 from ..choices import Mode
 from ..errors import FormatError
 from ..io.atomic import atomic_write
+from ..io.reading import read_regular
 from ..tokenizers.model import BPEModel
+from .textio import TOKENIZER_LIMIT
 
 
 def parse(data: bytes, source: str = "<bytes>") -> dict[bytes, int]:
@@ -81,11 +83,7 @@ def check_complete(ranks: dict[bytes, int], source: str) -> None:
 def load(path: str | os.PathLike[str]) -> dict[bytes, int]:
     """Read a ``.tiktoken`` file, checked with :func:`check_complete`."""
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
+    data = read_regular(path, error=FormatError, what="tokenizer file", limit=TOKENIZER_LIMIT)
     ranks = parse(data, path)
     check_complete(ranks, path)
     return ranks

@@ -12,9 +12,11 @@ UTF-8 file piece by piece and yields the same kind of chunks.  This module does 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 
 from ..errors import CorpusError
+from ..io.reading import open_regular
 
 CHUNK_CHARS = 1 << 16
 
@@ -51,7 +53,8 @@ def iter_file_chunks(path: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]
     buffer = ""
     read_chars = 0
     try:
-        with open(path, encoding="utf-8", newline="") as f:
+        with io.TextIOWrapper(open_regular(path, error=CorpusError, what="log file"), encoding="utf-8",
+                              newline="") as f:
             while piece := f.read(max(chunk_chars, 1)):
                 read_chars += len(piece)
                 buffer += piece
@@ -59,12 +62,6 @@ def iter_file_chunks(path: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]
                 if cut > 0:
                     yield from iter_chunks(buffer[:cut], chunk_chars)
                     buffer = buffer[cut:]
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: no such file -- check the path") from None
-    except IsADirectoryError:
-        raise CorpusError(f"{path}: is a folder -- give a text file") from None
-    except PermissionError:
-        raise CorpusError(f"{path}: permission denied -- check the file's permissions") from None
     except UnicodeDecodeError:
         raise CorpusError(f"{path}: not valid UTF-8 (after character {read_chars:,}) -- convert it to UTF-8") from None
     if buffer:

@@ -1,4 +1,5 @@
-"""Reading corpus files for display: at most the first few megabytes, cut at a line end.
+"""Reading corpus files for display: at most the first few megabytes of their text (decompressed), cut at a
+line end.
 
 It leaves out reading files for training (:mod:`.corpus` reads them whole, in chunks) and splitting the
 text into rows (:func:`.lines.split_lines`).
@@ -6,10 +7,11 @@ text into rows (:func:`.lines.split_lines`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from ..choices import Mode
+from ..errors import CorpusError
+from .inputs import read_head
 
 #: the display limit for corpora given as files (the view reads only this much of them)
 DISPLAY_LIMIT_BYTES = 4 << 20
@@ -30,12 +32,10 @@ def read_display_text(
             truncated = True
             break
         try:
-            size = os.path.getsize(p)
-            with open(p, "rb") as f:
-                data = f.read(left)
-        except OSError:
+            data, more = read_head(p, left)  # decompressed, as training reads it
+        except CorpusError:
             continue
-        if size > len(data):
+        if more:
             truncated = True
             cut = data.rfind(b"\n") + 1
             if cut > 0:

@@ -2,7 +2,8 @@
 
 An input is a file, a folder (its files, recursively, in sorted order, optionally filtered by a glob such
 as ``*.txt`` matched against the name or the path below the folder), a ``.gz``/``.bz2``/``.xz`` file
-(decompressed as it is read), or ``-`` for standard input.  Chunks end on line boundaries, so a chunk
+(decompressed as it is read), or ``-`` for standard input.  Anything else -- a FIFO, a device such as
+``/dev/zero`` -- is refused before it is opened (:mod:`..io.reading`).  Chunks end on line boundaries, so a chunk
 never cuts a line (except a line longer than :data:`MAX_LINE_BYTES`, cut at a UTF-8 character boundary).
 
 Plain files can also be read by byte ranges that start on line boundaries (:func:`next_line_start`), which
@@ -17,11 +18,13 @@ import gzip
 import lzma
 import os
 import sys
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO
 
 from ..errors import CorpusError
+from ..io.reading import check_regular, open_regular
 
 STDIN = "-"
 CHUNK_BYTES = 1 << 20
@@ -82,12 +85,8 @@ def expand(names: Sequence[str | os.PathLike[str]], glob: str | None = None) -> 
                 what = f"no file matching {glob!r}" if glob else "no files"
                 raise CorpusError(f"{name}: the folder holds {what} -- check the folder or the --glob pattern")
             out.extend(found)
-        elif os.path.isfile(name) or (os.path.exists(name) and not os.path.isdir(name)):
-            try:
-                size = os.path.getsize(name)
-            except OSError:
-                size = 0
-            out.append(Input(name, size))
+        elif os.path.exists(name):
+            out.append(Input(name, check_regular(name, error=CorpusError, what="corpus file")))
         else:
             raise CorpusError(f"{name}: no such file or folder -- check the path")
     return out
@@ -130,16 +129,23 @@ class _Counting:
 
 
 def _open_raw(name: str) -> IO[bytes]:
-    try:
-        return open(name, "rb")
-    except FileNotFoundError:
-        raise CorpusError(f"{name}: no such file -- check the path") from None
-    except IsADirectoryError:
-        raise CorpusError(f"{name}: is a folder -- name the text files inside it") from None
-    except PermissionError:
-        raise CorpusError(f"{name}: permission denied -- make the file readable") from None
-    except OSError as e:
-        raise CorpusError(f"{name}: cannot read ({e.strerror}) -- check the path") from None
+    """A regular file opened for reading (a FIFO, a device or a folder is refused, never opened blocking)."""
+    return open_regular(name, error=CorpusError, what="corpus file")
+
+
+def read_head(name: str, n: int) -> tuple[bytes, bool]:
+    """The first *n* bytes of a file's text (decompressed for ``.gz``/``.bz2``/``.xz``), and whether there
+    is more: what a preview shows of the text training reads."""
+    item = Input(name, 0)
+    opener = COMPRESSED.get(item.compression)
+    with _open_raw(name) as raw:
+        stream = opener(raw) if opener else raw  # type: ignore[operator]
+        try:
+            data = stream.read(n + 1)
+        except (OSError, EOFError, lzma.LZMAError, zlib.error) as e:
+            raise CorpusError(f"{name}: cannot {'decompress' if opener else 'read'} ({e}) -- is the file "
+                              f"complete and really {item.compression or 'uncompressed'}?") from None
+    return data[:n], len(data) > n
 
 
 def iter_chunks(item: Input | str, *, chunk_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
@@ -150,6 +156,9 @@ def iter_chunks(item: Input | str, *, chunk_bytes: int | None = None) -> Iterato
     item = item if isinstance(item, Input) else Input(name, 0)
     chunk_bytes = chunk_bytes or CHUNK_BYTES
     if name == STDIN:
+        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+            raise CorpusError("standard input is closed -- pipe the text in (... | bpe-desktop ... -), or name "
+                              "a file instead of -")
         counting = _Counting(sys.stdin.buffer)
         stream: IO[bytes] = counting  # type: ignore[assignment]
         owned = False
@@ -164,7 +173,7 @@ def iter_chunks(item: Input | str, *, chunk_bytes: int | None = None) -> Iterato
         while True:
             try:
                 block = stream.read(chunk_bytes)
-            except (OSError, EOFError, lzma.LZMAError) as e:
+            except (OSError, EOFError, lzma.LZMAError, zlib.error) as e:
                 raise CorpusError(f"{name}: cannot decompress ({e}) -- is the file complete and really "
                                   f"{item.compression or 'uncompressed'}?") from None
             if not block:

@@ -26,9 +26,10 @@ from typing import Any, Literal
 import numpy as np
 
 from ...core.choices import Mode
-from ...core.errors import BpeError, Cancelled
+from ...core.errors import BpeError, Cancelled, CorpusError
 from ...core.formats import load_tokenizer
 from ...core.formats.presets import installed_tiktoken_file
+from ...core.io.reading import read_head
 from ...core.logs.log_inspect import Inspection, NamedTokenizer, inspect_file, inspect_text
 from ...core.tokenizers.model import BPEModel
 from ...core.tokenizers.tokenizer import UNKNOWN_ID, Tokenizer, TokenSpan
@@ -230,8 +231,7 @@ def _head(job: InspectJob) -> bytes:
         data = job.text[: job.strip_cap].encode("utf-8", "surrogateescape")
     else:
         assert job.path is not None
-        with open(job.path, "rb") as f:
-            data = f.read(job.strip_cap + 1)
+        data = read_head(job.path, job.strip_cap + 1, error=CorpusError, what="log file")
     if len(data) > job.strip_cap:
         cut = data.rfind(b"\n", 0, job.strip_cap)
         data = data[: cut + 1] if cut >= 0 else data[: job.strip_cap]

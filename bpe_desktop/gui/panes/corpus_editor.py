@@ -20,6 +20,7 @@ from ...core.counting.count_table import is_table, parse_header
 from ...core.counting.pieces import looks_like_word_counts
 from ...core.counting.sources import CorpusSource
 from ...core.errors import CorpusError
+from ...core.text.inputs import Input, read_head
 from ..session import Session
 from ..widgets.elided_label import ElidedLabel, Part
 from ..wording import plural
@@ -152,45 +153,43 @@ class CorpusEditor(QtWidgets.QWidget):
         if is_table(path):
             self._open_table(path)
             return
-        try:
-            size = os.path.getsize(path)
-            with open(path, "rb") as f:
-                head = f.read(PREVIEW_BYTES if size > LARGE_FILE_BYTES else size)
-        except OSError as e:
-            raise CorpusError(f"{path}: cannot open ({e.strerror}) -- check the path and permissions") from None
+        # the text training reads: decompressed, a regular file only (a FIFO or a device is refused)
+        compressed = Input(os.fspath(path), 0).compression
+        head, more = read_head(os.fspath(path), PREVIEW_BYTES if compressed else LARGE_FILE_BYTES)
+        if more and not compressed:
+            head = head[:PREVIEW_BYTES]
+        large = more or bool(compressed)  # a compressed file is always a preview: training reads the file
         try:
             text = head.decode("utf-8")
             utf8 = True
         except UnicodeDecodeError:
             text = head.decode("utf-8", "replace")
-            utf8 = size > LARGE_FILE_BYTES  # a cut may split a character: only small files must be clean
+            utf8 = large  # a cut may split a character: only small files must be clean
         name = os.path.basename(path)
         long_lines = _longest_line(text) > LONG_LINE_CHARS
-        if size <= LARGE_FILE_BYTES and utf8 and not long_lines:
+        if not large and utf8 and not long_lines:
             self.set_text(text, name)
             return
-        if size > LARGE_FILE_BYTES:
+        if more:
             text = text[: text.rfind("\n") + 1] or text
         self.set_text(_cut_long_lines(text[:PREVIEW_BYTES]) if long_lines else text, name)
         self.path = os.fspath(path)
         self.editor.setReadOnly(True)
-        why = ("is not valid UTF-8" if not utf8 else f"is {_size(size)}" if size > LARGE_FILE_BYTES
+        why = ("is not valid UTF-8" if not utf8 else f"is compressed ({compressed})" if compressed
+               else f"is {_size(os.path.getsize(path))}" if more
                else f"has lines longer than {LONG_LINE_CHARS:,} characters")
         cut = f" (lines cut at {LONG_LINE_CHARS:,} characters)" if long_lines else ""
         self.notice.setText(f"{name} {why}: this is a read-only preview of its first "
-                            f"{_size(min(len(head), PREVIEW_BYTES))}{cut}. Training reads the whole file.")
+                            f"{_size(min(len(head), PREVIEW_BYTES))}{' of text' if compressed else ''}{cut}. "
+                            "Training reads the whole file.")
         self.notice.show()
         self._update_title()
 
     # -- internals ----------------------------------------------------------------------------------
     def _open_table(self, path: str) -> None:
-        try:
-            with open(path, "rb") as f:
-                head = f.read(PREVIEW_BYTES)
-            text = head.decode("utf-8", "replace")
-            header = parse_header(text.split("\n", 1)[0], path)
-        except OSError as e:
-            raise CorpusError(f"{path}: cannot open ({e.strerror}) -- check the path and permissions") from None
+        head, _ = read_head(path, PREVIEW_BYTES)
+        text = head.decode("utf-8", "replace")
+        header = parse_header(text.split("\n", 1)[0], path)
         name = os.path.basename(path)
         self.set_text(text[: text.rfind("\n") + 1] or text, name, word_counts=True)
         self.path = os.fspath(path)
