@@ -22,6 +22,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.errors import BpeError
 from ...core.formats.presets import split_spec
 from ...core.io.atomic import atomic_write
+from ...core.io.sizes import format_bytes
 from .. import file_actions, resources
 from ..compare.sources import spec_for_folder
 from ..session import Session
@@ -58,7 +59,7 @@ def _room_for_text(b: QtWidgets.QPushButton) -> None:
 
 
 def _size(n: int) -> str:
-    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} KB" if n >= 1e3 else f"{n} bytes"
+    return format_bytes(n)  # the program's one size rule
 
 
 class LogInspector(QtWidgets.QWidget):
