@@ -121,3 +121,94 @@ def test_cancel_writes_nothing(window, tmp_path, topics_text, monkeypatch) -> No
     window.statusBar().clearMessage()
     assert not file_actions.export_tokenizer(window, s)
     assert list(tmp_path.iterdir()) == [] and window.statusBar().currentMessage() == ""
+
+
+# --- the fit checker on status bars and tab bars ------------------------------------------------------------
+
+def test_the_fit_check_finds_a_cut_status_message_and_accepts_an_elided_one(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.gui.panes.status_bar import StatusBar
+    from bpe_desktop.gui.session import Session
+    from support import fit_check
+
+    long = "The corpus changed since training: press Retrain (F5) to learn from it, " * 3
+    found = {}
+    for kind, bar in (("plain", QtWidgets.QStatusBar()), ("ours", StatusBar(Session()))):
+        win = QtWidgets.QMainWindow()
+        qtbot.addWidget(win)
+        win.setStatusBar(bar)
+        win.resize(1000, 200)
+        win.show()
+        qtbot.waitExposed(win)
+        bar.showMessage(long)
+        found[kind] = [c.kind for c in fit_check.clipped(win) if c.kind.startswith("status")]
+        if kind == "ours":
+            shown = bar.shown_message()
+            assert shown.endswith("…") and long.startswith(shown[:-1]) and bar.toolTip() == long
+            bar.showMessage("short")
+            assert bar.shown_message() == "short" and not fit_check.clipped(win)
+    assert found == {"plain": ["status message"], "ours": []}
+
+
+def test_the_fit_check_finds_tabs_cut_or_under_scroll_buttons_and_accepts_shared_room(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.gui.widgets import tab_titles
+    from support import fit_check
+
+    titles = ["Pair frequencies", "Compression", "Trade-off", "Quality"]
+
+    def tabs(share: bool, scroll: bool, width: int) -> list[str]:
+        t = QtWidgets.QTabWidget()
+        qtbot.addWidget(t)
+        for title in titles:
+            t.addTab(QtWidgets.QWidget(), title)
+        t.tabBar().setElideMode(QtCore.Qt.TextElideMode.ElideNone)
+        t.tabBar().setUsesScrollButtons(scroll)
+        if share:
+            tab_titles.share_room(t)
+        t.resize(width, 120)
+        t.show()
+        qtbot.waitExposed(t)
+        return sorted({c.kind for c in fit_check.clipped(t)})
+
+    # the titles need 368 px here
+    assert tabs(False, True, 300) == ["tab (under the scroll buttons)"]  # the Quality sliver of the issue
+    assert tabs(False, False, 300) == ["tab (cut, no …)", "tab (out of sight)"]
+    assert tabs(True, True, 300) == ["tab (a sliver)"]  # elided to fewer than MIN_TAB_CHARS characters
+    assert tabs(True, True, 400) == []
+
+
+def test_nothing_is_cut_after_the_left_docks_widen_with_a_stale_corpus(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+    """The window at 1280×800 with a 200-merge robot-log run, the left docks 100 px wider (what choosing a
+    preset did), the corpus edited since training (the stale message), every pane brought to the front."""
+    from bpe_desktop.gui import app as gui_app
+    from bpe_desktop.gui import resources
+    from support import fit_check
+
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    text = resources.read_text(resources.ROBOT_LOGS)[:40_000]
+    w.corpus.set_text(text, name="sample")
+    cfg = TrainConfig(merges=200)
+    t = Trainer(count_text(text, cfg), cfg)
+    recs = t.run()
+    w.session.set_corpus(CorpusSource.from_text(text), cfg)
+    w.session.reset_model(copy.deepcopy(t.model), recs)
+    left = [d for d in w.docks.values() if w.dockWidgetArea(d) == QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
+            and not d.isHidden()]
+    w.resizeDocks(left, [d.width() + 100 for d in left], QtCore.Qt.Orientation.Horizontal)
+    w.corpus.set_text(text + "\nmore", name="sample")
+    qtbot.waitUntil(lambda: w.statusBar().currentMessage() == w.STALE, timeout=10_000)
+    found: set[str] = set()
+    for key, dock in w.docks.items():
+        dock.raise_()
+        for _ in range(6):
+            QtWidgets.QApplication.processEvents()
+        found.update(str(c) for c in fit_check.clipped(w))
+        if key == "vocab":
+            qtbot.waitUntil(lambda: w.vocab.table_model.audit is not None, timeout=20_000)
+            w.vocab.status.resize(200, w.vocab.status.height())  # a narrow pane: parts shed, then "…"
+            found.update(str(c) for c in fit_check.clipped(w))
+    assert sorted(found) == [], "\n".join(sorted(found))

@@ -26,7 +26,7 @@ from ...core.io.sizes import format_bytes
 from .. import file_actions, resources
 from ..compare.sources import spec_for_folder
 from ..session import Session
-from ..widgets import theme
+from ..widgets import tab_titles, theme
 from ..widgets.on_screen import DockWatch, on_screen
 from . import export
 from .differ_tab import DifferTab
@@ -142,6 +142,7 @@ class LogInspector(QtWidgets.QWidget):
         self.tabs.addTab(self.tokens_tab, "Where the tokens go")
         self.tabs.addTab(self.differ_tab, "Where they differ")
         self.tabs.addTab(self.variants, "What to change")
+        tab_titles.share_room(self.tabs)
         self.tokens_tab.lineRequested.connect(self._show_line)
 
         lay = QtWidgets.QVBoxLayout(self)
