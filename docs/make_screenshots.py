@@ -4,7 +4,8 @@
 
 Trains the bundled robot-log sample (300 merges, the worker process as the Train button does), then grabs the
 window and every dock (plots: each tab) in the Learn layout, light then dark.  PNGs are written with Qt's
-highest zlib level.  ``docs/window.png`` is made by ``--screenshot`` (see the README).  It changes nothing else.
+highest zlib level; ``export.png`` is the export dialog (``--export-only``: just that one).
+``docs/window.png`` is made by ``--screenshot`` (see the README).  It changes nothing else.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=str(ROOT / "docs" / "screens"))
     p.add_argument("--merges", type=int, default=300)
+    p.add_argument("--export-only", action="store_true", help="only export.png (the export dialog, light)")
     args = p.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6 import QtWidgets
@@ -67,6 +69,20 @@ def main() -> int:
             raise SystemExit(f"could not write {path}")
         print(f"wrote {path} ({path.stat().st_size // 1024} KB)")
 
+    def save_export_dialog() -> None:
+        from bpe_desktop.gui.export_dialog import ExportDialog
+
+        s = w.session
+        d = ExportDialog(w, s.model, s.records, s.n_steps, os.path.join("~", "exports"))
+        d.show()
+        pump()
+        save(d, "export")
+        d.close()
+
+    if args.export_only:
+        save_export_dialog()
+        w.close()
+        return 0
     for scheme in (theme.Scheme.LIGHT, theme.Scheme.DARK):
         theme.apply(scheme)
         layouts.apply(w, "Learn")
@@ -107,6 +123,7 @@ def main() -> int:
         w.docks["tokens"].raise_()
         w.docks["why"].raise_()
     theme.apply(theme.Scheme.LIGHT)
+    save_export_dialog()
     w.close()
     return 0
 

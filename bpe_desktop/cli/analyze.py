@@ -4,7 +4,8 @@ Prints tokens, bytes per token, fertility, vocabulary utilization, Shannon and R
 text tokenized at step K, and the unreachable, not-decodable-alone, intermediate and unused tokens
 (``--json``: one object, full lists; ids are the file's own).  The text is cut the way training reads it
 (line by line, special tokens cut out).  Intermediate tokens need the per-merge counts a native file
-stores; other formats list none.  Only argument plumbing and printing live here (see
+stores, counted on the training corpus (the text output says so, and how tokens are shown); other formats
+list none.  Only argument plumbing and printing live here (see
 :mod:`bpe_desktop.core.measure.vocab_audit`).
 """
 
@@ -19,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from ..core.choices import Mode
 from ..core.config import TrainConfig
 from ..core.counting.sources import CorpusSource
 from ..core.errors import ConfigError, CorpusError
@@ -123,8 +125,17 @@ def run(args: argparse.Namespace) -> int:
     ]
     if metrics.tokens == 0:  # a rate over nothing is undefined: say so instead of printing nan
         out.insert(1, "the text holds no token: the rates below are undefined (n/a)")
+    legend = "tokens as the window shows them: · a space, → a tab, ↵ a newline"
+    if model.mode == Mode.BYTES:
+        legend += (", ⟨hex⟩ bytes that are not whole UTF-8 characters (encode and the merge list write GPT-2's "
+                   "byte characters instead: Ġ for a space)")
+    out.append(legend)
     if not loaded.stats:
         out.append("intermediate: not known (the file holds no per-merge counts; native files saved by training do)")
+    else:
+        out.append(f"intermediate: frequency in {args.file} over the pair's count when made, which the file counted "
+                   "on its training corpus -- on another text this compares two corpora; analyze the training "
+                   "corpus to find the tokens training left behind")
     undecodable = {it["id"] for it in lists["undecodable"]}
     for key, _flag in LISTS:
         items = lists[key]

@@ -20,6 +20,7 @@ from ..core.counting.sources import CorpusSource
 from ..core.errors import ConfigError
 from ..core.forbid import parse_pair
 from ..core.io.atomic import check_writable
+from ..core.io.sizes import format_bytes
 from ..core.text.pretokenize import NAMED_PATTERNS
 from ..core.text.regex_budget import RegexBudget
 
@@ -143,28 +144,35 @@ def progress_printer(args: argparse.Namespace) -> Callable[[str, int, int], None
         kind = "bar" if sys.stderr.isatty() else "none"
     if kind == "none":
         return None
-    state: dict[str, object] = {"stage": None, "t0": 0.0, "last": 0.0}
+    # A stage starts when the previous one reported last (the first when the printer was made): its first
+    # update then has a real elapsed time, not the zero that gave a rate of 10^15 bytes/s.
+    state: dict[str, object] = {"stage": None, "t0": time.monotonic(), "prev": time.monotonic(), "last": 0.0}
 
     def emit(stage: str, done: int, total: int) -> None:
         now = time.monotonic()
         if stage != state["stage"]:
-            state.update(stage=stage, t0=now, last=0.0)
+            state.update(stage=stage, t0=state["prev"], last=0.0)
+        state["prev"] = now
         t0 = float(state["t0"])  # type: ignore[arg-type]
         final = total > 0 and done >= total
         if kind == "bar" and not final and now - float(state["last"]) < 0.2:  # type: ignore[arg-type]
             return
         state["last"] = now
-        elapsed = max(now - t0, 1e-9)
-        rate = done / elapsed
-        eta = (total - done) / rate if rate > 0 and total >= done else None
+        elapsed = now - t0
+        rate = done / elapsed if elapsed > 0 else None  # None: no time measured yet, so no rate
+        eta = (total - done) / rate if rate and total >= done else None
         if kind == "jsonl":
-            sys.stderr.write(json.dumps({"stage": stage, "done": done, "total": total, "rate": round(rate, 1),
+            sys.stderr.write(json.dumps({"stage": stage, "done": done, "total": total,
+                                         "rate": None if rate is None else round(rate, 1),
                                          "eta_s": None if eta is None else round(eta, 2)}) + "\n")
         else:
             frac = done / total if total else 1.0
             bar = "#" * int(frac * 30)
-            unit = (f"{done / 1e6:,.1f}/{total / 1e6:,.1f} MB, {rate / 1e6:,.1f} MB/s" if stage != "merging"
-                    else f"{done:,}/{total:,} merges, {rate:,.0f}/s")
+            if stage != "merging":
+                unit = f"{format_bytes(done)} of {format_bytes(total)}"
+                unit += f", {format_bytes(rate)}/s" if rate is not None else ""
+            else:
+                unit = f"{done:,}/{total:,} merges" + (f", {rate:,.0f}/s" if rate is not None else "")
             tail = f", ETA {eta:,.0f} s" if eta is not None and not final else ""
             sys.stderr.write(f"\r{stage:9} [{bar:30}] {frac:4.0%} {unit}{tail}\x1b[K" + ("\n" if final else ""))
         sys.stderr.flush()

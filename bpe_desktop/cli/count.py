@@ -15,6 +15,7 @@ import time
 from ..core.counting.count_table import write_table
 from ..core.counting.sources import count_source
 from ..core.errors import ConfigError
+from ..core.io.sizes import format_bytes
 from .common import (
     add_count_settings,
     add_input_options,
@@ -60,6 +61,6 @@ def run(args: argparse.Namespace) -> int:
     dt = time.monotonic() - t0
     if not words.counts:
         sys.stderr.write("bpe-desktop count: warning: the inputs hold no text; the table is empty\n")
-    print(f"{len(words.counts):,} distinct pieces, {words.total:,} in all, from {words.bytes_read / 1e6:,.1f} MB "
+    print(f"{len(words.counts):,} distinct pieces, {words.total:,} in all, from {format_bytes(words.bytes_read)} "
           f"in {dt:.1f} s; wrote {args.out}")
     return 0

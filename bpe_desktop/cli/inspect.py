@@ -75,22 +75,30 @@ def run(args: argparse.Namespace) -> int:
 
 def _table(path: str, r: Inspection, top: int) -> str:
     reps = r.reports
-    w = max(12, *(len(x.name) + 2 for x in reps))
+    rows: list[tuple[str, list[str]]] = [
+        ("", [x.name for x in reps]),
+        ("tokens", [f"{x.tokens:,}" for x in reps]),
+        ("chars/token", [f"{x.chars_per_token:.3f}" for x in reps]),
+        ("bytes/token", [f"{x.bytes_per_token:.3f}" for x in reps]),
+        ("tokens/line mean", [f"{x.tokens_per_line_mean:.2f}" for x in reps]),
+        ("tokens/line p95", [str(x.tokens_per_line_p95) for x in reps]),
+    ]
+    cats = [(f"{c.label} [{r.category_bytes[c]:,}]", [f"{x.categories[c]:,} {100 * x.share(c):4.1f}%" for x in reps])
+            for c in Category]
+    # every column as wide as its widest cell plus two spaces, so no two cells ever touch
+    label_w = max(22, *(len(label) + 2 for label, _ in rows + cats))
+    w = max(len(cell) + 2 for _, cells in rows + cats for cell in cells)
     lines = [f"{path}: {r.n_bytes:,} bytes, {r.chars:,} characters, {len(reps[0].per_line):,} lines", ""]
 
     def row(label: str, cells: list[str]) -> None:
-        lines.append(f"{label:<22}" + "".join(f"{c:>{w}}" for c in cells))
+        lines.append(f"{label:<{label_w}}" + "".join(f"{c:>{w}}" for c in cells))
 
-    row("", [x.name for x in reps])
-    row("tokens", [f"{x.tokens:,}" for x in reps])
-    row("chars/token", [f"{x.chars_per_token:.3f}" for x in reps])
-    row("bytes/token", [f"{x.bytes_per_token:.3f}" for x in reps])
-    row("tokens/line mean", [f"{x.tokens_per_line_mean:.2f}" for x in reps])
-    row("tokens/line p95", [str(x.tokens_per_line_p95) for x in reps])
+    for label, cells in rows:
+        row(label, cells)
     lines.append("")
-    lines.append(f"tokens per category (share){'':<4}bytes of text per category in brackets")
-    for c in Category:
-        row(f"{c.label} [{r.category_bytes[c]:,}]", [f"{x.categories[c]:,} {100 * x.share(c):4.1f}%" for x in reps])
+    lines.append("tokens per category (share)    bytes of text per category in brackets")
+    for label, cells in cats:
+        row(label, cells)
     for x in reps:
         lines += ["", f"most expensive spans under {x.name}:"]
         lines += [f"  {e.describe(x.tokens)}" for e in x.expensive[:top]]

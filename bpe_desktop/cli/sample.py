@@ -1,7 +1,8 @@
 """``bpe-desktop sample robotlogs --lines N --seed S [--out FILE]``: write a generated ROS 2-style log.
 
 The lines come from :mod:`bpe_desktop.core.logs.robotlogs` and are streamed (any size, constant memory) to
-stdout or, atomically, to ``--out``.  The bundled ``resources/samples/robotlogs_sample.txt`` is
+stdout or, atomically, to ``--out`` (then a line on stdout says what was written).  The bundled
+``resources/samples/robotlogs_sample.txt`` is
 ``bpe-desktop sample robotlogs --lines 1800 --seed 12 --out resources/samples/robotlogs_sample.txt``.
 """
 
@@ -9,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import sys
 
 from ..core.errors import ConfigError
 from ..core.io.atomic import atomic_write
+from ..core.io.sizes import format_bytes
 from ..core.logs.robotlogs import iter_lines
 
 KINDS = ("robotlogs",)
@@ -43,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"{args.out}: is a folder -- give a file name") from None
     except OSError as e:  # e.g. a folder where no file can be created (/proc), a full disk
         raise ConfigError(f"{args.out}: cannot write ({e.strerror}) -- choose another path") from None
+    print(f"wrote {args.lines:,} lines of {args.kind} (seed {args.seed}), {format_bytes(os.path.getsize(args.out))}, "
+          f"to {args.out}")
     return 0
 
 

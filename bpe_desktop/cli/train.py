@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -81,6 +82,25 @@ def _branch_point(args: argparse.Namespace) -> tuple[BranchPoint, int, TieBreak 
     return point, len(model.merges), model.tie_break
 
 
+def _warn_kept_forbidden(point: BranchPoint, config: TrainConfig) -> None:
+    """Say on stderr which forbidden pairs are among the kept merges: the branch keeps them, so it is as if
+    they were not forbidden (the README's old example forbade merge 30 of 500 kept and changed nothing)."""
+    from ..core.forbid import format_pair
+    from ..core.training.branch import kept_forbidden
+
+    kept = kept_forbidden(point, config)
+    if not kept:
+        return
+    shown = ", ".join(f'"{format_pair(p)}" (merge {rank})' for rank, p in kept[:5])
+    more = f" and {len(kept) - 5} more" if len(kept) > 5 else ""
+    first = kept[0][0]
+    sys.stderr.write(
+        f"bpe-desktop train: warning: {shown}{more} {'is' if len(kept) == 1 else 'are'} forbidden but among the "
+        f"{point.step} kept merges, which a branch keeps -- branch with --at {first - 1} or less to forbid "
+        f"{'it' if len(kept) == 1 else 'them'}\n"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     if args.at is not None and args.source is None:
         raise ConfigError("--at K needs --from TOKENIZER: the run whose first K merges to keep")
@@ -89,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if point is not None and config.merges is None and config.vocab_size is None:
         config = config.with_(merges=max(n_source, point.step))
+    if point is not None:
+        _warn_kept_forbidden(point, config)
     folder_format = args.format in ("gpt2", "vocab-merges") and not args.out.endswith(".json")
     preflight(None if folder_format else args.out, args.steps, folder=args.out if folder_format else None)
     progress = progress_printer(args)
@@ -127,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             f.write(steps_csv(records))
     kept = f"kept the first {point.step} of {args.source}, " if point is not None else ""
     forbidden = trainer.forbidden_pairs
-    skipped = f"; {len(forbidden)} forbidden pairs skipped" if forbidden else ""
+    skipped = f"; {len(forbidden)} forbidden pair{'' if len(forbidden) == 1 else 's'} skipped" if forbidden else ""
     print(
         f"{len(records)} merges ({kept}{trainer.stop_reason}); vocabulary {trainer.vocab_size}; "
         f"symbols {trainer.initial_symbols} -> {trainer.total_symbols}{skipped}; wrote {args.out}"

@@ -3,7 +3,8 @@
 
 Each function asks for a path (unless given one), calls the core, and turns a :class:`BpeError` (or an
 ``OSError``) into a dialog: the window never crashes on a bad file.  Writes are atomic (the core's
-writers use ``atomic_write``).  It builds no widgets of its own beyond standard dialogs.
+writers use ``atomic_write``).  Its one dialog of its own is the export dialog (:mod:`.export_dialog`);
+success is said in the status bar.
 """
 
 from __future__ import annotations
@@ -119,43 +120,44 @@ def save_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
     return True
 
 
-#: file-dialog filter -> (format for core.formats.save_model, writes a folder, default name)
-EXPORT_FORMATS: dict[str, tuple[str, bool, str]] = {
-    "HF tokenizers tokenizer.json (*.json)": ("hf", False, "tokenizer.json"),
-    "GPT-2 vocab.json + merges.txt (a folder)": ("vocab-merges", True, "tokenizer"),
-    "GPT-2 encoder.json + vocab.bpe (a folder)": ("gpt2", True, "tokenizer"),
-    "tiktoken ranks (*.tiktoken)": ("tiktoken", False, "tokenizer.tiktoken"),
-    "subword-nmt codes (*.codes *.txt)": ("subword-nmt", False, "codes.txt"),
-    "bpe-desktop native (*.json)": ("native", False, "tokenizer.json"),
-}
+def confirm(parent: QtWidgets.QWidget | None, message: str) -> None:
+    """Say in the main window's status bar that a write succeeded (and where)."""
+    window = parent.window() if parent is not None else None
+    if isinstance(window, QtWidgets.QMainWindow):
+        window.statusBar().showMessage(message)
 
 
 def export_tokenizer(
     parent: QtWidgets.QWidget, session: Session, path: str | None = None, fmt: str | None = None
 ) -> bool:
     """Write the tokenizer *as it is at the timeline's current step* (its first k merges) in another tool's
-    format; a format that cannot express it says which can (the error comes from the core writer)."""
+    format.  Without *path* and *fmt* the export dialog asks, offering only the formats the writer accepts
+    (the others greyed with its reason); a refusal writes nothing (no folder either: the writer checks
+    before it creates one, as ``convert`` does).  Success is confirmed in the status bar with the path."""
     step = session.step
     if step <= 0:
         show_error(parent, "Nothing to export", "The timeline is at step 0 (no merges) -- train, or move "
                    "the timeline to the step whose tokenizer you want.")
         return False
+    model, records = session.model.truncated(step), session.records[:step]
     if path is None or fmt is None:
-        chosen, flt = QtWidgets.QFileDialog.getSaveFileName(
-            parent, f"Export the tokenizer at step {step:,}", "tokenizer.json", ";;".join(EXPORT_FORMATS))
-        if not chosen:
+        from .export_dialog import ExportDialog
+
+        dialog = ExportDialog(parent, model, records, step, _last_folder[0] or QtCore.QDir.homePath())
+        if dialog.exec() != QtWidgets.QDialog.DialogCode.Accepted or (chosen := dialog.chosen()) is None:
             return False
-        fmt = EXPORT_FORMATS.get(flt, ("native", False, ""))[0]
-        path = chosen
-    folder = fmt in ("gpt2", "vocab-merges")
+        path, fmt = dialog.path.text().strip(), chosen.fmt
     try:
-        if folder:
-            os.makedirs(path, exist_ok=True)
-        save_model(session.model.truncated(step), path, fmt, session.records[:step])
+        save_model(model, path, fmt, records)
     except (BpeError, OSError) as e:
         show_error(parent, "Cannot export tokenizer", str(e))
         return False
+    _last_folder[0] = os.path.dirname(os.path.abspath(path))
+    confirm(parent, f"Exported the tokenizer at step {step:,} as {fmt} to {path}")
     return True
+
+
+_last_folder = [""]  # where the last export went: the next one starts there
 
 
 def export_merges_csv(parent: QtWidgets.QWidget, session: Session, path: str | None = None) -> bool:
@@ -174,4 +176,5 @@ def export_merges_csv(parent: QtWidgets.QWidget, session: Session, path: str | N
     except (BpeError, OSError) as e:
         show_error(parent, "Cannot export merges", str(e))
         return False
+    confirm(parent, f"Exported {len(session.records):,} merges as CSV to {path}")
     return True

@@ -383,7 +383,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.controller.shutdown()  # a new corpus: the idle run cannot be continued, free its process
         self._update_stale()
 
-    STALE = "The corpus changed since training: press Retrain (F5) to learn from it."
+    STALE = "Corpus changed: Retrain (F5) to learn from it"
 
     def _update_stale(self, *_: object) -> None:
         """Show STALE while, and only while, the editor's corpus differs from the one trained on."""

@@ -4,7 +4,10 @@
 and compares the width its text needs (``fontMetrics().horizontalAdvance``, plus the style's margins) with the
 width it has.  An :class:`~.widgets.elided_label.ElidedLabel` passes when what it paints fits and, if it is
 cut, its tooltip holds the full text; a header section passes when it fits or its tooltip holds the text.
-Word-wrapped labels are checked for height instead.  Plots are checked by :func:`clipped_plot_items`: titles,
+Word-wrapped labels are checked for height instead.  A status bar's message passes when it fits beside the
+permanent widgets, or is drawn elided with "…" and its tooltip holds it; a tab bar's tab when its title fits,
+or is elided with "…", keeps at least :data:`MIN_TAB_CHARS` characters and its tooltip holds the title.
+Plots are checked by :func:`clipped_plot_items`: titles,
 axis labels, text items and end points in every pyqtgraph view inside a tab.
 
 It reports; it fixes nothing.  Used by the layout tests (tests/gui/test_layouts.py).
@@ -19,10 +22,11 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from bpe_desktop.gui.widgets.elided_label import ElidedLabel
 
 SLACK_PX = 1  # rounding
+MIN_TAB_CHARS = 4  # an elided tab shows at least this many characters before its "…" (not a sliver)
 
 
 class Clipped(NamedTuple):
-    kind: str  # label, button, header, dock title, plot
+    kind: str  # label, button, header, dock title, status message, tab, plot
     where: str  # object names up the parent chain
     text: str
     need: int
@@ -156,6 +160,62 @@ def _dock_title(d: QtWidgets.QDockWidget) -> Clipped | None:
     return None
 
 
+def _status_message(bar: QtWidgets.QStatusBar) -> Clipped | None:
+    """The temporary message: drawn from the left edge to the first permanent widget (Qt hides the others)."""
+    text = bar.currentMessage()
+    if not text:
+        return None
+    shown = getattr(bar, "shown_message", lambda: text)()  # an eliding bar says what it drew
+    right = [c.geometry().left() for c in bar.findChildren(QtWidgets.QWidget, options=QtCore.Qt.FindChildOption.
+             FindDirectChildrenOnly) if c.isVisible() and not isinstance(c, QtWidgets.QSizeGrip)]
+    have = (min(right) if right else bar.width()) - 8  # Qt draws the message 2 px in, and the layout spacing
+    need = bar.fontMetrics().horizontalAdvance(shown)
+    if need > have + SLACK_PX:
+        return Clipped("status message", _where(bar), text, need, have)
+    if shown != text and (not shown.endswith("…") or text not in bar.toolTip()):
+        return Clipped("status message (elided, no tooltip)", _where(bar), text, need, have)
+    return None
+
+
+def _tabs(bar: QtWidgets.QTabBar) -> list[Clipped]:
+    out: list[Clipped] = []
+    fm = bar.fontMetrics()
+    style = bar.style()
+    pad = style.pixelMetric(QtWidgets.QStyle.PixelMetric.PM_TabBarTabHSpace, None, bar)
+    arrows = [b.geometry().left() for b in bar.findChildren(QtWidgets.QToolButton) if b.isVisible()
+              and b.parent() is bar]
+    edge = min(arrows) if arrows else bar.width()  # scroll buttons cover the tabs behind them
+    for i in range(bar.count()):
+        text = _plain(bar.tabText(i))
+        r = bar.tabRect(i)
+        if not text or not bar.isTabVisible(i):
+            continue
+        if r.right() < 0 or r.left() >= edge:  # out of sight: reachable only with scroll buttons
+            if not arrows:
+                out.append(Clipped("tab (out of sight)", _where(bar), text, r.width(), 0))
+            continue
+        if r.right() >= edge:
+            kind = "tab (under the scroll buttons)" if arrows else "tab (cut, no …)"
+            out.append(Clipped(kind, _where(bar), text, r.width(), edge - r.left()))
+            continue
+        icon = 0 if bar.tabIcon(i).isNull() else bar.iconSize().width() + 4
+        button = sum(b.width() for b in (bar.tabButton(i, side) for side in QtWidgets.QTabBar.ButtonPosition)
+                     if b is not None and b.isVisible())
+        room = r.width() - pad - icon - button
+        need = fm.horizontalAdvance(text)
+        if need <= room + SLACK_PX:
+            continue
+        elides = bar.elideMode() != QtCore.Qt.TextElideMode.ElideNone
+        least = fm.horizontalAdvance(text[:MIN_TAB_CHARS] + "…")
+        if not elides:
+            out.append(Clipped("tab (cut, no …)", _where(bar), text, need, room))
+        elif room + SLACK_PX < least:
+            out.append(Clipped("tab (a sliver)", _where(bar), text, least, room))
+        elif text not in (bar.tabToolTip(i) or ""):
+            out.append(Clipped("tab (elided, no tooltip)", _where(bar), text, need, room))
+    return out
+
+
 def clipped(window: QtWidgets.QWidget) -> list[Clipped]:
     """Every text on screen in *window* that needs more room than it has (see the module docstring)."""
     out: list[Clipped] = []
@@ -171,6 +231,11 @@ def clipped(window: QtWidgets.QWidget) -> list[Clipped]:
             continue
         elif isinstance(w, QtWidgets.QDockWidget):
             c = _dock_title(w)
+        elif isinstance(w, QtWidgets.QStatusBar):
+            c = _status_message(w)
+        elif isinstance(w, QtWidgets.QTabBar):
+            out.extend(_tabs(w))
+            continue
         else:
             continue
         if c is not None:

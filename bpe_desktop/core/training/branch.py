@@ -21,7 +21,8 @@ Everything here is plain and picklable.  A window branches at step k of the run 
 hands the point, the :class:`~.config.TrainConfig` and the corpus to its worker process, which counts the
 corpus, calls :func:`start_branch` (progress and cancel between slices of the replay), sends
 ``branch.records`` and then the trainer's records as usual.  :func:`config_changes` lists what a branch
-changed (to name it).  This module does not read files (the CLI loads the source with :mod:`.formats`) nor
+changed (to name it); :func:`kept_forbidden` the kept merges the new forbids name (they stay).  This
+module does not read files (the CLI loads the source with :mod:`.formats`) nor
 decide which run a window shows.
 """
 
@@ -35,7 +36,9 @@ from ..choices import Mode
 from ..config import TrainConfig
 from ..counting.pieces import CancelFn, ProgressFn, WordCounts
 from ..errors import Cancelled, ConfigError, CorpusError
+from ..forbid import ForbidRule
 from ..records import MergeRecord
+from ..text.byte_level import UNICODE_TO_BYTE
 from ..text.pretokenize import Pretokenizer
 from ..tokenizers.model import BPEModel, token_text
 from .trainer import Trainer
@@ -245,3 +248,23 @@ def start_branch(
         raise ConfigError(f"a target vocabulary of {config.vocab_size} is smaller than the {trainer.vocab_size} "
                           f"tokens at the branch step {k} -- ask for {trainer.vocab_size} or more")
     return Branch(trainer, list(point.records) if point.records else replayed)
+
+
+def kept_forbidden(point: BranchPoint, config: TrainConfig) -> list[tuple[int, tuple[str, str]]]:
+    """The kept merges (rank 1..k) that *config* forbids: a branch keeps them, so forbidding them changes nothing.
+
+    >>> from bpe_desktop.core import TrainConfig, train
+    >>> model, recs = train({"low": 5, "lower": 2}, TrainConfig(merges=3))
+    >>> kept_forbidden(BranchPoint.from_model(model, 2, recs), TrainConfig(forbid=(("l", "o"), ("e", "r"))))
+    [(1, ('l', 'o'))]
+    """
+    rule = ForbidRule.from_settings(config.forbid, config.forbid_regex)
+    if rule is None:
+        return []
+    found = []
+    for rank, (left, right) in enumerate(point.pairs, 1):
+        text = left + right
+        token: str | bytes = bytes(UNICODE_TO_BYTE[ch] for ch in text) if point.mode == "bytes" else text
+        if rule.blocks(left, right, token):
+            found.append((rank, (left, right)))
+    return found

@@ -22,10 +22,11 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.errors import BpeError
 from ...core.formats.presets import split_spec
 from ...core.io.atomic import atomic_write
+from ...core.io.sizes import format_bytes
 from .. import file_actions, resources
 from ..compare.sources import spec_for_folder
 from ..session import Session
-from ..widgets import theme
+from ..widgets import tab_titles, theme
 from ..widgets.on_screen import DockWatch, on_screen
 from . import export
 from .differ_tab import DifferTab
@@ -58,7 +59,7 @@ def _room_for_text(b: QtWidgets.QPushButton) -> None:
 
 
 def _size(n: int) -> str:
-    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} KB" if n >= 1e3 else f"{n} bytes"
+    return format_bytes(n)  # the program's one size rule
 
 
 class LogInspector(QtWidgets.QWidget):
@@ -141,6 +142,7 @@ class LogInspector(QtWidgets.QWidget):
         self.tabs.addTab(self.tokens_tab, "Where the tokens go")
         self.tabs.addTab(self.differ_tab, "Where they differ")
         self.tabs.addTab(self.variants, "What to change")
+        tab_titles.share_room(self.tabs)
         self.tokens_tab.lineRequested.connect(self._show_line)
 
         lay = QtWidgets.QVBoxLayout(self)

@@ -20,6 +20,7 @@ from ...core.counting.count_table import is_table, parse_header
 from ...core.counting.pieces import looks_like_word_counts
 from ...core.counting.sources import CorpusSource
 from ...core.errors import CorpusError
+from ...core.io.sizes import format_bytes
 from ...core.text.inputs import Input, read_head
 from ..session import Session
 from ..widgets.elided_label import ElidedLabel, Part
@@ -41,7 +42,7 @@ def _cut_long_lines(text: str) -> str:
 
 
 def _size(n: int) -> str:
-    return f"{n / (1 << 20):.1f} MB" if n >= 1 << 20 else f"{n / 1024:.0f} KB" if n >= 1024 else f"{n} bytes"
+    return format_bytes(n)  # the program's one size rule
 
 
 class _Editor(QtWidgets.QPlainTextEdit):

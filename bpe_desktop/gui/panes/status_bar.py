@@ -1,6 +1,8 @@
 """The status bar: training state, step, vocabulary size, total tokens, compression, merges/s, progress + ETA.
 
-It only observes the session (its ``progress`` fields are filled by the controller) and leaves all other
+A temporary message (``showMessage``) too wide for the room beside the permanent widgets is drawn elided
+with "…", the whole of it in the tooltip.  It only observes the session (its ``progress`` fields are filled
+by the controller) and leaves all other
 state to it, except the start time of the current stage, used for the ETA.
 """
 
@@ -95,12 +97,48 @@ class StatusBar(QtWidgets.QStatusBar):
             self.addPermanentWidget(w)
         self.addPermanentWidget(self.progress)
         self._stage = ("", 0.0, 0)  # stage, start time, done at start
+        self.messageChanged.connect(lambda m: self.setToolTip(m))  # the whole message, however it is elided
         session.stepChanged.connect(self.refresh)
         session.modelReset.connect(self.refresh)
         session.countChanged.connect(self.refresh)
         session.trainingStateChanged.connect(self.refresh)
         session.progressChanged.connect(self._progress)
         self.refresh()
+
+    # -- the temporary message, elided ----------------------------------------------------------------
+    def _message_rect(self) -> QtCore.QRect:
+        """Where Qt draws a message: from the left edge to the first permanent widget shown beside it."""
+        lefts = [c.geometry().left() for c in self.findChildren(
+            QtWidgets.QWidget, options=QtCore.Qt.FindChildOption.FindDirectChildrenOnly)
+            if c.isVisible() and not isinstance(c, QtWidgets.QSizeGrip)]
+        right = (min(lefts) if lefts else self.width()) - 8
+        return QtCore.QRect(4, 0, max(0, right - 4), self.height())
+
+    def shown_message(self) -> str:
+        """The message as painted: elided with "…" when it is wider than its room (whole in the tooltip)."""
+        return self.fontMetrics().elidedText(self.currentMessage(), QtCore.Qt.TextElideMode.ElideRight,
+                                             self._message_rect().width())
+
+    def paintEvent(self, e: QtGui.QPaintEvent) -> None:
+        """QStatusBar's painting (panel, frames of the widgets shown) with the message elided, not cut."""
+        if not self.currentMessage():
+            super().paintEvent(e)
+            return
+        p = QtGui.QPainter(self)
+        opt = QtWidgets.QStyleOption()
+        opt.initFrom(self)
+        style = self.style()
+        style.drawPrimitive(QtWidgets.QStyle.PrimitiveElement.PE_PanelStatusBar, opt, p, self)
+        for c in self.findChildren(QtWidgets.QWidget, options=QtCore.Qt.FindChildOption.FindDirectChildrenOnly):
+            if c.isVisible() and not isinstance(c, QtWidgets.QSizeGrip):
+                item = QtWidgets.QStyleOption()
+                item.rect = c.geometry().adjusted(-2, -1, 2, 1)
+                item.palette = self.palette()
+                style.drawPrimitive(QtWidgets.QStyle.PrimitiveElement.PE_FrameStatusBarItem, item, p, c)
+        p.setPen(self.palette().windowText().color())
+        p.drawText(self._message_rect(), QtCore.Qt.AlignmentFlag.AlignLeading | QtCore.Qt.AlignmentFlag.AlignVCenter
+                   | QtCore.Qt.TextFlag.TextSingleLine, self.shown_message())
+        p.end()
 
     def refresh(self, *_: object) -> None:
         s = self.session

@@ -32,6 +32,7 @@ from ...core.errors import BpeError
 from ...core.measure.stats import ZipfData
 from ..session import Session
 from ..training.protocol import TrainingState
+from ..widgets import tab_titles
 from ..widgets.elided_label import ElidedLabel, LabelHost, Part
 from ..widgets.on_screen import DockWatch, on_screen
 from ..widgets.timers import one_shot
@@ -75,10 +76,12 @@ class PlotsPanel(QtWidgets.QWidget):
 
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.zipf, "Pair frequencies")
+        self.tabs.addTab(self.zipf, "Pairs")  # the plot's own title says "Pair frequencies"
         self.tabs.addTab(self.compression, "Compression")
         self.tabs.addTab(self.tradeoff, "Trade-off")
         self.tabs.addTab(self.quality, "Quality")
+        self.tabs.setTabToolTip(0, "Pairs: the pair frequencies (Zipf, log-log)")
+        tab_titles.share_room(self.tabs)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.status = ElidedLabel("")  # parts shed when narrow (see _update_status)
         self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)

@@ -32,6 +32,7 @@ from ..plots.feed import PlotFeed
 from ..session import Session
 from ..stream.view import TokenStreamView
 from ..training.protocol import TrainingState
+from ..widgets import tab_titles
 from .store import Run, RunStore
 
 STYLES = (QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
@@ -109,6 +110,7 @@ class CompareRunsDialog(QtWidgets.QDialog):
         self._build_curves()
         self._build_diff()
         self._build_streams()
+        tab_titles.share_room(self.tabs)
         left = QtWidgets.QVBoxLayout()
         left.addWidget(QtWidgets.QLabel("Runs", self))
         left.addWidget(self.checks, 1)

@@ -24,6 +24,7 @@ from ...core.views.labels import token_hue
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets.derivation_tree import DerivationTree
+from ..widgets.elided_label import ElidedLabel, Part
 from ..widgets.gc_policy import GcPolicy
 from ..widgets.on_screen import DockWatch, on_screen
 from ..widgets.timers import one_shot
@@ -128,9 +129,8 @@ class VocabPane(QtWidgets.QWidget):
         self.view.setMinimumWidth(160)
         side.setMinimumWidth(0)
 
-        self.status = QtWidgets.QLabel(self)
+        self.status = ElidedLabel("", self)  # a narrow pane sheds the flag counts, then elides with "…"
         self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
-        self.status.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
@@ -319,15 +319,16 @@ class VocabPane(QtWidgets.QWidget):
             self.status.setText(f" computing the vocabulary at step {k:,}…" if busy else "")
             return
         counts = self._counts
-        parts = [f"step {a.step:,}", f"{len(a):,} tokens"]
-        parts += [f"{counts[f]:,} {word}" for f, word in FLAG_WORDS.items() if counts[f] and f is not TokenFlag.SPECIAL]
+        parts = [Part(f" step {a.step:,}"), Part(f" · {len(a):,} tokens")]
+        parts += [Part(f" · {counts[f]:,} {word}", drop=1) for f, word in FLAG_WORDS.items()
+                  if counts[f] and f is not TokenFlag.SPECIAL]
         if len(self.table_model.rows) != len(a):
-            parts.append(f"showing {len(self.table_model.rows):,}")
+            parts.append(Part(f" · showing {len(self.table_model.rows):,}"))
         if a.step != k:
-            parts.append(f"computing step {k:,}…")
+            parts.append(Part(f" · computing step {k:,}…"))
         if self.feed.note:
-            parts.append(self.feed.note)
-        self.status.setText(" " + " · ".join(parts))
+            parts.append(Part(" · " + self.feed.note, drop=2))
+        self.status.set_parts(parts)
         self.status.setToolTip("; ".join(f"{FLAG_WORDS[f]}: {FLAG_HELP[f]}" for f in FLAG_WORDS))
 
     def column_titles(self) -> list[str]:

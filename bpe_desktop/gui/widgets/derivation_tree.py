@@ -30,7 +30,11 @@ class DerivationTree(QtWidgets.QTreeWidget):
         self.setUniformRowHeights(True)
         header = self.header()
         header.setStretchLastSection(False)
-        header.setMinimumSectionSize(40)
+        bold = QtGui.QFont(header.font())
+        bold.setBold(True)  # the style sheet's header sections are bold: size them for that
+        margin = 2 * header.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_HeaderMargin, None, header) + 12
+        header.setMinimumSectionSize(max(QtGui.QFontMetrics(bold).horizontalAdvance(t) for t in ("merge", "count"))
+                                     + margin)
         header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
         for col in (1, 2):
             header.setSectionResizeMode(col, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)

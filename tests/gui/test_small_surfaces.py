@@ -1,0 +1,214 @@
+"""Small things of the window seen on the way: one size rule with the CLI, and the export dialog (only the
+formats the writer accepts, the name following the format, nothing written on refusal, a confirmation)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
+from bpe_desktop.core.errors import FormatError
+from bpe_desktop.core.formats import load_model, save_model
+from bpe_desktop.core.formats.csv_stats import steps_csv
+from bpe_desktop.core.io.sizes import format_bytes
+from bpe_desktop.gui import file_actions
+from bpe_desktop.gui.export_dialog import FORMATS, ExportDialog
+from support import SEED_000
+
+
+def test_the_window_uses_the_cli_size_rule() -> None:
+    from bpe_desktop.gui.inspect import panel
+    from bpe_desktop.gui.panes import corpus_editor
+
+    for n in (0, 999, 1_450_000, 1_520_435, 3 * 2**30):
+        assert corpus_editor._size(n) == panel._size(n) == format_bytes(n)
+
+
+def _trained(window, cfg: TrainConfig, text: str, step: int):  # type: ignore[no-untyped-def]
+    t = Trainer(count_text(text, cfg), cfg)
+    recs = t.run()
+    s = window.session
+    s.set_corpus(CorpusSource.from_text(text), cfg)
+    s.reset_model(copy.deepcopy(t.model), recs)
+    s.set_step(step)
+    return s
+
+
+SETTINGS = {
+    "bytes-gpt2": TrainConfig(mode="bytes", pretokenizer="gpt2", merges=40),
+    "chars-separate-marker": TrainConfig(merges=10),
+    "chars-glued": TrainConfig(merges=10, glue_marker=True),
+}
+
+
+@pytest.mark.parametrize("name", SETTINGS)
+def test_the_dialog_greys_exactly_the_formats_the_writer_refuses(window, tmp_path, topics_text, name) -> None:  # type: ignore[no-untyped-def]
+    text = topics_text[:20_000] if SETTINGS[name].mode == "bytes" else " ".join(
+        " ".join([w] * c) for w, c in SEED_000.items())
+    s = _trained(window, SETTINGS[name], text, 5)
+    d = ExportDialog(window, s.model.truncated(5), s.records[:5], 5, str(tmp_path))
+    for k, f in enumerate(FORMATS):
+        try:  # the oracle: really write it
+            save_model(s.model.truncated(5), tmp_path / f"out-{f.fmt}", f.fmt, s.records[:5])
+            written = True
+        except FormatError as e:
+            written, why = False, str(e)
+        item = d.list.item(k)
+        assert bool(item.flags() & QtCore.Qt.ItemFlag.ItemIsEnabled) == written, f.fmt
+        if not written:
+            assert why in item.toolTip() and why in d.note.text()
+            assert not d.select(f.fmt)
+    assert (not d.note.isHidden()) == any(d.refusals.values())
+
+
+def test_the_name_follows_the_format(window, tmp_path, topics_text) -> None:  # type: ignore[no-untyped-def]
+    s = _trained(window, SETTINGS["bytes-gpt2"], topics_text[:20_000], 5)
+    d = ExportDialog(window, s.model.truncated(5), s.records[:5], 5, str(tmp_path))
+    assert d.path.text() == str(tmp_path / "tokenizer.json")
+    seen = {}
+    for fmt in ("vocab-merges", "tiktoken", "gpt2", "csv", "hf"):
+        assert d.select(fmt)
+        seen[fmt] = Path(d.path.text()).name
+    assert seen == {"vocab-merges": "tokenizer", "tiktoken": "tokenizer.tiktoken", "gpt2": "tokenizer",
+                    "csv": "tokenizer.csv", "hf": "tokenizer.json"}
+    d.path.setText(str(tmp_path / "mine.json"))
+    assert d.select("vocab-merges") and d.path.text() == str(tmp_path / "mine")
+
+
+def test_a_refused_export_leaves_no_folder(window, dialogs, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    s = _trained(window, SETTINGS["chars-separate-marker"], " ".join(" ".join([w] * c) for w, c in SEED_000.items()),
+                 5)
+    for fmt in ("gpt2", "vocab-merges"):
+        target = tmp_path / fmt
+        assert not file_actions.export_tokenizer(window, s, str(target), fmt)
+        assert dialogs[-1][0] == "Cannot export tokenizer"
+        assert not target.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("fmt", ["vocab-merges", "csv"])
+def test_export_through_the_dialog_writes_and_confirms(window, dialogs, tmp_path, topics_text, monkeypatch,
+                                                       fmt) -> None:  # type: ignore[no-untyped-def]
+    s = _trained(window, SETTINGS["bytes-gpt2"], topics_text[:20_000], 7)
+    seen: list[ExportDialog] = []
+
+    def exec_(self: ExportDialog) -> int:  # the user picks the format and clicks Export
+        seen.append(self)
+        assert self.select(fmt)
+        return QtWidgets.QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(ExportDialog, "exec", exec_)
+    assert file_actions._last_folder is not None
+    monkeypatch.setattr(file_actions, "_last_folder", [str(tmp_path)])
+    assert file_actions.export_tokenizer(window, s)
+    assert not dialogs
+    path = seen[0].path.text()
+    assert window.statusBar().currentMessage() == f"Exported the tokenizer at step 7 as {fmt} to {path}"
+    if fmt == "csv":
+        assert Path(path).read_text(encoding="utf-8") == steps_csv(s.records[:7])
+    else:
+        assert sorted(p.name for p in Path(path).iterdir()) == ["merges.txt", "vocab.json"]
+        assert load_model(path).merges == s.model.merges[:7]
+
+
+def test_cancel_writes_nothing(window, tmp_path, topics_text, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    s = _trained(window, SETTINGS["bytes-gpt2"], topics_text[:20_000], 7)
+    monkeypatch.setattr(ExportDialog, "exec", lambda self: QtWidgets.QDialog.DialogCode.Rejected)
+    monkeypatch.setattr(file_actions, "_last_folder", [str(tmp_path)])
+    window.statusBar().clearMessage()
+    assert not file_actions.export_tokenizer(window, s)
+    assert list(tmp_path.iterdir()) == [] and window.statusBar().currentMessage() == ""
+
+
+# --- the fit checker on status bars and tab bars ------------------------------------------------------------
+
+def test_the_fit_check_finds_a_cut_status_message_and_accepts_an_elided_one(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.gui.panes.status_bar import StatusBar
+    from bpe_desktop.gui.session import Session
+    from support import fit_check
+
+    long = "The corpus changed since training: press Retrain (F5) to learn from it, " * 3
+    found = {}
+    for kind, bar in (("plain", QtWidgets.QStatusBar()), ("ours", StatusBar(Session()))):
+        win = QtWidgets.QMainWindow()
+        qtbot.addWidget(win)
+        win.setStatusBar(bar)
+        win.resize(1000, 200)
+        win.show()
+        qtbot.waitExposed(win)
+        bar.showMessage(long)
+        found[kind] = [c.kind for c in fit_check.clipped(win) if c.kind.startswith("status")]
+        if kind == "ours":
+            shown = bar.shown_message()
+            assert shown.endswith("…") and long.startswith(shown[:-1]) and bar.toolTip() == long
+            bar.showMessage("short")
+            assert bar.shown_message() == "short" and not fit_check.clipped(win)
+    assert found == {"plain": ["status message"], "ours": []}
+
+
+def test_the_fit_check_finds_tabs_cut_or_under_scroll_buttons_and_accepts_shared_room(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.gui.widgets import tab_titles
+    from support import fit_check
+
+    titles = ["Pair frequencies", "Compression", "Trade-off", "Quality"]
+
+    def tabs(share: bool, scroll: bool, width: int) -> list[str]:
+        t = QtWidgets.QTabWidget()
+        qtbot.addWidget(t)
+        for title in titles:
+            t.addTab(QtWidgets.QWidget(), title)
+        t.tabBar().setElideMode(QtCore.Qt.TextElideMode.ElideNone)
+        t.tabBar().setUsesScrollButtons(scroll)
+        if share:
+            tab_titles.share_room(t)
+        t.resize(width, 120)
+        t.show()
+        qtbot.waitExposed(t)
+        return sorted({c.kind for c in fit_check.clipped(t)})
+
+    # the titles need 368 px here
+    assert tabs(False, True, 300) == ["tab (under the scroll buttons)"]  # the Quality sliver of the issue
+    assert tabs(False, False, 300) == ["tab (cut, no …)", "tab (out of sight)"]
+    assert tabs(True, True, 300) == ["tab (a sliver)"]  # elided to fewer than MIN_TAB_CHARS characters
+    assert tabs(True, True, 400) == []
+
+
+def test_nothing_is_cut_after_the_left_docks_widen_with_a_stale_corpus(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+    """The window at 1280×800 with a 200-merge robot-log run, the left docks 100 px wider (what choosing a
+    preset did), the corpus edited since training (the stale message), every pane brought to the front."""
+    from bpe_desktop.gui import app as gui_app
+    from bpe_desktop.gui import resources
+    from support import fit_check
+
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    text = resources.read_text(resources.ROBOT_LOGS)[:40_000]
+    w.corpus.set_text(text, name="sample")
+    cfg = TrainConfig(merges=200)
+    t = Trainer(count_text(text, cfg), cfg)
+    recs = t.run()
+    w.session.set_corpus(CorpusSource.from_text(text), cfg)
+    w.session.reset_model(copy.deepcopy(t.model), recs)
+    left = [d for d in w.docks.values() if w.dockWidgetArea(d) == QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
+            and not d.isHidden()]
+    w.resizeDocks(left, [d.width() + 100 for d in left], QtCore.Qt.Orientation.Horizontal)
+    w.corpus.set_text(text + "\nmore", name="sample")
+    qtbot.waitUntil(lambda: w.statusBar().currentMessage() == w.STALE, timeout=10_000)
+    found: set[str] = set()
+    for key, dock in w.docks.items():
+        dock.raise_()
+        for _ in range(6):
+            QtWidgets.QApplication.processEvents()
+        found.update(str(c) for c in fit_check.clipped(w))
+        if key == "vocab":
+            qtbot.waitUntil(lambda: w.vocab.table_model.audit is not None, timeout=20_000)
+            w.vocab.status.resize(200, w.vocab.status.height())  # a narrow pane: parts shed, then "…"
+            found.update(str(c) for c in fit_check.clipped(w))
+    assert sorted(found) == [], "\n".join(sorted(found))
