@@ -19,8 +19,8 @@ ignore names they do not know).
   reason, branch origin and, when it differs, its own corpus) beside the fields of the run shown; they are
   written under ``"runs"`` (format minor version 1: readers of version 1 ignore them, and a file without
   them reads as a session of one run).
-* :func:`check_corpus` (:mod:`.session_corpus`) says whether the referenced corpus files are unchanged, changed or gone, so a
-  caller can report it instead of silently retraining on different text.
+* :func:`check_corpus` (:mod:`.session_corpus`) says whether the referenced corpus files are unchanged,
+  changed or gone, so a caller can report it instead of silently retraining on different text.
 
 It does not decide *when* to save (autosave, recovery) nor touch any widget: that is the GUI's part.
 """
