@@ -8,17 +8,19 @@ named JSON values a GUI part adds without a new document version (an object, abs
 ignore names they do not know).
 
 * :func:`save_session` writes it atomically (:mod:`.atomic`); :func:`load_session` reads it back with full
-  validation: any malformed value is a :class:`~bpe_desktop.core.errors.SessionError` naming the file and
-  the field, and a document from a newer version says which version wrote it.  The file is plain JSON
-  read with :func:`json.loads`: no pickle, nothing in it is ever executed.
+  validation (:mod:`.session_check` first checks the whole parsed JSON: ranges the window holds, runs'
+  lineage, paths, nesting): any malformed value is a :class:`~bpe_desktop.core.errors.SessionError`
+  naming the file and the field, and a document from a newer version says which version wrote it.  The
+  file is plain JSON read with :func:`json.loads` (a leading byte order mark is skipped): no pickle,
+  nothing in it is ever executed.  File names that are not UTF-8 are kept exactly (:mod:`.json_text`).
 * The tokenizer part is the native tokenizer document (:mod:`.formats.native`, through its public
   ``dumps``/``loads``), so a session and a native file describe merges identically.
 * A session may hold several *runs* ("what if": :class:`RunDoc`, each its settings, merges, step, stop
   reason, branch origin and, when it differs, its own corpus) beside the fields of the run shown; they are
   written under ``"runs"`` (format minor version 1: readers of version 1 ignore them, and a file without
   them reads as a session of one run).
-* :func:`check_corpus` says whether the referenced corpus files are unchanged, changed or gone, so a
-  caller can report it instead of silently retraining on different text.
+* :func:`check_corpus` (:mod:`.session_corpus`) says whether the referenced corpus files are unchanged,
+  changed or gone, so a caller can report it instead of silently retraining on different text.
 
 It does not decide *when* to save (autosave, recovery) nor touch any widget: that is the GUI's part.
 """
