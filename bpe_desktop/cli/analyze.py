@@ -99,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
                    threshold=x, encoder=encoder)
     to_file = loaded.tokenizer.file_id if isinstance(loaded.tokenizer, RenumberedTokenizer) else None
     lists = {key: _listed(report, flag, to_file) for key, flag in LISTS}
+    outside = loaded.tokenizer.outside_merges if isinstance(loaded.tokenizer, RankTokenizer) else []
+    lists["not_merges"] = [{"id": i, "text": loaded.tokenizer.token_str(i)} for i in outside]
     if args.json:
         doc: dict[str, Any] = {
             "tokens": metrics.tokens, "bytes_per_token": _number(metrics.bytes_per_token),
@@ -120,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
     ]
     if not loaded.stats:
         out.append("intermediate: not known (the file holds no per-merge counts; native files saved by training do)")
+    if outside:  # ranks no encoding produces, kept out of the merge list (Whisper's empty token)
+        out.append(f"not merges ({len(outside)}, the last ranks; no text encodes to them):")
+        out.extend(f"  {it['id']}\t{it['text']!r}" for it in lists["not_merges"][:SHOWN])
     undecodable = {it["id"] for it in lists["undecodable"]}
     for key, _flag in LISTS:
         items = lists[key]
