@@ -158,7 +158,7 @@ def test_special_ids_are_given_or_refused(tmp_path: Path) -> None:
     assert tok.special_tokens == {"<|a|>": 300, "<|b|>": 301}
     with pytest.raises(FormatError, match="ordinary token's rank"):
         load(str(path), pretokenizer="gpt2", specials={"<|a|>": 65})
-    with pytest.raises(FormatError, match="already '<|a|>'"):
+    with pytest.raises(FormatError, match=re.escape("already '<|a|>'")):
         load(str(path), pretokenizer="gpt2", specials={"<|a|>": 300, "<|b|>": 300})
     assert load_tokenizer("cl100k", specials={"<|endoftext|>": 100300}).special_tokens["<|endoftext|>"] == 100300
 
