@@ -15,7 +15,7 @@ from .. import __version__
 from ..core.errors import BpeError, Cancelled
 
 #: every sub-command, in the order ``--help`` lists them; each is the module of that name in this package
-SUBCOMMANDS = ("train", "encode", "stats", "convert", "count", "diff", "analyze", "inspect", "sample")
+SUBCOMMANDS = ("train", "encode", "decode", "stats", "convert", "count", "diff", "analyze", "inspect", "sample")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -32,6 +32,8 @@ from ..core.measure.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag
 from ..core.tokenizers.ranks import RankTokenizer
 from ..core.tokenizers.renumber import RenumberedTokenizer
 from ..core.tokenizers.tokenizer import Tokenizer
+from .common import add_tokenizer_file_options, tokenizer_kwargs
+from .encode import TOKENIZER_HELP
 
 #: flag -> key of the lists in the output
 LISTS = (
@@ -44,8 +46,8 @@ SHOWN = 20  # list items printed per flag without --json
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("analyze", help="quality metrics of a tokenizer on a text, and its suspicious tokens")
     p.add_argument("file", metavar="FILE", help="the text to tokenize (UTF-8; bytes-mode tokenizers take any bytes)")
-    p.add_argument("--tokenizer", required=True, metavar="SPEC",
-                   help="tokenizer file or folder in any readable format, or cl100k:PATH / gpt2:PATH")
+    p.add_argument("--tokenizer", required=True, metavar="SPEC", help=TOKENIZER_HELP)
+    add_tokenizer_file_options(p)
     p.add_argument("--upto", type=int, default=None, metavar="K", help="judge the tokenizer after its first K merges")
     p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, metavar="A",
                    help=f"order of the Rényi efficiency (default {DEFAULT_ALPHA})")
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     x = args.intermediate_threshold
     if not math.isfinite(x) or x < 0:
         raise ConfigError(f"--intermediate-threshold must be a number of 0 or more, not {x} -- e.g. 0.1")
-    loaded = load(args.tokenizer)
+    loaded = load(args.tokenizer, **tokenizer_kwargs(args))  # type: ignore[arg-type]
     model = loaded.model
     n_merges = len(model.merges)
     k = n_merges if args.upto is None else args.upto
@@ -104,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
                    threshold=x, encoder=encoder)
     to_file = loaded.tokenizer.file_id if isinstance(loaded.tokenizer, RenumberedTokenizer) else None
     lists = {key: _listed(report, flag, to_file) for key, flag in LISTS}
+    outside = loaded.tokenizer.outside_merges if isinstance(loaded.tokenizer, RankTokenizer) else []
+    lists["not_merges"] = [{"id": i, "text": loaded.tokenizer.token_str(i)} for i in outside]
     if args.json:
         doc: dict[str, Any] = {
             "tokens": metrics.tokens, "bytes_per_token": _number(metrics.bytes_per_token),
@@ -136,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
         out.append(f"intermediate: frequency in {args.file} over the pair's count when made, which the file counted "
                    "on its training corpus -- on another text this compares two corpora; analyze the training "
                    "corpus to find the tokens training left behind")
+    if outside:  # ranks no encoding produces, kept out of the merge list (Whisper's empty token)
+        out.append(f"not merges ({len(outside)}, the last ranks; no text encodes to them):")
+        out.extend(f"  {it['id']}\t{it['text']!r}" for it in lists["not_merges"][:SHOWN])
     undecodable = {it["id"] for it in lists["undecodable"]}
     for key, _flag in LISTS:
         items = lists[key]

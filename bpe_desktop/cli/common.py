@@ -17,8 +17,9 @@ from ..core.config import MODES, TIE_BREAKS, TrainConfig
 from ..core.counting.parallel_count import default_jobs
 from ..core.counting.pieces import ENCODING_ERRORS
 from ..core.counting.sources import CorpusSource
-from ..core.errors import ConfigError
+from ..core.errors import ConfigError, PretokenizerNeeded
 from ..core.forbid import parse_pair
+from ..core.formats import Loaded, load
 from ..core.io.atomic import check_writable
 from ..core.io.sizes import format_bytes
 from ..core.text.pretokenize import NAMED_PATTERNS
@@ -178,3 +179,51 @@ def progress_printer(args: argparse.Namespace) -> Callable[[str, int, int], None
         sys.stderr.flush()
 
     return emit
+
+
+def add_tokenizer_file_options(p: argparse.ArgumentParser, *, several: bool = False) -> None:
+    """``--pretokenizer`` and ``--special NAME[=ID]`` for the commands that read a tokenizer file."""
+    which = ("the tokenizers whose files hold none (a .tiktoken file that is no known encoding)" if several
+             else "files that hold none (a .tiktoken file that is no known encoding); overrides the file's")
+    p.add_argument("--pretokenizer", default=None, metavar="NAME|REGEX",
+                   help=f"one of {', '.join(NAMED_PATTERNS)} or a regular expression, for {which}")
+    p.add_argument("--special", nargs="*", default=[], metavar="TOKEN[=ID]",
+                   help="add special tokens; TOKEN=ID gives one its id (a .tiktoken file's specials are not in "
+                   "the file: e.g. --special '<|endoftext|>=100257')")
+
+
+def parse_special(value: str) -> tuple[str, int | None]:
+    """``"<|eot|>=5"`` -> ``("<|eot|>", 5)``; a value whose text after the last ``=`` is not digits is a
+    name alone.
+
+    >>> parse_special("<|endoftext|>=199999"), parse_special("<|a=b|>"), parse_special("x=")
+    (('<|endoftext|>', 199999), ('<|a=b|>', None), ('x=', None))
+    """
+    name, sep, num = value.rpartition("=")
+    if sep and name and num.isascii() and num.isdigit():
+        return name, int(num)
+    return value, None
+
+
+def specials_from_args(args: argparse.Namespace) -> dict[str, int | None]:
+    """``--special`` values as name -> id (None: the next free id), checked by :func:`check_specials`."""
+    items = [parse_special(v) for v in args.special]
+    check_specials([name for name, _ in items])
+    return dict(items)
+
+
+def tokenizer_kwargs(args: argparse.Namespace) -> dict[str, object]:
+    """The ``load`` keyword arguments ``--pretokenizer`` and ``--special`` ask for."""
+    return {"pretokenizer": args.pretokenizer, "specials": specials_from_args(args)}
+
+
+def load_each(spec: str, args: argparse.Namespace) -> Loaded:
+    """For commands that read several tokenizers: *spec* as its file says, with ``--pretokenizer`` used only
+    if the file holds no pattern (a .tiktoken file that is no known encoding)."""
+    specials = specials_from_args(args)
+    try:
+        return load(spec, specials=specials)
+    except PretokenizerNeeded:
+        if args.pretokenizer is None:
+            raise
+        return load(spec, pretokenizer=args.pretokenizer, specials=specials)

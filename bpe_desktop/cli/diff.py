@@ -14,8 +14,8 @@ import os
 from collections.abc import Sequence
 
 from ..core.forbid import format_pair
-from ..core.formats import load
 from ..core.measure.run_diff import RunDiff, diff_models
+from .common import add_tokenizer_file_options, load_each
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,6 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("a", metavar="A", help="tokenizer file (any readable format, or PRESET:PATH)")
     p.add_argument("b", metavar="B", help="tokenizer file to compare with A")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    add_tokenizer_file_options(p, several=True)
     p.add_argument("--limit", type=int, default=50, metavar="N",
                    help="list at most N merges per section in text output (0: all; default 50)")
     p.set_defaults(run=run)
@@ -55,7 +56,7 @@ def render(d: RunDiff, name_a: str, name_b: str, limit: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    la, lb = load(args.a), load(args.b)
+    la, lb = load_each(args.a, args), load_each(args.b, args)
     d = diff_models(la.model, lb.model)
     if args.json:
         doc = {"a": {"path": os.fspath(args.a), "format": la.fmt}, "b": {"path": os.fspath(args.b), "format": lb.fmt},

@@ -16,19 +16,20 @@ import os
 import sys
 
 from ..core.errors import CorpusError
-from ..core.formats import load_tokenizer
 from ..core.io.atomic import atomic_write
 from ..core.logs.log_inspect import Inspection, NamedTokenizer, inspect_file
 from ..core.logs.logclass import Category
 from ..core.measure.stats import csv_text
+from .common import add_tokenizer_file_options, load_each
+from .encode import TOKENIZER_HELP
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("inspect", help="where the tokens go in a log, per tokenizer, and where tokenizers differ")
     p.add_argument("file", metavar="FILE", help="the text (UTF-8) to inspect, e.g. a robot log")
     p.add_argument("--tokenizer", action="append", required=True, metavar="SPEC",
-                   help="tokenizer file or folder in any readable format, or cl100k:PATH / gpt2:PATH "
-                   "(repeat to compare)")
+                   help=TOKENIZER_HELP + " (repeat to compare)")
+    add_tokenizer_file_options(p, several=True)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.add_argument("--per-line", metavar="F.csv", help="write the tokens of every line per tokenizer as CSV")
     p.add_argument("--top", type=int, default=10, metavar="K", help="how many expensive/differing spans to list")
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     if args.top < 0:
         raise CorpusError(f"--top must be 0 or more, not {args.top}")
     names = _names(args.tokenizer)
-    toks = [NamedTokenizer(n, load_tokenizer(s)) for n, s in zip(names, args.tokenizer, strict=True)]
+    toks = [NamedTokenizer(n, load_each(s, args).tokenizer) for n, s in zip(names, args.tokenizer, strict=True)]
     progress = None
     if args.progress == "jsonl":
         def progress(stage: str, done: int, total: int) -> None:

@@ -48,6 +48,15 @@ class FormatError(BpeError):
     """A tokenizer file is malformed, or a format cannot express the tokenizer being written."""
 
 
+class PretokenizerNeeded(FormatError):
+    """A rank file that holds no pattern and is no known encoding: the caller must name its pre-tokenizer
+    (CLI: ``--pretokenizer``; the window asks)."""
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 class EmptyCorpusError(CorpusError):
     """The corpus holds no piece to learn from (empty input, or the pre-tokenizer matched nothing)."""
 

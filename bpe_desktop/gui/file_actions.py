@@ -15,11 +15,12 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from ..core import formats
-from ..core.errors import BpeError
+from ..core.errors import BpeError, PretokenizerNeeded
 from ..core.formats import save_model
 from ..core.formats.csv_stats import steps_csv
 from ..core.io.atomic import atomic_write
 from ..core.records import MergeRecord
+from ..core.text.pretokenize import NAMED_PATTERNS
 from ..core.tokenizers.model import BPEModel
 from .session import Session
 from .training.protocol import StopReason, TrainingState
@@ -31,6 +32,10 @@ OPEN_TOKENIZER_FILTER = (
     "tiktoken ranks (*.tiktoken);;GPT-2 vocab.json / encoder.json (*.json);;subword-nmt codes (*.codes *.txt);;"
     "All files (*)"
 )
+
+#: File → Open well-known tokenizer: (label, spec); their files ship with bpe-desktop (core/formats/presets.py)
+BUNDLED_TOKENIZERS = (("GPT-2 (r50k_base)", "gpt2"), ("p50k_base", "p50k"), ("cl100k_base (GPT-3.5/4)", "cl100k"),
+                      ("o200k_base (GPT-4o)", "o200k"))
 
 
 def show_error(parent: QtWidgets.QWidget | None, title: str, message: str) -> None:
@@ -66,7 +71,15 @@ def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
     # a big tokenizer (cl100k: 100k merges recovered from its ranks) takes a second: say so with the cursor
     QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
     try:
-        loaded = formats.load(path)
+        try:
+            loaded = formats.load(path)
+        except PretokenizerNeeded as need:
+            QtWidgets.QApplication.restoreOverrideCursor()
+            pre = ask_pretokenizer(parent, str(need))
+            QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
+            if pre is None:
+                return None  # cancelled: nothing changes
+            loaded = formats.load(path, pretokenizer=pre)
         model = loaded.model
         records = records_for(model, loaded.stats)
     except BpeError as e:
@@ -79,6 +92,18 @@ def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
         QtWidgets.QApplication.restoreOverrideCursor()
     show_error(parent, "Cannot open tokenizer", message)
     return None
+
+
+def ask_pretokenizer(parent: QtWidgets.QWidget | None, why: str) -> str | None:
+    """Ask which pattern splits the text for a file that holds none (a .tiktoken file that is no known
+    encoding): a named pattern or a regular expression typed in; None when cancelled.  Never guessed."""
+    names = [n for n in NAMED_PATTERNS if n != "none"]
+    head = why.split(" -- ")[0]
+    text, ok = QtWidgets.QInputDialog.getItem(
+        parent, "Pre-tokenizer needed",
+        f"{head}.\n\nWhich pattern splits the text before the ranks apply? Choose a named pattern or type a "
+        "regular expression:", names, 0, True)
+    return text if ok and text else None
 
 
 def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None = None) -> BPEModel | None:

@@ -217,6 +217,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.sessions.fill_file_menu(fm)
         fm.addSeparator()
         fm.addAction(act("Open tokenizer…", self.open_tokenizer, "Ctrl+Shift+O"))
+        bundled = fm.addMenu("Open well-known tokenizer")  # rank files shipped with bpe-desktop
+        for label, spec in file_actions.BUNDLED_TOKENIZERS:
+            bundled.addAction(act(label, lambda _=False, s=spec: self.open_tokenizer(s)))
         fm.addAction(act("Save tokenizer…", lambda: file_actions.save_tokenizer(self, self.session), "Ctrl+S",
                          sp.SP_DialogSaveButton))
         fm.addAction(act("Export tokenizer at this step…", lambda: file_actions.export_tokenizer(self, self.session),

@@ -48,14 +48,14 @@ def test_no_special_encodes_special_text_as_ordinary_text(tmp_path, tok: str) ->
     assert "--allow-special" in refused.stderr and "--no-special" in refused.stderr
     assert "allowed_special" not in refused.stderr and "disallowed_special" not in refused.stderr
     ordinary = cli("encode", "--tokenizer", tok, "--ids", "--no-special", text, cwd=str(tmp_path))
-    special = cli("encode", "--tokenizer", tok, "--ids", "--allow-special", text, cwd=str(tmp_path))
+    special = cli("encode", "--tokenizer", tok, "--ids", "--allow-special", "all", text, cwd=str(tmp_path))
     assert ordinary.returncode == 0 and special.returncode == 0
     ordinary_ids, special_ids = ordinary.stdout.split(), special.stdout.split()
     assert len(ordinary_ids) > len(special_ids)  # the special's text is cut into ordinary tokens
     assert [int(i) for i in ordinary_ids] == load_tokenizer(tok).encode_ordinary(text)
     tokens = cli("encode", "--tokenizer", tok, "--no-special", text, cwd=str(tmp_path)).stdout
     assert "<|endoftext|>" not in tokens.split() and "<|" in tokens.replace(" ", "")
-    both = cli("encode", "--tokenizer", tok, "--no-special", "--allow-special", text, cwd=str(tmp_path))
+    both = cli("encode", "--tokenizer", tok, "--no-special", "--allow-special", "all", text, cwd=str(tmp_path))
     assert both.returncode == 2 and "not allowed with" in both.stderr
 
 

@@ -7,11 +7,12 @@
 | gpt2          | yes  | yes   | :mod:`.gpt2` (``encoder.json`` + ``vocab.bpe``) |
 | vocab-merges  | yes  | yes   | :mod:`.gpt2` (``vocab.json`` + ``merges.txt``) |
 | subword-nmt   | yes  | yes   | :mod:`.subword_nmt` (codes) |
-| tiktoken      | yes  | yes   | :mod:`.tiktoken_file` (``.tiktoken`` ranks) |
+| tiktoken      | yes  | yes   | :mod:`.tiktoken_file` (``.tiktoken`` ranks, also gzip/xz/bzip2) |
 | csv           | no   | yes   | :mod:`.csv_stats` (per-merge stats) |
 
-A tokenizer is named by a path (format detected from content, :mod:`.detect`) or ``PRESET:PATH`` with a
-preset of :mod:`.presets` (``cl100k:cl100k_base.tiktoken``, ``gpt2:folder``).  Rank files give a
+A tokenizer is named by a path (format detected from content, :mod:`.detect`), a bundled encoding's name
+(``gpt2``, ``p50k``, ``cl100k``, ``o200k``) or ``PRESET:PATH`` with a preset of :mod:`.presets`
+(``cl100k:cl100k_base.tiktoken``, ``gpt2:folder``).  Rank files give a
 :class:`~bpe_desktop.core.tokenizers.ranks.RankTokenizer` (tiktoken's algorithm, merges recovered only on demand);
 every other format gives a :class:`~bpe_desktop.core.tokenizers.tokenizer.Tokenizer` replaying the merge list,
 wrapped in a :class:`~bpe_desktop.core.tokenizers.renumber.RenumberedTokenizer` when the file numbers its tokens
@@ -24,16 +25,15 @@ it, never a half-read tokenizer.  Nothing here downloads anything.
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..choices import Mode
 from ..config import MODES
-from ..errors import BpeError, FormatError, PatternError
-from ..io.reading import read_head, read_regular
+from ..errors import BpeError, FormatError, PatternError, PretokenizerNeeded
+from ..io.reading import read_head
 from ..records import MergeRecord
 from ..text.pretokenize import Pretokenizer
 from ..tokenizers.any_tokenizer import AnyTokenizer
@@ -43,8 +43,7 @@ from ..tokenizers.renumber import RenumberedTokenizer
 from ..tokenizers.tokenizer import Tokenizer
 from . import csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
 from .detect import detect
-from .presets import CL100K_SHA256, PRESETS, Preset, split_spec
-from .textio import TOKENIZER_LIMIT
+from .presets import PRESETS_HELP, Preset, bundled_data, is_bundled, recognise, split_spec
 
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
 READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken")
@@ -154,12 +153,36 @@ def check_model(model: BPEModel, source: str) -> None:
         raise bad(f"its pre-tokenizer is unusable ({e})") from None
 
 
-def _rank_tokenizer(ranks: dict[bytes, int], preset: Preset | None, pretokenizer: str | None,
-                    specials: Sequence[str] | None, path: str) -> RankTokenizer:
-    if preset is None and pretokenizer is None and len(ranks) == PRESETS["cl100k"].n_ranks:
-        data = read_regular(path, error=FormatError, what="tokenizer file", limit=TOKENIZER_LIMIT)
-        if hashlib.sha256(data).hexdigest() == CL100K_SHA256:
-            preset = PRESETS["cl100k"]
+SpecialsArg = Sequence[str] | Mapping[str, int | None] | None  # names, or name -> id (None: the next free id)
+
+#: formats whose reader decompresses a gzip/xz/bzip2 file itself
+READS_COMPRESSED = frozenset({"tiktoken"})
+
+
+def _special_items(specials: SpecialsArg, path: str) -> list[tuple[str, int | None]]:
+    items: list[tuple[str, int | None]] = (
+        list(specials.items()) if isinstance(specials, Mapping) else [(s, None) for s in specials or ()])
+    for s, i in items:
+        if not isinstance(s, str) or not s:
+            raise FormatError(f"{path}: special tokens must be non-empty texts, not {s!r:.40}")
+        if i is not None and (type(i) is not int or i < 0):
+            raise FormatError(f"{path}: the id of special token {s!r} must be a whole number of 0 or more, "
+                              f"not {i!r:.40}")
+    return items
+
+
+def _rank_tokenizer(ranks: dict[bytes, int], data: bytes, preset: Preset | None, pretokenizer: str | None,
+                    specials: SpecialsArg, path: str) -> RankTokenizer:
+    known = recognise(data, ranks)
+    if preset is not None and known is not None and known is not preset:
+        raise FormatError(f"{path}: this is {known.encoding}'s rank file, not {preset.encoding}'s -- write "
+                          f"{known.name}:{path}, or the path alone (a known file is recognised)")
+    preset = preset or known
+    if preset is None and pretokenizer is None:
+        raise PretokenizerNeeded(
+            f"{path}: a .tiktoken file holds no pre-tokenization pattern and this one is no known encoding "
+            f"({PRESETS_HELP}) -- name its pattern with --pretokenizer NAME|REGEX (e.g. --pretokenizer cl100k)",
+            path)
     pre = pretokenizer or (preset.pretokenizer if preset else "gpt2")
     n = len(ranks)
     special_ids: dict[str, int] = {}
@@ -168,16 +191,31 @@ def _rank_tokenizer(ranks: dict[bytes, int], preset: Preset | None, pretokenizer
             special_ids.update(preset.specials)
         else:
             special_ids.update({s: n + k for k, s in enumerate(preset.specials)})
-    for s in specials or ():
-        special_ids.setdefault(s, max([n - 1, *special_ids.values()]) + 1)
-    return RankTokenizer(ranks, pre, special_ids, name=preset.name if preset else os.path.basename(path))
+    items = _special_items(specials, path)
+    for s, i in items:  # explicit ids first, so the others are numbered after every id taken
+        if i is not None:
+            if i < n:
+                raise FormatError(f"{path}: --special {s}={i}: id {i} is an ordinary token's rank (the file has "
+                                  f"ranks 0..{n - 1}) -- give a special an id of {n} or more")
+            other = next((t for t, j in special_ids.items() if j == i and t != s), None)
+            if other is not None:
+                raise FormatError(f"{path}: --special {s}={i}: id {i} is already {other!r}'s -- give another id")
+            special_ids[s] = i
+    for s, i in items:
+        if i is None:
+            special_ids.setdefault(s, max([n - 1, *special_ids.values()]) + 1)
+    name = preset.encoding if preset and (known is preset or is_bundled(path)) else os.path.basename(path)
+    return RankTokenizer(ranks, pre, special_ids, name=name)
 
 
-def load(spec: str, *, pretokenizer: str | None = None, specials: Sequence[str] | None = None) -> Loaded:
-    """Resolve a tokenizer spec: a path in any readable format, or ``PRESET:PATH``.
+def load(spec: str, *, pretokenizer: str | None = None, specials: SpecialsArg = None) -> Loaded:
+    """Resolve a tokenizer spec: a path in any readable format, ``PRESET`` (a bundled encoding: ``gpt2``,
+    ``p50k``, ``cl100k``, ``o200k``) or ``PRESET:PATH``.
 
-    *pretokenizer* and *specials* override or complete what the file (or preset) says; a ``.tiktoken``
-    file without a preset uses the GPT-2 pattern unless it is the official cl100k_base file.
+    *pretokenizer* and *specials* override or complete what the file (or preset) says; *specials* is a list
+    of names or a mapping name -> id (``None``: the next free id).  A ``.tiktoken`` file whose ranks are a
+    known encoding's (by checksum) gets that encoding's pattern and specials; any other needs
+    *pretokenizer* (:class:`PretokenizerNeeded` otherwise) -- a pattern is never guessed.
 
     >>> import tempfile, os
     >>> from bpe_desktop.core import TrainConfig, train
@@ -189,8 +227,14 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: Sequence[str] 
     ('tiktoken', ['hello', 'Ġhello'])
     >>> loaded.special_ids == {"<|endoftext|>": len(model.tokens)}  # the preset's special, after the ranks
     True
+    >>> load("o200k").special_ids["<|endoftext|>"]
+    199999
     """
     preset, path = split_spec(os.fspath(spec))
+    if preset is not None and is_bundled(path):
+        data = bundled_data(preset)
+        ranks = tiktoken_file.parse(data, path)
+        return Loaded("tiktoken", _rank_tokenizer(ranks, data, preset, pretokenizer, specials, path))
     _check_exists(path)
     fmt = detect(path)
     try:
@@ -204,16 +248,24 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: Sequence[str] 
 
 
 def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
-          specials: Sequence[str] | None) -> Loaded:
+          specials: SpecialsArg) -> Loaded:
     if fmt == "csv":
         raise FormatError(f"{path}: a per-merge statistics CSV is a report, not a tokenizer -- open the "
                           "tokenizer file that was saved with it")
+    if fmt not in READS_COMPRESSED and os.path.isfile(path):
+        kind = tiktoken_file.compression(read_head(path, 6, error=FormatError, what="tokenizer file"))
+        if kind is not None:
+            raise FormatError(f"{path}: a {kind}-compressed {fmt} file -- decompress it and open that "
+                              "(only .tiktoken rank files are read compressed)")
     if fmt == "tiktoken":
-        ranks = tiktoken_file.load(path)
-        for s in specials or ():
-            if not isinstance(s, str) or not s:
-                raise FormatError(f"{path}: special tokens must be non-empty texts, not {s!r:.40}")
-        return Loaded(fmt, _rank_tokenizer(ranks, preset, pretokenizer, specials, path))
+        data = tiktoken_file.read_data(path)
+        ranks = tiktoken_file.parse(data, path)
+        tiktoken_file.check_complete(ranks, path)
+        return Loaded(fmt, _rank_tokenizer(ranks, data, preset, pretokenizer, specials, path))
+    items = _special_items(specials, path)
+    if any(i is not None for _, i in items):
+        raise FormatError(f"{path}: --special NAME=ID sets ids in .tiktoken rank files only; a {fmt} file numbers "
+                          "its special tokens itself -- give the name alone")
     stats: list[dict[str, Any]] = []
     to_file: list[int] | None = None  # the file's id of each of our ids, when it numbers tokens otherwise
     if fmt == "native":
@@ -233,8 +285,8 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
         model.specials = model.specials + extra
     if pretokenizer is not None:
         model.pretokenizer = pretokenizer
-    if specials:
-        model.specials = model.specials + tuple(s for s in specials if s not in model.specials)
+    if items:
+        model.specials = model.specials + tuple(s for s, _ in items if s not in model.specials)
     check_model(model, path)
     tok = Tokenizer(model)
     if to_file is not None:
@@ -255,6 +307,6 @@ def load_tokenizer(spec: str, **kwargs: Any) -> AnyTokenizer:
 
 
 __all__ = [
-    "READ_FORMATS", "WRITE_FORMATS", "AnyTokenizer", "Loaded", "detect", "load", "load_model",
+    "READ_FORMATS", "WRITE_FORMATS", "AnyTokenizer", "Loaded", "PretokenizerNeeded", "detect", "load", "load_model",
     "load_tokenizer", "save_model",
 ]

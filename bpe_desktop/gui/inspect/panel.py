@@ -19,8 +19,10 @@ import os
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core.errors import BpeError
-from ...core.formats.presets import split_spec
+from ...core import formats
+from ...core.errors import BpeError, PretokenizerNeeded
+from ...core.formats.detect import detect
+from ...core.formats.presets import is_bundled, split_spec
 from ...core.io.atomic import atomic_write
 from ...core.io.sizes import format_bytes
 from .. import file_actions, resources
@@ -230,16 +232,36 @@ class LogInspector(QtWidgets.QWidget):
     def add_tokenizer(self, spec: str, name: str | None = None) -> str | None:
         """Offer the tokenizer file or folder *spec* (``PRESET:PATH`` allowed), ticked; its name, or None with
         a dialog if there is no such file (its content is read, and refused, by the worker)."""
-        path = split_spec(spec)[1]
-        if not os.path.exists(path):
+        try:
+            preset, path = split_spec(spec)
+        except BpeError as e:
+            self._error("Cannot add tokenizer", str(e))
+            return None
+        if not (os.path.exists(path) or (preset is not None and is_bundled(path))):
             self._error("Cannot add tokenizer", f"{path}: no such file or folder -- check the path")
             return None
+        pre = self._pattern_for(spec, path)
+        if pre == "":
+            return None  # a rank file without a pattern, and the question was cancelled
         base = name or os.path.basename(os.path.normpath(path)) or spec
         name, n = base, 2
         while name in self.checks:
             name, n = f"{base} ({n})", n + 1
-        self._add_choice(TokenizerChoice(name, spec))
+        self._add_choice(TokenizerChoice(name, spec, pretokenizer=pre))
         return name
+
+    def _pattern_for(self, spec: str, path: str) -> str | None:
+        """For a .tiktoken file that is no known encoding, the pattern the user names (``""``: cancelled);
+        None for every other file (the worker reads it, and refuses it if it must)."""
+        try:
+            if os.path.isdir(path) or detect(path) != "tiktoken":
+                return None
+            formats.load(spec)
+        except PretokenizerNeeded as need:
+            return file_actions.ask_pretokenizer(self, str(need)) or ""
+        except BpeError:
+            return None
+        return None
 
     def _ask_tokenizer(self, folder: bool) -> None:
         if folder:

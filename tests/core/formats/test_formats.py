@@ -141,7 +141,7 @@ def test_rank_tokenizer_offers_the_tokenizer_api() -> None:
 
 def test_rank_tokenizer_encode_ids_text_matches_encode(models, tmp_path) -> None:  # type: ignore[no-untyped-def]
     save_model(models["bytes-gpt2"], tmp_path / "r.tiktoken", "tiktoken")
-    tok = load_tokenizer(str(tmp_path / "r.tiktoken"), specials=["<|endoftext|>"])
+    tok = load_tokenizer(str(tmp_path / "r.tiktoken"), pretokenizer="gpt2", specials=["<|endoftext|>"])
     text = SAMPLE + "<|endoftext|>" + SAMPLE
     for upto in (None, 5):
         want = " ".join(map(str, tok.encode(text, upto=upto, allowed_special="all")))
@@ -252,13 +252,15 @@ def test_cli_train_format_convert_and_encode(tmp_path, capsys, small_text) -> No
     err = capsys.readouterr().err
     assert "--pretokenizer 'gpt2' --special <|endoftext|>" in err
     capsys.readouterr()
-    assert cli_main(["encode", "--tokenizer", str(hfp), "--ids", "--allow-special", "hi<|endoftext|>there"]) == 0
+    assert cli_main(["encode", "--tokenizer", str(hfp), "--ids", "--allow-special", "all", "hi<|endoftext|>there"]) == 0
     via_hf = capsys.readouterr().out
-    assert cli_main(["encode", "--tokenizer", str(tk), "--special", "<|endoftext|>", "--ids", "--allow-special",
-                     "hi<|endoftext|>there"]) == 0
+    assert cli_main(["encode", "--tokenizer", str(tk), "--pretokenizer", "gpt2", "--special", "<|endoftext|>",
+                     "--ids", "--allow-special", "all", "hi<|endoftext|>there"]) == 0
     via_ranks = capsys.readouterr().out
     assert via_hf == via_ranks and "376" in via_hf.split()  # 256 + 120 merges: the special's id
-    assert cli_main(["encode", "--tokenizer", str(tk), "hi there"]) == 0
+    assert cli_main(["encode", "--tokenizer", str(tk), "hi there"]) == 2  # a rank file holds no pattern
+    assert "--pretokenizer" in capsys.readouterr().err
+    assert cli_main(["encode", "--tokenizer", str(tk), "--pretokenizer", "gpt2", "hi there"]) == 0
     assert capsys.readouterr().out.strip().replace("Ġ", " ").replace(" ", "") == "hithere"
     assert cli_main(["convert", str(hfp), str(tmp_path / "codes"), "--to", "subword-nmt"]) == 2
     assert "cannot hold byte-level merges" in capsys.readouterr().err

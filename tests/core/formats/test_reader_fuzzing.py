@@ -69,9 +69,11 @@ def test_tiktoken_without_the_single_byte_ranks(tmp_path) -> None:
     r = cli("encode", "--tokenizer", str(tmp_path / "r.tiktoken"), "--ids", "abcd")
     assert r.returncode == 2 and "256 single bytes" in r.stderr and "Traceback" not in r.stderr
     full = b"".join(base64.b64encode(bytes([b])) + b" %d\n" % b for b in range(256))
-    (tmp_path / "gap.tiktoken").write_bytes(full + base64.b64encode(b"ab") + b" 400\n")
-    with pytest.raises(FormatError, match="gaps"):
-        load(str(tmp_path / "gap.tiktoken"))
+    (tmp_path / "gap.tiktoken").write_bytes(full + base64.b64encode(b"ab") + b" %d\n" % (1 << 20))
+    with pytest.raises(FormatError, match="highest rank is 1048576 but there are only 257 tokens"):
+        load(str(tmp_path / "gap.tiktoken"), pretokenizer="gpt2")
+    (tmp_path / "gap.tiktoken").write_bytes(full + base64.b64encode(b"ab") + b" 400\n")  # gaps: as tiktoken
+    assert load(str(tmp_path / "gap.tiktoken"), pretokenizer="gpt2").tokenizer.encode("abab") == [400, 400]
 
 
 @pytest.mark.parametrize("field,value", [
