@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
+from collections.abc import Iterator
+from typing import IO
 
 from ..core.errors import ConfigError
 from ..core.io.atomic import atomic_write
@@ -46,6 +48,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(f, lines) -> None:
+def _write(f: IO[str], lines: Iterator[str]) -> None:
     while batch := "".join(itertools.islice(lines, _BATCH)):
         f.write(batch)
