@@ -143,17 +143,18 @@ def progress_printer(args: argparse.Namespace) -> Callable[[str, int, int], None
         kind = "bar" if sys.stderr.isatty() else "none"
     if kind == "none":
         return None
-    state: dict[str, object] = {"stage": None, "t0": 0.0, "last": 0.0}
+    shown: list[str | None] = [None]  # the stage being reported
+    times = [0.0, 0.0]  # when that stage started, when the last line was written
 
     def emit(stage: str, done: int, total: int) -> None:
         now = time.monotonic()
-        if stage != state["stage"]:
-            state.update(stage=stage, t0=now, last=0.0)
-        t0 = float(state["t0"])  # type: ignore[arg-type]
+        if stage != shown[0]:
+            shown[0], times[:] = stage, [now, 0.0]
+        t0 = times[0]
         final = total > 0 and done >= total
-        if kind == "bar" and not final and now - float(state["last"]) < 0.2:  # type: ignore[arg-type]
+        if kind == "bar" and not final and now - times[1] < 0.2:
             return
-        state["last"] = now
+        times[1] = now
         elapsed = max(now - t0, 1e-9)
         rate = done / elapsed
         eta = (total - done) / rate if rate > 0 and total >= done else None
