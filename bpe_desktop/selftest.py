@@ -141,9 +141,13 @@ def check_worker(state: dict[str, object]) -> str:
 
 
 def check_encode(state: dict[str, object]) -> str:
+    from .core.tokenizers.model import BPEModel
     from .core.tokenizers.tokenizer import Tokenizer
 
-    tok = Tokenizer(state["model"])  # type: ignore[arg-type]
+    model = state["model"]
+    if not isinstance(model, BPEModel):
+        raise CheckFailed("the training check left no model to encode with -- it failed first")
+    tok = Tokenizer(model)
     got = [tok.token_str(i) for i in tok.encode("lowest")]
     if got != EXPECTED_LOWEST:
         raise CheckFailed(f"'lowest' encodes as {' | '.join(got)}; seed 000 says {' | '.join(EXPECTED_LOWEST)}")

@@ -147,18 +147,20 @@ def progress_printer(args: argparse.Namespace) -> Callable[[str, int, int], None
         return None
     # A stage starts when the previous one reported last (the first when the printer was made): its first
     # update then has a real elapsed time, not the zero that gave a rate of 10^15 bytes/s.
-    state: dict[str, object] = {"stage": None, "t0": time.monotonic(), "prev": time.monotonic(), "last": 0.0}
+    shown: list[str | None] = [None]  # the stage being reported
+    made = time.monotonic()
+    times = [made, 0.0, made]  # when that stage started, when the last line was written, the last report
 
     def emit(stage: str, done: int, total: int) -> None:
         now = time.monotonic()
-        if stage != state["stage"]:
-            state.update(stage=stage, t0=state["prev"], last=0.0)
-        state["prev"] = now
-        t0 = float(state["t0"])  # type: ignore[arg-type]
+        if stage != shown[0]:
+            shown[0], times[0], times[1] = stage, times[2], 0.0
+        times[2] = now
+        t0 = times[0]
         final = total > 0 and done >= total
-        if kind == "bar" and not final and now - float(state["last"]) < 0.2:  # type: ignore[arg-type]
+        if kind == "bar" and not final and now - times[1] < 0.2:
             return
-        state["last"] = now
+        times[1] = now
         elapsed = now - t0
         rate = done / elapsed if elapsed > 0 else None  # None: no time measured yet, so no rate
         eta = (total - done) / rate if rate and total >= done else None

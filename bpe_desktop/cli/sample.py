@@ -12,6 +12,8 @@ import argparse
 import itertools
 import os
 import sys
+from collections.abc import Iterator
+from typing import IO
 
 from ..core.errors import ConfigError
 from ..core.io.atomic import atomic_write
@@ -51,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(f, lines) -> None:
+def _write(f: IO[str], lines: Iterator[str]) -> None:
     while batch := "".join(itertools.islice(lines, _BATCH)):
         f.write(batch)

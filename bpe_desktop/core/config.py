@@ -6,6 +6,7 @@ It validates combinations of options and says how to fix a bad one; it does not 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .choices import TIE_RULES, Mode, TieBreak
 from .errors import ConfigError
@@ -71,6 +72,6 @@ class TrainConfig:
         """The end-of-word marker actually used: always empty in bytes mode."""
         return self.end_of_word if self.mode == Mode.CHARS else ""
 
-    def with_(self, **changes: object) -> TrainConfig:
+    def with_(self, **changes: Any) -> TrainConfig:
         """A copy with some fields changed (validated again)."""
-        return replace(self, **changes)  # type: ignore[arg-type]
+        return replace(self, **changes)

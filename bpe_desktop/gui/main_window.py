@@ -168,10 +168,11 @@ class MainWindow(QtWidgets.QMainWindow):
         st = self.style()
         sp = QtWidgets.QStyle.StandardPixmap
 
-        def act(text: str, slot: object, key: str | None = None, icon: object = None) -> QtGui.QAction:
+        def act(text: str, slot: object, key: str | None = None,
+                icon: QtWidgets.QStyle.StandardPixmap | None = None) -> QtGui.QAction:
             a = QtGui.QAction(text, self)
             if icon is not None:
-                a.setIcon(st.standardIcon(icon))  # type: ignore[arg-type]
+                a.setIcon(st.standardIcon(icon))
             if key:
                 a.setShortcut(QtGui.QKeySequence(key))
             a.triggered.connect(slot)

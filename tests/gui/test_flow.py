@@ -268,9 +268,9 @@ def test_stepping_forward_scrolls_to_a_merge_that_happens_only_far_down(window, 
         s.set_step(k - 1)
         canvas.scroll_to_row(0)
         qtbot.wait(10)
-        assert not any(tid in row for row in canvas.visible_ids())
+        assert not any(tid in row for row in canvas.screen_rows.ids())
         w.timeline.step_forward()  # as playing does, one merge forward
-        on_screen = any(tid in row for row in canvas.visible_ids())
+        on_screen = any(tid in row for row in canvas.screen_rows.ids())
         if follow:
             assert canvas.first_row() == FAR_LINE - 1 and on_screen
         else:
@@ -308,7 +308,7 @@ def test_while_a_new_corpus_is_counted_the_stream_shows_base_symbols_not_unknown
     w.train_action.trigger()  # the worker starts counting; its model has not arrived yet
     s, view = w.session, w.token_view
     assert s.state is TrainingState.COUNTING and not s.records and s.preview_base
-    ids = view.canvas.visible_ids()
+    ids = view.canvas.screen_rows.ids()
     assert ids and all(UNKNOWN_ID not in row for row in ids)
     assert view.visible_tokens()[0] == [*"héllo", "</w>", *"wörld", "</w>"]
     wait_finished(qtbot, w)

@@ -57,7 +57,7 @@ def test_catastrophic_pattern_shows_an_error_and_the_window_stays_usable(qtbot, 
     assert title == "Custom pre-tokenizer timed out"
     assert f"«{PATTERN}»" in message and "simplify nested quantifiers" in message
     assert f"{PAINT_BUDGET_S:.3g} s time budget while drawing the token view" in message  # the small budget
-    assert canvas.regex_error and canvas.visible_rows() == []  # no silent empty view: the error is the view
+    assert canvas.regex_error and canvas.screen_rows.rows() == []  # no silent empty view: the error is the view
     for _ in range(3):  # repaints neither retry the pattern nor ask again
         canvas.viewport().repaint()
     qtbot.wait(50)
@@ -72,7 +72,7 @@ def test_catastrophic_pattern_shows_an_error_and_the_window_stays_usable(qtbot, 
     good, recs = train({"aa": 5, "aaa": 3}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=3))
     w.session.reset_model(good, recs)
     canvas.viewport().repaint()
-    assert not canvas.regex_error and canvas.visible_rows()
+    assert not canvas.regex_error and canvas.screen_rows.rows()
 
 
 def test_follow_merges_stops_quietly_on_a_catastrophic_pattern(qtbot, dialogs, evil_window):
@@ -149,19 +149,19 @@ def test_a_2mb_line_is_shown_as_bounded_rows_to_its_end(qtbot) -> None:
     assert all(len(c.row_text(r)) <= MAX_ROW_CHARS for r in range(c.n_rows))
     assert {c.rows.line_number(r) for r in range(c.n_rows)} == {1}
     assert "shown in several rows" in c.note
-    c.visible_rows()
+    c.screen_rows.rows()
     painted = c.rows_encoded
     assert 0 < painted < 40  # a screenful of rows was encoded, not the line
     c.scroll_to_row(c.n_rows - 1)
-    c.visible_rows()
-    assert c.visible_rows()[-1].row == c.n_rows - 1  # scrolling reaches the end
+    c.screen_rows.rows()
+    assert c.screen_rows.rows()[-1].row == c.n_rows - 1  # scrolling reaches the end
     assert c.rows_encoded - painted < 40
-    last = c.visible_tokens()[-1]
+    last = c.screen_rows.tokens()[-1]
     assert "".join(last).replace("·", " ") == c.row_text(c.n_rows - 1)  # every token of the last row
     s.set_step(10)  # scrubbing re-encodes only the screen
     before = c.rows_encoded
     c.finish_animation()
-    c.visible_rows()
+    c.screen_rows.rows()
     assert c.rows_encoded - before < 40
 
 
@@ -198,7 +198,7 @@ def test_a_big_corpus_file_is_read_into_rows_off_the_gui_thread(qtbot, tmp_path)
         assert c.n_rows == 0 and c.note == READING_NOTE
     qtbot.waitUntil(lambda: not c.loader.busy, timeout=30_000)
     assert "".join(c.row_text(r) for r in range(c.n_rows)) == line
-    assert c.visible_tokens()[0]
+    assert c.screen_rows.tokens()[0]
     n = c.n_rows
     s.set_corpus(CorpusSource.from_files([p]), TrainConfig(mode="bytes", pretokenizer="gpt2"))  # a retrain
     assert c.loader.threaded == 1 and not c.loader.busy and c.n_rows == n  # the same rows at once, no blink

@@ -37,7 +37,7 @@ def go(session: Session, view: TokenStreamView, k: int) -> None:
 
 
 def row_of(view: TokenStreamView, word: str) -> list[str]:
-    words = [view.canvas.row_text(vr.row) for vr in view.canvas.visible_rows()]
+    words = [view.canvas.row_text(vr.row) for vr in view.canvas.screen_rows.rows()]
     return view.visible_tokens()[words.index(word)]
 
 
@@ -143,10 +143,10 @@ def test_hover_tooltip_tells_text_id_rank_and_count(seed_view, qtbot) -> None:
     s, view = seed_view
     go(s, view, 7)
     canvas = view.canvas
-    rows = [canvas.row_text(vr.row) for vr in canvas.visible_rows()]
-    r = canvas.visible_rows()[rows.index("widest")].row
-    pos = canvas.box_center(r, 3)  # est</w>
-    hit = canvas.token_at(pos)
+    rows = [canvas.row_text(vr.row) for vr in canvas.screen_rows.rows()]
+    r = canvas.screen_rows.rows()[rows.index("widest")].row
+    pos = canvas.screen_rows.box_center(r, 3)  # est</w>
+    hit = canvas.screen_rows.token_at(pos)
     assert hit is not None and hit[1].label == "est</w>"
     tip = canvas.tooltip_text(hit[1])
     assert "est</w>" in tip and f"id {s.model.token_ids['est</w>']}" in tip
@@ -155,7 +155,7 @@ def test_hover_tooltip_tells_text_id_rank_and_count(seed_view, qtbot) -> None:
     ev = QtGui.QHelpEvent(QtCore.QEvent.Type.ToolTip, pos, canvas.viewport().mapToGlobal(pos))
     canvas.viewportEvent(ev)
     assert "count when created: 9" in QtWidgets.QToolTip.text()
-    base = canvas.token_at(canvas.box_center(r, 0))
+    base = canvas.screen_rows.token_at(canvas.screen_rows.box_center(r, 0))
     assert base is not None and "base symbol" in canvas.tooltip_text(base[1])
 
 
@@ -163,9 +163,9 @@ def test_click_shows_derivation_tree_and_highlights_occurrences(seed_view, qtbot
     s, view = seed_view
     go(s, view, 7)
     canvas = view.canvas
-    rows = [canvas.row_text(vr.row) for vr in canvas.visible_rows()]
-    r = canvas.visible_rows()[rows.index("newest")].row
-    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=canvas.box_center(r, 1))
+    rows = [canvas.row_text(vr.row) for vr in canvas.screen_rows.rows()]
+    r = canvas.screen_rows.rows()[rows.index("newest")].row
+    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=canvas.screen_rows.box_center(r, 1))
     assert canvas.selected == s.model.token_ids["ewest</w>"]
     assert view.derivation_items() == [
         (0, "ewest</w>"), (1, "ew"), (2, "e"), (2, "w"), (1, "est</w>"), (2, "est"), (3, "es"), (4, "e"),
@@ -174,8 +174,8 @@ def test_click_shows_derivation_tree_and_highlights_occurrences(seed_view, qtbot
     assert "5 merges from 6 symbols" in view.tree_title.text()  # ranks 1, 2, 3, 6, 7
     # est</w> occurs twice on screen at step 3 (newest, widest)
     go(s, view, 3)
-    r2 = canvas.visible_rows()[rows.index("widest")].row
-    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=canvas.box_center(r2, 3))
+    r2 = canvas.screen_rows.rows()[rows.index("widest")].row
+    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=canvas.screen_rows.box_center(r2, 3))
     assert view.find_status.text() == "2 on screen"
     # clicking empty space clears the selection
     qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=QtCore.QPoint(850, 280))
@@ -211,7 +211,7 @@ def test_large_text_encodes_only_visible_rows(qtbot, topics_text) -> None:
     lines = split_lines(big)
     assert canvas.n_rows == len(lines) > 50_000
     canvas.viewport().repaint()
-    on_screen = len(canvas.visible_rows())
+    on_screen = len(canvas.screen_rows.rows())
     assert 3 <= on_screen < 40
     assert canvas.rows_encoded <= on_screen
     before = canvas.rows_encoded
@@ -222,7 +222,7 @@ def test_large_text_encodes_only_visible_rows(qtbot, topics_text) -> None:
     mid = len(lines) // 2
     canvas.scroll_to_row(mid)
     canvas.viewport().repaint()
-    vis = canvas.visible_rows()
+    vis = canvas.screen_rows.rows()
     assert vis[0].row == mid
     tok = s.tokenizer
     for vr in vis:
@@ -248,7 +248,7 @@ def test_bytes_mode_shows_partial_utf8_as_hex(qtbot) -> None:
     assert all("\ufffd" not in label for row in view.visible_tokens() for label in row)
     go(s, view, s.n_steps)
     # whatever the merges made, the boxes still spell the line
-    assert s.tokenizer.decode(view.canvas.visible_ids()[0]) == text
+    assert s.tokenizer.decode(view.canvas.screen_rows.ids()[0]) == text
 
 
 def test_chars_mode_unknown_characters_are_shown(qtbot, seeded) -> None:
@@ -258,10 +258,10 @@ def test_chars_mode_unknown_characters_are_shown(qtbot, seeded) -> None:
     qtbot.addWidget(view)
     view.show()
     s.reset_model(copy.deepcopy(t.model), recs)
-    ids = view.canvas.visible_ids()[0]
+    ids = view.canvas.screen_rows.ids()[0]
     assert view.visible_tokens()[0] == ["low", "est</w>", "z", "o", "o", "</w>"]
     assert ids[2] == UNKNOWN_ID
-    hit = view.canvas.token_at(view.canvas.box_center(0, 2))
+    hit = view.canvas.screen_rows.token_at(view.canvas.screen_rows.box_center(0, 2))
     assert hit is not None and "unknown" in view.canvas.tooltip_text(hit[1])
 
 
@@ -392,7 +392,7 @@ def test_edited_text_is_shown_with_the_current_model(window, qtbot) -> None:
     qtbot.waitUntil(lambda: view.canvas.kind == "text" and view.canvas.row_text(0) == "lowest zebra",
                     timeout=3000)
     assert view.visible_tokens()[0][:2] == ["low", "est</w>"]
-    ids = view.canvas.visible_ids()[0]
+    ids = view.canvas.screen_rows.ids()[0]
     assert ids.count(UNKNOWN_ID) == 3  # z, b, a
     assert s.tokenizer.decode([i for i in ids if i != UNKNOWN_ID]).replace(" ", "") == "lowester"
     assert s.model is model and len(s.records) == n_records
@@ -406,7 +406,7 @@ def test_untrained_editor_text_shows_base_symbols_and_train_shows_the_source(win
     # step 0 before any training: the text cut into its base symbols (characters, then the marker), not a blank
     assert view.canvas.n_rows == 1 and view.canvas.note == ""
     assert view.visible_tokens()[0] == [*"lowest", "</w>", *"lower", "</w>"]
-    assert UNKNOWN_ID not in view.canvas.visible_ids()[0]
+    assert UNKNOWN_ID not in view.canvas.screen_rows.ids()[0]
     assert "base symbols only" in view.header.text() and not w.session.records
     w.settings.mode.setCurrentText("bytes")  # the settings decide what the base symbols are
     assert view.visible_tokens()[0][:3] == ["l", "o", "w"] and w.session.model.mode == "bytes"
@@ -442,7 +442,7 @@ def test_box_pictures_are_reused_and_show_the_selection(seed_view) -> None:
     assert made > 0
     c.viewport().repaint()  # the same screen again: every box picture comes from the cache
     assert c.boxes.pixmaps_made == made
-    vr = next(v for v in c.visible_rows() if c.row_text(v.row) == "newest")
+    vr = next(v for v in c.screen_rows.rows() if c.row_text(v.row) == "newest")
     box = next(b for b in vr.layout.boxes if b.seg.label == "est</w>")
     x, y = int(box.x + box.w / 2), int(vr.top + box.y) + 1
     want = c.boxes.special_pens[0].color()  # the selection border
@@ -509,14 +509,14 @@ def _show_rows(canvas, first: int, n: int) -> int:
     while row < first + n:
         canvas.scroll_to_row(row)
         canvas.viewport().repaint()
-        row += max(1, len(canvas.visible_rows()) - 1)  # lays the page out if the paint was coalesced
+        row += max(1, len(canvas.screen_rows.rows()) - 1)  # lays the page out if the paint was coalesced
     return row
 
 
 def _show_top(canvas) -> list[int]:
     """Scroll to the first row and lay out the screen; returns the rows on it."""
     canvas.scroll_to_row(0)
-    return [vr.row for vr in canvas.visible_rows()]
+    return [vr.row for vr in canvas.screen_rows.rows()]
 
 
 def test_cached_rows_add_no_gc_tracked_objects(qtbot, topics_text) -> None:
@@ -544,7 +544,7 @@ def test_cached_rows_add_no_gc_tracked_objects(qtbot, topics_text) -> None:
     # what remains per new row (a new token's box picture) is well under one a row
     assert added_objects < 0.5 * added_rows, (added_objects, added_rows, tokens)
     # the query API still gives real objects (made on demand)
-    assert all(vr.layout.boxes for vr in canvas.visible_rows())
+    assert all(vr.layout.boxes for vr in canvas.screen_rows.rows())
 
 
 def test_row_caches_are_least_recently_used_and_bounded(qtbot, topics_text, monkeypatch) -> None:
@@ -567,12 +567,12 @@ def test_row_caches_are_least_recently_used_and_bounded(qtbot, topics_text, monk
     last = canvas.first_row()
     before = canvas.rows_encoded
     canvas.scroll_to_row(last - 5)
-    canvas.visible_rows()
+    canvas.screen_rows.rows()
     assert canvas.rows_encoded == before
     # a row pushed out is encoded again when shown again, and the same
     assert _show_top(canvas) == top
     assert canvas.rows_encoded == before + len(top)
-    assert [b.seg.id for b in canvas.visible_rows()[0].layout.boxes] == s.tokenizer.encode(
+    assert [b.seg.id for b in canvas.screen_rows.rows()[0].layout.boxes] == s.tokenizer.encode(
         canvas.row_text(0), upto=s.step
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..errors import FormatError
 from ..io.atomic import atomic_write
@@ -38,8 +38,8 @@ def dumps(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, A
         raise FormatError("the CSV format holds per-merge training statistics and this tokenizer has none "
                           "-- write it from 'train' or from a native file saved after training")
     rows = (
-        [r.row() for r in records] if isinstance(records[0], MergeRecord)  # type: ignore[union-attr]
-        else rows_from_stats(model, records)  # type: ignore[arg-type]
+        [r.row() for r in cast(Sequence[MergeRecord], records)] if isinstance(records[0], MergeRecord)
+        else rows_from_stats(model, cast(Sequence[dict[str, Any]], records))
     )
     return csv_text(STEP_COLUMNS, rows)
 

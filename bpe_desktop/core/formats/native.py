@@ -19,7 +19,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..choices import Mode
 from ..config import MODES, TIE_BREAKS
@@ -50,11 +50,11 @@ def _string(token: str) -> str:
 
 def _columns(records: Sequence[MergeRecord] | Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
     if isinstance(records[0], MergeRecord):
-        recs: Sequence[MergeRecord] = records  # type: ignore[assignment]
+        recs = cast(Sequence[MergeRecord], records)  # one kind throughout: records or stats dicts
         cols: dict[str, list[Any]] = {name: [getattr(r, name) for r in recs] for name in INT_STATS}
         cols["contenders"] = [r.contenders for r in recs]  # tuples encode as arrays
         return cols
-    dicts: Sequence[dict[str, Any]] = records  # type: ignore[assignment]
+    dicts = cast(Sequence[dict[str, Any]], records)
     cols = {name: [int(d.get(name, 0)) for d in dicts] for name in INT_STATS}
     cols["contenders"] = [[list(c) for c in d.get("contenders", ())] for d in dicts]
     return cols
@@ -186,7 +186,7 @@ class _Schema:
             if not (isinstance(c, list) and len(c) == 3 and isinstance(c[0], str) and isinstance(c[1], str)
                     and isinstance(c[2], int) and not isinstance(c[2], bool)):
                 raise self.fail(f"{field}[{j}]", "[left, right, count]", c)
-        return value  # type: ignore[return-value]
+        return cast(list[list[Any]], value)  # each item checked above
 
     def stats_v1(self, value: object, n: int) -> list[dict[str, Any]]:
         rows = self.array(value, "stats")

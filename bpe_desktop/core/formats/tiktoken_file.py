@@ -24,7 +24,7 @@ from ..choices import Mode
 from ..errors import FormatError
 from ..io.atomic import atomic_write
 from ..io.reading import open_regular
-from ..tokenizers.model import BPEModel
+from ..tokenizers.model import BPEModel, bytes_token
 from .textio import TOKENIZER_LIMIT
 
 
@@ -163,7 +163,7 @@ def dumps(model: BPEModel) -> bytes:
             "tiktoken rank files are byte-level: this is a chars-mode tokenizer -- write it as native, "
             "hf (tokenizer.json) or subword-nmt, or train in bytes mode"
         )
-    return b"".join(b64encode(t) + b" %d\n" % i for i, t in enumerate(model.tokens))  # type: ignore[arg-type]
+    return b"".join(b64encode(bytes_token(t)) + b" %d\n" % i for i, t in enumerate(model.tokens))
 
 
 def save(path: str | os.PathLike[str], model: BPEModel) -> None:

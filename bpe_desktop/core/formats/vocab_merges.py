@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 
 from ..choices import Mode
 from ..errors import FormatError
-from ..tokenizers.model import BYTE_BASE, BPEModel, Token, token_text
+from ..tokenizers.model import BYTE_BASE, BPEModel, Token, joined, token_text
 
 
 def model_from_vocab(
@@ -38,7 +38,7 @@ def model_from_vocab(
     (('<s>',), [1, 2, 3, 0])
     """
     pairs = list(pairs)
-    made = {a + b for a, b in pairs}  # type: ignore[operator]
+    made = {joined(a, b) for a, b in pairs}
     special_set = set(specials)
     base = sorted((t for t in vocab if t not in made and t not in special_set), key=vocab.__getitem__)
     if mode == Mode.BYTES:

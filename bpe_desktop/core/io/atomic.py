@@ -27,7 +27,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Iterator, Sequence
-from typing import IO
+from typing import IO, Any
 
 from ..errors import WriteError
 
@@ -120,8 +120,14 @@ def _open_in_place(path: str, target: str, mode: str, encoding: str | None) -> I
         os.set_blocking(fd, True)
     except OSError as e:
         raise _fail(path, e) from None
-    kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
-    return os.fdopen(fd, mode, **kwargs)  # type: ignore[call-overload]
+    return _fdopen(fd, mode, encoding)
+
+
+def _fdopen(fd: int, mode: str, encoding: str | None) -> IO[Any]:
+    """*fd* as a file: bytes for a binary *mode*, else text in *encoding* with ``\n`` line ends."""
+    if "b" in mode:
+        return os.fdopen(fd, mode)
+    return os.fdopen(fd, mode, encoding=encoding, newline="\n")
 
 
 def _temp_for(path: str, target: str) -> tuple[int, str]:
@@ -160,7 +166,6 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
     """
     path = os.fspath(path)
     target = resolve_target(path)
-    kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
     if _in_place(target):
         f = _open_in_place(path, target, mode, encoding)
         try:
@@ -171,7 +176,7 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
         return
     fd, tmp = _temp_for(path, target)
     try:
-        with os.fdopen(fd, mode, **kwargs) as f:  # type: ignore[call-overload]
+        with _fdopen(fd, mode, encoding) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())

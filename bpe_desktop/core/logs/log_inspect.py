@@ -24,14 +24,14 @@ This module does not load tokenizers (:mod:`.formats`) nor draw anything.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, Protocol
+from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import Cancelled
-from ..tokenizers.tokenizer import TokenSpan
+from ..tokenizers.any_tokenizer import AnyTokenizer
 from .boundaries import DiffCollector, Differences, differing_regions
 from .log_chunks import CHUNK_CHARS, iter_chunks, iter_file_chunks
 from .logclass import CATEGORY_OF_GROUP, PATTERN, Category
@@ -47,19 +47,11 @@ _HEX = Category.HEX
 _CATEGORY_OF_INDEX = (None, *(CATEGORY_OF_GROUP[g] for g in sorted(PATTERN.groupindex, key=PATTERN.groupindex.get)))
 
 
-class EncodesWithOffsets(Protocol):
-    """What inspection needs of a tokenizer (every tokenizer class of the core has it)."""
-
-    def encode_with_offsets(
-        self, text: str, *, upto: int | None = None, allowed_special: Literal["all"] | Collection[str] = "all"
-    ) -> list[TokenSpan]: ...
-
-
 class NamedTokenizer(NamedTuple):
     """A tokenizer as the reports name it; *upto* limits it to its first merges (the timeline's step)."""
 
     name: str
-    tokenizer: EncodesWithOffsets
+    tokenizer: AnyTokenizer
     upto: int | None = None
 
 
@@ -265,16 +257,12 @@ class _Offsets:
     def __init__(self, nt: NamedTokenizer) -> None:
         self.nt = nt
         self.lengths = np.zeros(0, dtype=np.int64)  # byte length of token id i, -1 = not yet known
-        tok = nt.tokenizer
-        inner = getattr(tok, "inner", tok)  # a RenumberedTokenizer's own tokenizer
-        drops = getattr(getattr(inner, "pretokenizer", None), "drops_whitespace", False)
-        self.fast = (not drops and callable(getattr(tok, "encode_ordinary", None))
-                     and callable(getattr(tok, "token_bytes", None)))
+        self.fast = not nt.tokenizer.pretokenizer.drops_whitespace
 
     def __call__(self, chunk: str, n_bytes: int) -> tuple[np.ndarray, np.ndarray]:
         tok = self.nt.tokenizer
         if self.fast:
-            ids = np.array(tok.encode_ordinary(chunk, self.nt.upto), dtype=np.int64)  # type: ignore[attr-defined]
+            ids = np.array(tok.encode_ordinary(chunk, self.nt.upto), dtype=np.int64)
             if not len(ids) or ids.min() >= 0:
                 lens = self._lengths(ids)
                 if int(lens.sum()) == n_bytes:
@@ -292,7 +280,7 @@ class _Offsets:
         if top > len(self.lengths):
             self.lengths = np.concatenate([self.lengths, np.full(top - len(self.lengths), -1, dtype=np.int64)])
         missing = np.unique(ids[self.lengths[ids] < 0])
-        token_bytes = self.nt.tokenizer.token_bytes  # type: ignore[attr-defined]
+        token_bytes = self.nt.tokenizer.token_bytes
         for i in missing.tolist():
             self.lengths[i] = len(token_bytes(i))
         return self.lengths[ids]

@@ -18,12 +18,12 @@ as a whole word.  This module only decides; it does not count frequencies (see :
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from ..choices import Mode
 from ..text.pretokenize import Pretokenizer
-from ..tokenizers.model import BPEModel, Token
+from ..tokenizers.model import BPEModel, Token, bytes_token, text_token
 from ..tokenizers.tokenizer import Tokenizer
 from .stats import Job, finish
 
@@ -100,7 +100,7 @@ def unreachable_steps(
         for i in range(ordinary_count(model, k)):
             if i % chunk == chunk - 1:
                 yield
-            data: bytes = tokens[i]  # type: ignore[assignment]
+            data = bytes_token(tokens[i])
             text = data.decode("utf-8", "replace")
             if text.encode("utf-8") != data or split(text) != [text]:
                 out.append(i)
@@ -112,7 +112,7 @@ def unreachable_steps(
     for i in range(ordinary_count(model, k)):
         if i % chunk == chunk - 1:
             yield
-        t: str = tokens[i]  # type: ignore[assignment]
+        t = text_token(tokens[i])
         final = not marker or t.endswith(marker)
         text = t[: -len(marker)] if marker and final else t
         if is_undecodable(t):
@@ -122,13 +122,15 @@ def unreachable_steps(
                 out.append(i)
         elif split(text) != [text]:
             out.append(i)
-        elif (enc if final else fragment).encode_piece(text, k) != [i]:  # type: ignore[union-attr]
+        elif (enc if final or fragment is None else fragment).encode_piece(text, k) != [i]:  # (no marker: final)
             out.append(i)
     return out
 
 
-def brute_force_unreachable(encode_ordinary: object, decode: object, ids: Sequence[int]) -> list[int]:
+def brute_force_unreachable(
+    encode_ordinary: Callable[[str], list[int]], decode: Callable[[list[int]], str], ids: Sequence[int]
+) -> list[int]:
     """The definition, for checks and benchmarks: ``encode_ordinary(decode([i])) != [i]`` for each id
     (with tiktoken's ``Encoding`` methods, or ours)."""
     enc, dec = encode_ordinary, decode
-    return [i for i in ids if enc(dec([i])) != [i]]  # type: ignore[operator]
+    return [i for i in ids if enc(dec([i])) != [i]]

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 from ..choices import Mode
 from ..records import MergeRecord
-from ..tokenizers.model import BPEModel
+from ..tokenizers.model import BPEModel, text_token
 from ..views.labels import token_label
 from .reachability import PieceEncoder, is_undecodable, ordinary_count, unreachable_steps
 from .stats import Job, finish
@@ -212,8 +212,8 @@ def auditing(
     sizes: list[int] = []
     cut = len(marker)
     reuse = known_labels is not None and len(known_labels) >= n
-    if reuse:
-        labels = list(known_labels[:n])  # type: ignore[index]
+    if known_labels is not None and reuse:
+        labels = list(known_labels[:n])
     for lo in range(0, n, chunk):
         yield
         part = tokens[lo : min(lo + chunk, n)]
@@ -223,8 +223,8 @@ def auditing(
             sizes.extend(map(len, part))
         else:
             sizes.extend(
-                len((t[:-cut] if cut and t.endswith(marker) else t).encode("utf-8", "surrogateescape"))  # type: ignore[union-attr,arg-type]
-                for t in part
+                len((s[:-cut] if cut and s.endswith(marker) else s).encode("utf-8", "surrogateescape"))
+                for s in map(text_token, part)
             )
     made: list[MadeBy | None] = [None] * n
     counts = counts_when_made or ()

@@ -15,6 +15,7 @@ import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from ..choices import Mode, TieBreak
 from ..config import MODES, TIE_BREAKS, TrainConfig
@@ -42,7 +43,25 @@ def joined(a: Token, b: Token) -> Token:
     >>> joined("es", "t</w>"), joined(b" t", b"he")
     ('est</w>', b' the')
     """
-    return a + b  # type: ignore[operator]
+    if isinstance(a, str) and isinstance(b, str):
+        return a + b
+    if isinstance(a, bytes) and isinstance(b, bytes):
+        return a + b
+    raise TypeError(f"a merge joins two tokens of one mode, not {a!r} and {b!r}")
+
+
+def text_token(token: Token) -> str:
+    """A chars-mode token, typed as the ``str`` it is (``TypeError`` for a bytes-mode token)."""
+    if isinstance(token, str):
+        return token
+    raise TypeError(f"{token!r} is a bytes-mode token, not a chars-mode one")
+
+
+def bytes_token(token: Token) -> bytes:
+    """A bytes-mode token, typed as the ``bytes`` it is (``TypeError`` for a chars-mode token)."""
+    if isinstance(token, bytes):
+        return token
+    raise TypeError(f"{token!r} is a chars-mode token, not a bytes-mode one")
 
 
 def base_symbols(word: str, mode: Mode, end_of_word: str = "", glue_marker: bool = False) -> list[Token]:
@@ -109,10 +128,10 @@ class BPEModel:
 
     @classmethod
     def from_token_pairs(
-        cls, mode: Mode, base: Sequence[Token], pairs: Iterable[tuple[Token, Token]], **settings: object
+        cls, mode: Mode, base: Sequence[Token], pairs: Iterable[tuple[Token, Token]], **settings: Any
     ) -> BPEModel:
         """Build from merges given as token pairs (as files store them); unknown tokens are an error."""
-        model = cls(mode=mode, base=list(base), **settings)  # type: ignore[arg-type]
+        model = cls(mode=mode, base=list(base), **settings)
         ids = {t: i for i, t in enumerate(model.base)}
         n = len(model.base)
         merges = []

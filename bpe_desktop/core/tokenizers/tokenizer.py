@@ -28,7 +28,7 @@ from ..errors import ConfigError
 from ..text.pretokenize import Pretokenizer
 from ..text.regex_budget import RegexBudget
 from ..text.specials import EncodesSpecials, split_specials
-from .model import BPEModel, base_symbols
+from .model import BPEModel, base_symbols, text_token
 
 #: id given to a character the chars-mode alphabet lacks (only with ``unknown="keep"``)
 UNKNOWN_ID = -1
@@ -286,9 +286,9 @@ class Tokenizer(EncodesSpecials):
 
     def _char_len(self, i: int) -> int:
         """How many characters of the text a chars-mode token covers (its marker covers none)."""
-        t = self._tokens[i]
+        t = text_token(self._tokens[i])
         n = len(t)
-        if self._marker and t.endswith(self._marker):  # type: ignore[arg-type]
+        if self._marker and t.endswith(self._marker):
             n -= len(self._marker)
         return n
 

@@ -15,7 +15,7 @@ import regex
 
 from ..choices import Mode, TieBreak
 from ..config import TrainConfig
-from ..tokenizers.model import BPEModel, Token, token_text
+from ..tokenizers.model import BPEModel, Token, joined, token_text
 from .trainer import word_symbols
 
 
@@ -25,7 +25,7 @@ def merge_word(seq: tuple[Token, ...], pair: tuple[Token, Token]) -> tuple[Token
     i = 0
     while i < len(seq):
         if i < len(seq) - 1 and (seq[i], seq[i + 1]) == pair:
-            out.append(seq[i] + seq[i + 1])  # type: ignore[operator]
+            out.append(joined(seq[i], seq[i + 1]))
             i += 2
         else:
             out.append(seq[i])
@@ -39,7 +39,7 @@ def forbidden(pair: tuple[Token, Token], config: TrainConfig) -> bool:
         return True
     if config.forbid_regex is None:
         return False
-    new = pair[0] + pair[1]  # type: ignore[operator]
+    new = joined(*pair)
     text = new.decode("utf-8", "replace") if isinstance(new, bytes) else new
     return regex.search(config.forbid_regex, text) is not None
 
@@ -84,7 +84,7 @@ def naive_train(
         if pairs[best] < config.min_frequency and len(merges) >= len(start):
             break
         merges.append(best)
-        new = best[0] + best[1]  # type: ignore[operator]
+        new = joined(*best)
         ids.setdefault(new, len(ids))
         words = [(merge_word(seq, best), c) for seq, c in words]
     return merges

@@ -250,11 +250,11 @@ class Trainer:
         """Whether pair *key* is forbidden (only called when there is a rule; cached per pair)."""
         b = self._blocked.get(key)
         if b is None:
+            if self._forbid is None:
+                return False
             t = self.tokens
             a, c = ord(key[0]), ord(key[1])
-            b = self._blocked[key] = self._forbid.blocks(  # type: ignore[union-attr]
-                self.texts[a], self.texts[c], t[a] + t[c]  # type: ignore[operator]
-            )
+            b = self._blocked[key] = self._forbid.blocks(self.texts[a], self.texts[c], joined(t[a], t[c]))
         return b
 
     def _entry(self, key: str, count: int) -> tuple[Any, ...]:

@@ -75,9 +75,10 @@ def segment_line_packed(
         if i == UNKNOWN_ID:
             label = bytes_label(data[start:end])
         else:
-            label = labels.get(i)  # type: ignore[assignment]
-            if label is None:
-                label = labels[i] = id_label(model, i)
+            cached = labels.get(i)
+            if cached is None:
+                cached = labels[i] = id_label(model, i)
+            label = cached
         add((i, start, end, label))
         if end > pos:
             pos = end
@@ -123,9 +124,10 @@ def segment_word_packed(
         if i == UNKNOWN_ID:  # chars mode: base symbols are the word's characters (then the marker)
             label = visible_text(word[pos]) if pos < len(word) else "<unk>"
         else:
-            label = labels.get(i)  # type: ignore[assignment]
-            if label is None:
-                label = labels[i] = id_label(model, i)
+            cached = labels.get(i)
+            if cached is None:
+                cached = labels[i] = id_label(model, i)
+            label = cached
         add((i, pos, pos + n, label))
         pos += n
     return tuple(out)

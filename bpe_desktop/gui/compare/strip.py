@@ -16,6 +16,7 @@ It does not tokenize (:mod:`.sources`) and knows nothing of the session.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -225,10 +226,10 @@ class TokenStrip(QtWidgets.QWidget):
 
     def event(self, e: QtCore.QEvent) -> bool:
         if e.type() == QtCore.QEvent.Type.ToolTip:
-            he = e  # QHelpEvent
-            text = self.tooltip_at(he.pos())  # type: ignore[attr-defined]
+            he = cast(QtGui.QHelpEvent, e)
+            text = self.tooltip_at(he.pos())
             if text:
-                QtWidgets.QToolTip.showText(he.globalPos(), text, self)  # type: ignore[attr-defined]
+                QtWidgets.QToolTip.showText(he.globalPos(), text, self)
             else:
                 QtWidgets.QToolTip.hideText()
                 e.ignore()

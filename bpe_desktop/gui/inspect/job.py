@@ -30,6 +30,7 @@ from ...core.errors import BpeError, Cancelled, CorpusError
 from ...core.formats import load_tokenizer
 from ...core.io.reading import read_head
 from ...core.logs.log_inspect import Inspection, NamedTokenizer, inspect_file, inspect_text
+from ...core.text.regex_budget import RegexBudget
 from ...core.tokenizers.model import BPEModel
 from ...core.tokenizers.tokenizer import UNKNOWN_ID, Tokenizer, TokenSpan
 from ...core.views.labels import bytes_label, visible_text
@@ -169,14 +170,15 @@ class _Recorder:
         if self._base < self._cap:
             self.chunks.append((self._base, kind, data))
 
-    def encode_ordinary(self, text: str, upto: int | None = None) -> list[int]:
-        ids = self._tok.encode_ordinary(text, upto)
+    def encode_ordinary(self, text: str, upto: int | None = None, *, budget: RegexBudget | None = None) -> list[int]:
+        ids = self._tok.encode_ordinary(text, upto, budget=budget)
         self._keep(text, "ids", ids)
         return ids
 
     def encode_with_offsets(self, text: str, *, upto: int | None = None,
-                            allowed_special: Literal["all"] | Collection[str] = "all") -> list[TokenSpan]:
-        spans = self._tok.encode_with_offsets(text, upto=upto, allowed_special=allowed_special)
+                            allowed_special: Literal["all"] | Collection[str] = "all",
+                            budget: RegexBudget | None = None) -> list[TokenSpan]:
+        spans = self._tok.encode_with_offsets(text, upto=upto, allowed_special=allowed_special, budget=budget)
         self._keep(text, "spans", spans)
         return spans
 

@@ -158,7 +158,8 @@ class VariantRunner(QtCore.QObject):
     def _work(self, source: str, is_path: bool, presets: list[str], merges: int, stop: threading.Event) -> None:
         n_workers = min(self.max_workers, max(len(presets), 1))
         ex = ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context("spawn"))
-        kind, payload = "failed", "the variants could not be trained"
+        kind = "failed"
+        payload: object = "the variants could not be trained"  # a message, or the results
         try:
             text = read_text(source) if is_path else source
             with main_module_hidden():  # the workers start here (spawn), without re-running __main__
@@ -174,7 +175,7 @@ class VariantRunner(QtCore.QObject):
                         stop.set()
 
             results = train_variants(text, presets, merges, executor=ex, progress=progress, cancel=stop.is_set)
-            kind, payload = "finished", results  # type: ignore[assignment]
+            kind, payload = "finished", results
         except Cancelled:
             kind = "cancelled"
         except BpeError as e:

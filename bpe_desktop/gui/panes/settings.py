@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from ...core.choices import Mode, TieBreak
-from ...core.config import MODES, TIE_BREAKS, TrainConfig
+from ...core.choices import Mode
+from ...core.config import TrainConfig
 from ...core.errors import BpeError, PatternError
 from ...core.text.pretokenize import NAMED_PATTERNS, validate_pattern
 from ..presets import PRESETS, SEED_CONFIG, preset_matching
-from ..runs.forbid_edit import ForbidEditor
 from ..session import Session
 from ..training.protocol import TrainingState
+from .settings_form import SettingsRows, spin_box
 
 CUSTOM = "custom regex…"
 
@@ -34,13 +34,10 @@ class SettingsPanel(QtWidgets.QWidget):
         self.preset = QtWidgets.QComboBox(self)
         self.preset.addItem("(custom settings)")
         self.preset.addItems(list(PRESETS))
-        self.mode = QtWidgets.QComboBox(self)
-        self.mode.addItems(list(MODES))
-        self.mode.setToolTip("chars: characters plus an end-of-word marker · bytes: byte-level, like GPT-2")
-        self.pretok = QtWidgets.QComboBox(self)
-        for name, (_, desc) in NAMED_PATTERNS.items():
-            self.pretok.addItem(name)
-            self.pretok.setItemData(self.pretok.count() - 1, desc, QtCore.Qt.ItemDataRole.ToolTipRole)
+        self.rows = rows = SettingsRows(self, merges_tip="Stop after this many merges", forbid_lines=2)
+        # the shared rows' widgets, by the names callers and tests use
+        self.mode, self.pretok, self.merges, self.min_freq, self.tie, self.forbid = (
+            rows.mode, rows.pretok, rows.merges, rows.min_freq, rows.tie, rows.forbid)
         self.pretok.addItem(CUSTOM)
         self.regex = QtWidgets.QLineEdit(self)
         self.regex.setPlaceholderText(r"custom pattern, e.g. \w+|[^\w\s]+")
@@ -48,13 +45,7 @@ class SettingsPanel(QtWidgets.QWidget):
         self.regex_error.setObjectName("inlineError")
         self.regex_error.setWordWrap(True)
         self.regex_error.hide()
-        self.merges = self._spin(0, 1_000_000, "no limit", "Stop after this many merges")
-        self.vocab = self._spin(0, 10_000_000, "no limit", "Stop at this vocabulary size")
-        self.min_freq = self._spin(1, 1_000_000_000, "", "Stop when the best pair occurs fewer times")
-        self.tie = QtWidgets.QComboBox(self)
-        for name, desc in TIE_BREAKS.items():
-            self.tie.addItem(name)
-            self.tie.setItemData(self.tie.count() - 1, desc, QtCore.Qt.ItemDataRole.ToolTipRole)
+        self.vocab = spin_box(self, 0, 10_000_000, "no limit", "Stop at this vocabulary size")
         self.marker = QtWidgets.QLineEdit(self)
         self.marker.setToolTip("End-of-word marker (chars mode; empty for none)")
         # the marker must show whole ("</w>" was cut to "/w>" beside a long check-box label)
@@ -65,7 +56,6 @@ class SettingsPanel(QtWidgets.QWidget):
                              "as in the seeds)")
         self.specials = QtWidgets.QLineEdit(self)
         self.specials.setPlaceholderText("e.g. <|endoftext|> <pad>  (space-separated)")
-        self.forbid = ForbidEditor(self, lines=2)  # forbidden pairs and forbid regex (issue 14)
         self.banner = QtWidgets.QLabel("Settings differ from the trained tokenizer.", self)
         self.banner.setObjectName("banner")
         self.retrain_btn = QtWidgets.QPushButton("Retrain", self)
@@ -81,41 +71,24 @@ class SettingsPanel(QtWidgets.QWidget):
         form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setContentsMargins(8, 6, 8, 6)
         form.addRow("Preset", self.preset)
-        form.addRow("Mode", self.mode)
-        form.addRow("Pre-tokenizer", self.pretok)
-        form.addRow("", self.regex)
-        form.addRow("", self.regex_error)
-        form.addRow("Merges", self.merges)
-        form.addRow("Vocab size", self.vocab)
-        form.addRow("Min frequency", self.min_freq)
-        form.addRow("Tie-break", self.tie)
         marker_row = QtWidgets.QHBoxLayout()
         marker_row.addWidget(self.marker, 1)
         marker_row.addWidget(self.glue)
-        form.addRow("End of word", marker_row)
-        form.addRow("Special tokens", self.specials)
-        form.addRow("Forbid", self.forbid)
+        rows.add_to(form, after={
+            "Pre-tokenizer": [("", self.regex), ("", self.regex_error)],
+            "Merges": [("Vocab size", self.vocab)],
+            "Tie-break": [("End of word", marker_row), ("Special tokens", self.specials)],
+        })
         form.addRow(self._banner_row)
 
         self._loading = False
         self.set_config(SEED_CONFIG)
-        for sig in (self.mode.currentIndexChanged, self.pretok.currentIndexChanged, self.merges.valueChanged,
-                    self.vocab.valueChanged, self.min_freq.valueChanged, self.tie.currentIndexChanged,
-                    self.glue.toggled, self.marker.textChanged, self.specials.textChanged,
-                    self.regex.textChanged, self.forbid.changed):
+        for sig in (*rows.changed_signals(), self.vocab.valueChanged, self.glue.toggled, self.marker.textChanged,
+                    self.specials.textChanged, self.regex.textChanged):
             sig.connect(self._edited)
         self.preset.activated.connect(self._preset_chosen)
         session.modelReset.connect(self._update_banner)
         session.trainingStateChanged.connect(self._update_banner)
-
-    def _spin(self, lo: int, hi: int, special: str, tip: str) -> QtWidgets.QSpinBox:
-        s = QtWidgets.QSpinBox(self)
-        s.setRange(lo, hi)
-        s.setGroupSeparatorShown(True)
-        if special:
-            s.setSpecialValueText(special)
-        s.setToolTip(tip)
-        return s
 
     # -- public -------------------------------------------------------------------------------------
     def pattern_spec(self) -> str:
@@ -136,9 +109,9 @@ class SettingsPanel(QtWidgets.QWidget):
         if problem is not None:
             raise PatternError(f"the custom pre-tokenizer pattern is not valid: {problem}")
         return TrainConfig(
-            mode=Mode(self.mode.currentText()),
+            mode=self.rows.chosen_mode(),
             pretokenizer=self.pattern_spec(), end_of_word=self.marker.text(),
-            glue_marker=self.glue.isChecked(), tie_break=TieBreak(self.tie.currentText()),
+            glue_marker=self.glue.isChecked(), tie_break=self.rows.chosen_tie_break(),
             merges=self.merges.value() or None, vocab_size=self.vocab.value() or None,
             min_frequency=self.min_freq.value(), specials=tuple(self.specials.text().split()),
             forbid=self.forbid.pairs(), forbid_regex=self.forbid.pattern(),
@@ -147,20 +120,16 @@ class SettingsPanel(QtWidgets.QWidget):
     def set_config(self, cfg: TrainConfig) -> None:
         self._loading = True
         try:
-            self.mode.setCurrentText(cfg.mode)
+            self.rows.set_from(cfg)
             if cfg.pretokenizer in NAMED_PATTERNS:
                 self.pretok.setCurrentText(cfg.pretokenizer)
             else:
                 self.pretok.setCurrentText(CUSTOM)
                 self.regex.setText(cfg.pretokenizer)
-            self.merges.setValue(cfg.merges or 0)
             self.vocab.setValue(cfg.vocab_size or 0)
-            self.min_freq.setValue(cfg.min_frequency)
-            self.tie.setCurrentText(cfg.tie_break)
             self.marker.setText(cfg.end_of_word)
             self.glue.setChecked(cfg.glue_marker)
             self.specials.setText(" ".join(cfg.specials))
-            self.forbid.set_values(cfg.forbid, cfg.forbid_regex)
         finally:
             self._loading = False
         self._edited()
@@ -180,10 +149,7 @@ class SettingsPanel(QtWidgets.QWidget):
         self.regex.setProperty("invalid", bool(problem))
         self.regex.style().unpolish(self.regex)
         self.regex.style().polish(self.regex)
-        mode = Mode(self.mode.currentText())
-        chars = mode == Mode.CHARS
-        if self.forbid.mode != mode:
-            self.forbid.set_mode(mode)
+        chars = self.rows.follow_mode() == Mode.CHARS
         self.marker.setEnabled(chars)
         self.glue.setEnabled(chars)
         if self._loading:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.errors import BpeError
 from ...core.io.atomic import atomic_write
@@ -117,7 +117,7 @@ def log_ticks(lo: float, hi: float, pixels: float, label_px: float) -> list[floa
 class LogAxis(pg.AxisItem):
     """A log10 axis labelled at round numbers written plainly (see :func:`log_ticks`)."""
 
-    def tickValues(self, minVal, maxVal, size):
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, list[float]]]:
         if not self.logMode:
             return super().tickValues(minVal, maxVal, size)
         lo, hi = sorted((minVal, maxVal))
@@ -125,7 +125,7 @@ class LogAxis(pg.AxisItem):
         values = log_ticks(lo, hi, size, 22 if vertical else 46)
         return [(1.0, [math.log10(v) for v in values])]
 
-    def tickStrings(self, values, scale, spacing):
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         if not self.logMode:
             return super().tickStrings(values, scale, spacing)
         out = []
@@ -177,7 +177,7 @@ class PlotCard(pg.GraphicsLayoutWidget):
     #: CSV header of :meth:`csv_rows`
     csv_header: Sequence[str] = ()
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent, show=False, size=None, title=None)
         self._theme = theme.current()
         self.setBackground(self._theme.plot_bg)
@@ -216,11 +216,11 @@ class PlotCard(pg.GraphicsLayoutWidget):
             elif isinstance(item, pg.LabelItem) and item.opts.get("color") == old:
                 item.setText(item.text, color=t.plot_ink)
 
-    def resizeEvent(self, ev) -> None:
+    def resizeEvent(self, ev: QtGui.QResizeEvent) -> None:
         super().resizeEvent(ev)
         self.fit_titles()
 
-    def showEvent(self, ev) -> None:
+    def showEvent(self, ev: QtGui.QShowEvent) -> None:
         super().showEvent(ev)
         self.fit_titles()
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6 import QtWidgets
 
 from ...core.measure.stats import CURVE_COLUMNS, CompressionCurve
 from .common import ACCENT, LINE, SECOND, PlotCard, fit_text, ink, set_title, style_plot
@@ -21,7 +22,7 @@ class CompressionPlot(PlotCard):
     name = "compression"
     csv_header = CURVE_COLUMNS
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.data: CompressionCurve | None = None
         self.step = 0

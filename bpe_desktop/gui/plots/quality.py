@@ -51,7 +51,7 @@ class QualityPlot(PlotCard):
     name = "quality"
     csv_header = ("text", *QUALITY_COLUMNS)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.train: QualityCurve | None = None
         self.held: QualityCurve | None = None
@@ -106,7 +106,8 @@ class QualityPlot(PlotCard):
                  train_label: str = "training text", held_label: str = "held out") -> None:
         self.train, self.held = train, held
         self.train_label, self.held_label = train_label, held_label
-        alpha = (train or held).alpha if (train or held) is not None else DEFAULT_ALPHA  # type: ignore[union-attr]
+        curve = train or held
+        alpha = curve.alpha if curve is not None else DEFAULT_ALPHA
         self.plots["renyi_efficiency"].setTitle(METRICS[4][1].format(alpha=alpha), color=INK, size="11pt")
         for curve, items in ((train, self.train_items), (held, self.held_items)):
             for attr, item in items.items():

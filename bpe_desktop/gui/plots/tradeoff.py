@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6 import QtWidgets
 
 from ...core.measure.stats import TRADEOFF_COLUMNS, TradeOff
 from .common import ACCENT, LINE, SECOND, PlotCard, fit_text, ink, set_title, style_plot
@@ -20,7 +21,7 @@ class TradeoffPlot(PlotCard):
     name = "tradeoff"
     csv_header = TRADEOFF_COLUMNS
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.data: TradeOff | None = None
         self.step = 0

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.ma  # pyqtgraph imports it on the first draw (17 ms): now, with the pane, instead
 import pyqtgraph as pg
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.choices import Mode
 from ...core.measure.stats import ZIPF_COLUMNS, Pair, ZipfData
@@ -65,7 +65,7 @@ class HtmlBox(pg.LabelItem):
         self._shown: tuple[object, ...] | None = None
 
     @property
-    def textItem(self):
+    def textItem(self) -> QtWidgets.QGraphicsTextItem:
         return self.item
 
     def set_html(self, text: str) -> None:
@@ -83,7 +83,7 @@ class ZipfPlot(PlotCard):
     name = "pairs"
     csv_header = ZIPF_COLUMNS
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.data: ZipfData | None = None
         self.next_rank: int | None = None
@@ -260,7 +260,7 @@ class ZipfPlot(PlotCard):
         lay.setColumnStretchFactor(0, 1)
         self._fill_top_box()
 
-    def resizeEvent(self, ev) -> None:
+    def resizeEvent(self, ev: QtGui.QResizeEvent) -> None:
         if hasattr(self, "side"):
             self._arrange(ev.size().width())  # before the view sizes the layout to the new width
         super().resizeEvent(ev)

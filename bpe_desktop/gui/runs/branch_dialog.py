@@ -13,13 +13,12 @@ import html
 
 from PySide6 import QtWidgets
 
-from ...core.choices import Mode, TieBreak
-from ...core.config import MODES, TIE_BREAKS, TrainConfig
+from ...core.config import TrainConfig
 from ...core.errors import BpeError
 from ...core.text.pretokenize import NAMED_PATTERNS
 from ...core.training.branch import BranchPoint, NeedsRestart, needs_restart
+from ..panes.settings_form import SettingsRows
 from ..widgets import theme
-from .forbid_edit import ForbidEditor
 
 
 class BranchDialog(QtWidgets.QDialog):
@@ -32,30 +31,15 @@ class BranchDialog(QtWidgets.QDialog):
             f"A new run keeps the first <b>{k:,}</b> merges of this run (replayed on its word counts, not "
             "retrained) and continues with these settings.", self)
         self.intro.setWordWrap(True)
-        self.mode = QtWidgets.QComboBox(self)
-        self.mode.addItems(list(MODES))
-        self.mode.setCurrentText(base.mode)
-        self.pretok = QtWidgets.QComboBox(self)
-        self.pretok.addItems(list(NAMED_PATTERNS))
+        self.rows = rows = SettingsRows(self, merges_tip="Merge budget of the branch, the kept merges included",
+                                        forbid_lines=4)
+        # the shared rows' widgets, by the names callers and tests use
+        self.mode, self.pretok, self.merges, self.min_freq, self.tie, self.forbid = (
+            rows.mode, rows.pretok, rows.merges, rows.min_freq, rows.tie, rows.forbid)
         if base.pretokenizer not in NAMED_PATTERNS:
             self.pretok.addItem(base.pretokenizer)  # the run's own custom pattern
         self.pretok.setCurrentText(base.pretokenizer)
-        self.merges = QtWidgets.QSpinBox(self)
-        self.merges.setRange(0, 1_000_000)
-        self.merges.setSpecialValueText("no limit")
-        self.merges.setGroupSeparatorShown(True)
-        self.merges.setValue(base.merges or 0)
-        self.merges.setToolTip("Merge budget of the branch, the kept merges included")
-        self.min_freq = QtWidgets.QSpinBox(self)
-        self.min_freq.setRange(1, 1_000_000_000)
-        self.min_freq.setGroupSeparatorShown(True)
-        self.min_freq.setValue(base.min_frequency)
-        self.tie = QtWidgets.QComboBox(self)
-        self.tie.addItems(list(TIE_BREAKS))
-        self.tie.setCurrentText(base.tie_break)
-        self.forbid = ForbidEditor(self, lines=4)
-        self.forbid.set_mode(base.mode)
-        self.forbid.set_values(base.forbid, base.forbid_regex)
+        rows.set_from(base)
         self.note = QtWidgets.QLabel(self)
         self.note.setObjectName("branchNote")
         self.note.setWordWrap(True)
@@ -65,29 +49,23 @@ class BranchDialog(QtWidgets.QDialog):
         self.buttons.rejected.connect(self.reject)
 
         form = QtWidgets.QFormLayout()
-        form.addRow("Mode", self.mode)
-        form.addRow("Pre-tokenizer", self.pretok)
-        form.addRow("Merges", self.merges)
-        form.addRow("Min frequency", self.min_freq)
-        form.addRow("Tie-break", self.tie)
-        form.addRow("Forbid", self.forbid)
+        rows.add_to(form)
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.intro)
         lay.addLayout(form)
         lay.addWidget(self.note)
         lay.addWidget(self.buttons)
         self.setMinimumWidth(460)
-        for sig in (self.mode.currentIndexChanged, self.pretok.currentIndexChanged, self.merges.valueChanged,
-                    self.min_freq.valueChanged, self.tie.currentIndexChanged, self.forbid.changed):
+        for sig in rows.changed_signals():
             sig.connect(self._update)
         self._update()
 
     def config(self) -> TrainConfig:
         """The branch's settings; raises the core's ``BpeError`` (with the fix) when the form is invalid."""
         return self.base.with_(
-            mode=Mode(self.mode.currentText()), pretokenizer=self.pretok.currentText(),
+            mode=self.rows.chosen_mode(), pretokenizer=self.pretok.currentText(),
             merges=self.merges.value() or None, min_frequency=self.min_freq.value(),
-            tie_break=TieBreak(self.tie.currentText()), forbid=self.forbid.pairs(), forbid_regex=self.forbid.pattern(),
+            tie_break=self.rows.chosen_tie_break(), forbid=self.forbid.pairs(), forbid_regex=self.forbid.pattern(),
             vocab_size=None if self.merges.value() else self.base.vocab_size,
         )
 
@@ -99,9 +77,7 @@ class BranchDialog(QtWidgets.QDialog):
             return None
 
     def _update(self, *_: object) -> None:
-        mode = Mode(self.mode.currentText())
-        if self.forbid.mode != mode:
-            self.forbid.set_mode(mode)
+        self.rows.follow_mode()
         ok = self.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
         k = self.point.step
         try:

@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.errors import BpeError
-from ...core.formats.session_file import load_session, save_session
+from ...core.formats.session_file import CorpusCheck, load_session, save_session
 from .. import file_actions
 from ..training.protocol import TrainingState
 from . import autosave, autosave_files, dialogs, document, recent
@@ -231,11 +232,11 @@ class SessionManager(QtCore.QObject):
     def _unquiet(self) -> None:
         self._quiet = max(0, self._quiet - 1)
 
-    def _ask_corpus(self, parent: QtWidgets.QWidget, problems: list[object]) -> dialogs.CorpusAnswer:
+    def _ask_corpus(self, parent: QtWidgets.QWidget, problems: Sequence[CorpusCheck]) -> dialogs.CorpusAnswer:
         if self.interactive:
-            return dialogs.ask_corpus(parent, problems)  # type: ignore[arg-type]
+            return dialogs.ask_corpus(parent, problems)
         for p in problems:
-            sys.stderr.write(f"bpe-desktop: warning: {p.message}; opened with the saved merges\n")  # type: ignore[attr-defined]
+            sys.stderr.write(f"bpe-desktop: warning: {p.message}; opened with the saved merges\n")
         return dialogs.CorpusAnswer.OPEN_ANYWAY
 
     # -- not losing work ----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ session.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -39,7 +39,7 @@ from ..widgets.timers import one_shot
 from .animation import AnimationTiming, ease, lerp
 from .layout import MARGIN, ROW_GAP, PackedLayout, layout_row
 from .painting import BoxPainter, PixmapKey
-from .queries import VisibleQueries
+from .queries import ScreenRows
 from .row_caches import RowCaches
 from .row_loader import RowLoader
 from .rows import RowSource
@@ -60,7 +60,7 @@ class Caches(NamedTuple):
     pictures: LRU[PixmapKey, QtGui.QPixmap]  # (token id, label, pen kind, fill class) -> box picture
 
 
-class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
+class TokenCanvas(QtWidgets.QAbstractScrollArea):
     """Rows of token boxes at the session's step. Signals: ``tokenClicked(int id)``, ``rowsChanged()``."""
 
     tokenClicked = QtCore.Signal(int)
@@ -81,7 +81,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
         self.regex_error = ""  # set when the custom pattern timed out; cleared by a new model or corpus
         self.selected: int | None = None
         self._shown_step = session.step
-        self._visible: list[tuple[int, float, PackedLayout]] = []  # (row, top, layout) as last painted
+        self.screen_rows = ScreenRows(self._compute_visible, lambda: self.boxes.box_h)  # the rows as last laid out
         self._prefix_w = 0.0
         self._word_w = self._count_w = 0.0
         # animation: the timing decides, a QVariantAnimation runs the progress 0..1
@@ -161,7 +161,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
         """Pause the running merge animation and show it at *progress* (0..1) until the next change."""
         self._anim.pause()
         self._progress = min(1.0, max(0.0, float(progress)))
-        self._visible = []
+        self.screen_rows.clear()
         self.viewport().update()
 
     def row_text(self, row: int) -> str:
@@ -249,7 +249,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
         self.regex_error = ""
         self._rc.clear(self.session.model if keep_base else None)
         # (box pictures are kept: keyed by id, label and fill, they outlive a retrain -- ~10 ms less at its start)
-        self._visible = []
+        self.screen_rows.clear()
         self._anim.stop()
         self._progress = 1.0
 
@@ -271,7 +271,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
         if self.animating:
             self._anim.stop()
         self._shown_step = k
-        self._visible = []
+        self.screen_rows.clear()
         duration = self.timing.step_changed(prev, k, self.animations_enabled and self.isVisible())
         if duration:
             self._anim_lo, self._progress = min(k, prev), (0.0 if k > prev else 1.0)  # forward: 0 -> 1
@@ -329,12 +329,12 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
 
         Nothing when the custom pattern timed out (:attr:`regex_error`)."""
         if self.regex_error:
-            self._visible = []
+            self.screen_rows.clear()
             return []
         try:
             return self._lay_out_visible()
         except RegexTimeout:
-            self._visible = []
+            self.screen_rows.clear()
             return []
 
     def _lay_out_visible(self) -> list[Visible]:
@@ -361,7 +361,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
             out.append((row, top, shown, other, h))
             top += h + ROW_GAP
             row += 1
-        self._visible = [(r, t, lay) for r, t, lay, _, _ in out]
+        self.screen_rows.packed = [(r, t, lay) for r, t, lay, _, _ in out]
         fits = sum(1 for _, t, _, _, h in out if t + h <= height)
         sb = self.verticalScrollBar()
         sb.setPageStep(max(1, fits - 1))
@@ -420,27 +420,27 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea, VisibleQueries):
 
     # -- interaction ----------------------------------------------------------------------------------
     def scrollContentsBy(self, dx: int, dy: int) -> None:
-        self._visible = []
+        self.screen_rows.clear()
         self.viewport().update()
 
     def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
-        self._visible = []
+        self.screen_rows.clear()
         super().resizeEvent(e)
 
     def viewportEvent(self, e: QtCore.QEvent) -> bool:
         if e.type() == QtCore.QEvent.Type.ToolTip:
-            he = e  # QHelpEvent
-            hit = self.token_at(he.pos())  # type: ignore[attr-defined]
+            he = cast(QtGui.QHelpEvent, e)
+            hit = self.screen_rows.token_at(he.pos())
             if hit is None:
                 QtWidgets.QToolTip.hideText()
             else:
-                QtWidgets.QToolTip.showText(he.globalPos(), self.tooltip_text(hit[1]), self.viewport())  # type: ignore[attr-defined]
+                QtWidgets.QToolTip.showText(he.globalPos(), self.tooltip_text(hit[1]), self.viewport())
             return True
         return super().viewportEvent(e)
 
     def mousePressEvent(self, e: QtGui.QMouseEvent) -> None:
         if e.button() == QtCore.Qt.MouseButton.LeftButton:
-            hit = self.token_at(e.position())
+            hit = self.screen_rows.token_at(e.position())
             self.select(None if hit is None else hit[1].id)
             if hit is not None and hit[1].id is not None:
                 self.tokenClicked.emit(hit[1].id)

@@ -54,7 +54,7 @@ class MergeFollower(QtCore.QObject):
         self.follow(k)
 
     def on_screen(self, token_id: int) -> bool:
-        return any(token_id in row for row in self.canvas.visible_ids())
+        return any(token_id in row for row in self.canvas.screen_rows.ids())
 
     def follow(self, k: int) -> int | None:
         """Scroll to the next row holding merge *k*'s token when none is on screen; the row, or None."""
@@ -71,7 +71,7 @@ class MergeFollower(QtCore.QObject):
             return None
         raw = s.tokenizer.token_bytes(tid).decode("utf-8", "ignore").strip()
         first = canvas.first_row()
-        shown = max(1, len(canvas.visible_ids()))
+        shown = max(1, len(canvas.screen_rows.ids()))
         encoded = 0
         for off in range(shown, n + shown):
             row = (first + off) % n

@@ -118,7 +118,7 @@ class TokenStreamView(QtWidgets.QWidget):
 
     def visible_tokens(self) -> list[list[str]]:
         """Token labels per visible row, as laid out at the shown step."""
-        return self.canvas.visible_tokens()
+        return self.canvas.screen_rows.tokens()
 
     def set_play_speed(self, steps_per_second: float) -> None:
         """Let merge animations fit the playback speed (see :meth:`TokenCanvas.set_play_speed`)."""
@@ -170,7 +170,7 @@ class TokenStreamView(QtWidgets.QWidget):
         return self.tree.items()
 
     def _count_visible(self, token_id: int) -> int:
-        return sum(row.count(token_id) for row in self.canvas.visible_ids())
+        return sum(row.count(token_id) for row in self.canvas.screen_rows.ids())
 
     # -- find -----------------------------------------------------------------------------------------
     def find_next(self) -> int | None:

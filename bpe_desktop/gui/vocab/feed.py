@@ -41,7 +41,7 @@ from ...core.measure.stats import Job, Sliced
 from ...core.measure.token_counts import TokenCounts, effects_from_records, initial_counting
 from ...core.measure.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag, VocabAudit, auditing, made_counts
 from ...core.stopping import StopReason
-from ...core.tokenizers.model import BPEModel
+from ...core.tokenizers.model import BPEModel, bytes_token
 from ...core.tokenizers.ranks import RankTokenizer
 from ...core.tokenizers.tokenizer import Tokenizer
 from ..session import Session
@@ -244,5 +244,5 @@ def _rank_tokenizer(model: BPEModel) -> Job[RankTokenizer]:
     for lo in range(0, len(tokens), RANKS_CHUNK):
         yield
         for i in range(lo, min(lo + RANKS_CHUNK, len(tokens))):
-            ranks.setdefault(tokens[i], i)  # type: ignore[arg-type]
+            ranks.setdefault(bytes_token(tokens[i]), i)
     return RankTokenizer(ranks, model.pretokenizer or "none", model.special_ids)

@@ -21,7 +21,7 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
 from ...counting.pieces import WordCounts
-from ...tokenizers.model import BPEModel, Token, token_text
+from ...tokenizers.model import BPEModel, Token, joined, token_text
 from .results import CompressionCurve, Pair, TradeOff, ZipfData, fit_zipf, tradeoff_from
 from .slicing import Job, emptying, finish
 
@@ -173,7 +173,7 @@ class SegmentationHistory:
     def _apply(self, pair: Pair, rank: int, chunk: int) -> Job[None]:
         a, b = pair
         ta, tb = self._token(a), self._token(b)
-        new_tok = ta + tb  # type: ignore[operator]
+        new_tok = joined(ta, tb)
         c = self._ids.get(new_tok)
         if c is None:
             c = self._ids[new_tok] = len(self.tokens)
