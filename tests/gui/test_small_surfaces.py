@@ -212,3 +212,50 @@ def test_nothing_is_cut_after_the_left_docks_widen_with_a_stale_corpus(qtbot, di
             w.vocab.status.resize(200, w.vocab.status.height())  # a narrow pane: parts shed, then "…"
             found.update(str(c) for c in fit_check.clipped(w))
     assert sorted(found) == [], "\n".join(sorted(found))
+
+
+# --- the vocabulary pane keeps a clicked token --------------------------------------------------------------
+
+def test_a_clicked_token_stays_selected_when_its_flags_change_with_the_step(qtbot, topics_text) -> None:  # type: ignore[no-untyped-def]
+    """Filter the intermediate tokens at the last step and click one: the timeline moves to the merge that
+    made it, where (the core's audit says) it is not intermediate -- the row stays, selected."""
+    from bpe_desktop.core.measure.vocab_audit import TokenFlag, audit, encoded_frequencies, made_counts
+    from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
+    from bpe_desktop.gui.vocab.pane import VocabPane
+    from support import finished_session
+
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=150)
+    text = topics_text[:80_000]
+    wc = count_text(text, cfg)
+    t = Trainer(wc, cfg)
+    recs = t.run()
+    s = finished_session(text, cfg, wc, t.model, recs)
+    pane = VocabPane(s)
+    qtbot.addWidget(pane)
+    pane.resize(1100, 500)
+    pane.show()
+    qtbot.waitExposed(pane)
+
+    def done() -> bool:
+        return not pane.busy and pane.table_model.audit is pane.feed.audit
+
+    qtbot.waitUntil(done, timeout=30_000)
+    pane.flag_boxes[TokenFlag.INTERMEDIATE].setChecked(True)
+    m = pane.table_model
+    assert m.rowCount() > 0
+    tid = m.token_id(0)
+    made = m.audit.made_by[m.rows[0]]
+    enc = Tokenizer(s.model, unknown="keep")
+    k = made.step
+    at_k = audit(s.model, k, encoded_frequencies(enc, wc.counts, k, s.model.vocab_size_at(k)),
+                 counts_when_made=made_counts(s.records), threshold=0.1, encoder=enc)
+    assert not at_k.flags[at_k.ids.index(tid)] & TokenFlag.INTERMEDIATE  # the filter would hide it at step k
+    pane.view.selectRow(0)  # what a click does
+    assert s.step == k
+    qtbot.waitUntil(lambda: done() and m.audit.step == k, timeout=30_000)
+    row = m.row_of_id(tid)
+    assert row is not None and pane.view.selectionModel().currentIndex().row() == row
+    assert [m.token_id(r) for r in range(m.rowCount())].count(tid) == 1
+    pane.flag_boxes[TokenFlag.INTERMEDIATE].setChecked(False)
+    pane.flag_boxes[TokenFlag.INTERMEDIATE].setChecked(True)  # a new filter: it applies to the token too
+    assert m.row_of_id(tid) is None
