@@ -5,7 +5,8 @@ indexes, sorted and filtered) and builds each cell when the view asks for it, so
 list of 100k ints.  Sorting uses the audit's own :meth:`~bpe_desktop.core.measure.vocab_audit.VocabAudit.order`
 (ties by id, unknown values last) for its columns, and the pair's labels or the flags for the two columns
 it does not know.  Filtering keeps rows whose token (or pair) contains a text and that carry any of the
-chosen flags, and the :attr:`~VocabTableModel.pinned` token (the selected one) whatever its flags at this step.  It computes no audit (see :mod:`.feed`) and does not observe the session.
+chosen flags, and the :attr:`~VocabTableModel.pinned` token (the selected one) whatever its flags at this
+step.  It computes no audit (see :mod:`.feed`) and does not observe the session.
 """
 
 from __future__ import annotations
