@@ -11,8 +11,8 @@ writes, errors as dialogs).  The work runs in a worker process (:class:`~.runner
 fill three tabs: :class:`~.tokens_tab.TokensTab`, :class:`~.differ_tab.DifferTab`,
 :class:`~.variants.VariantsPanel` (variants train in worker processes, :class:`~.runner.VariantRunner`).
 Nothing is inspected until Inspect is pressed (figures of your tokenizer at another step than the timeline's,
-or of a model since replaced, are marked stale in the progress line); the pane never changes the session except when a variant is
-opened as the main run (``openRequested``, handled by the window).
+or of a model since replaced, are marked stale in the progress line); the pane never changes the session
+except when a variant is opened as the main run (``openRequested``, handled by the window).
 """
 
 from __future__ import annotations
