@@ -332,3 +332,31 @@ def test_the_log_inspector_marks_figures_of_another_step_as_stale(qtbot, dialogs
     with qtbot.waitSignal(p.runner.finished, timeout=120_000):
         assert p.inspect()
     assert not p.is_stale()
+
+
+# --- the start card in front of a restored layout ---------------------------------------------------------
+
+def test_the_start_card_is_in_front_of_a_restored_layout(qtbot, dialogs, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A remembered layout whose front tab beside the token stream was the Log inspector: the start card
+    (on the token stream) still shows."""
+    from bpe_desktop.gui import app as gui_app
+    from bpe_desktop.gui import layouts, window_state
+
+    def restore(window) -> bool:  # type: ignore[no-untyped-def]  # as a saved state would leave it
+        window.tabifyDockWidget(window.docks["tokens"], window.docks["inspect"])
+        window.docks["inspect"].raise_()
+        layouts.state(window).restored = True
+        return True
+
+    monkeypatch.setattr(window_state, "restore", restore)
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=True)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    for _ in range(6):
+        QtWidgets.QApplication.processEvents()
+    assert w.start_screen is not None and w.start_screen.isVisible()
+    assert not w.token_view.visibleRegion().isEmpty()
+    assert w.docks["inspect"].visibleRegion().isEmpty()  # behind the token stream's tab
