@@ -7,6 +7,8 @@ import copy
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from PySide6 import QtCore, QtWidgets
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
@@ -360,3 +362,14 @@ def test_the_start_card_is_in_front_of_a_restored_layout(qtbot, dialogs, monkeyp
     assert w.start_screen is not None and w.start_screen.isVisible()
     assert not w.token_view.visibleRegion().isEmpty()
     assert w.docks["inspect"].visibleRegion().isEmpty()  # behind the token stream's tab
+
+
+@given(st.text(min_size=0, max_size=40), st.sampled_from(FORMATS))
+def test_renamed_gives_the_format_its_extension_and_keeps_the_stem(name: str, fmt) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.gui.export_dialog import renamed
+
+    out = renamed(name, fmt)
+    assert out.endswith(fmt.ext) and out
+    assert renamed(out, fmt) == out  # choosing the same format again changes nothing
+    for other in FORMATS:  # any format and back gives the same name
+        assert renamed(renamed(out, other), fmt) == out
