@@ -25,7 +25,7 @@ def test_kept_forbidden_names_exactly_the_forbidden_kept_merges(mode, k, picked,
     model, recs = RUNS[mode]
     pairs = model.merge_pairs_text()
     k = min(k, len(pairs))
-    forbid = tuple(pairs[i] for i in sorted(picked) if i < len(pairs)) + (("zz", "qq"),)  # one pair never made
+    forbid = (*(pairs[i] for i in sorted(picked) if i < len(pairs)), ("zz", "qq"))  # and one pair never made
     point = BranchPoint.from_model(model, k, recs)
     got = kept_forbidden(point, TrainConfig(mode=mode, forbid=forbid, forbid_regex=pattern))
 
