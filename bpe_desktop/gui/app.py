@@ -111,6 +111,7 @@ def make_window(
         from .start.welcome import StartScreen
 
         w.start_screen = StartScreen(w, w.token_view)
+        w.docks["tokens"].raise_()  # the card lies on the token stream: in front of a restored layout's tabs
     if merges is not None:
         w.settings.merges.setValue(merges)
     w.sessions.mark_clean()  # a fresh window holds no work to lose

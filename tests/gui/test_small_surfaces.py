@@ -7,6 +7,8 @@ import copy
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from PySide6 import QtCore, QtWidgets
 
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
@@ -212,3 +214,159 @@ def test_nothing_is_cut_after_the_left_docks_widen_with_a_stale_corpus(qtbot, di
             w.vocab.status.resize(200, w.vocab.status.height())  # a narrow pane: parts shed, then "…"
             found.update(str(c) for c in fit_check.clipped(w))
     assert sorted(found) == [], "\n".join(sorted(found))
+
+
+# --- the vocabulary pane keeps a clicked token --------------------------------------------------------------
+
+def test_a_clicked_token_stays_selected_when_its_flags_change_with_the_step(qtbot, topics_text) -> None:  # type: ignore[no-untyped-def]
+    """Filter the intermediate tokens at the last step and click one: the timeline moves to the merge that
+    made it, where (the core's audit says) it is not intermediate -- the row stays, selected."""
+    from bpe_desktop.core.measure.vocab_audit import TokenFlag, audit, encoded_frequencies, made_counts
+    from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
+    from bpe_desktop.gui.vocab.pane import VocabPane
+    from support import finished_session
+
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=150)
+    text = topics_text[:80_000]
+    wc = count_text(text, cfg)
+    t = Trainer(wc, cfg)
+    recs = t.run()
+    s = finished_session(text, cfg, wc, t.model, recs)
+    pane = VocabPane(s)
+    qtbot.addWidget(pane)
+    pane.resize(1100, 500)
+    pane.show()
+    qtbot.waitExposed(pane)
+
+    def done() -> bool:
+        return not pane.busy and pane.table_model.audit is pane.feed.audit
+
+    qtbot.waitUntil(done, timeout=30_000)
+    pane.flag_boxes[TokenFlag.INTERMEDIATE].setChecked(True)
+    m = pane.table_model
+    assert m.rowCount() > 0
+    tid = m.token_id(0)
+    made = m.audit.made_by[m.rows[0]]
+    enc = Tokenizer(s.model, unknown="keep")
+    k = made.step
+    at_k = audit(s.model, k, encoded_frequencies(enc, wc.counts, k, s.model.vocab_size_at(k)),
+                 counts_when_made=made_counts(s.records), threshold=0.1, encoder=enc)
+    assert not at_k.flags[at_k.ids.index(tid)] & TokenFlag.INTERMEDIATE  # the filter would hide it at step k
+    pane.view.selectRow(0)  # what a click does
+    assert s.step == k
+    qtbot.waitUntil(lambda: done() and m.audit.step == k, timeout=30_000)
+    row = m.row_of_id(tid)
+    assert row is not None and pane.view.selectionModel().currentIndex().row() == row
+    assert [m.token_id(r) for r in range(m.rowCount())].count(tid) == 1
+    pane.flag_boxes[TokenFlag.INTERMEDIATE].setChecked(False)
+    pane.flag_boxes[TokenFlag.INTERMEDIATE].setChecked(True)  # a new filter: it applies to the token too
+    assert m.row_of_id(tid) is None
+
+
+# --- the well-known references: bundled, cl100k ticked; a missing file is named with a hint ---------------------
+
+@pytest.mark.parametrize("lost", [(), ("o200k_base",), ("cl100k_base", "o200k_base", "gpt2")])
+def test_the_panes_offer_the_bundled_references_and_name_a_missing_one(qtbot, monkeypatch, lost) -> None:  # type: ignore[no-untyped-def]
+    """*lost*: the references whose bundled rank file is (made) missing, as in a damaged install."""
+    from bpe_desktop.core.formats.presets import PRESETS, bundled_path
+    from bpe_desktop.gui.compare import sources
+    from bpe_desktop.gui.compare.panel import ComparePanel
+    from bpe_desktop.gui.inspect.panel import LogInspector
+    from bpe_desktop.gui.session import Session
+
+    gone = {PRESETS[k.preset].encoding for k in sources.KNOWN_REFERENCES if k.name in lost}
+    monkeypatch.setattr(sources, "bundled_path",
+                        lambda p: "/nonexistent/" + p.encoding if p.encoding in gone else bundled_path(p))
+    want = [k.name for k in sources.KNOWN_REFERENCES if k.name not in lost]
+    ticked = [k.name for k in sources.KNOWN_REFERENCES if k.ticked and k.name not in lost]
+    assert "cl100k_base" in ticked or "cl100k_base" in lost
+    compare = ComparePanel(Session())
+    inspector = LogInspector(Session())
+    for w in (compare, inspector):
+        qtbot.addWidget(w)
+    assert [r.name for r in compare.references] == want
+    assert [r.name for r in compare.references if r.enabled] == ticked
+    assert [n for n in inspector.checks if n in {k.name for k in sources.KNOWN_REFERENCES}] == want
+    assert [n for n in want if inspector.checks[n].isChecked()] == ticked
+    for label in (compare.missing_refs, inspector.missing_refs):
+        assert label.isHidden() == (not lost)
+        if lost:
+            assert all(n in label.text() for n in lost)
+            assert "reinstall" in label.toolTip() and "Add…" in label.toolTip()
+    assert compare.no_refs.isHidden() == bool(want)
+
+
+# --- the Log inspector marks figures of another step ------------------------------------------------------
+
+def test_the_log_inspector_marks_figures_of_another_step_as_stale(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.core.logs.robotlogs import generate
+    from bpe_desktop.gui.inspect.panel import LogInspector
+    from bpe_desktop.gui.session import Session
+
+    text = generate(300, seed=3)
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=80)
+    t = Trainer(count_text(text, cfg), cfg)
+    recs = t.run()
+    s = Session()
+    s.set_corpus(CorpusSource.from_text(text), cfg)
+    s.reset_model(copy.deepcopy(t.model), list(recs))
+    s.set_step(80)
+    p = LogInspector(s)
+    qtbot.addWidget(p)
+    p.resize(1000, 800)
+    p.show()
+    qtbot.waitExposed(p)
+    p.set_text(text)
+    with qtbot.waitSignal(p.runner.finished, timeout=120_000):
+        assert p.inspect()
+    assert not p.is_stale() and p.progress.format().startswith("done:")
+    s.set_step(61)
+    assert p.is_stale()
+    assert p.progress.format() == ("stale: your tokenizer's figures are of step 80, the timeline is at 61 -- "
+                                   "press Inspect to update")
+    s.set_step(80)  # back where they were taken: not stale
+    assert not p.is_stale() and p.progress.format().startswith("done:")
+    s.reset_model(copy.deepcopy(t.model), list(recs))  # another model (the same merges, but replaced)
+    assert p.is_stale() and "since replaced" in p.progress.format()
+    with qtbot.waitSignal(p.runner.finished, timeout=120_000):
+        assert p.inspect()
+    assert not p.is_stale()
+
+
+# --- the start card in front of a restored layout ---------------------------------------------------------
+
+def test_the_start_card_is_in_front_of_a_restored_layout(qtbot, dialogs, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A remembered layout whose front tab beside the token stream was the Log inspector: the start card
+    (on the token stream) still shows."""
+    from bpe_desktop.gui import app as gui_app
+    from bpe_desktop.gui import layouts, window_state
+
+    def restore(window) -> bool:  # type: ignore[no-untyped-def]  # as a saved state would leave it
+        window.tabifyDockWidget(window.docks["tokens"], window.docks["inspect"])
+        window.docks["inspect"].raise_()
+        layouts.state(window).restored = True
+        return True
+
+    monkeypatch.setattr(window_state, "restore", restore)
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=True)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    for _ in range(6):
+        QtWidgets.QApplication.processEvents()
+    assert w.start_screen is not None and w.start_screen.isVisible()
+    assert not w.token_view.visibleRegion().isEmpty()
+    assert w.docks["inspect"].visibleRegion().isEmpty()  # behind the token stream's tab
+
+
+@given(st.text(min_size=0, max_size=40), st.sampled_from(FORMATS))
+def test_renamed_gives_the_format_its_extension_and_keeps_the_stem(name: str, fmt) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.gui.export_dialog import renamed
+
+    out = renamed(name, fmt)
+    assert out.endswith(fmt.ext) and out
+    assert renamed(out, fmt) == out  # choosing the same format again changes nothing
+    for other in FORMATS:  # any format and back gives the same name
+        assert renamed(renamed(out, other), fmt) == out

@@ -8,10 +8,11 @@ cl100k_base on this text") and one :class:`~.compare_rows.TokenizerRow` per toke
 1. yours -- ``session.tokenizer`` with ``upto=session.step``, following ``stepChanged``, ``modelReset`` and
    ``recordsAppended`` (throttled; nothing is encoded or laid out while the pane is off screen -- hidden,
    or a background tab of a dock, which Qt moves out of sight without hiding it);
-2. references -- ``cl100k_base`` (ticked), ``o200k_base`` and ``gpt2``, whose files ship with bpe-desktop
-   (:data:`BUNDLED_REFERENCES`), loaded the first time they are ticked and on screen; "Add reference…" reads
-   any file or folder our formats read (a .tiktoken file that is no known encoding: it asks for the pattern;
-   GPT-2's ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
+2. references -- each of :data:`~.sources.KNOWN_REFERENCES` (cl100k_base ticked, o200k_base and gpt2),
+   whose files ship with bpe-desktop, loaded the first time they are ticked and on screen (a missing one is
+   named beside the tick boxes, the tooltip saying what to do); "Add reference…" reads any file or folder our
+   formats read (a .tiktoken file that is no known encoding: it asks for the pattern; GPT-2's
+   ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
 
 Only the text in the box is encoded (at most :data:`TEXT_LIMIT` characters), and results are cached per
 (tokenizer, step, text).  It does not train, change the session, or download anything.
@@ -29,15 +30,19 @@ from ...core.formats.presets import split_spec
 from .. import file_actions
 from ..regex_guard import report_timeout, text_budget
 from ..session import Session
+from ..widgets.elided_label import ElidedLabel
 from ..widgets.lru import LRU
 from ..widgets.on_screen import DockWatch, on_screen
 from ..widgets.timers import one_shot
 from .rows import CACHE_SIZE, Reference, TokenizerRow
 from .sources import (
+    KNOWN_REFERENCES,
     SAMPLE_NAMES,
     Tokenized,
     describe,
     keep_unknowns,
+    missing_hint,
+    missing_references,
     n_base_of,
     sample_text,
     spec_for_folder,
@@ -49,8 +54,6 @@ TEXT_LIMIT = 10_000
 THROTTLE_MS = 120
 OWN_NAME = "Your tokenizer"
 CL100K_NAME = "cl100k_base"
-#: the references every window has (files bundled with bpe-desktop): (name, spec, ticked)
-BUNDLED_REFERENCES = ((CL100K_NAME, "cl100k", True), ("o200k_base", "o200k", False), ("gpt2", "gpt2", False))
 
 # its colours (compareSummary, compareRow, ...) are in resources/styles/style.qss, per theme
 
@@ -118,10 +121,16 @@ class ComparePanel(QtWidgets.QWidget):
         self.ref_bar = QtWidgets.QHBoxLayout()  # the references' tick boxes, above the summary and strips
         self.ref_bar.setContentsMargins(2, 2, 2, 2)
         self.ref_bar.addWidget(QtWidgets.QLabel("Compare with:"))
-        self.no_refs = QtWidgets.QLabel("no reference yet -- add one")
+        missing = missing_references()
+        self.no_refs = QtWidgets.QLabel("no reference yet -- Add… a tokenizer file")
         self.no_refs.setObjectName("compareDetail")
         self.ref_bar.addWidget(self.no_refs)
-        self.ref_bar.addStretch(1)
+        self.missing_refs = ElidedLabel(f"not installed: {', '.join(missing)}" if missing else "")
+        self.missing_refs.setObjectName("missingReferences")
+        self.missing_refs.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.missing_refs.setToolTip(missing_hint(missing))
+        self.missing_refs.setVisible(bool(missing))
+        self.ref_bar.addWidget(self.missing_refs, 1)
         bottom = QtWidgets.QWidget()
         bl = QtWidgets.QVBoxLayout(bottom)
         bl.setContentsMargins(0, 0, 0, 0)
@@ -139,8 +148,10 @@ class ComparePanel(QtWidgets.QWidget):
         lay.addLayout(top)
         lay.addWidget(split, 1)
 
-        for name, spec, ticked in BUNDLED_REFERENCES:  # cl100k ticked, loaded the first time the pane is shown
-            self._add_row(Reference(name, spec, enabled=ticked, removable=False))
+        for known in KNOWN_REFERENCES:  # loaded the first time the pane is shown with the row ticked
+            spec = known.spec()
+            if spec is not None:
+                self._add_row(Reference(known.name, spec, enabled=known.ticked, removable=False))
 
         session.stepChanged.connect(self._schedule)
         session.recordsAppended.connect(self._schedule)

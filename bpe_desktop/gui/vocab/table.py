@@ -5,7 +5,8 @@ indexes, sorted and filtered) and builds each cell when the view asks for it, so
 list of 100k ints.  Sorting uses the audit's own :meth:`~bpe_desktop.core.measure.vocab_audit.VocabAudit.order`
 (ties by id, unknown values last) for its columns, and the pair's labels or the flags for the two columns
 it does not know.  Filtering keeps rows whose token (or pair) contains a text and that carry any of the
-chosen flags.  It computes no audit (see :mod:`.feed`) and does not observe the session.
+chosen flags, and the :attr:`~VocabTableModel.pinned` token (the selected one) whatever its flags at this
+step.  It computes no audit (see :mod:`.feed`) and does not observe the session.
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ class VocabTableModel(QtCore.QAbstractTableModel):
         self.text = ""
         self.flag_filter = TokenFlag.NONE  # show only rows with any of these (NONE: all)
         # (not "flags": that name would override QAbstractItemModel.flags)
+        self.pinned: int | None = None  # a token id shown whatever the filter (the selected one)
         self.has_frequencies = True
         self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         self._themed(theme.current())
@@ -152,17 +154,20 @@ class VocabTableModel(QtCore.QAbstractTableModel):
             order: list[int] = list(range(len(a)))  # rows are in id order already
         else:
             order = self._order()
+        if not self.flag_filter and not self.text:
+            return order
+        pin = -1 if self.pinned is None else next((r for r, i in enumerate(a.ids) if i == self.pinned), -1)
         if self.flag_filter:
             want = self.flag_filter
             flags = a.flags
-            order = [r for r in order if flags[r] & want]
+            order = [r for r in order if flags[r] & want or r == pin]
         if self.text:
             needle, shown = self.text.lower(), visible_text(self.text).lower()
             labels = a.labels
             if needle.isdigit():
-                order = [r for r in order if str(a.ids[r]) == needle or needle in labels[r].lower()]
+                order = [r for r in order if str(a.ids[r]) == needle or needle in labels[r].lower() or r == pin]
             else:
-                order = [r for r in order if needle in labels[r].lower() or shown in labels[r].lower()]
+                order = [r for r in order if needle in labels[r].lower() or shown in labels[r].lower() or r == pin]
         return order
 
     # -- Qt model -----------------------------------------------------------------------------------
