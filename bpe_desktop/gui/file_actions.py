@@ -33,8 +33,9 @@ OPEN_TOKENIZER_FILTER = (
     "All files (*)"
 )
 
-#: File → Open well-known tokenizer: (label, spec); their files ship with bpe-desktop (core/formats/presets.py)
-BUNDLED_TOKENIZERS = (("GPT-2 (r50k_base)", "gpt2"), ("p50k_base", "p50k"), ("cl100k_base (GPT-3.5/4)", "cl100k"),
+#: File → Open well-known tokenizer: (label, spec); their files ship with bpe-desktop (core/formats/presets.py).
+#: p50k is left out: its ranks leave a gap (50256), so it has no merge list to step through (the CLI encodes with it)
+BUNDLED_TOKENIZERS = (("GPT-2 (r50k_base)", "gpt2"), ("cl100k_base (GPT-3.5/4)", "cl100k"),
                       ("o200k_base (GPT-4o)", "o200k"))
 
 

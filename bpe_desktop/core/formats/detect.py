@@ -9,6 +9,7 @@ from __future__ import annotations
 import lzma
 import os
 import re
+import zlib
 
 from ..errors import FormatError
 from . import gpt2
@@ -24,7 +25,7 @@ def detect(path: str) -> str:
     try:
         with open_maybe_compressed(path) as f:
             head = f.read(65536)
-    except (OSError, EOFError, ValueError, lzma.LZMAError) as e:  # a damaged compressed file
+    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as e:
         raise FormatError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e}) -- check the path") from None
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"{"):

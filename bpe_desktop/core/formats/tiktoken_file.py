@@ -16,6 +16,7 @@ import contextlib
 import gzip
 import lzma
 import os
+import zlib
 from base64 import b64encode
 from collections.abc import Iterator
 from typing import IO, cast
@@ -141,7 +142,7 @@ def read_data(path: str | os.PathLike[str]) -> bytes:
     except OSError as e:  # gzip.BadGzipFile is an OSError
         raise FormatError(f"{path}: cannot read ({e.strerror or e}) -- check the path, or decompress the file "
                           "and open that") from None
-    except (EOFError, lzma.LZMAError, ValueError) as e:
+    except (EOFError, lzma.LZMAError, zlib.error, ValueError) as e:
         raise FormatError(f"{path}: the compressed file is damaged or cut short ({e}) -- download it again") from None
     if len(data) > MAX_BYTES:
         raise FormatError(f"{path}: more than {MAX_BYTES >> 20} MiB of ranks -- not a tokenizer's rank file")

@@ -203,3 +203,19 @@ def test_o200k_merge_list_is_recovered(folder: str) -> None:
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))
+
+
+def test_damaged_compressed_files_are_one_clear_error(tmp_path: Path) -> None:
+    data = gzip.compress(bundled_data(PRESETS["gpt2"]))
+    cases = {
+        "cut.tiktoken.gz": data[: len(data) // 2],
+        "garbage.tiktoken.gz": data[:10] + b"\x00" * 200,
+        "garbage.tiktoken.xz": b"\xfd7zXZ\x00" + b"\x01" * 100,
+        "garbage.tiktoken.bz2": b"BZh9" + b"\x02" * 100,
+        "merges.txt.gz": gzip.compress(b"#version: 0.2\nl o\n"),  # another format compressed: refused by name
+    }
+    for name, content in cases.items():
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(FormatError) as e:
+            load(str(tmp_path / name), pretokenizer="gpt2")
+        assert str(e.value).startswith(str(tmp_path / name)) and "\n" not in str(e.value), name
