@@ -8,9 +8,11 @@ result is identical to a single-process count, order included (which the ``first
 Few large stretches keep the merging cheap: each process sends one table, not one per chunk.
 
 Progress (bytes) comes from a shared array the workers update after each chunk; ``cancel()`` is polled
-every 50 ms and stops the workers.  Worker processes are forked where the platform allows it (no start-up
-imports).  This module does not read compressed files or standard input (they are streamed by
-:mod:`.corpus` in one process) and does not merge anything beyond tables.
+every 50 ms and stops the workers, as does any exception here (Ctrl-C, SIGTERM through
+:func:`~bpe_desktop.core.io.lifetime.sigterm_as_interrupt`); a worker whose parent dies ends too.
+Worker processes are forked where the platform allows it (no start-up imports).  This module does not
+read compressed files or standard input (they are streamed by :mod:`.corpus` in one process) and does not
+merge anything beyond tables.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 
 from ..config import TrainConfig
 from ..errors import BpeError, Cancelled, CorpusError
+from ..io.lifetime import die_with_parent
 from ..text.inputs import Input, iter_range, next_line_start
 
 Segment = tuple[str, int, int]  # path, start, end
@@ -100,6 +103,11 @@ def _count_stretch(
         results.put((k, RuntimeError(f"counting process {k} failed: {type(e).__name__}: {e}"), None))
 
 
+def _child(parent: int, *args: Any) -> None:
+    die_with_parent(parent)  # a parent killed outright takes its workers with it
+    _count_stretch(*args)
+
+
 def count_parallel(
     inputs: Sequence[Input],
     config: TrainConfig,
@@ -119,7 +127,8 @@ def count_parallel(
     done = ctx.Array("q", len(parts), lock=False)
     results = ctx.Queue()
     procs = [
-        ctx.Process(target=_count_stretch, args=(k, seg, config, errors, chunk_bytes, done, results), daemon=True)
+        ctx.Process(target=_child, args=(os.getpid(), k, seg, config, errors, chunk_bytes, done, results),
+                    daemon=True)
         for k, seg in enumerate(parts)
     ]
     for p in procs:
