@@ -26,7 +26,7 @@ from typing import Any
 from ..config import TrainConfig
 from ..errors import BpeError, Cancelled, CorpusError
 from ..io.lifetime import die_with_parent
-from ..text.inputs import Input, iter_range, next_line_start
+from ..text.inputs import Input, check_unchanged, iter_range, next_line_start
 
 Segment = tuple[str, int, int]  # path, start, end
 
@@ -160,6 +160,8 @@ def count_parallel(
         for p in procs:
             p.join(timeout=5)
         results.close()
+    for item in inputs:  # a file truncated or appended to while counted would give a partial table
+        check_unchanged(item, item.size)
     out = tables[0]
     for k in range(1, len(parts)):
         out.update(tables.pop(k))  # in corpus order: first appearances stay first
