@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..config import TrainConfig
-from ..errors import BpeError, Cancelled, CorpusError
+from ..errors import BpeError, Cancelled, ConfigError, CorpusError
 from ..io.lifetime import die_with_parent
 from ..text.inputs import Input, check_unchanged, iter_range, next_line_start
 
@@ -41,6 +41,20 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def max_jobs() -> int:
+    """The most processes ``--jobs`` may ask for: four per core, at least 64 (each process holds pipes and
+    files open; thousands run out of file descriptors before they count anything)."""
+    return max(64, 4 * default_jobs())
+
+
+def check_jobs(jobs: int, what: str = "--jobs") -> int:
+    """*jobs* if it is between 1 and :func:`max_jobs`, else a :class:`ConfigError` saying the range."""
+    if not 1 <= jobs <= max_jobs():
+        raise ConfigError(f"{what} {jobs} is outside 1..{max_jobs()} -- use about the number of cores "
+                          f"({default_jobs()} here)")
+    return jobs
 
 
 def effective_jobs(total_bytes: int, jobs: int) -> int:
