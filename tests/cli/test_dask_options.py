@@ -31,7 +31,7 @@ def one_line(r: subprocess.CompletedProcess[str], *words: str) -> None:
 @pytest.mark.parametrize("engine", ["dask", "local"])
 def test_jobs_has_a_cap(tmp_path, engine: str) -> None:
     one_line(cli(tmp_path, "--engine", engine, "--jobs", "10000"), "--jobs 10000", f"1..{max_jobs()}")
-    one_line(cli(tmp_path, "--engine", engine, "--jobs", "0"), "--jobs 0")
+    one_line(cli(tmp_path, "--engine", engine, "--jobs", "0"), "--jobs must be 1 or more")
 
 
 @pytest.mark.parametrize("size", ["lots", "0", "-5", "0.0001B", ""])

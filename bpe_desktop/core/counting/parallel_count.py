@@ -51,7 +51,9 @@ def max_jobs() -> int:
 
 def check_jobs(jobs: int, what: str = "--jobs") -> int:
     """*jobs* if it is between 1 and :func:`max_jobs`, else a :class:`ConfigError` saying the range."""
-    if not 1 <= jobs <= max_jobs():
+    if jobs < 1:
+        raise ConfigError(f"{what} must be 1 or more, not {jobs}")
+    if jobs > max_jobs():
         raise ConfigError(f"{what} {jobs} is outside 1..{max_jobs()} -- use about the number of cores "
                           f"({default_jobs()} here)")
     return jobs
