@@ -1,7 +1,8 @@
 """The command-line interface: ``bpe-desktop SUBCOMMAND ...`` over the same core as the window.
 
 Each sub-command lives in its own module with ``add_parser(subparsers)``; this module only dispatches and
-turns user errors (:class:`BpeError`) into one line on stderr and exit status 2, never a traceback.
+turns user errors (:class:`BpeError`) into one line on stderr and exit status 2, never a traceback; Ctrl-C
+exits 130 and SIGTERM 143, both after stopping any helper process (:mod:`bpe_desktop.core.io.lifetime`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..core.errors import BpeError, Cancelled
+from ..core.io.lifetime import Terminated, sigterm_as_interrupt
 
 #: every sub-command, in the order ``--help`` lists them; each is the module of that name in this package
 SUBCOMMANDS = ("train", "encode", "decode", "stats", "convert", "count", "diff", "analyze", "inspect", "sample")
@@ -39,13 +41,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.run(args))
+        with sigterm_as_interrupt():  # SIGTERM unwinds like Ctrl-C: helper processes are stopped
+            return int(args.run(args))
     except BpeError as e:
         sys.stderr.write(f"bpe-desktop {args.command}: error: {e}\n")
         return 2
     except Cancelled:
         sys.stderr.write(f"bpe-desktop {args.command}: cancelled\n")
         return 130
+    except Terminated as e:
+        sys.stderr.write(f"bpe-desktop {args.command}: terminated\n")
+        return e.exit_code
     except KeyboardInterrupt:
         sys.stderr.write(f"bpe-desktop {args.command}: interrupted\n")
         return 130

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from ..core.choices import Mode, TieBreak
 from ..core.config import MODES, TIE_BREAKS, TrainConfig
-from ..core.counting.parallel_count import default_jobs
+from ..core.counting.parallel_count import check_jobs, default_jobs
 from ..core.counting.pieces import ENCODING_ERRORS
 from ..core.counting.sources import CorpusSource
 from ..core.errors import ConfigError, PretokenizerNeeded
@@ -127,9 +127,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 def jobs_from_args(args: argparse.Namespace) -> int:
     if args.jobs is None:
         return default_jobs()
-    if args.jobs < 1:
-        raise ConfigError(f"--jobs must be 1 or more, not {args.jobs}")
-    return int(args.jobs)
+    return check_jobs(int(args.jobs))
 
 
 def source_from_args(args: argparse.Namespace) -> CorpusSource:

@@ -15,16 +15,18 @@ by one task each (they cannot be split); standard input is refused.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..choices import Mode
 from ..config import TrainConfig
 from ..errors import ConfigError, CorpusError
 from ..text.inputs import STDIN, Input, expand
+from .parallel_count import check_jobs
 from .pieces import PieceCounter, WordCounts
 from .sources import CorpusSource
 
@@ -56,6 +58,35 @@ def _import_dask() -> tuple[Any, Any]:
     return db, distributed
 
 
+def _blocksize(value: str | int) -> int:
+    """Bytes per task from ``64MiB``, ``1e6``, ``4096``...: a positive size, else a :class:`ConfigError`."""
+    from dask.utils import parse_bytes
+
+    try:
+        n = int(value) if not isinstance(value, str) else parse_bytes(value) if value.strip() else 0
+    except (ValueError, TypeError, OverflowError):
+        n = 0
+    if n <= 0:
+        raise ConfigError(f"--blocksize {value!r} is not a positive size -- give bytes per task, e.g. 64MiB, "
+                          "512KB or 1000000")
+    return int(n)
+
+
+@contextlib.contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Keep Dask's own log records (connection retries, worker tracebacks) off stderr: a failure is
+    reported once, as a one-line error."""
+    loggers = [logging.getLogger(n) for n in ("distributed", "dask", "tornado", "asyncio")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
 def count_with_dask(
     source: CorpusSource,
     config: TrainConfig,
@@ -67,6 +98,8 @@ def count_with_dask(
 ) -> WordCounts:
     """Count *source*'s files as a Dask bag; connect to *scheduler*, or start a LocalCluster of *workers*."""
     db, distributed = _import_dask()
+    check_jobs(workers, "--jobs (Dask workers)")
+    blocksize = _blocksize(blocksize)
     if source.word_counts:
         raise ConfigError("--engine dask counts text, not tables -- drop --word-counts")
     inputs: list[Input] = []
@@ -75,8 +108,14 @@ def count_with_dask(
     if any(i.name == STDIN for i in inputs):
         raise ConfigError("--engine dask reads files, not standard input -- save the text to a file the "
                           "workers can read, or use --engine local")
-    total = sum(i.size for i in inputs)
     errors = "surrogateescape" if config.mode == Mode.BYTES else source.errors
+    with _quiet_dask():
+        return _count(db, distributed, inputs, config, errors, scheduler, workers, blocksize, progress)
+
+
+def _count(db: Any, distributed: Any, inputs: list[Input], config: TrainConfig, errors: str, scheduler: str | None,
+           workers: int, blocksize: int, progress: Callable[[str, int, int], None] | None) -> WordCounts:
+    total = sum(i.size for i in inputs)
     if scheduler:
         try:
             client = distributed.Client(scheduler, timeout="10s")
@@ -86,7 +125,7 @@ def count_with_dask(
         cluster = None
     else:
         cluster = distributed.LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                                           dashboard_address=":0", silence_logs=logging.ERROR)
+                                           dashboard_address=":0", silence_logs=logging.CRITICAL)
         client = distributed.Client(cluster)
     try:
         tables: list[Counter[str]] = []
@@ -117,8 +156,14 @@ def count_with_dask(
                         raise CorpusError(f"{', '.join(names)}: not valid UTF-8 ({exc.reason}) -- convert the "
                                           "file, pass --encoding-errors replace, or count in bytes mode") from None
                     raise CorpusError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
+                if f.status != "finished":  # cancelled or lost: the scheduler or its workers went away
+                    raise ConfigError(f"a Dask task was {f.status} -- the scheduler or its workers went away; "
+                                      "check the cluster and count again")
                 tables.extend(f.result())
             done += size
+    except (OSError, TimeoutError) as e:  # the connection to the scheduler broke
+        raise ConfigError(f"lost the Dask scheduler ({type(e).__name__}: {str(e)[:80]}) -- check the cluster and "
+                          "count again") from None
     finally:
         client.close()
         if cluster is not None:

@@ -8,9 +8,11 @@ result is identical to a single-process count, order included (which the ``first
 Few large stretches keep the merging cheap: each process sends one table, not one per chunk.
 
 Progress (bytes) comes from a shared array the workers update after each chunk; ``cancel()`` is polled
-every 50 ms and stops the workers.  Worker processes are forked where the platform allows it (no start-up
-imports).  This module does not read compressed files or standard input (they are streamed by
-:mod:`.corpus` in one process) and does not merge anything beyond tables.
+every 50 ms and stops the workers, as does any exception here (Ctrl-C, SIGTERM through
+:func:`~bpe_desktop.core.io.lifetime.sigterm_as_interrupt`); a worker whose parent dies ends too.
+Worker processes are forked where the platform allows it (no start-up imports).  This module does not
+read compressed files or standard input (they are streamed by :mod:`.corpus` in one process) and does not
+merge anything beyond tables.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..config import TrainConfig
-from ..errors import BpeError, Cancelled, CorpusError
-from ..text.inputs import Input, iter_range, next_line_start
+from ..errors import BpeError, Cancelled, ConfigError, CorpusError
+from ..io.lifetime import die_with_parent
+from ..text.inputs import Input, check_unchanged, iter_range, next_line_start
 
 Segment = tuple[str, int, int]  # path, start, end
 
@@ -38,6 +41,22 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def max_jobs() -> int:
+    """The most processes ``--jobs`` may ask for: four per core, at least 64 (each process holds pipes and
+    files open; thousands run out of file descriptors before they count anything)."""
+    return max(64, 4 * default_jobs())
+
+
+def check_jobs(jobs: int, what: str = "--jobs") -> int:
+    """*jobs* if it is between 1 and :func:`max_jobs`, else a :class:`ConfigError` saying the range."""
+    if jobs < 1:
+        raise ConfigError(f"{what} must be 1 or more, not {jobs}")
+    if jobs > max_jobs():
+        raise ConfigError(f"{what} {jobs} is outside 1..{max_jobs()} -- use about the number of cores "
+                          f"({default_jobs()} here)")
+    return jobs
 
 
 def effective_jobs(total_bytes: int, jobs: int) -> int:
@@ -100,6 +119,11 @@ def _count_stretch(
         results.put((k, RuntimeError(f"counting process {k} failed: {type(e).__name__}: {e}"), None))
 
 
+def _child(parent: int, *args: Any) -> None:
+    die_with_parent(parent)  # a parent killed outright takes its workers with it
+    _count_stretch(*args)
+
+
 def count_parallel(
     inputs: Sequence[Input],
     config: TrainConfig,
@@ -119,7 +143,8 @@ def count_parallel(
     done = ctx.Array("q", len(parts), lock=False)
     results = ctx.Queue()
     procs = [
-        ctx.Process(target=_count_stretch, args=(k, seg, config, errors, chunk_bytes, done, results), daemon=True)
+        ctx.Process(target=_child, args=(os.getpid(), k, seg, config, errors, chunk_bytes, done, results),
+                    daemon=True)
         for k, seg in enumerate(parts)
     ]
     for p in procs:
@@ -151,6 +176,8 @@ def count_parallel(
         for p in procs:
             p.join(timeout=5)
         results.close()
+    for item in inputs:  # a file truncated or appended to while counted would give a partial table
+        check_unchanged(item, item.size)
     out = tables[0]
     for k in range(1, len(parts)):
         out.update(tables.pop(k))  # in corpus order: first appearances stay first

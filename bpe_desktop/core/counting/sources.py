@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..config import TrainConfig
 from ..errors import Cancelled, CorpusError, EmptyCorpusError
-from ..text.inputs import Input, expand, iter_chunks
+from ..text.inputs import Input, check_unchanged, expand, iter_chunks
 from ..text.regex_budget import RegexBudget
 from .pieces import (
     CHUNK_BYTES,
@@ -51,6 +51,7 @@ def _count_stream(item: Input, pc: PieceCounter, config: TrainConfig, errors: st
         pc.add_text(decode_chunk(data, item.name, offset, config.mode, errors))
         offset += len(data)
         progress(base + (pos if item.size else offset))
+    check_unchanged(item, offset)
     return pos if item.size else offset
 
 

@@ -50,22 +50,30 @@ def iter_file_chunks(path: str, chunk_chars: int = CHUNK_CHARS) -> Iterator[str]
 
     Raises :class:`~.errors.CorpusError` for a missing, unreadable or non-UTF-8 file.
     """
-    buffer = ""
+    parts: list[str] = []  # text read since the last cut (joined only at a cut: appending was quadratic)
+    held = 0
+    tail = ""  # the last two characters held: a cut needs the character on each side of its newline
     read_chars = 0
     try:
         with io.TextIOWrapper(open_regular(path, error=CorpusError, what="log file"), encoding="utf-8",
                               newline="") as f:
             while piece := f.read(max(chunk_chars, 1)):
                 read_chars += len(piece)
-                buffer += piece
-                cut = _last_cut(buffer, len(buffer) - len(piece) - 1)
+                window = tail + piece
+                cut = _last_cut(window, len(tail) - 1)
                 if cut > 0:
-                    yield from iter_chunks(buffer[:cut], chunk_chars)
-                    buffer = buffer[cut:]
+                    at = held - len(tail) + cut  # the cut's place in the held text
+                    text = "".join((*parts, piece))
+                    yield from iter_chunks(text[:at], chunk_chars)
+                    parts, held = [text[at:]], len(text) - at
+                else:
+                    parts.append(piece)
+                    held += len(piece)
+                tail = window[-2:]
     except UnicodeDecodeError:
         raise CorpusError(f"{path}: not valid UTF-8 (after character {read_chars:,}) -- convert it to UTF-8") from None
-    if buffer:
-        yield from iter_chunks(buffer, chunk_chars)
+    if held:
+        yield from iter_chunks("".join(parts), chunk_chars)
 
 
 def _last_cut(text: str, since: int) -> int:

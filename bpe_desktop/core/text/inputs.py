@@ -197,6 +197,20 @@ def iter_chunks(item: Input | str, *, chunk_bytes: int | None = None) -> Iterato
             stream.close()
 
 
+def check_unchanged(item: Input, read: int) -> None:
+    """Refuse a plain file whose size is not what it was when listed (*read* bytes were read, or its size
+    now differs): it was truncated or appended to while it was read, and counts of it would be partial."""
+    if item.name == STDIN or item.compression:
+        return
+    try:
+        now = os.stat(item.name).st_size
+    except OSError:
+        now = -1
+    if read != item.size or now != item.size:
+        raise CorpusError(f"{item.name}: the file changed while it was read ({item.size:,} bytes when listed, "
+                          f"{read:,} read, {max(now, 0):,} now) -- count it again once nothing writes to it")
+
+
 def iter_range(name: str, start: int, end: int, *, chunk_bytes: int | None = None) -> Iterator[bytes]:
     """Blocks of whole lines of the byte range ``[start, end)`` of a plain file (starting on a line boundary)."""
     chunk_bytes = chunk_bytes or CHUNK_BYTES
@@ -207,7 +221,8 @@ def iter_range(name: str, start: int, end: int, *, chunk_bytes: int | None = Non
         while left > 0:
             block = f.read(min(chunk_bytes, left))
             if not block:
-                break
+                raise CorpusError(f"{name}: the file shrank while it was read (it ends at byte {end - left:,}, "
+                                  f"not {end:,}) -- count it again once nothing writes to it")
             left -= len(block)
             data = carry + block
             cut = _cut(data)

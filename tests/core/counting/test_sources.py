@@ -143,3 +143,58 @@ def test_whitespace_pretokenizer_is_exactly_str_split() -> None:
     assert len(expected) > 5  # (runs of whitespace merge; a misclassified char would show as a piece)
     assert pre.split(every_char) == expected
     assert regex.findall(WHITESPACE_PATTERN, every_char) == expected  # the pattern exported to other tools
+
+
+# -- issue 26, item 13: a corpus that changes while it is counted is refused, not counted in part ----------
+def _corpus(tmp_path, lines: int = 60_000):
+    p = tmp_path / "c.txt"
+    p.write_text("low lower newest widest\n" * lines)
+    return p
+
+
+def test_a_file_truncated_while_counted_in_processes_is_refused(tmp_path, monkeypatch) -> None:
+    import bpe_desktop.core.counting.parallel_count as pc
+    from bpe_desktop.core.errors import CorpusError
+    from bpe_desktop.core.text.inputs import expand
+
+    p = _corpus(tmp_path)
+    inputs = expand([p])  # listed at its full size...
+    with open(p, "r+b") as f:
+        f.truncate(p.stat().st_size // 3)  # ...then cut short before the workers read their stretches
+    with pytest.raises(CorpusError, match="shrank while it was read"):
+        pc.count_parallel(inputs, TrainConfig(), 2, chunk_bytes=1 << 16)
+
+
+def test_a_file_appended_to_while_counted_in_processes_is_refused(tmp_path) -> None:
+    import bpe_desktop.core.counting.parallel_count as pc
+    from bpe_desktop.core.errors import CorpusError
+    from bpe_desktop.core.text.inputs import expand
+
+    p = _corpus(tmp_path)
+    inputs = expand([p])
+    with open(p, "a") as f:
+        f.write("appended later\n")
+    with pytest.raises(CorpusError, match="changed while it was read"):
+        pc.count_parallel(inputs, TrainConfig(), 2, chunk_bytes=1 << 16)
+
+
+@pytest.mark.parametrize("change", ["truncate", "append"])
+def test_a_file_changed_while_counted_in_one_process_is_refused(tmp_path, change: str) -> None:
+    from bpe_desktop.core.counting.sources import count_files
+    from bpe_desktop.core.errors import CorpusError
+
+    p = _corpus(tmp_path, 120_000)  # about 2.8 MB: three chunks
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if done and not progress.changed:  # type: ignore[attr-defined]
+            progress.changed = True  # type: ignore[attr-defined]
+            with open(p, "r+b") as f:
+                if change == "truncate":
+                    f.truncate(p.stat().st_size // 2 + 7)
+                else:
+                    f.seek(0, 2)
+                    f.write(b"appended later\n")
+
+    progress.changed = False  # type: ignore[attr-defined]
+    with pytest.raises(CorpusError, match="changed while it was read"):
+        count_files([p], TrainConfig(), jobs=1, progress=progress)
