@@ -8,6 +8,7 @@
 | vocab-merges  | yes  | yes   | :mod:`.gpt2` (``vocab.json`` + ``merges.txt``) |
 | subword-nmt   | yes  | yes   | :mod:`.subword_nmt` (codes) |
 | tiktoken      | yes  | yes   | :mod:`.tiktoken_file` (``.tiktoken`` ranks) |
+| sentencepiece | yes  | no    | :mod:`.sentencepiece_model` (BPE ``.model``; Unigram refused) |
 | csv           | no   | yes   | :mod:`.csv_stats` (per-merge stats) |
 
 A tokenizer is named by a path (format detected from content, :mod:`.detect`) or ``PRESET:PATH`` with a
@@ -38,12 +39,12 @@ from ..tokenizers.model import BPEModel
 from ..tokenizers.ranks import RankTokenizer
 from ..tokenizers.renumber import RenumberedTokenizer
 from ..tokenizers.tokenizer import Tokenizer
-from . import csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
+from . import csv_stats, gpt2, hf_json, native, sentencepiece_model, subword_nmt, tiktoken_file
 from .detect import detect
 from .presets import CL100K_SHA256, PRESETS, Preset, split_spec
 
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
-READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken")
+READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken", "sentencepiece")
 
 
 
@@ -213,6 +214,11 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
             if not isinstance(s, str) or not s:
                 raise FormatError(f"{path}: special tokens must be non-empty texts, not {s!r:.40}")
         return Loaded(fmt, _rank_tokenizer(ranks, preset, pretokenizer, specials, path))
+    if fmt == "sentencepiece":
+        if preset is not None or pretokenizer is not None or specials:
+            raise FormatError(f"{path}: a SentencePiece model carries its own normalization and pieces -- "
+                              "drop the preset prefix, --pretokenizer and --special")
+        return Loaded(fmt, sentencepiece_model.load(path))
     stats: list[dict[str, Any]] = []
     to_file: list[int] | None = None  # the file's id of each of our ids, when it numbers tokens otherwise
     if fmt == "native":

@@ -10,12 +10,13 @@ import re
 
 from ..errors import FormatError
 from . import gpt2
+from .sentencepiece_model import looks_like_model
 
 _TIKTOKEN_LINE = re.compile(rb"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)? \d+$")
 
 
 def detect(path: str) -> str:
-    """One of ``native``, ``hf``, ``gpt2``, ``subword-nmt``, ``tiktoken``, ``csv``."""
+    """One of ``native``, ``hf``, ``gpt2``, ``subword-nmt``, ``tiktoken``, ``csv``, ``sentencepiece``."""
     if os.path.isdir(path):
         return "gpt2"
     try:
@@ -23,6 +24,8 @@ def detect(path: str) -> str:
             head = f.read(65536)
     except OSError as e:
         raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
+    if looks_like_model(head):
+        return "sentencepiece"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"{"):
         if re.search(rb'"format"\s*:\s*"bpe-desktop"', head):
