@@ -9,6 +9,7 @@
 | subword-nmt   | yes  | yes   | :mod:`.subword_nmt` (codes) |
 | tiktoken      | yes  | yes   | :mod:`.tiktoken_file` (``.tiktoken`` ranks) |
 | sentencepiece | yes  | no    | :mod:`.sentencepiece_model` (BPE ``.model``; Unigram refused) |
+| tekken        | yes  | no    | :mod:`.tekken` (Mistral's ``tekken.json``) |
 | csv           | no   | yes   | :mod:`.csv_stats` (per-merge stats) |
 
 A tokenizer is named by a path (format detected from content, :mod:`.detect`) or ``PRESET:PATH`` with a
@@ -39,12 +40,12 @@ from ..tokenizers.model import BPEModel
 from ..tokenizers.ranks import RankTokenizer
 from ..tokenizers.renumber import RenumberedTokenizer
 from ..tokenizers.tokenizer import Tokenizer
-from . import csv_stats, gpt2, hf_json, native, sentencepiece_model, subword_nmt, tiktoken_file
+from . import csv_stats, gpt2, hf_json, native, sentencepiece_model, subword_nmt, tekken, tiktoken_file
 from .detect import detect
 from .presets import CL100K_SHA256, PRESETS, Preset, split_spec
 
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
-READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken", "sentencepiece")
+READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken", "sentencepiece", "tekken")
 
 
 
@@ -219,6 +220,11 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
             raise FormatError(f"{path}: a SentencePiece model carries its own normalization and pieces -- "
                               "drop the preset prefix, --pretokenizer and --special")
         return Loaded(fmt, sentencepiece_model.load(path))
+    if fmt == "tekken":
+        if preset is not None or pretokenizer is not None or specials:
+            raise FormatError(f"{path}: a tekken file carries its own pattern and special tokens -- drop the "
+                              "preset prefix, --pretokenizer and --special")
+        return Loaded(fmt, tekken.load(path))
     stats: list[dict[str, Any]] = []
     to_file: list[int] | None = None  # the file's id of each of our ids, when it numbers tokens otherwise
     if fmt == "native":

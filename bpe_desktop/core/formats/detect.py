@@ -11,12 +11,13 @@ import re
 from ..errors import FormatError
 from . import gpt2
 from .sentencepiece_model import looks_like_model
+from .tekken import looks_like_tekken
 
 _TIKTOKEN_LINE = re.compile(rb"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)? \d+$")
 
 
 def detect(path: str) -> str:
-    """One of ``native``, ``hf``, ``gpt2``, ``subword-nmt``, ``tiktoken``, ``csv``, ``sentencepiece``."""
+    """One of ``native``, ``hf``, ``gpt2``, ``subword-nmt``, ``tiktoken``, ``csv``, ``sentencepiece``, ``tekken``."""
     if os.path.isdir(path):
         return "gpt2"
     try:
@@ -30,6 +31,8 @@ def detect(path: str) -> str:
     if text.startswith(b"{"):
         if re.search(rb'"format"\s*:\s*"bpe-desktop"', head):
             return "native"
+        if looks_like_tekken(head):
+            return "tekken"
         if re.search(rb'"(model|added_tokens|pre_tokenizer|truncation)"\s*:', head) and re.search(
             rb'"(version|model)"\s*:', head
         ):
