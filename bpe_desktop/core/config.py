@@ -13,13 +13,14 @@ from .forbid import check_pairs, compile_regex
 from .text.pretokenize import Pretokenizer
 
 Mode = Literal["chars", "bytes"]
-TieBreak = Literal["lexical", "first-seen", "hf"]
+TieBreak = Literal["lexical", "first-seen", "hf", "subword-nmt"]
 
 MODES: tuple[str, ...] = ("chars", "bytes")
 TIE_BREAKS: dict[str, str] = {
     "lexical": "highest count, then the smallest pair in string order (seed 000)",
     "first-seen": "highest count, then the pair that occurs first in the corpus (seeds 001/002)",
     "hf": "highest count, then the smallest pair of symbol ids (HF tokenizers' BpeTrainer)",
+    "subword-nmt": "highest count, then the largest pair in string order (subword-nmt's learn_bpe)",
 }
 
 

@@ -69,6 +69,7 @@ def explain(record: MergeRecord, tie_break: str) -> str:
         "lexical": "the lexical rule takes",
         "first-seen": "the first-seen rule takes the earliest in the corpus,",
         "hf": "the HF rule takes the smallest symbol ids,",
+        "subword-nmt": "the subword-nmt rule takes the largest pair,",
     }.get(tie_break, "the rule takes")
     if ties:
         names = [win, *ties]

@@ -247,7 +247,7 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
     if specials:
         model.specials = model.specials + tuple(s for s in specials if s not in model.specials)
     check_model(model, path)
-    tok = Tokenizer(model)
+    tok = Tokenizer(model, unknown="keep" if fmt == "subword-nmt" else "error")  # apply-bpe passes them through
     if to_file is not None:
         n = len(to_file)
         to_file = to_file + [max(to_file) + 1 + k for k in range(len(model.specials) - (n - len(model.tokens)))]

@@ -36,7 +36,7 @@ READ_VERSIONS = (1, 2)
 INT_STATS = ("rank", "left_id", "right_id", "token_id", "count", "merged", "symbols_after", "vocab_size",
              "words_touched")
 STATS = (*INT_STATS, "contenders")
-TIE_BREAK_VALUES = ("lexical", "first-seen", "hf")
+TIE_BREAK_VALUES = ("lexical", "first-seen", "hf", "subword-nmt")
 
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _needs_escape = re.compile('["\\\\\x00-\x1f]').search
