@@ -14,6 +14,7 @@ from .text.pretokenize import Pretokenizer
 
 Mode = Literal["chars", "bytes"]
 TieBreak = Literal["lexical", "first-seen", "hf", "subword-nmt"]
+ByteIds = Literal["gpt2", "raw"]
 
 MODES: tuple[str, ...] = ("chars", "bytes")
 TIE_BREAKS: dict[str, str] = {
@@ -21,6 +22,12 @@ TIE_BREAKS: dict[str, str] = {
     "first-seen": "highest count, then the pair that occurs first in the corpus (seeds 001/002)",
     "hf": "highest count, then the smallest pair of symbol ids (HF tokenizers' BpeTrainer)",
     "subword-nmt": "highest count, then the largest pair in string order (subword-nmt's learn_bpe)",
+}
+
+#: how bytes mode numbers the 256 base bytes (ids 0-255)
+BYTE_IDS: dict[str, str] = {
+    "gpt2": "GPT-2's byte-to-unicode order (GPT-2, HF ByteLevel, cl100k's ranks)",
+    "raw": "by byte value, id = byte (minbpe, rustbpe, nanochat)",
 }
 
 
@@ -47,6 +54,7 @@ class TrainConfig:
     specials: tuple[str, ...] = field(default_factory=tuple)
     forbid: tuple[tuple[str, str], ...] = ()  # (left, right) display texts
     forbid_regex: str | None = None
+    byte_ids: ByteIds = "gpt2"  # bytes mode: the base bytes' ids (see BYTE_IDS)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -55,6 +63,8 @@ class TrainConfig:
             raise ConfigError(
                 f"unknown tie-break rule {self.tie_break!r} -- use one of {', '.join(TIE_BREAKS)}"
             )
+        if self.byte_ids not in BYTE_IDS:
+            raise ConfigError(f"unknown byte numbering {self.byte_ids!r} -- use one of {', '.join(BYTE_IDS)}")
         if self.merges is not None and self.merges < 0:
             raise ConfigError(f"--merges must be 0 or more, not {self.merges}")
         if self.vocab_size is not None and self.vocab_size < 1:
