@@ -101,19 +101,23 @@ class SpmTokenizer:
         self._rank.update({i: r for r, i in enumerate(multi)})
         self._n_merges = len(multi)
         self._specials = {p.piece: i for i, p in enumerate(self.pieces) if p.type == CONTROL}
-        self._chunkable = self._can_chunk()
+        self._glued = self._glued_chars()
         self._caches: dict[int, dict[bytes, tuple[tuple[int, int, int], ...]]] = {}
         self._model: BPEModel | None = None
 
-    def _can_chunk(self) -> bool:
-        """Whether ``▁`` starts (suffix mode: ends) every piece it is in: then no merge crosses the point
-        before (after) a ``▁`` and the text can be encoded a word at a time."""
+    def _glued_chars(self) -> set[bytes]:
+        """The characters some piece holds right before a ``▁`` (suffix mode: right after one).  A cut
+        before (after) a ``▁`` next to any other character is crossed by no piece, so the text's chunks
+        between such cuts encode independently, each with SentencePiece's own order."""
+        glued: set[bytes] = set()
         for b in self._piece_id:
             s = b.decode("utf-8")
-            inner = s[:-1] if self.normalizer.suffix else s[1:]
-            if "\u2581" in inner:
-                return False
-        return True
+            for i, ch in enumerate(s):
+                if ch == "\u2581":
+                    j = i + 1 if self.normalizer.suffix else i - 1
+                    if 0 <= j < len(s):
+                        glued.add(s[j].encode())
+        return glued
 
     # -- vocabulary ---------------------------------------------------------------------------------
     @property
@@ -245,18 +249,26 @@ class SpmTokenizer:
             out.append((self.unk_id, s, e))
 
     def _chunks(self, data: bytes) -> list[int]:
-        """Where the normalized text can be cut into independently encoded chunks."""
-        if not self._chunkable:
-            return [0, len(data)]
+        """Where the normalized text can be cut into independently encoded chunks (see :meth:`_glued_chars`)."""
         cuts = [0]
-        step = len(SPACE)
+        step, n, glued, suffix = len(SPACE), len(data), self._glued, self.normalizer.suffix
         at = data.find(SPACE, 1)
         while at > 0:
-            cut = at + step if self.normalizer.suffix else at
-            if 0 < cut < len(data):
+            if suffix:
+                cut = at + step
+                k = cut + 1
+                while k < n and 0x80 <= data[k] < 0xC0:
+                    k += 1
+                neighbour = data[cut:k]
+            else:
+                cut = k = at
+                while k > 0 and 0x80 <= data[k - 1] < 0xC0:
+                    k -= 1
+                neighbour = data[k - 1 : cut] if k > 0 else b""
+            if 0 < cut < n and neighbour not in glued:
                 cuts.append(cut)
             at = data.find(SPACE, at + step)
-        cuts.append(len(data))
+        cuts.append(n)
         return sorted(set(cuts))
 
     def _encode_normalized(self, data: bytes, limit: int) -> list[tuple[int, int, int]]:
