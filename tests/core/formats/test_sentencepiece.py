@@ -178,3 +178,26 @@ def test_control_pieces_in_text_are_text_unless_allowed(models: dict[str, Path])
     sp = spm.SentencePieceProcessor(model_file=str(models["plain"]))
     assert tok.encode("<s>hi") == sp.encode("<s>hi")
     assert tok.encode("<s>hi", allowed_special={"<s>"}) == [sp.bos_id(), *sp.encode("hi")]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_mutated_models_load_or_are_refused_and_then_encode(tmp_path_factory: pytest.TempPathFactory,
+                                                            data: st.DataObject) -> None:
+    """Hostile files: any byte changes to a real model give a FormatError or a tokenizer that encodes
+    (never a traceback), including in its normalization rules (the charsmap is near the end)."""
+    raw = bytearray(_cached_model(tmp_path_factory).read_bytes())
+    for _ in range(data.draw(st.integers(1, 8))):
+        at = data.draw(st.integers(0, len(raw) - 1))
+        raw[at] = data.draw(st.integers(0, 255))
+    if data.draw(st.booleans()):
+        raw = raw[: data.draw(st.integers(0, len(raw)))]
+    path = tmp_path_factory.mktemp("mut") / "m.model"
+    path.write_bytes(bytes(raw))
+    try:
+        tok = load(str(path)).tokenizer
+    except FormatError:
+        return
+    for text in MULTILINGUAL[:6]:
+        ids = tok.encode(text)
+        tok.decode(ids)
