@@ -8,10 +8,10 @@ Run: ``python benchmarks/bench_other_formats.py`` (needs sentencepiece and mistr
 from __future__ import annotations
 
 import importlib.util
+import pydoc_data.topics
 import time
 from pathlib import Path
 
-import pydoc_data.topics
 import sentencepiece as spm
 from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
