@@ -64,7 +64,11 @@ def _encoder(tok: object) -> PieceEncoder:
     if isinstance(tok, RankTokenizer):
         return tok
     inner = tok.inner if isinstance(tok, RenumberedTokenizer) else tok
-    assert isinstance(inner, Tokenizer)
+    if isinstance(inner, RankTokenizer):
+        return inner
+    if not isinstance(inner, Tokenizer):
+        raise ConfigError(f"analyze does not judge {type(inner).__name__} tokenizers yet (their ids are not "
+                          "a merge list's) -- use inspect, encode or diff on this file")
     return Tokenizer(inner.model, unknown="keep")
 
 

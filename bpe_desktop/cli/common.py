@@ -12,8 +12,8 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from ..core.choices import Mode, TieBreak
-from ..core.config import MODES, TIE_BREAKS, TrainConfig
+from ..core.choices import ByteIds, Mode, TieBreak
+from ..core.config import BYTE_IDS, MODES, TIE_BREAKS, TrainConfig
 from ..core.counting.parallel_count import check_jobs, default_jobs
 from ..core.counting.pieces import ENCODING_ERRORS
 from ..core.counting.sources import CorpusSource
@@ -68,6 +68,9 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
                    help="inputs are word-count tables: 'bpe-desktop count' output, or 'word count' lines as in "
                    "the seeds")
     p.add_argument("--end-of-word", default="</w>", metavar="MARKER", help="chars mode marker ('' for none)")
+    p.add_argument("--byte-ids", choices=list(BYTE_IDS), default="gpt2",
+                   help="bytes mode: number the 256 base bytes in GPT-2's order (default) or by byte value "
+                        "(raw: minbpe, rustbpe, nanochat; with --tie-break hf the merges equal rustbpe's)")
     p.add_argument("--glue-marker", action="store_true",
                    help="glue the marker to the last character (subword-nmt 0.2 / HF end_of_word_suffix)")
     p.add_argument("--forbid", action="append", default=[], metavar='"LEFT RIGHT"',
@@ -120,7 +123,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         merges=getattr(args, "merges", None), vocab_size=getattr(args, "vocab_size", None),
         min_frequency=getattr(args, "min_frequency", 1), specials=tuple(args.special),
         forbid=tuple(parse_pair(x) for x in getattr(args, "forbid", [])),
-        forbid_regex=getattr(args, "forbid_regex", None),
+        forbid_regex=getattr(args, "forbid_regex", None), byte_ids=getattr(args, "byte_ids", ByteIds.GPT2),
     )
 
 

@@ -27,6 +27,21 @@ class TieBreak(StrEnum):
     LEXICAL = "lexical"
     FIRST_SEEN = "first-seen"
     HF = "hf"
+    SUBWORD_NMT = "subword-nmt"
+
+
+class ByteIds(StrEnum):
+    """How bytes mode numbers the 256 base bytes (ids 0-255) -- see :data:`BYTE_IDS`."""
+
+    GPT2 = "gpt2"
+    RAW = "raw"
+
+
+#: what each byte numbering is, for the CLI's help
+BYTE_IDS: dict[ByteIds, str] = {
+    ByteIds.GPT2: "GPT-2's byte-to-unicode order (GPT-2, HF ByteLevel, cl100k's ranks)",
+    ByteIds.RAW: "by byte value, id = byte (minbpe, rustbpe, nanochat)",
+}
 
 
 @dataclass(frozen=True)
@@ -47,4 +62,6 @@ TIE_RULES: dict[TieBreak, TieRule] = {r.name: r for r in (
             "the first-seen rule takes the earliest in the corpus,"),
     TieRule(TieBreak.HF, "highest count, then the smallest pair of symbol ids (HF tokenizers' BpeTrainer)",
             "the HF rule takes the smallest symbol ids,"),
+    TieRule(TieBreak.SUBWORD_NMT, "highest count, then the largest pair in string order (subword-nmt's learn_bpe)",
+            "the subword-nmt rule takes the largest pair,"),
 )}

@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .choices import TIE_RULES, Mode, TieBreak
+from .choices import BYTE_IDS, TIE_RULES, ByteIds, Mode, TieBreak
 from .errors import ConfigError
 from .forbid import check_pairs, compile_regex
 from .text.pretokenize import Pretokenizer
 
-__all__ = ["MODES", "TIE_BREAKS", "Mode", "TieBreak", "TrainConfig"]  # Mode, TieBreak: from .choices
+__all__ = ["BYTE_IDS", "MODES", "TIE_BREAKS", "ByteIds", "Mode", "TieBreak", "TrainConfig"]  # from .choices
 
 MODES: tuple[Mode, ...] = tuple(Mode)
 #: each tie-break rule's description, by name (from its :class:`~.choices.TieRule`)
@@ -43,6 +43,7 @@ class TrainConfig:
     specials: tuple[str, ...] = field(default_factory=tuple)
     forbid: tuple[tuple[str, str], ...] = ()  # (left, right) display texts
     forbid_regex: str | None = None
+    byte_ids: ByteIds = ByteIds.GPT2  # bytes mode: the base bytes' ids (see BYTE_IDS)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -53,6 +54,9 @@ class TrainConfig:
             )
         object.__setattr__(self, "mode", Mode(self.mode))  # a caller may pass the text ("bytes")
         object.__setattr__(self, "tie_break", TieBreak(self.tie_break))
+        if self.byte_ids not in BYTE_IDS:
+            raise ConfigError(f"unknown byte numbering {self.byte_ids!r} -- use one of {', '.join(BYTE_IDS)}")
+        object.__setattr__(self, "byte_ids", ByteIds(self.byte_ids))
         if self.merges is not None and self.merges < 0:
             raise ConfigError(f"--merges must be 0 or more, not {self.merges}")
         if self.vocab_size is not None and self.vocab_size < 1:

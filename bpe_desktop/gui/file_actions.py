@@ -28,9 +28,9 @@ from .training.protocol import StopReason, TrainingState
 TOKENIZER_FILTER = "bpe-desktop tokenizer (*.json);;All files (*)"
 #: what Open tokenizer offers: every format the readers detect (a GPT-2 pair: pick either of its files)
 OPEN_TOKENIZER_FILTER = (
-    "Tokenizer files (*.json *.tiktoken *.bpe *.txt *.codes);;bpe-desktop or HF tokenizer (*.json);;"
-    "tiktoken ranks (*.tiktoken);;GPT-2 vocab.json / encoder.json (*.json);;subword-nmt codes (*.codes *.txt);;"
-    "All files (*)"
+    "Tokenizer files (*.json *.tiktoken *.bpe *.txt *.codes *.model *.model.*);;bpe-desktop or HF tokenizer "
+    "(*.json);;tiktoken ranks (*.tiktoken);;GPT-2 vocab.json / encoder.json (*.json);;subword-nmt codes "
+    "(*.codes *.txt);;SentencePiece BPE model (*.model *.model.*);;Mistral tekken (*.json);;All files (*)"
 )
 
 #: File → Open well-known tokenizer: (label, spec); their files ship with bpe-desktop (core/formats/presets.py).
@@ -81,6 +81,10 @@ def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
             if pre is None:
                 return None  # cancelled: nothing changes
             loaded = formats.load(path, pretokenizer=pre)
+        if loaded.fmt == "sentencepiece":  # the timeline replays merges; this file encodes by piece scores
+            raise BpeError(f"{path}: a SentencePiece model encodes by piece scores after its own "
+                           "normalization, not by replaying a merge list, so the timeline would show other "
+                           "tokens -- open it in Compare tokenizers or the Log inspector, which use its own ids")
         model = loaded.model
         records = records_for(model, loaded.stats)
     except BpeError as e:

@@ -23,7 +23,7 @@ def test_every_rule_has_exactly_one_record_and_the_lists_derive_from_them() -> N
 
 def test_members_are_their_text_in_files_and_across_processes() -> None:
     assert [str(m) for m in MODES] == ["chars", "bytes"]
-    assert list(TIE_BREAKS) == ["lexical", "first-seen", "hf"]
+    assert list(TIE_BREAKS) == ["lexical", "first-seen", "hf", "subword-nmt"]
     assert json.dumps({"mode": Mode.BYTES, "tie_break": TieBreak.FIRST_SEEN}) == (
         '{"mode": "bytes", "tie_break": "first-seen"}')
     assert f"--mode {Mode.CHARS}" == "--mode chars"
@@ -43,7 +43,7 @@ def test_text_given_by_a_caller_or_a_file_becomes_the_member() -> None:
 
 @pytest.mark.parametrize(("field", "value", "message"), [
     ("mode", "byte", "unknown mode 'byte' -- use 'chars' or 'bytes'"),
-    ("tie_break", "Lexical", "unknown tie-break rule 'Lexical' -- use one of lexical, first-seen, hf"),
+    ("tie_break", "Lexical", "unknown tie-break rule 'Lexical' -- use one of lexical, first-seen, hf, subword-nmt"),
 ])
 def test_an_unknown_name_is_refused_with_the_names_to_use(field: str, value: str, message: str) -> None:
     with pytest.raises(ConfigError) as e:

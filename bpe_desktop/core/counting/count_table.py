@@ -55,7 +55,7 @@ def escape(piece: str) -> str:
 def _unescape_one(m: re.Match[str], mode: str) -> str:
     if m.group(1) is not None:
         byte = int(m.group(1), 16)
-        if mode != "bytes" or byte < 0x80:  # escape() writes \xHH only for bytes that are not UTF-8
+        if mode != Mode.BYTES or byte < 0x80:  # escape() writes \xHH only for bytes that are not UTF-8
             raise ValueError(f"\\x{m.group(1)}")
         return chr(0xDC00 + byte)
     c = m.group(2)
@@ -163,7 +163,7 @@ def _parse_lines(lines: Iterable[str], source: str, first_lineno: int, into: dic
         except ValueError as e:
             bad = str(e)
             why = ("a \\xHH escape (a byte that is not UTF-8) in a chars-mode table"
-                   if bad.startswith("\\x") and mode != "bytes" else "a backslash at the end of the piece"
+                   if bad.startswith("\\x") and mode != Mode.BYTES else "a backslash at the end of the piece"
                    if bad == "\\" else f"the escape {bad} (only \\\\ \\t \\n \\r and \\x80-\\xff exist)")
             raise CorpusError(f"{where}: {why} in {piece[:60]!r} -- the table is damaged: count the corpus "
                               "again") from None

@@ -8,6 +8,8 @@
 | vocab-merges  | yes  | yes   | :mod:`.gpt2` (``vocab.json`` + ``merges.txt``) |
 | subword-nmt   | yes  | yes   | :mod:`.subword_nmt` (codes) |
 | tiktoken      | yes  | yes   | :mod:`.tiktoken_file` (``.tiktoken`` ranks, also gzip/xz/bzip2) |
+| sentencepiece | yes  | no    | :mod:`.sentencepiece_model` (BPE ``.model``; Unigram refused) |
+| tekken        | yes  | no    | :mod:`.tekken` (Mistral's ``tekken.json``) |
 | csv           | no   | yes   | :mod:`.csv_stats` (per-merge stats) |
 
 A tokenizer is named by a path (format detected from content, :mod:`.detect`), a bundled encoding's name
@@ -41,12 +43,12 @@ from ..tokenizers.model import BPEModel
 from ..tokenizers.ranks import RankTokenizer
 from ..tokenizers.renumber import RenumberedTokenizer
 from ..tokenizers.tokenizer import Tokenizer
-from . import csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
+from . import csv_stats, gpt2, hf_json, native, sentencepiece_model, subword_nmt, tekken, tiktoken_file
 from .detect import detect
 from .presets import PRESETS_HELP, Preset, bundled_data, is_bundled, recognise, split_spec
 
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
-READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken")
+READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken", "sentencepiece", "tekken")
 
 
 
@@ -262,6 +264,16 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
         ranks = tiktoken_file.parse(data, path)
         tiktoken_file.check_complete(ranks, path)
         return Loaded(fmt, _rank_tokenizer(ranks, data, preset, pretokenizer, specials, path))
+    if fmt == "sentencepiece":
+        if preset is not None or pretokenizer is not None or specials:
+            raise FormatError(f"{path}: a SentencePiece model carries its own normalization and pieces -- "
+                              "drop the preset prefix, --pretokenizer and --special")
+        return Loaded(fmt, sentencepiece_model.load(path))
+    if fmt == "tekken":
+        if preset is not None or pretokenizer is not None or specials:
+            raise FormatError(f"{path}: a tekken file carries its own pattern and special tokens -- drop the "
+                              "preset prefix, --pretokenizer and --special")
+        return Loaded(fmt, tekken.load(path))
     items = _special_items(specials, path)
     if any(i is not None for _, i in items):
         raise FormatError(f"{path}: --special NAME=ID sets ids in .tiktoken rank files only; a {fmt} file numbers "
@@ -288,7 +300,7 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
     if items:
         model.specials = model.specials + tuple(s for s, _ in items if s not in model.specials)
     check_model(model, path)
-    tok = Tokenizer(model)
+    tok = Tokenizer(model, unknown="keep" if fmt == "subword-nmt" else "error")  # apply-bpe passes them through
     if to_file is not None:
         n = len(to_file)
         to_file = to_file + [max(to_file) + 1 + k for k in range(len(model.specials) - (n - len(model.tokens)))]

@@ -13,13 +13,15 @@ import zlib
 
 from ..errors import FormatError
 from . import gpt2
+from .sentencepiece_model import looks_like_model
+from .tekken import looks_like_tekken
 from .tiktoken_file import open_maybe_compressed
 
 _TIKTOKEN_LINE = re.compile(rb"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)? \d+$")
 
 
 def detect(path: str) -> str:
-    """One of ``native``, ``hf``, ``gpt2``, ``subword-nmt``, ``tiktoken``, ``csv``."""
+    """One of ``native``, ``hf``, ``gpt2``, ``subword-nmt``, ``tiktoken``, ``csv``, ``sentencepiece``, ``tekken``."""
     if os.path.isdir(path):
         return "gpt2"
     try:
@@ -27,10 +29,14 @@ def detect(path: str) -> str:
             head = f.read(65536)
     except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as e:
         raise FormatError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e}) -- check the path") from None
+    if looks_like_model(head):
+        return "sentencepiece"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"{"):
         if re.search(rb'"format"\s*:\s*"bpe-desktop"', head):
             return "native"
+        if looks_like_tekken(head):
+            return "tekken"
         if re.search(rb'"(model|added_tokens|pre_tokenizer|truncation)"\s*:', head) and re.search(
             rb'"(version|model)"\s*:', head
         ):

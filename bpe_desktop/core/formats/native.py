@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, cast
 
-from ..choices import Mode
+from ..choices import ByteIds, Mode
 from ..config import MODES, TIE_BREAKS
 from ..errors import BpeError, FormatError
 from ..io.atomic import atomic_write
@@ -75,7 +75,8 @@ def dumps(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, A
         "mode": model.mode, "pretokenizer": model.pretokenizer, "end_of_word": model.end_of_word,
         "glue_marker": model.glue_marker, "specials": list(model.specials), "tie_break": model.tie_break,
     }
-    base = None if model.mode == Mode.BYTES else [token_text(t) for t in model.base]
+    # bytes mode: null for GPT-2's byte order (what every file before byte_ids held), else the 256 in id order
+    base = None if model.mode == Mode.BYTES and model.byte_ids == ByteIds.GPT2 else [token_text(t) for t in model.base]
     quoted = [_string(token_text(t)) for t in model.tokens]  # each token once, not once per merge it is in
     parts = [
         f'{{"format":"{FORMAT_NAME}","version":{VERSION},\n',
@@ -247,7 +248,8 @@ a string, not 5 -- save the tokenizer again with bpe-desktop, or fix that field
     settings = schema.settings(schema.required(doc, "settings", "settings"))
     mode = settings.pop("mode")
     base_value = doc.get("base")
-    if mode == Mode.CHARS:
+    base_list: list[Any] = []
+    if mode == Mode.CHARS or base_value is not None:  # bytes mode: null is GPT-2's byte order
         base_list = schema.array(base_value, "base")
         for k, t in enumerate(base_list):
             if not isinstance(t, str) or not t:
@@ -265,7 +267,12 @@ a string, not 5 -- save the tokenizer again with bpe-desktop, or fix that field
         stats = schema.stats_v2(raw_stats, n)
     try:
         conv = token_reader(mode == Mode.BYTES, source)
-        base: list[Token] = list(BYTE_BASE) if mode == Mode.BYTES else list(base_list)
+        if mode == Mode.BYTES and base_value is not None:
+            base: list[Token] = [conv(t) for t in base_list]
+            if sorted(base) != sorted(BYTE_BASE):
+                raise schema.fail("base", "the 256 single bytes", "another list")
+        else:
+            base = list(BYTE_BASE) if mode == Mode.BYTES else list(base_list)
         pairs = [(conv(a), conv(b)) for a, b in pairs_text]
         model = BPEModel.from_token_pairs(mode, base, pairs, **settings)
     except BpeError:

@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from ... import __version__
+from ..choices import ByteIds
 from ..config import TrainConfig
 from ..errors import BpeError, SessionError
 from ..io.atomic import atomic_write
@@ -104,7 +105,7 @@ def dumps_session(doc: SessionDoc) -> str:
             "word_counts": doc.corpus.word_counts,
             "encoding_errors": doc.corpus.encoding_errors,
         },
-        "settings": {**asdict(doc.config), "specials": list(doc.config.specials)},
+        "settings": settings_json(doc.config),
         "tokenizer": None if doc.model is None else json.loads(native.dumps(doc.model, list(doc.records) or None)),
         "step": doc.step,
         "compare": list(doc.compare),
@@ -130,6 +131,15 @@ def save_session(path: str | os.PathLike[str], doc: SessionDoc) -> None:
 
 
 # -- reading ------------------------------------------------------------------------------------------
+def settings_json(config: TrainConfig) -> dict[str, Any]:
+    """The settings as the document holds them; ``byte_ids`` only when not GPT-2's order (the default, and
+    all that sessions before it held), so such a session is written byte for byte as before."""
+    out = {**asdict(config), "specials": list(config.specials)}
+    if config.byte_ids == ByteIds.GPT2:
+        del out["byte_ids"]
+    return out
+
+
 def load_session(path: str | os.PathLike[str]) -> SessionDoc:
     """Read and fully validate a session file."""
     path = os.fspath(path)

@@ -6,8 +6,11 @@ separate-marker and marker-less models, so ``apply-bpe`` segments exactly as we 
 only the marker ``</w>``, chars mode and whitespace-separated words: byte-level models, other markers and
 other pre-tokenizers are refused with the format that can hold them.
 
-A codes file has no vocabulary: on reading, the alphabet is the characters the merges use, so characters
-that never took part in a merge are unknown to the loaded tokenizer.
+A codes file has no vocabulary: on reading, the alphabet is the characters the merges use; a character
+that never took part in a merge passes through as the unknown id (``UNKNOWN_ID``, covering that character's
+bytes), as ``apply-bpe`` passes it through, instead of refusing the text.  A loaded codes file splits words
+as subword-nmt does (the ``subword-nmt`` pre-tokenizer: on spaces and newlines, not at a tab or a
+no-break space).
 """
 
 from __future__ import annotations
@@ -33,12 +36,14 @@ def dumps(model: BPEModel) -> str:
     if model.end_of_word not in ("", MARKER):
         raise FormatError(f"subword-nmt only knows the end-of-word marker {MARKER}, this tokenizer uses "
                           f"{model.end_of_word!r} -- retrain with --end-of-word '{MARKER}' or write hf or native")
-    if model.pretokenizer != "whitespace":
+    if model.pretokenizer not in ("whitespace", "subword-nmt"):
         raise FormatError(f"subword-nmt splits words on whitespace only, this tokenizer uses the "
                           f"{model.pretokenizer!r} pre-tokenizer -- write hf (tokenizer.json) or native")
     for a, b in model.merge_pairs_text():
-        if any(c.isspace() for c in a + b):
-            raise FormatError(f"the merge {a!r} + {b!r} contains whitespace, which a codes file cannot hold")
+        # a codes line is "A B", split at its space; apply-bpe reads the file with universal newlines
+        if any(c in " \r\n" for c in a + b):
+            raise FormatError(f"the merge {a!r} + {b!r} contains a space or a line break, which a codes file "
+                              "cannot hold -- write hf (tokenizer.json) or native")
     version = "0.2" if model.end_of_word and model.glue_marker else "0.1"
     return f"#version: {version}\n" + "".join(f"{a} {b}\n" for a, b in model.merge_pairs_text())
 
@@ -76,7 +81,7 @@ def loads(text: str, source: str = "<text>") -> BPEModel:
     alphabet = {c for a, b in pairs for t in (a, b) for c in (t[: -len(MARKER)] if t.endswith(MARKER) else t)}
     base = chars_base(alphabet, marker, glue)
     return BPEModel.from_token_pairs(
-        Mode.CHARS, base, pairs, pretokenizer="whitespace", end_of_word=marker, glue_marker=glue
+        Mode.CHARS, base, pairs, pretokenizer="subword-nmt", end_of_word=marker, glue_marker=glue
     )
 
 

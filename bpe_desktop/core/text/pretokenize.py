@@ -7,6 +7,8 @@ Named patterns (``regex`` module syntax):
 * ``gpt2``       -- GPT-2 / r50k, also HF ``ByteLevel(use_regex=True)``;
 * ``cl100k``     -- tiktoken's cl100k_base;
 * ``o200k``      -- tiktoken's o200k_base;
+* ``subword-nmt`` -- words as subword-nmt splits a line (``line.strip('\r\n ').split(' ')``): on spaces and
+  line ends only, so a tab or a no-break space stays inside its word;
 
 and any custom regular expression.  A custom pattern is compiled with a clear error (with the position of
 the problem) and always run under a :class:`~bpe_desktop.core.text.regex_budget.RegexBudget`: one budget per job
@@ -48,11 +50,14 @@ O200K_PATTERN = "|".join(
 )
 # exactly what str.split() splits on: regex's \s plus the four information separators U+001C..U+001F
 WHITESPACE_PATTERN = r"[^\s\x1c-\x1f]+"
+# subword-nmt's words: runs without ' ' or '\n'; a '\r' counts only away from a line's ends
+SUBWORD_NMT_PATTERN = r"(?:[^ \r\n]|(?<!(?:^|\n)[\r ]*)\r(?![\r ]*(?:\n|$)))+"
 
 #: name -> (pattern or None for "no split", one-line description)
 NAMED_PATTERNS: dict[str, tuple[str | None, str]] = {
     "none": (None, "no pre-tokenization: each line (with its newline) is one piece"),
     "whitespace": (WHITESPACE_PATTERN, "split on whitespace, drop it (the seeds' word tables)"),
+    "subword-nmt": (SUBWORD_NMT_PATTERN, "split on spaces and newlines only, as subword-nmt does"),
     "gpt2": (GPT2_PATTERN, "GPT-2 / r50k: leading space attached to the next word"),
     "cl100k": (CL100K_PATTERN, "tiktoken cl100k_base (GPT-3.5/4)"),
     "o200k": (O200K_PATTERN, "tiktoken o200k_base (GPT-4o)"),
@@ -158,7 +163,7 @@ class Pretokenizer:
     @property
     def drops_whitespace(self) -> bool:
         """True when the pieces do not cover spaces (``whitespace``), so decoding must re-insert them."""
-        return self.name == "whitespace"
+        return self.name in ("whitespace", "subword-nmt")
 
     def split(self, text: str, budget: RegexBudget | None = None) -> list[str]:
         """Split *text* into pieces; empty matches are dropped.  A custom pattern runs under *budget*
@@ -168,6 +173,8 @@ class Pretokenizer:
             return split_lines(text)  # what ``none`` means: a line is one piece
         if self.name == "whitespace":
             return text.split()  # same pieces as WHITESPACE_PATTERN, three times faster
+        if self.name == "subword-nmt":  # subword-nmt's own definition (the pattern gives the same, for spans)
+            return [w for line in text.split("\n") for w in line.strip("\r\n ").split(" ") if w]
         if self.name != "custom":
             return self._compiled.findall(text)
         if budget is None:

@@ -1,7 +1,8 @@
 """The BPE model: base symbols plus the ordered merge list, and everything derived from them.
 
 The ordered merge list is the single source of truth.  Token ids are derived from it: the base symbols
-first (in ``bytes`` mode the 256 bytes in GPT-2's order, in ``chars`` mode the alphabet by code point, then
+first (in ``bytes`` mode the 256 bytes in GPT-2's order, or by byte value with ``byte_ids="raw"`` as minbpe
+and rustbpe number them; in ``chars`` mode the alphabet by code point, then
 the end-of-word symbols), then each merge's new token in creation order (a merge that recreates an
 existing token string reuses its id), then the special tokens.  The state at timeline step ``k`` is simply
 "the first k merges"; nothing else is stored.
@@ -17,14 +18,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..choices import Mode, TieBreak
+from ..choices import ByteIds, Mode, TieBreak
 from ..config import MODES, TIE_BREAKS, TrainConfig
-from ..errors import FormatError
+from ..errors import ConfigError, FormatError
 from ..text.byte_level import GPT2_BYTE_ORDER, bytes_to_text
 
 Token = str | bytes  # chars-mode tokens are str, bytes-mode tokens are bytes
 
 BYTE_BASE: tuple[bytes, ...] = tuple(bytes([b]) for b in GPT2_BYTE_ORDER)
+#: the base bytes numbered by their value (minbpe, rustbpe, nanochat): id = byte
+RAW_BYTE_BASE: tuple[bytes, ...] = tuple(bytes([b]) for b in range(256))
 
 
 def chars_base(chars: Iterable[str], end_of_word: str, glue_marker: bool) -> list[str]:
@@ -117,7 +120,7 @@ class BPEModel:
     @classmethod
     def empty(cls, config: TrainConfig, alphabet: Iterable[str] = ()) -> BPEModel:
         base: list[Token] = (
-            list(BYTE_BASE)
+            list(RAW_BYTE_BASE if config.byte_ids == ByteIds.RAW else BYTE_BASE)
             if config.mode == Mode.BYTES
             else list(chars_base(alphabet, config.end_of_word, config.glue_marker))
         )
@@ -151,6 +154,33 @@ class BPEModel:
                 n += 1
         model.merges = merges
         return model
+
+    def with_byte_ids(self, byte_ids: str) -> BPEModel:
+        """The same bytes-mode tokenizer with its 256 base bytes numbered ``"gpt2"`` or ``"raw"`` (by value);
+        merges are kept as token pairs, so every token keeps its bytes and only ids change.
+
+        >>> m = BPEModel("bytes", list(BYTE_BASE), [(BYTE_BASE.index(b"a"), BYTE_BASE.index(b"b"))])
+        >>> raw = m.with_byte_ids("raw")
+        >>> raw.merges, raw.tokens[256], raw.byte_ids
+        ([(97, 98)], b'ab', 'raw')
+        """
+        if self.mode != Mode.BYTES:
+            raise ConfigError("byte ids apply to bytes mode only -- this is a chars-mode tokenizer")
+        base = {"gpt2": BYTE_BASE, "raw": RAW_BYTE_BASE}.get(byte_ids)
+        if base is None:
+            raise ConfigError(f"unknown byte numbering {byte_ids!r} -- use gpt2 or raw")
+        t = self.tokens
+        return BPEModel.from_token_pairs(
+            Mode.BYTES, base, [(t[a], t[b]) for a, b in self.merges], pretokenizer=self.pretokenizer,
+            specials=self.specials, tie_break=self.tie_break)
+
+    @property
+    def byte_ids(self) -> str | None:
+        """``"gpt2"`` or ``"raw"``: how the base bytes are numbered (None in chars mode or any other order)."""
+        if self.mode != Mode.BYTES:
+            return None
+        base = tuple(self.base)
+        return "gpt2" if base == BYTE_BASE else "raw" if base == RAW_BYTE_BASE else None
 
     # -- derived ----------------------------------------------------------------------------------
     def symbols_of(self, word: str) -> list[Token]:

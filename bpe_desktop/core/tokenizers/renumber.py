@@ -4,7 +4,8 @@ Our ids are derived from the merge order, with specials last; files written by o
 tokens otherwise (HF's trainer gives the special tokens ids 0, 1, ...).  Encoding depends only on the merge
 order, so :class:`RenumberedTokenizer` encodes with our tokenizer and translates ids on the way out (and
 back in for decoding).  ``model`` keeps our numbering: the window shows derived ids.  This module does not
-read files (see :mod:`.formats`).
+read files (see :mod:`.formats`).  The inner tokenizer may also be a :class:`~.ranks.RankTokenizer`
+(Mistral's tekken files number their special tokens first, then the ranks).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..choices import Mode
 from ..text.pretokenize import Pretokenizer
 from ..text.regex_budget import RegexBudget
 from .model import BPEModel
+from .ranks import RankTokenizer
 from .tokenizer import UNKNOWN_ID, Tokenizer, TokenSpan
 
 
@@ -29,7 +31,7 @@ class RenumberedTokenizer:
     ([3, 0], 'ab', {'<s>': 0})
     """
 
-    def __init__(self, inner: Tokenizer, to_file: Sequence[int]) -> None:
+    def __init__(self, inner: Tokenizer | RankTokenizer, to_file: Sequence[int]) -> None:
         self.inner = inner
         self._to = [*to_file, UNKNOWN_ID]  # index -1 (UNKNOWN_ID) maps to itself
         self._from = {f: i for i, f in enumerate(to_file)}

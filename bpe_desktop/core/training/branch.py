@@ -264,7 +264,7 @@ def kept_forbidden(point: BranchPoint, config: TrainConfig) -> list[tuple[int, t
     found = []
     for rank, (left, right) in enumerate(point.pairs, 1):
         text = left + right
-        token: str | bytes = bytes(UNICODE_TO_BYTE[ch] for ch in text) if point.mode == "bytes" else text
+        token: str | bytes = bytes(UNICODE_TO_BYTE[ch] for ch in text) if point.mode == Mode.BYTES else text
         if rule.blocks(left, right, token):
             found.append((rank, (left, right)))
     return found

@@ -79,6 +79,8 @@ def naive_train(
             best = min(pairs, key=lambda p: (-pairs[p], p))
         elif config.tie_break == TieBreak.FIRST_SEEN:
             best = max(pairs, key=pairs.__getitem__)  # first maximum in insertion order
+        elif config.tie_break == "subword-nmt":
+            best = max(pairs, key=lambda p: (pairs[p], p))  # learn_bpe's own line
         else:
             best = min(pairs, key=lambda p: (-pairs[p], ids[p[0]], ids[p[1]]))
         if pairs[best] < config.min_frequency and len(merges) >= len(start):

@@ -20,7 +20,9 @@ Tie-break rules (:data:`~.config.TIE_BREAKS`):
 * ``first-seen`` -- the pair whose first occurrence comes first, scanning distinct words in first-appearance
   order, each left to right in its current segmentation (Python's ``max`` over a freshly built dict);
 * ``hf``         -- smallest ``(left id, right id)``; our ids follow HF's order (alphabet by code point,
-  then merges in creation order), so this is HF's BpeTrainer choice.
+  then merges in creation order), so this is HF's BpeTrainer choice;
+* ``subword-nmt`` -- largest ``(left, right)`` in string order, learn_bpe's
+  ``max(stats, key=lambda x: (stats[x], x))`` (heap entries hold the tokens wrapped by :func:`.descending.descending`).
 
 Forbidden pairs (``TrainConfig.forbid``/``forbid_regex``) are dropped when they reach the top of the heap --
 asked of :mod:`.forbid` once per distinct pair, cached, and only for pairs that get that far -- so they never
@@ -51,6 +53,7 @@ from ..records import CONTENDERS, MergeRecord
 from ..stopping import StopReason
 from ..text.byte_level import text_to_bytes
 from ..tokenizers.model import BPEModel, Token, base_symbols, joined, token_text
+from .descending import descending
 from .pair_index import pair_tables, word_strings
 
 #: a heap entry's first element is ``(-count << _SHIFT) | tie bits``: count = ``-(e[0] >> _SHIFT)``
@@ -117,6 +120,7 @@ class Trainer:
         self.word_visits = 0
         self._lexical = config.tie_break == TieBreak.LEXICAL
         self._first_seen = config.tie_break == TieBreak.FIRST_SEEN
+        self._desc = descending if config.tie_break == TieBreak.SUBWORD_NMT else None
         # first-seen ties: pair -> index of the first word holding it.  Valid while that word still holds the
         # pair: the words holding a pair only ever shrink, except in the merge that gains it occurrences,
         # which drops the entry (see _merge).
@@ -265,6 +269,9 @@ class Trainer:
         if self._lexical:
             t = self.tokens
             return (-count << _SHIFT, t[ord(key[0])], t[ord(key[1])], key)
+        if self._desc is not None:
+            t = self.tokens
+            return (-count << _SHIFT, self._desc(t[ord(key[0])]), self._desc(t[ord(key[1])]), key)
         # hf: (left id, right id); first-seen refines ties in _choose
         return ((-count << _SHIFT) | (ord(key[0]) << _ID_BITS) | ord(key[1]), key)
 
@@ -415,12 +422,14 @@ class Trainer:
             for gp in gained:
                 self._first_word.pop(gp, None)
         heap, push, weight = self._heap, heapq.heappush, wcounts.__getitem__
-        lexical, t = self._lexical, self.tokens
+        lexical, desc, t = self._lexical, self._desc, self.tokens
         for gp, wis in gained.items():
             n = counts[gp] = counts.get(gp, 0) + sum(map(weight, wis))
             where[gp].extend(dict.fromkeys(wis))  # a word once, however often it gained the pair
             if lexical:  # self._entry, inlined
                 push(heap, (-n << _SHIFT, t[ord(gp[0])], t[ord(gp[1])], gp))
+            elif desc is not None:
+                push(heap, (-n << _SHIFT, desc(t[ord(gp[0])]), desc(t[ord(gp[1])]), gp))
             else:
                 push(heap, ((-n << _SHIFT) | (ord(gp[0]) << _ID_BITS) | ord(gp[1]), gp))
         self.total_symbols -= merged

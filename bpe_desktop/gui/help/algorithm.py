@@ -19,12 +19,14 @@ ALGORITHM_MD = """\
 - **Modes**: `chars` — characters plus an end-of-word marker (`</w>` by default; a symbol of its own as in
   the seeds, or glued to the last character with `--glue-marker`, as subword-nmt 0.2 and HF do);
   `bytes` — the 256 UTF-8 bytes, never an unknown token, shown through GPT-2's byte-to-unicode mapping.
-- **Pre-tokenization**: `none`, `whitespace` (the seeds), `gpt2`, `cl100k`, `o200k`, or any regular
-  expression (errors give the position; a runaway pattern times out instead of hanging).
+- **Pre-tokenization**: `none`, `whitespace` (the seeds), `subword-nmt` (spaces and newlines only, as
+  subword-nmt splits), `gpt2`, `cl100k`, `o200k`, or any regular expression (errors give the position; a
+  runaway pattern times out instead of hanging).
 - **Tie-break rules**: `lexical` (highest count, then the smallest pair in string order — seed 000),
   `first-seen` (then the pair that occurs first in the corpus — seeds 001/002), `hf` (then the smallest
   pair of symbol ids — exactly HF tokenizers' `BpeTrainer`: the merge lists are identical, tested on
-  Python's own documentation).
+  Python's own documentation), `subword-nmt` (then the largest pair in string order — `learn_bpe`'s codes,
+  line for line).
 - **Encoding at step k** replays the first k merges in learned order; ids never change between steps.
 - **Special tokens** are cut out of the training text and never merged; when encoding they are refused
   unless allowed, as tiktoken does.

@@ -171,7 +171,7 @@ def test_csv_has_the_steps_columns(small_text, tmp_path) -> None:  # type: ignor
 
 def test_write_and_read_format_lists() -> None:
     assert set(EXPRESSIBLE) | {"csv"} == set(WRITE_FORMATS)
-    assert set(READ_FORMATS) <= set(WRITE_FORMATS)
+    assert set(READ_FORMATS) - {"sentencepiece", "tekken"} <= set(WRITE_FORMATS)  # other tools' files: read only
 
 
 # -- presets ----------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 from bpe_desktop.core.training.naive import naive_train
 from support import SEED_000
 
-RULES = ("lexical", "first-seen", "hf")
+RULES = ("lexical", "first-seen", "hf", "subword-nmt")
 
 # Small alphabets make ties, overlaps (aaaa) and repeated pairs common: the cases where trainers differ.
 words = st.text(alphabet="abcé🙂 ", min_size=1, max_size=9)
