@@ -26,7 +26,7 @@ from ...core.formats.presets import split_spec
 from ...core.io.atomic import atomic_write
 from ...core.io.sizes import format_bytes
 from .. import file_actions, resources
-from ..compare.sources import missing_hint, missing_references, spec_for_folder
+from ..compare.sources import missing_hint, missing_line, missing_references, spec_for_folder
 from ..session import Session
 from ..widgets import tab_titles, theme
 from ..widgets.elided_label import ElidedLabel
@@ -103,7 +103,7 @@ class LogInspector(QtWidgets.QWidget):
         for c in installed_references():  # the well-known ones installed here, ticked
             self._add_choice(c, checked=True)
         missing = missing_references()
-        self.missing_refs = ElidedLabel(f"not installed: {', '.join(missing)}" if missing else "")
+        self.missing_refs = ElidedLabel(missing_line(missing))
         self.missing_refs.setObjectName("missingReferences")
         self.missing_refs.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.missing_refs.setToolTip(missing_hint(missing))
