@@ -67,6 +67,7 @@ class SettingsPanel(QtWidgets.QWidget):
         self.forbid = ForbidEditor(self, lines=2)  # forbidden pairs and forbid regex (issue 14)
         self.banner = QtWidgets.QLabel("Settings differ from the trained tokenizer.", self)
         self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)  # wrapped, not one line: showing it must not widen the dock (it did, ~90 px)
         self.retrain_btn = QtWidgets.QPushButton("Retrain", self)
         self.retrain_btn.clicked.connect(self.retrainRequested)
         self._banner_row = QtWidgets.QWidget(self)
