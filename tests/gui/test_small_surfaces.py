@@ -103,7 +103,6 @@ def test_export_through_the_dialog_writes_and_confirms(window, dialogs, tmp_path
         return QtWidgets.QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(ExportDialog, "exec", exec_)
-    assert file_actions._last_folder is not None
     monkeypatch.setattr(file_actions, "_last_folder", [str(tmp_path)])
     assert file_actions.export_tokenizer(window, s)
     assert not dialogs
