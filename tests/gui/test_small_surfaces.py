@@ -377,7 +377,7 @@ def test_renamed_gives_the_format_its_extension_and_keeps_the_stem(name: str, fm
 # --- choosing a preset keeps the left docks' width ----------------------------------------------------------
 
 def test_choosing_a_preset_keeps_the_left_docks_width(qtbot, dialogs, questions, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A trained seed run, then a preset whose settings differ: the settings banner shows, wrapped, and the
+    """A trained seed run, then a preset whose settings differ: the settings banner shows (elided when narrow) and the
     left docks keep their width (a one-line banner widened them by ~90 px)."""
     from bpe_desktop.core import count_source
     from bpe_desktop.gui import app as gui_app

@@ -19,6 +19,7 @@ from ..presets import PRESETS, SEED_CONFIG, preset_matching
 from ..runs.forbid_edit import ForbidEditor
 from ..session import Session
 from ..training.protocol import TrainingState
+from ..widgets.elided_label import ElidedLabel
 
 CUSTOM = "custom regex…"
 
@@ -65,9 +66,10 @@ class SettingsPanel(QtWidgets.QWidget):
         self.specials = QtWidgets.QLineEdit(self)
         self.specials.setPlaceholderText("e.g. <|endoftext|> <pad>  (space-separated)")
         self.forbid = ForbidEditor(self, lines=2)  # forbidden pairs and forbid regex (issue 14)
-        self.banner = QtWidgets.QLabel("Settings differ from the trained tokenizer.", self)
+        self.banner = ElidedLabel("Settings differ from the trained tokenizer.", self)
         self.banner.setObjectName("banner")
-        self.banner.setWordWrap(True)  # wrapped, not one line: showing it must not widen the dock (it did, ~90 px)
+        # elided when narrow (whole in the tooltip): showing it must not widen the dock (a QLabel did, ~90 px)
+        self.banner.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.retrain_btn = QtWidgets.QPushButton("Retrain", self)
         self.retrain_btn.clicked.connect(self.retrainRequested)
         self._banner_row = QtWidgets.QWidget(self)
