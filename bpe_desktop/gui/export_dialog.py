@@ -45,11 +45,16 @@ def renamed(name: str, fmt: ExportFormat) -> str:
     >>> f = {x.fmt: x for x in FORMATS}
     >>> renamed("tokenizer.json", f["vocab-merges"]), renamed("mine", f["tiktoken"]), renamed("a.txt", f["hf"])
     ('tokenizer', 'mine.tiktoken', 'a.json')
+    >>> renamed("/tmp/", f["hf"]), renamed(".", f["gpt2"])
+    ('/tmp/tokenizer.json', './tokenizer')
     """
-    stem, ext = os.path.splitext(name)
+    folder, base = os.path.split(name)  # a path's folder stays as it is
+    if base in (".", ".."):  # a folder, not a name: the format's name inside it
+        folder, base = name, ""
+    stem, ext = os.path.splitext(base)
     if ext not in _EXTS:
-        stem = name
-    return (stem or os.path.splitext(fmt.default)[0]) + fmt.ext
+        stem = base
+    return os.path.join(folder, (stem or os.path.splitext(fmt.default)[0]) + fmt.ext)
 
 
 class ExportDialog(QtWidgets.QDialog):

@@ -103,7 +103,6 @@ def test_export_through_the_dialog_writes_and_confirms(window, dialogs, tmp_path
         return QtWidgets.QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(ExportDialog, "exec", exec_)
-    assert file_actions._last_folder is not None
     monkeypatch.setattr(file_actions, "_last_folder", [str(tmp_path)])
     assert file_actions.export_tokenizer(window, s)
     assert not dialogs
@@ -370,3 +369,43 @@ def test_renamed_gives_the_format_its_extension_and_keeps_the_stem(name: str, fm
     assert renamed(out, fmt) == out  # choosing the same format again changes nothing
     for other in FORMATS:  # any format and back gives the same name
         assert renamed(renamed(out, other), fmt) == out
+
+
+# --- choosing a preset keeps the left docks' width ----------------------------------------------------------
+
+def test_choosing_a_preset_keeps_the_left_docks_width(qtbot, dialogs, questions, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A trained seed run, then a preset whose settings differ: the settings banner shows (elided when narrow) and the
+    left docks keep their width (a one-line banner widened them by ~90 px)."""
+    from bpe_desktop.core import count_source
+    from bpe_desktop.gui import app as gui_app
+    from support import SEED_TABLE, fit_check
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "exec", lambda self: 0)  # any other box: closed
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False, start_screen=False)
+    qtbot.addWidget(w)
+    w.resize(1440, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    cfg = TrainConfig(merges=7)
+    src = CorpusSource.from_text(SEED_TABLE, word_counts=True)
+    t = Trainer(count_source(src, cfg), cfg)
+    recs = t.run()
+    w.session.set_corpus(src, cfg)
+    w.session.reset_model(copy.deepcopy(t.model), recs)
+    for _ in range(10):
+        QtWidgets.QApplication.processEvents()
+    left = [d for d in w.docks.values() if w.dockWidgetArea(d) == QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
+            and not d.isHidden()]
+    before = [d.width() for d in left]
+    combo = w.settings.preset
+    i = combo.findText("GPT-2 style")
+    assert i > 0
+    combo.setCurrentIndex(i)
+    combo.activated.emit(i)
+    for _ in range(10):
+        QtWidgets.QApplication.processEvents()
+    assert w.settings.banner_shown
+    assert [d.width() for d in left] == before
+    w.docks["settings"].raise_()
+    assert [str(c) for c in fit_check.clipped(w) if "settings" in c.where] == []

@@ -42,6 +42,7 @@ from .sources import (
     describe,
     keep_unknowns,
     missing_hint,
+    missing_line,
     missing_references,
     n_base_of,
     sample_text,
@@ -125,7 +126,7 @@ class ComparePanel(QtWidgets.QWidget):
         self.no_refs = QtWidgets.QLabel("no reference yet -- Add… a tokenizer file")
         self.no_refs.setObjectName("compareDetail")
         self.ref_bar.addWidget(self.no_refs)
-        self.missing_refs = ElidedLabel(f"not installed: {', '.join(missing)}" if missing else "")
+        self.missing_refs = ElidedLabel(missing_line(missing))
         self.missing_refs.setObjectName("missingReferences")
         self.missing_refs.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.missing_refs.setToolTip(missing_hint(missing))

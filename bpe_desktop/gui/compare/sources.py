@@ -133,6 +133,18 @@ def missing_references() -> list[str]:
     return [k.name for k in KNOWN_REFERENCES if k.spec() is None]
 
 
+def missing_line(names: list[str]) -> str:
+    """The one line the panes show beside the tick boxes (empty when nothing is missing).
+
+    >>> missing_line(["o200k_base", "gpt2"])
+    'missing: o200k_base, gpt2 -- Add… their .tiktoken files (how: tooltip)'
+    """
+    if not names:
+        return ""
+    return f"missing: {', '.join(names)} -- Add… {'its' if len(names) == 1 else 'their'} .tiktoken " \
+           f"file{'' if len(names) == 1 else 's'} (how: tooltip)"
+
+
 def missing_hint(names: list[str]) -> str:
     """What is missing and how to get it (empty when nothing is).
 

@@ -3,7 +3,7 @@ GUI thread, and see where the tokens go, where the tokenizers differ, and what t
 
 Top: the log (Open log…, Paste text…, the bundled robot-log sample), the tokenizers as check boxes -- yours
 at the timeline's step (a copy of the first k merges is sent), the well-known files installed here
-(:func:`.job.installed_references`, all ticked; those not installed are named, the tooltip saying how to
+(:func:`.job.installed_references`: the bundled ones, cl100k ticked; a missing one is named, the tooltip saying how to
 get them) and any tokenizer file or folder you
 add (every format :func:`bpe_desktop.core.formats.load_tokenizer` reads, ``PRESET:PATH`` included) --,
 Inspect / Cancel with a progress bar, and Export (per-line CSV, per-category CSV, PNG of the pane; atomic
@@ -28,7 +28,7 @@ from ...core.formats.presets import is_bundled, split_spec
 from ...core.io.atomic import atomic_write
 from ...core.io.sizes import format_bytes
 from .. import file_actions, resources
-from ..compare.sources import KNOWN_REFERENCES, missing_hint, missing_references, spec_for_folder
+from ..compare.sources import KNOWN_REFERENCES, missing_hint, missing_line, missing_references, spec_for_folder
 from ..session import Session
 from ..widgets import tab_titles, theme
 from ..widgets.elided_label import ElidedLabel
@@ -106,7 +106,7 @@ class LogInspector(QtWidgets.QWidget):
         for c in installed_references():  # the well-known ones (bundled), ticked as KNOWN_REFERENCES says
             self._add_choice(c, checked=c.name in ticked)
         missing = missing_references()
-        self.missing_refs = ElidedLabel(f"not installed: {', '.join(missing)}" if missing else "")
+        self.missing_refs = ElidedLabel(missing_line(missing))
         self.missing_refs.setObjectName("missingReferences")
         self.missing_refs.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.missing_refs.setToolTip(missing_hint(missing))

@@ -19,6 +19,7 @@ from ...core.text.pretokenize import NAMED_PATTERNS, validate_pattern
 from ..presets import PRESETS, SEED_CONFIG, preset_matching
 from ..session import Session
 from ..training.protocol import TrainingState
+from ..widgets.elided_label import ElidedLabel
 from .settings_form import SettingsRows, spin_box
 
 CUSTOM = "custom regex…"
@@ -56,8 +57,10 @@ class SettingsPanel(QtWidgets.QWidget):
                              "as in the seeds)")
         self.specials = QtWidgets.QLineEdit(self)
         self.specials.setPlaceholderText("e.g. <|endoftext|> <pad>  (space-separated)")
-        self.banner = QtWidgets.QLabel("Settings differ from the trained tokenizer.", self)
+        self.banner = ElidedLabel("Settings differ from the trained tokenizer.", self)
         self.banner.setObjectName("banner")
+        # elided when narrow (whole in the tooltip): showing it must not widen the dock (a QLabel did, ~90 px)
+        self.banner.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.retrain_btn = QtWidgets.QPushButton("Retrain", self)
         self.retrain_btn.clicked.connect(self.retrainRequested)
         self._banner_row = QtWidgets.QWidget(self)
