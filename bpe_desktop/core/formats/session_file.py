@@ -73,12 +73,14 @@ class CorpusFile:
 
 @dataclass(frozen=True)
 class SessionCorpus:
-    """Files by reference, or the typed text itself (``text`` set, ``files`` empty)."""
+    """Files by reference, or the typed text itself (``text`` set, ``files`` empty) with the name the window
+    gave it (``name``, e.g. a sample's; "" when none: written only when set)."""
 
     files: tuple[CorpusFile, ...] = ()
     text: str | None = None
     word_counts: bool = False
     encoding_errors: str = "strict"
+    name: str = ""
 
     @classmethod
     def from_files(cls, paths: Sequence[str | os.PathLike[str]], *, word_counts: bool = False,
@@ -86,8 +88,8 @@ class SessionCorpus:
         return cls(tuple(CorpusFile.of(p) for p in paths), None, word_counts, encoding_errors)
 
     @classmethod
-    def from_text(cls, text: str, *, word_counts: bool = False) -> SessionCorpus:
-        return cls((), text, word_counts)
+    def from_text(cls, text: str, *, word_counts: bool = False, name: str = "") -> SessionCorpus:
+        return cls((), text, word_counts, name=name)
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,7 @@ def dumps_session(doc: SessionDoc) -> str:
             "text": doc.corpus.text,
             "word_counts": doc.corpus.word_counts,
             "encoding_errors": doc.corpus.encoding_errors,
+            **({"name": doc.corpus.name} if doc.corpus.name else {}),
         },
         "settings": {**asdict(doc.config), "specials": list(doc.config.specials)},
         "tokenizer": None if doc.model is None else json.loads(native.dumps(doc.model, list(doc.records) or None)),
@@ -245,7 +248,9 @@ def _from_raw(raw: dict[str, Any], source: str, saved_by: str) -> SessionDoc:
     _need(type(c.get("word_counts", False)) is bool, source, "corpus.word_counts must be true or false")
     _need(c.get("encoding_errors", "strict") in ("strict", "replace", "ignore"), source,
           "corpus.encoding_errors must be strict, replace or ignore")
-    corpus = SessionCorpus(tuple(files), text, c.get("word_counts", False), c.get("encoding_errors", "strict"))
+    _need(isinstance(c.get("name", ""), str), source, "corpus.name must be text")
+    corpus = SessionCorpus(tuple(files), text, c.get("word_counts", False), c.get("encoding_errors", "strict"),
+                           c.get("name", ""))
 
     s = raw["settings"]
     _need(isinstance(s, dict), source, "settings must be an object")

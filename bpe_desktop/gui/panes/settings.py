@@ -106,6 +106,7 @@ class SettingsPanel(QtWidgets.QWidget):
         self.preset.activated.connect(self._preset_chosen)
         session.modelReset.connect(self._update_banner)
         session.trainingStateChanged.connect(self._update_banner)
+        session.workLoaded.connect(lambda: self.set_config(session.work.draft_config or session.config))
 
     def _spin(self, lo: int, hi: int, special: str, tip: str) -> QtWidgets.QSpinBox:
         s = QtWidgets.QSpinBox(self)
