@@ -81,6 +81,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_actions()
         self.runs = install_runs(self)  # the Runs dock, Branch here…, Compare runs… (issue 14)
         self.setStatusBar(StatusBar(s, self))
+        self.statusBar().messageChanged.connect(lambda m: m or self._update_stale())  # back after a notice
         self._shortcuts = self.timeline.shortcuts(self)
 
         self.controller.failed.connect(lambda title, msg: file_actions.show_error(self, title, msg))
