@@ -81,7 +81,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_actions()
         self.runs = install_runs(self)  # the Runs dock, Branch here…, Compare runs… (issue 14)
         self.setStatusBar(StatusBar(s, self))
-        self.statusBar().messageChanged.connect(lambda m: m or self._update_stale())  # back after a notice
+        self.statusBar().messageChanged.connect(self._update_stale)  # the notice is back after a passing one
         self._shortcuts = self.timeline.shortcuts(self)
 
         self.controller.failed.connect(lambda title, msg: file_actions.show_error(self, title, msg))
@@ -375,8 +375,11 @@ class MainWindow(QtWidgets.QMainWindow):
 
     STALE = "The corpus changed since training: press Retrain (F5) to learn from it."
 
-    def _update_stale(self, *_: object) -> None:
-        """Show STALE while, and only while, the editor's corpus differs from the one trained on."""
+    def _update_stale(self, *args: object) -> None:
+        """Show STALE while, and only while, the editor's corpus differs from the one trained on (*args*: a
+        status-bar message that has just been shown leaves it alone)."""
+        if args and isinstance(args[0], str) and args[0]:
+            return
         s, bar = self.session, self.statusBar()
         stale = bool(s.records) and not s.state.active and not same_corpus(self.corpus.source(), s.source)
         if stale:
