@@ -396,9 +396,12 @@ class Session(QtCore.QObject):
         corpus, config = self.drafts()
         w = self._work
         if not w.records and not self._state.active:  # nothing trained: what the window holds *is* the work
+            was = (w.source, w.config)
             w.source = corpus if corpus is not None else w.source
             w.config = config if config is not None else w.config
             w.draft = w.draft_config = None
+            if (w.source, w.config) != was:
+                self.runsChanged.emit()  # (its name follows its settings)
             return
         taken = (successor.source, successor.config) if successor is not None else (None, None)
         w.draft = None if corpus is None or corpus in (w.source, taken[0]) else corpus

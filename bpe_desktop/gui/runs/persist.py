@@ -41,12 +41,13 @@ def _plain_file_source(path: str, word_counts: bool) -> CorpusSource:
 
 def snapshot(runs: Sequence[Work], *, active: int | None = None) -> tuple[Work, ...]:
     """Copies of *runs* that later merges do not change (the model cut to the records held); run *active*
-    is still training: saved as stopped there."""
+    is still training: saved as stopped there.  What they are saved as: ``==`` to what reading them back gives."""
     out = []
     for i, w in enumerate(runs):
         n = len(w.records)
         stop, text = (StopReason.STOPPED, "stopped") if i == active else (w.stop_reason, w.stop_text)
-        out.append(dataclasses.replace(w, records=list(w.records), model=w.model.truncated(n),
+        model = w.model.truncated(n) if n else BPEModel.empty(w.config)  # (no base previewed for untrained text)
+        out.append(dataclasses.replace(w, records=list(w.records), model=model,
                                        step=min(w.step, n), stop_reason=stop, stop_text=text))
     return tuple(out)
 
