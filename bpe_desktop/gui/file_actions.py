@@ -15,6 +15,8 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from ..core import formats
+from ..core.config import TrainConfig
+from ..core.counting.sources import CorpusSource
 from ..core.errors import BpeError, PretokenizerNeeded
 from ..core.formats import save_model
 from ..core.formats.csv_stats import steps_csv
@@ -23,7 +25,7 @@ from ..core.records import MergeRecord
 from ..core.text.pretokenize import NAMED_PATTERNS
 from ..core.tokenizers.model import BPEModel
 from .session import Session
-from .training.protocol import StopReason, TrainingState
+from .work import Work
 
 TOKENIZER_FILTER = "bpe-desktop tokenizer (*.json);;All files (*)"
 #: what Open tokenizer offers: every format the readers detect (a GPT-2 pair: pick either of its files)
@@ -120,15 +122,25 @@ def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
     return apply_tokenizer(session, *got)
 
 
-def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord], path: str, fmt: str = ""
-                    ) -> BPEModel:
-    """Put a model read by :func:`read_tokenizer` into the session."""
-    first = records[0] if records else None
-    session.initial_symbols = first.symbols_before if first is not None and first.merged else 0
-    session.reset_model(model, records)
-    session.loaded_format = fmt  # e.g. "tiktoken": its tokens are encoded by tiktoken's rank rule
-    session.set_stop(StopReason.LOADED, f"loaded from {path}")
-    session.set_state(TrainingState.FINISHED)
+def tokenizer_config(model: BPEModel, base: TrainConfig) -> TrainConfig:
+    """The settings that describe a loaded *model* (its mode, pre-tokenizer, markers, specials and length;
+    the rest from *base*)."""
+    try:
+        return base.with_(mode=model.mode, pretokenizer=model.pretokenizer, end_of_word=model.end_of_word,
+                          glue_marker=model.glue_marker, specials=model.specials,
+                          tie_break=model.tie_break or "lexical", merges=len(model.merges), vocab_size=None)
+    except BpeError:
+        return base
+
+
+def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord], path: str, fmt: str = "",
+                    corpus: CorpusSource | None = None, base: TrainConfig | None = None) -> BPEModel:
+    """Show a model read by :func:`read_tokenizer` as a run of its own (the shown run stays in the list),
+    over *corpus* (default: the shown run's), with the settings it implies (the rest from *base*).  *fmt*,
+    e.g. "tiktoken": its tokens are encoded by that library's rank rule."""
+    config = tokenizer_config(model, base if base is not None else session.config)
+    session.load(Work.loaded(model, records, corpus if corpus is not None else session.source, config,
+                             f"loaded from {path}", fmt))
     return model
 
 

@@ -2,8 +2,8 @@
 
 It holds no state of its own beyond the widgets: the session is the state, the controller runs training,
 each pane observes the session.  Menus call :mod:`.file_actions`; training actions call the controller.
-"Train further" (F9) appends the toolbar's "+N merges" to a finished run when its settings (limits aside)
-and corpus are unchanged; otherwise it says why and offers Retrain.
+"Train further" (F9) appends the toolbar's "+N merges" to a finished run when :func:`.work.continuation`
+allows it (settings, limits aside, and corpus unchanged); otherwise it says why and offers Retrain.
 It does not draw tokens or plots (:mod:`.stream`, :mod:`.plots`) or train (:mod:`.training`).
 """
 
@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..core.choices import TieBreak
+from ..core.config import TrainConfig
 from ..core.counting.count_table import TableHeader
+from ..core.counting.sources import CorpusSource
 from ..core.errors import BpeError
 from . import file_actions, helper_threads, layouts, resources, view_menu, window_state
 from .compare.panel import ComparePanel
@@ -36,9 +37,9 @@ from .stream.base_preview import BasePreview
 from .stream.follow_merge import MergeFollower
 from .stream.view import TokenStreamView
 from .training.controller import TrainingController
-from .training.protocol import StopReason, TrainingState
+from .training.protocol import TrainingState
 from .vocab.pane import VocabPane
-from .wording import cannot_continue
+from .work import continuation, same_corpus
 
 if TYPE_CHECKING:
     from .inspect.panel import LogInspector
@@ -80,6 +81,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_actions()
         self.runs = install_runs(self)  # the Runs dock, Branch here…, Compare runs… (issue 14)
         self.setStatusBar(StatusBar(s, self))
+        self.statusBar().messageChanged.connect(self._update_stale)  # the notice is back after a passing one
         self._shortcuts = self.timeline.shortcuts(self)
 
         self.controller.failed.connect(lambda title, msg: file_actions.show_error(self, title, msg))
@@ -93,10 +95,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self.base_preview = BasePreview(s, self.settings.config, self.token_view.canvas.rows, self)  # step 0: base
         self.settings.changed.connect(self.base_preview.refresh)
         self.token_view.set_play_speed(self.timeline.steps_per_second())
+        s.drafts = self._drafts  # kept with a run when another is shown
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
         s.trainingStateChanged.connect(self._update_stale)
         s.modelReset.connect(self._update_stale)
+        s.workLoaded.connect(self._update_stale)  # (after the corpus pane has shown the run's corpus)
         self._update_actions()
         self.installEventFilter(self)  # the first paint builds the deferred panes (see eventFilter)
         self._plots.attach(self.docks["plots"])
@@ -250,8 +254,6 @@ class MainWindow(QtWidgets.QMainWindow):
         except BpeError as e:
             file_actions.show_error(self, "Cannot train", str(e))
             return False
-        if self.session.records and not self.sessions.may_discard("retrain"):
-            return False
         self.runs.store.begin(config, source)  # the shown run stays in the Runs list
         self.token_view.repaint_next_frame()  # every pane changes now: the window's repaint in two halves
         self.controller.start(source, config, paused=paused)
@@ -260,31 +262,24 @@ class MainWindow(QtWidgets.QMainWindow):
     def train_further(self, n: int | None = None) -> bool:
         """Append *n* merges (default: the toolbar's "+N merges") to the finished run, in the same session.
 
-        Refuses with a dialog when the last run ran out of pairs or hit the minimum frequency; when the
-        settings (merge/vocabulary limits aside) or the corpus changed, or the run cannot be continued,
-        it says why and offers Retrain.
+        Asks :func:`.work.continuation`: refuses with a dialog when the last run ran out of pairs or hit the
+        minimum frequency; when the settings (merge/vocabulary limits aside) or the corpus changed, or the
+        run cannot be continued, it says why and offers Retrain.
         """
         s, ctl = self.session, self.controller
         if ctl.running:
             return False
         n = self.more_spin.value() if n is None else int(n)
-        title = "Cannot train further"
-        if not s.records:
-            file_actions.show_error(self, title, "nothing has been trained yet -- press Train (F5) first")
+        try:
+            now = self.settings.config()
+        except BpeError:
+            now = None
+        verdict = continuation(s.work, now, self.corpus.source(), process_alive=ctl.can_continue)
+        if verdict.refusal:
+            file_actions.show_error(self, "Cannot train further", verdict.refusal)
             return False
-        changed = self._run_changed()
-        reason = s.stop_reason
-        if not changed and reason is StopReason.NO_PAIR:
-            file_actions.show_error(self, title, "the last run stopped because no pair was left to merge: every "
-                                    "word is already a single token, so there is nothing more to learn -- add "
-                                    "text to the corpus and Retrain (F5)")
-            return False
-        if not changed and reason is StopReason.MIN_FREQUENCY:
-            file_actions.show_error(self, title, f"the last run stopped because the {s.stop_text} -- lower Min "
-                                    "frequency in the settings and Retrain (F5)")
-            return False
-        if changed or not ctl.can_continue:
-            why = changed or cannot_continue(reason, process_alive=ctl.can_continue)
+        if verdict.retrain:
+            why = verdict.retrain
             answer = QtWidgets.QMessageBox.question(
                 self, "Train further", f"{why[0].upper()}{why[1:]}: this run cannot be continued.\n\n"
                 "Retrain from scratch with the current settings and corpus?",
@@ -293,7 +288,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.train()
             return False
         total = len(s.records) + n
-        s.config = s.config.with_(merges=total, vocab_size=None)
+        s.set_config(s.config.with_(merges=total, vocab_size=None))
         self._syncing_limits = True  # the settings now describe the longer run (no Retrain banner)
         try:
             self.settings.merges.setValue(total)
@@ -302,18 +297,13 @@ class MainWindow(QtWidgets.QMainWindow):
             self._syncing_limits = False
         return ctl.continue_training(n)
 
-    def _run_changed(self) -> str:
-        """Why the last run no longer matches the settings or corpus ("" if it does; limits do not count)."""
-        s = self.session
+    def _drafts(self) -> tuple[CorpusSource | None, TrainConfig | None]:
+        """The corpus and settings the window holds (None: settings not valid), for the session's drafts."""
         try:
-            now = self.settings.config()
+            config: TrainConfig | None = self.settings.config()
         except BpeError:
-            return "the settings are not valid any more"
-        if now.with_(merges=None, vocab_size=None) != s.config.with_(merges=None, vocab_size=None):
-            return "the settings changed since this run"
-        if self.corpus.source() != s.source:
-            return "the corpus changed since this run"
-        return ""
+            config = None
+        return self.corpus.source(), config
 
     def _merges_box_changed(self, value: int) -> None:
         if not self._syncing_limits and value > 0:
@@ -327,7 +317,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self.controller.step()
 
     def open_corpus(self, path: str | None = None) -> None:
-        if not self.sessions.may_discard("open another corpus"):
+        """File → Open corpus, a drop, Recent, the start screen: the file goes into the editor (the runs stay;
+        only text typed into the editor and never trained on is asked about)."""
+        if not self.sessions.may_discard("open another corpus", "corpus"):
             return
         if not path:
             path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open corpus", "",
@@ -342,36 +334,34 @@ class MainWindow(QtWidgets.QMainWindow):
         self.sessions.corpus_opened(path)
 
     def load_sample(self, name: str) -> None:
-        if not self.sessions.may_discard("open another corpus"):
+        if not self.sessions.may_discard("open another corpus", "corpus"):
             return
         loader, table = SAMPLES[name]
         self.corpus.set_text(loader(), name=name, word_counts=table)
 
     def open_tokenizer(self, path: str | None = None) -> None:
-        if not self.sessions.may_discard("open a tokenizer"):
-            return
+        """Open a tokenizer file as a run of its own, over the corpus in the editor (the shown run stays in
+        the Runs list: nothing is lost, nothing asked)."""
         got = file_actions.read_tokenizer(self, path or None)  # a refused file changes nothing
         if got is not None:
             self.sessions.note_recent(RecentKind.TOKENIZER, got[2])
             if self.controller.running or self.controller.can_continue:
                 self.controller.shutdown()  # the run no longer matches what is shown
-            model = file_actions.apply_tokenizer(self.session, *got)
             try:
-                cfg = self.settings.config().with_(
-                    mode=model.mode, pretokenizer=model.pretokenizer, end_of_word=model.end_of_word,
-                    glue_marker=model.glue_marker, specials=model.specials,
-                    tie_break=model.tie_break or TieBreak.LEXICAL, merges=len(model.merges), vocab_size=None)
-                self.session.config = cfg  # first: the settings pane compares itself with it
-                self.settings.set_config(cfg)
+                base = self.settings.config()
             except BpeError:
-                pass
+                base = self.session.config
+            file_actions.apply_tokenizer(self.session, *got, corpus=self.corpus.source(), base=base)
 
     def open_variant(self, result: object) -> None:
-        """A variant trained by the log inspector becomes the main run, as File → Open tokenizer does."""
+        """A variant trained by the log inspector becomes a run of its own, as File → Open tokenizer does."""
         from .inspect.variants import adopt_variant  # (with the inspector: numpy, the log classifier)
 
         self.controller.shutdown()
-        self.settings.set_config(adopt_variant(self.session, result))  # type: ignore[arg-type]
+        pane = self.inspector
+        source = (CorpusSource.from_files([pane.path]) if pane.text is None and pane.path
+                  else CorpusSource.from_text(pane.text or "", name="inspected log"))
+        adopt_variant(self.session, result, source)  # type: ignore[arg-type]
 
     def _table_opened(self, header: TableHeader) -> None:
         """A counts table was opened: train with the settings it was counted with (the trainer checks)."""
@@ -383,16 +373,19 @@ class MainWindow(QtWidgets.QMainWindow):
                                            specials=tuple(header.specials)))
 
     def _corpus_edited(self) -> None:
-        if self.controller.can_continue and self.corpus.source() != self.session.source:
+        if self.controller.can_continue and not same_corpus(self.corpus.source(), self.session.source):
             self.controller.shutdown()  # a new corpus: the idle run cannot be continued, free its process
         self._update_stale()
 
     STALE = "Corpus changed: Retrain (F5) to learn from it"
 
-    def _update_stale(self, *_: object) -> None:
-        """Show STALE while, and only while, the editor's corpus differs from the one trained on."""
+    def _update_stale(self, *args: object) -> None:
+        """Show STALE while, and only while, the editor's corpus differs from the one trained on (*args*: a
+        status-bar message that has just been shown leaves it alone)."""
+        if args and isinstance(args[0], str) and args[0]:
+            return
         s, bar = self.session, self.statusBar()
-        stale = bool(s.records) and not s.state.active and self.corpus.source() != s.source
+        stale = bool(s.records) and not s.state.active and not same_corpus(self.corpus.source(), s.source)
         if stale:
             bar.showMessage(self.STALE)
         elif bar.currentMessage() == self.STALE:
@@ -416,7 +409,7 @@ class MainWindow(QtWidgets.QMainWindow):
         window_state.forget()
 
     def closeEvent(self, e: QtGui.QCloseEvent) -> None:
-        if not self.sessions.may_discard("quit"):
+        if not self.sessions.may_discard("quit", "session"):
             e.ignore()
             return
         self.sessions.closing()

@@ -34,7 +34,7 @@ def trained(topics_text: str):  # type: ignore[no-untyped-def]
 def _wired(qtbot, trained):  # type: ignore[no-untyped-def]
     t, recs = trained
     s = Session()
-    s.initial_symbols = t.initial_symbols
+    s.set_counted(s.word_counts, t.initial_symbols, s.held_out)
     s.reset_model(t.model.truncated(0))
     s.set_state(TrainingState.TRAINING)
     ctl = TrainingController(s)
@@ -155,7 +155,7 @@ def test_streaming_labels_have_fixed_sizes(qtbot, trained) -> None:  # type: ign
     """A label whose size is not fixed both ways relayouts the window whenever its text changes."""
     t, recs = trained
     s = Session()
-    s.initial_symbols = t.initial_symbols
+    s.set_counted(s.word_counts, t.initial_symbols, s.held_out)
     s.reset_model(t.model.truncated(0))
     host = QtWidgets.QWidget()
     qtbot.addWidget(host)
@@ -206,7 +206,7 @@ def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, traine
 
     t, recs = trained
     s = Session()
-    s.initial_symbols = t.initial_symbols
+    s.set_counted(s.word_counts, t.initial_symbols, s.held_out)
     s.reset_model(t.model.truncated(0), recs)
     panel = PlotsPanel(s)
     qtbot.addWidget(panel)

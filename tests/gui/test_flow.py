@@ -172,7 +172,7 @@ def test_counting_a_new_corpus_does_not_show_the_old_symbol_count(seeded, qtbot)
     from bpe_desktop.gui.panes.status_bar import StatusBar
 
     s, t, recs = seeded
-    s.initial_symbols = 95
+    s.set_counted(s.word_counts, 95, s.held_out)
     s.reset_model(t.model, recs)
     bar = StatusBar(s)
     qtbot.addWidget(bar)

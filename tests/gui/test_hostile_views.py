@@ -43,7 +43,7 @@ def evil_window(qtbot, dialogs):  # type: ignore[no-untyped-def]
     qtbot.waitExposed(w)
     w.corpus.set_text(f"aaa\n{EVIL_ROW}\n{EVIL}\naa\n", word_counts=False)
     w.session.set_corpus(w.corpus.source(), cfg)
-    w.session.initial_symbols = records[0].symbols_before
+    w.session.set_counted(w.session.word_counts, records[0].symbols_before, w.session.held_out)
     w.session.reset_model(model, records)
     return w
 

@@ -34,9 +34,9 @@ def make_session(trained, *, records=True, word_counts=True) -> Session:
     _text, wc, t, recs = trained
     cfg = trained.config
     s = Session()
-    s.config = cfg
-    s.word_counts = wc if word_counts else None
-    s.initial_symbols = t.initial_symbols
+    s.set_config(cfg)
+    s.set_counted(wc if word_counts else None, s.initial_symbols, s.held_out)
+    s.set_counted(s.word_counts, t.initial_symbols, s.held_out)
     if records:
         s.reset_model(t.model.truncated(0))
         s.append_records(recs)

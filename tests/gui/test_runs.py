@@ -11,13 +11,13 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from bpe_desktop.core import Trainer, count_source
-from bpe_desktop.core.formats.session_file import SessionCorpus, SessionDoc, dumps_session, loads_session
+from bpe_desktop.core.formats.session_file import dumps_session, loads_session
 from bpe_desktop.core.measure.run_diff import diff_models
 from bpe_desktop.core.measure.stats import SegmentationHistory, compression_from_records
 from bpe_desktop.gui import app as gui_app
 from bpe_desktop.gui import layouts
 from bpe_desktop.gui.runs import branch_dialog
-from bpe_desktop.gui.runs.persist import restore_runs, runs_document
+from bpe_desktop.gui.runs.persist import from_document, snapshot, to_document
 from bpe_desktop.gui.runs.whatif import WhatIf
 from bpe_desktop.gui.training import process
 from bpe_desktop.gui.training.protocol import Stage, TrainingState
@@ -252,12 +252,13 @@ def test_runs_survive_the_session_document(qtbot, window, text) -> None:  # type
     window.session.set_step(44)
     store = window.runs.store
     s = window.session
-    doc = SessionDoc(SessionCorpus.from_text(text), s.config, s.model, tuple(s.records), s.step,
-                     **runs_document(store))
+    doc = to_document(snapshot(s.runs), s.current)
     back = loads_session(dumps_session(doc))
+    works, current = from_document(back)
+    assert works == list(s.runs) and current == s.current  # what was saved is what is read back
     other = gui_app.make_window(remember_layout=False)
     qtbot.addWidget(other)
-    assert restore_runs(other.runs.store, back)
+    other.session.load(works[current], runs=works)
     got = other.runs.store
     assert [r.name for r in got.runs] == [r.name for r in store.runs]
     assert [pairs(r.records) for r in got.runs] == [pairs(r.records) for r in store.runs]

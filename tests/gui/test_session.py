@@ -33,11 +33,11 @@ def test_set_step_clamps_and_symbols_at(qtbot) -> None:  # type: ignore[no-untyp
     t = Trainer({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=7))
     recs = t.run()
     s = Session()
-    s.initial_symbols = t.initial_symbols
+    s.set_counted(s.word_counts, t.initial_symbols, s.held_out)
     s.reset_model(t.model.truncated(0), recs)
     s.set_step(99)
     assert s.step == 7 and s.symbols_at(7) == t.total_symbols
     s.set_step(-3)
     assert s.step == 0 and s.symbols_at(0) == t.initial_symbols
-    s.config = TrainConfig(merges=7)
+    s.set_config(TrainConfig(merges=7))
     assert s.target_merges == 7

@@ -26,6 +26,7 @@ from bpe_desktop.gui import app as gui_app
 from bpe_desktop.gui import layouts
 from bpe_desktop.gui.session_io import autosave, dialogs
 from bpe_desktop.gui.training.protocol import StopReason, TrainingState
+from bpe_desktop.gui.work import run_changed
 from support import ROOT as REPO
 
 ROOT = str(REPO)
@@ -113,7 +114,8 @@ def test_session_round_trip_restores_merges_step_settings_and_references(qtbot, 
     assert list(s.model.merges) == merges and [r.count for r in s.records] == counts
     assert s.step == 17 and w2.timeline.isEnabled()
     assert w2.settings.config() == CONFIG and s.config == CONFIG
-    assert s.stop_reason is StopReason.LOADED and not w2.controller.running  # nothing retrained
+    assert s.stop_reason is w.session.stop_reason is StopReason.MERGES  # why it stopped, as saved
+    assert s.work == w.session.work and not w2.controller.running  # the same work, nothing retrained
     assert [r.spec for r in w2.compare.references if r.enabled and r.removable] == [str(ref)]
     assert w2.corpus.source().text == corpus_file.read_text(encoding="utf-8")
     assert not w2.isWindowModified() and dialogs == []
@@ -220,35 +222,44 @@ def test_newer_or_damaged_session_is_refused_with_a_dialog(qtbot, dialogs, tmp_p
 
 
 def test_modified_marker_and_ask_before_losing_work(qtbot, dialogs, tmp_path, corpus_file, monkeypatch):
+    """Asked only when work would really be lost, saying what: a new corpus, a retrain or an opened tokenizer
+    keep the runs (the Runs list), so only typed text no run was trained on, or quitting over unsaved runs, asks."""
     w = trained_window(qtbot, corpus_file)
     w.sessions.enable(autosave=False, ask=True)
     assert w.isWindowModified() and "[*]" in w.windowTitle()
-    asked: list[str] = []
+    asked: list[tuple[str, str]] = []
     answer = [dialogs_mod.UnsavedAnswer.CANCEL]
-    monkeypatch.setattr(dialogs_mod, "ask_unsaved", lambda parent, action: asked.append(action) or answer[0])
+    monkeypatch.setattr(dialogs_mod, "ask_unsaved",
+                        lambda parent, action, lost: asked.append((action, lost)) or answer[0])
     merges = list(w.session.model.merges)
     other = tmp_path / "other.txt"
     other.write_text("other text\n", encoding="utf-8")
 
-    w.open_corpus(str(other))  # cancelled: the corpus stays
-    assert w.corpus.source().text != "other text\n"
-    assert not w.train() and list(w.session.model.merges) == merges and not w.controller.running
+    w.open_corpus(str(other))  # nothing lost: the trained run stays shown, the status bar says it is stale
+    assert asked == [] and w.corpus.source().text == "other text\n"
+    assert list(w.session.model.merges) == merges and w.statusBar().currentMessage() == w.STALE
+    w.corpus.editor.setPlainText("typed by hand\nand more\n")  # exists nowhere else
+    w.open_corpus(str(other))  # cancelled: the typed text stays
+    assert asked == [("open another corpus", "the text typed into the Corpus pane (2 lines, not trained on)")]
+    assert w.corpus.source().text == "typed by hand\nand more\n"
     w.close()
     assert w.isVisible()  # quitting was cancelled
-    assert asked == ["open another corpus", "retrain", "quit"]
+    assert asked[-1] == ("quit", f"1 run with {len(merges):,} merges not saved in a session file and the text "
+                                 "typed into the Corpus pane (2 lines, not trained on)")
 
     answer[0] = dialogs_mod.UnsavedAnswer.SAVE
     target = tmp_path / "saved.bpesession"
     monkeypatch.setattr(dialogs_mod, "choose_session_to_save", lambda parent, suggested: str(target))
     w.open_corpus(str(other))  # Save, then go on
     assert target.exists() and list(load_session(target).model.merges) == merges
+    assert load_session(target).extras["drafts"]["0"]["corpus"]["text"] == "typed by hand\nand more\n"
     assert w.corpus.source().text == "other text\n"
 
     assert w.isWindowModified()  # the corpus changed since the save: asked again on quitting
     answer[0] = dialogs_mod.UnsavedAnswer.DISCARD
     asked.clear()
     w.close()
-    assert not w.isVisible() and asked == ["quit"]
+    assert not w.isVisible() and [a for a, _ in asked] == ["quit"]
 
 
 def test_refused_files_leave_the_window_unchanged(qtbot, dialogs, tmp_path, corpus_file):
@@ -454,5 +465,5 @@ def test_a_session_with_two_runs_on_a_file_reopens_as_it_was_saved(qtbot, dialog
     assert len(w2.runs.store.runs) == 2 and w2.session.config == w.session.config
     assert w2.corpus.source() == w2.session.source  # the shown run's corpus is the one in the editor:
     assert w2.statusBar().currentMessage() != w2.STALE  # not "the corpus changed since training"
-    assert w2._run_changed() == ""  # Train further continues it
+    assert run_changed(w2.session.work, w2.settings.config(), w2.corpus.source()) == ""  # may be continued
     assert w2.settings.config() == w2.session.config

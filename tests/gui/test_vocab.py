@@ -248,8 +248,8 @@ def test_the_seeds_chars_mode_rows_equal_the_core_audit(qtbot, seeded) -> None:
     s, t, recs = seeded
     from bpe_desktop.core import count_source
 
-    s.word_counts = count_source(s.source, s.config)
-    s.initial_symbols = t.initial_symbols
+    s.set_counted(count_source(s.source, s.config), s.initial_symbols, s.held_out)
+    s.set_counted(s.word_counts, t.initial_symbols, s.held_out)
     s.reset_model(copy.deepcopy(t.model), list(recs))
     s.set_stop(StopReason.MERGES, "reached 7 merges")
     s.set_state(TrainingState.FINISHED)

@@ -56,8 +56,8 @@ def finished_session(text: str, config, words, model, records):  # type: ignore[
 
     s = Session()
     s.set_corpus(CorpusSource.from_text(text), config)
-    s.word_counts = words
-    s.initial_symbols = records[0].symbols_before
+    s.set_counted(words, s.initial_symbols, s.held_out)
+    s.set_counted(s.word_counts, records[0].symbols_before, s.held_out)
     s.reset_model(copy.deepcopy(model), list(records))
     s.set_stop(StopReason.MERGES, f"reached {len(records)} merges")
     s.set_state(TrainingState.FINISHED)

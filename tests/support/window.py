@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from bpe_desktop.core import Trainer, count_source
+from bpe_desktop.core.errors import BpeError
+from bpe_desktop.core.stopping import StopReason
 from bpe_desktop.gui.training.protocol import TrainingState
+from bpe_desktop.gui.widgets.token_labels import token_plain
+from bpe_desktop.gui.work import same_corpus
 
 SEED_MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w"), ("e", "w"), ("ew", "est</w>")]
 START_S = 30_000  # ms: spawned processes take about a second to start on a busy machine
@@ -28,3 +33,34 @@ def table_pairs(w) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
     m = w.merges.proxy
     return [(m.index(r, 1).data(QtCore.Qt.ItemDataRole.UserRole), m.index(r, 2).data(QtCore.Qt.ItemDataRole.UserRole))
             for r in range(m.rowCount())]
+
+
+def shown_pairs(w) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """The merges as the merge table should show them (its characters: bytes mode shows Ġ as a space)."""
+    mode = w.session.model.mode
+    return [(token_plain(r.left, mode), token_plain(r.right, mode)) for r in w.session.records]
+
+
+def check_one_truth(w) -> None:  # type: ignore[no-untyped-def]
+    """The invariant: the merges shown are the shown run's, trained on the corpus shown with the settings
+    shown -- or the window says, where the user looks, that the corpus or settings changed since."""
+    s = w.session
+    work = s.work
+    assert any(r is work for r in s.runs)
+    assert table_pairs(w) == shown_pairs(w) and w.timeline.slider.maximum() == len(s.records)
+    if not s.records or s.state.active:
+        return
+    if not same_corpus(w.corpus.source(), work.source):
+        notice = w.statusBar().currentMessage()
+        assert notice == w.STALE or notice.startswith("Session saved"), notice  # (a notice lasts 5 s)
+    try:
+        shown = w.settings.config()
+    except BpeError:
+        shown = None
+    if shown != work.config:
+        assert w.settings.banner_shown
+    if work.stop_reason is not StopReason.LOADED:  # trained here: the core gives the same merges
+        cfg = work.config.with_(merges=len(s.records), vocab_size=None)
+        fresh = Trainer(count_source(work.source, cfg), cfg).run()
+        if work.origin.parent is None:
+            assert [(r.left, r.right) for r in fresh] == [(r.left, r.right) for r in s.records]

@@ -49,12 +49,14 @@ class CorpusFile:
 
 @dataclass(frozen=True)
 class SessionCorpus:
-    """Files by reference, or the typed text itself (``text`` set, ``files`` empty)."""
+    """Files by reference, or the typed text itself (``text`` set, ``files`` empty) with the name the window
+    gave it (``name``, e.g. a sample's; "" when none: written only when set)."""
 
     files: tuple[CorpusFile, ...] = ()
     text: str | None = None
     word_counts: bool = False
     encoding_errors: str = "strict"
+    name: str = ""
 
     @classmethod
     def from_files(cls, paths: Sequence[str | os.PathLike[str]], *, word_counts: bool = False,
@@ -62,8 +64,8 @@ class SessionCorpus:
         return cls(tuple(CorpusFile.of(p) for p in paths), None, word_counts, encoding_errors)
 
     @classmethod
-    def from_text(cls, text: str, *, word_counts: bool = False) -> SessionCorpus:
-        return cls((), text, word_counts)
+    def from_text(cls, text: str, *, word_counts: bool = False, name: str = "") -> SessionCorpus:
+        return cls((), text, word_counts, name=name)
 
 
 # -- the corpus then and now -------------------------------------------------------------------------------

@@ -104,6 +104,7 @@ def dumps_session(doc: SessionDoc) -> str:
             "text": doc.corpus.text,
             "word_counts": doc.corpus.word_counts,
             "encoding_errors": doc.corpus.encoding_errors,
+            **({"name": doc.corpus.name} if doc.corpus.name else {}),
         },
         "settings": settings_json(doc.config),
         "tokenizer": None if doc.model is None else json.loads(native.dumps(doc.model, list(doc.records) or None)),
@@ -217,7 +218,9 @@ def _from_raw(raw: dict[str, Any], source: str, saved_by: str) -> SessionDoc:
     _need(type(c.get("word_counts", False)) is bool, source, "corpus.word_counts must be true or false")
     _need(c.get("encoding_errors", "strict") in ("strict", "replace", "ignore"), source,
           "corpus.encoding_errors must be strict, replace or ignore")
-    corpus = SessionCorpus(tuple(files), text, c.get("word_counts", False), c.get("encoding_errors", "strict"))
+    _need(isinstance(c.get("name", ""), str), source, "corpus.name must be text")
+    corpus = SessionCorpus(tuple(files), text, c.get("word_counts", False), c.get("encoding_errors", "strict"),
+                           c.get("name", ""))
 
     s = raw["settings"]
     session_check.settings(s, source, [f.name for f in fields(TrainConfig)])

@@ -1,10 +1,13 @@
 """Help → Tour: a small non-modal window that walks through the seeds' worked example on the real window.
 
-It loads the seed's word counts and settings, trains them with the window's own Train, then steps the
-timeline through the seven merges, each with the seed's explanation (:mod:`.tour_script`), the sentence
+It runs on a piece of work of its own (the seed's word counts and settings: ``Session.set_aside``), trains
+it with the window's own Train, then steps the timeline through the seven merges, each with the seed's
+explanation (:mod:`.tour_script`), the sentence
 the run's own record gives for its tie (:func:`~bpe_desktop.core.records.explain`) and a coloured frame
 (:class:`Highlight`) around the pane being talked about.  Back, Next and Close move through it; the last
-page offers to train on the robot-log sample.  It leaves out the lesson text (:mod:`.tour_script`) and
+page offers to train on the robot-log sample.  Closing it gives the user's runs back as they were
+(``Session.bring_back``: corpus, settings, merges, step; a run still training is stopped first, its
+merges kept).  It leaves out the lesson text (:mod:`.tour_script`) and
 training itself (the main window's).
 """
 
@@ -15,9 +18,11 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ...core.counting.sources import CorpusSource
 from ...core.records import explain
 from ..presets import PRESETS, ROBOT_SAMPLE, SEED_CONFIG
 from ..training.protocol import TrainingState
+from ..work import Work
 from .tour_script import SEED_TABLE, Page, pages
 
 FRAME = QtGui.QColor("#f59e0b")  # amber: visible on light and dark panes alike
@@ -114,8 +119,23 @@ class TourDialog(QtWidgets.QDialog):
 
     # -- navigation ---------------------------------------------------------------------------------
     def start(self) -> None:
+        w = self.main
+        w.timeline.set_playing(False)
+        w.controller.shutdown()  # a run still training is stopped (its merges kept) before it is set aside
+        seed = CorpusSource.from_text(SEED_TABLE, word_counts=True, name="seed word counts")
+        self.session.set_aside(Work.empty(seed, SEED_CONFIG))
+        self.finished.connect(self._give_back)
         self.show()
         self.go(0)
+
+    def _give_back(self, *_: object) -> None:
+        """The user's work again, as it was when the tour began."""
+        if not self.session.touring:
+            return
+        self.frame.follow(None)
+        self.main.timeline.set_playing(False)
+        self.main.controller.shutdown()
+        self.session.bring_back()
 
     def go(self, index: int) -> None:
         index = max(0, min(index, len(self.pages) - 1))
@@ -210,13 +230,14 @@ class TourDialog(QtWidgets.QDialog):
     # -- the end ------------------------------------------------------------------------------------
     def train_robot_logs(self) -> None:
         w = self.main
+        self.close()  # the user's work back first: the robot-log run joins it
         w.load_sample(ROBOT_SAMPLE)
         w.settings.set_config(PRESETS["Robot logs"])
-        self.close()
         w.train()
 
     def closeEvent(self, e: QtGui.QCloseEvent) -> None:
         self.frame.follow(None)
+        self._give_back()
         super().closeEvent(e)
 
     def _place_beside_window(self, avoid: QtWidgets.QWidget | None = None) -> None:

@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from PySide6 import QtCore, QtWidgets
 
 from ...core.config import TrainConfig
+from ...core.counting.sources import CorpusSource
 from ...core.logs.log_variants import DEFAULT_PRESETS, VariantResult
 from ...core.logs.logclass import Category
-from ...core.stopping import StopReason
 from ...core.text.pretokenize import NAMED_PATTERNS
 from ..session import Session
-from ..training.protocol import TrainingState
+from ..work import Work
 
 #: what the dialog offers, in order
 OFFERED = ("cl100k", "log-digits", "log-digits3", "log-numbers", "log-stamps", "log-stamps3", "log-punct", "gpt2")
@@ -34,15 +34,12 @@ def describe_preset(name: str) -> str:
     return NAMED_PATTERNS[name][1] if name in NAMED_PATTERNS else name
 
 
-def adopt_variant(session: Session, result: VariantResult) -> TrainConfig:
-    """Make a trained variant the session's run (as File → Open tokenizer does); the config it was trained with."""
-    first = result.records[0] if result.records else None
-    session.initial_symbols = first.symbols_before if first is not None else 0
-    session.reset_model(result.model, list(result.records))
-    session.set_stop(StopReason.LOADED, f"variant {result.job.pretokenizer} trained on the inspected log")
-    session.set_state(TrainingState.FINISHED)
+def adopt_variant(session: Session, result: VariantResult, source: CorpusSource) -> TrainConfig:
+    """Show a trained variant as a run of its own (as File → Open tokenizer does), with the settings it was
+    trained with and the corpus it was trained on (*source*: the inspected log); return those settings."""
     cfg = result.job.config()
-    session.config = cfg
+    session.load(Work.loaded(result.model, list(result.records), source, cfg,
+                             f"variant {result.job.pretokenizer} trained on the inspected log"))
     return cfg
 
 

@@ -41,6 +41,24 @@ def _cut_long_lines(text: str) -> str:
                      for ln in text.split("\n"))
 
 
+def corpus_of_file(path: str, word_counts: bool = False) -> CorpusSource:
+    """The corpus the editor makes of the file at *path* (what :meth:`CorpusEditor.open_file` then gives
+    :meth:`CorpusEditor.source`): a small clean UTF-8 file is its text, named after the file; a counts
+    table, a large, non-UTF-8 or long-lined file, or one that cannot be read now, the file by reference."""
+    try:
+        if is_table(path):
+            return CorpusSource.from_files([path], word_counts=True)
+        size = os.path.getsize(path)
+        if size <= LARGE_FILE_BYTES:
+            with open(path, "rb") as f:
+                text = f.read().decode("utf-8")
+            if _longest_line(text) <= LONG_LINE_CHARS:
+                return CorpusSource.from_text(text, word_counts=word_counts, name=os.path.basename(path))
+    except (OSError, UnicodeDecodeError, CorpusError):
+        pass
+    return CorpusSource.from_files([os.fspath(path)], word_counts=word_counts)
+
+
 def _size(n: int) -> str:
     return format_bytes(n)  # the program's one size rule
 
@@ -86,6 +104,7 @@ class CorpusEditor(QtWidgets.QWidget):
         self.path: str | None = None  # set when the trainer should read a file rather than the text
         self.name = "<editor>"
         self._user_toggled = False
+        self._typed = False  # the text was typed or edited here since it was last set
         self.title = ElidedLabel("", self)  # a long file name is elided, not widening the dock (and the window)
         self.title.setProperty("muted", True)
         self.title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -115,6 +134,7 @@ class CorpusEditor(QtWidgets.QWidget):
         self.editor.textChanged.connect(self._text_changed)
         self.editor.filesDropped.connect(self._dropped)
         self.table_toggle.clicked.connect(self._toggled)
+        session.workLoaded.connect(self._work_loaded)
         self._update_title()
 
     # -- public -------------------------------------------------------------------------------------
@@ -125,8 +145,34 @@ class CorpusEditor(QtWidgets.QWidget):
             return CorpusSource.from_files([self.path], word_counts=table)
         return CorpusSource.from_text(self.editor.toPlainText(), word_counts=table, name=self.name)
 
+    def typed_source(self) -> CorpusSource | None:
+        """The corpus, when its text was typed or edited here (and so exists nowhere else); else None."""
+        return self.source() if self._typed and self.path is None else None
+
+    def show_source(self, source: CorpusSource) -> None:
+        """Show *source* (a run's corpus): its text, or its file (an unreadable file shows as missing)."""
+        if source == self.source():
+            return
+        if source.paths:
+            try:
+                self.open_file(source.paths[0])
+            except CorpusError:
+                self.set_text("", name=os.path.basename(source.paths[0]) + " (missing)")
+                return
+            self.table_toggle.setChecked(source.word_counts)
+            self._user_toggled = True
+            self.edited.emit()
+        else:
+            self.set_text(source.text or "", name=source.name, word_counts=source.word_counts)
+
+    def _work_loaded(self) -> None:
+        w = self.session.work
+        self.show_source(w.draft or w.source)
+        self.publish_display_text()
+
     def set_text(self, text: str, name: str = "<editor>", word_counts: bool | None = None) -> None:
         """Show *text* (editable); the table toggle follows *word_counts* or is detected."""
+        self._typed = False
         self.path = None
         self.name = name
         self.notice.hide()
@@ -208,6 +254,7 @@ class CorpusEditor(QtWidgets.QWidget):
             self.openFailed.emit(str(e))
 
     def _text_changed(self) -> None:
+        self._typed = True
         self._detect.start()
         self._live.start()
         self.edited.emit()

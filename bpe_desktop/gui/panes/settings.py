@@ -92,6 +92,7 @@ class SettingsPanel(QtWidgets.QWidget):
         self.preset.activated.connect(self._preset_chosen)
         session.modelReset.connect(self._update_banner)
         session.trainingStateChanged.connect(self._update_banner)
+        session.workLoaded.connect(lambda: self.set_config(session.work.draft_config or session.config))
 
     # -- public -------------------------------------------------------------------------------------
     def pattern_spec(self) -> str:

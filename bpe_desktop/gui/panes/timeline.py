@@ -126,7 +126,7 @@ class TimelinePane(QtWidgets.QWidget):
             self._timer.start()
         else:
             self._timer.stop()
-        self.session.playback_rate = self.steps_per_second() if on else 0.0
+        self.session.set_playback_rate(self.steps_per_second() if on else 0.0)
 
     def steps_per_second(self) -> float:
         """The playback speed chosen in the speed box."""
@@ -160,7 +160,7 @@ class TimelinePane(QtWidgets.QWidget):
         self._played_from = (time.perf_counter(), self.session.step)
         self._last_played = self.session.step
         if self.playing:
-            self.session.playback_rate = self.steps_per_second()
+            self.session.set_playback_rate(self.steps_per_second())
 
     def _tick(self) -> None:
         s = self.session

@@ -245,7 +245,7 @@ class QualityTab(QtWidgets.QWidget):
                 return
         self._choice = choice
         self.held_out.setCurrentIndex(choice)
-        s.holdout = DEFAULT_HOLDOUT if choice == 2 else 0.0
+        s.set_holdout(DEFAULT_HOLDOUT if choice == 2 else 0.0)
         self.feed.set_held_out_file(path if choice == 1 else None)
         if choice == 0:
             self.feed.held_note = ""

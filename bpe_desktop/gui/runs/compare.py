@@ -16,6 +16,7 @@ It changes no run and trains nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Callable
 from typing import NamedTuple
@@ -70,10 +71,8 @@ def run_curves(run: Run) -> RunCurves:
 def shadow_session(run: Run, step: int | None = None) -> Session:
     """A session holding *run* (for a token view or a plot feed); the run is not copied, only referenced."""
     s = Session()
-    s.source, s.config = run.source, run.config
-    s.word_counts, s.initial_symbols = run.word_counts, run.initial_symbols
-    s.set_stop(run.stop_reason, run.stop_text)
-    s.reset_model(run.model, run.records)
+    shown = dataclasses.replace(run)  # its own step: the run's timeline stays where it is
+    s.load(shown, runs=[shown])
     s.set_state(TrainingState.FINISHED)
     s.set_step(run.step if step is None else step)
     return s
@@ -84,7 +83,6 @@ class CompareRunsDialog(QtWidgets.QDialog):
         super().__init__(parent)
         self.setWindowTitle("Compare runs")
         self.store = store
-        store.capture()
         self.runs: list[Run] = [r for r in store.runs if r.records]
         self.checks = QtWidgets.QListWidget(self)
         self.checks.setObjectName("compareChecks")

@@ -1,80 +1,167 @@
-"""The runs in a saved session: what File ▸ Save session writes and File ▸ Open session reads back.
+"""The runs of a session as a session document and back, Qt-free: what File ▸ Save session writes and File ▸
+Open session reads, from the :class:`~..work.Work` list alone (never from the panes).
 
-:func:`runs_document` turns the :class:`~.store.RunStore` into the session document's ``runs`` and
-``current_run`` (:class:`~bpe_desktop.core.formats.session_file.RunDoc`); :func:`restore_runs` puts them back into a
-store (the run that was shown is shown again; nothing is retrained, word counts are recounted only when a
-run is trained further or branched).  A run's corpus is written only when it differs from the shown run's.
-The save/open code calls::
+:func:`snapshot` copies the works (their merge lists, so another thread may write them while training
+goes on); :func:`to_document` turns them into a
+:class:`~bpe_desktop.core.formats.session_file.SessionDoc`: every run with its own corpus, settings,
+merges, step, stop reason, name and branch origin (``runs``), the shown one's also as the document's own
+fields (what a reader of version 1.0 opens), and what the window held but had not trained on (the drafts)
+under ``extras``.  :func:`from_document` gives the works back, equal (``==``) to those saved.  A corpus
+that is text read from a file the window opened is written by reference (path, size, hash) and read back
+through *file_source*, the editor's own rule for turning a file into a corpus.
 
-    doc = SessionDoc(corpus, config, model, records, step, compare, layout, **runs_document(store))
-    ...
-    restore_runs(store, load_session(path))   # after putting the document's own fields into the session
-
-It writes no file itself (:mod:`bpe_desktop.core.formats.session_file` does).
+It writes no file itself (:mod:`bpe_desktop.core.formats.session_file` does) and asks nothing.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ...core.config import TrainConfig
 from ...core.counting.sources import CorpusSource
-from ...core.errors import SessionError
-from ...core.formats.session_file import RunDoc, SessionCorpus, SessionDoc
+from ...core.errors import BpeError, SessionError
+from ...core.formats.session_file import CorpusFile, RunDoc, SessionCorpus, SessionDoc
+from ...core.stopping import StopReason
 from ...core.tokenizers.model import BPEModel
 from ...core.training.branch import config_changes
-from .store import Origin, Run, RunStore
+from ..work import Origin, Work
+
+#: (path, word-count table?) -> the corpus the window makes of that file (the editor's rule)
+FileSource = Callable[[str, bool], CorpusSource]
+#: the extras name under which the drafts are kept
+DRAFTS = "drafts"
 
 
-def corpus_of(source: CorpusSource) -> SessionCorpus:
-    """A corpus source as the session document describes it (files by reference, hashed now)."""
+def _plain_file_source(path: str, word_counts: bool) -> CorpusSource:
+    return CorpusSource.from_files([path], word_counts=word_counts)
+
+
+def snapshot(runs: Sequence[Work], *, active: int | None = None) -> tuple[Work, ...]:
+    """Copies of *runs* that later merges do not change (the model cut to the records held); run *active*
+    is still training: saved as stopped there.  What they are saved as: ``==`` to what reading them back gives."""
+    out = []
+    for i, w in enumerate(runs):
+        n = len(w.records)
+        stop, text = (StopReason.STOPPED, "stopped") if i == active else (w.stop_reason, w.stop_text)
+        model = w.model.truncated(n) if n else BPEModel.empty(w.config)  # (no base previewed for untrained text)
+        out.append(dataclasses.replace(w, records=list(w.records), model=model,
+                                       step=min(w.step, n), stop_reason=stop, stop_text=text))
+    return tuple(out)
+
+
+def corpus_doc(source: CorpusSource, describe: Callable[[str], CorpusFile], opened: Mapping[str, str]
+               ) -> SessionCorpus:
+    """*source* as the document describes it: files by reference; a text that is, unedited, the file
+    *opened* names (path -> text) by reference too; any other text embedded, with its name."""
     if source.paths:
-        return SessionCorpus.from_files(source.paths, word_counts=source.word_counts, encoding_errors=source.errors)
-    return SessionCorpus.from_text(source.text or "", word_counts=source.word_counts)
+        return SessionCorpus(tuple(describe(p) for p in source.paths), None, source.word_counts, source.errors)
+    text = source.text or ""
+    for path, opened_text in opened.items():
+        if opened_text == text and source.name == os.path.basename(path):
+            return SessionCorpus((describe(path),), None, source.word_counts)
+    return SessionCorpus((), text, source.word_counts, name=source.name)
 
 
-def source_of(corpus: SessionCorpus) -> CorpusSource:
+def source_doc(corpus: SessionCorpus, file_source: FileSource = _plain_file_source) -> CorpusSource:
+    if len(corpus.files) == 1:
+        return file_source(corpus.files[0].path, corpus.word_counts)
     if corpus.files:
         return CorpusSource.from_files([f.path for f in corpus.files], word_counts=corpus.word_counts,
                                        errors=corpus.encoding_errors)
-    return CorpusSource.from_text(corpus.text or "", word_counts=corpus.word_counts)
+    return CorpusSource.from_text(corpus.text or "", word_counts=corpus.word_counts, name=corpus.name or "<editor>")
 
 
-def runs_document(store: RunStore) -> dict[str, Any]:
-    """``runs`` and ``current_run`` for :class:`SessionDoc` (keyword arguments), every run as it is now."""
-    store.capture()
-    shown = store.current_run.source
-    index = {r.id: i for i, r in enumerate(store.runs)}
-    docs = []
-    for r in store.runs:
-        docs.append(RunDoc(
-            name=r.name, config=r.config, model=r.model if r.records or r.model.merges else None,
-            records=tuple(r.records) if len(r.records) == len(r.model.merges) else (),
-            step=min(r.step, len(r.model.merges)), stop=r.stop_reason, stop_text=r.stop_text, renamed=r.renamed,
-            parent=index.get(r.origin.parent) if r.origin.parent is not None else None,
-            branch_step=r.origin.step, corpus=None if r.source == shown else corpus_of(r.source),
-        ))
-    return {"runs": tuple(docs), "current_run": store.current}
+def _draft_json(w: Work) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    d = w.draft
+    if d is not None and d.text is not None and not d.paths:
+        out["corpus"] = {"text": d.text, "word_counts": d.word_counts, "name": d.name}
+    elif d is not None and len(d.paths) == 1:
+        out["corpus"] = {"path": d.paths[0], "word_counts": d.word_counts}
+    if w.draft_config is not None:
+        out["settings"] = dataclasses.asdict(w.draft_config)
+    return out or None
 
 
-def restore_runs(store: RunStore, doc: SessionDoc, shown: CorpusSource | None = None) -> bool:
-    """Replace the store's runs with the document's and show its current run; False (nothing changed) when
-    the document holds no runs (an older file: the session's own fields are its one run).  *shown*: the
-    document's corpus as the window opened it (the editor's source; default: read from the document)."""
+def to_document(runs: Sequence[Work], current: int, *, describe: Callable[[str], CorpusFile] = CorpusFile.of,
+                opened: Mapping[str, str] | None = None, compare: tuple[str, ...] = (), layout: str = "",
+                extras: Mapping[str, Any] | None = None) -> SessionDoc:
+    """The session document of *runs*, run *current* shown (raises BpeError/OSError for an unreadable file)."""
+    opened = opened or {}
+    index = {r.id: i for i, r in enumerate(runs)}
+    corpora = [corpus_doc(r.source, describe, opened) for r in runs]
+    docs = tuple(RunDoc(
+        name=r.name, config=r.config, model=r.model if r.model.merges else None,
+        records=tuple(r.records) if len(r.records) == len(r.model.merges) else (),
+        step=min(r.step, len(r.model.merges)), stop=r.stop_reason, stop_text=r.stop_text, renamed=r.renamed,
+        parent=index.get(r.origin.parent) if r.origin.parent is not None else None,
+        branch_step=r.origin.step, corpus=corpora[i]) for i, r in enumerate(runs))
+    shown, main = runs[current], docs[current]
+    more = dict(extras or {})
+    drafts = {str(i): d for i, r in enumerate(runs) if (d := _draft_json(r)) is not None}
+    if drafts:
+        more[DRAFTS] = drafts
+    return SessionDoc(corpora[current], shown.config, main.model, main.records, main.step, compare, layout,
+                      extras=more, runs=docs, current_run=current)
+
+
+def _draft_of(raw: Any, file_source: FileSource) -> tuple[CorpusSource | None, TrainConfig | None]:
+    corpus = config = None
+    if not isinstance(raw, dict):
+        return None, None
+    c = raw.get("corpus")
+    if isinstance(c, dict) and isinstance(c.get("text"), str):
+        corpus = CorpusSource.from_text(c["text"], word_counts=bool(c.get("word_counts")),
+                                        name=str(c.get("name") or "<editor>"))
+    elif isinstance(c, dict) and isinstance(c.get("path"), str):
+        corpus = file_source(c["path"], bool(c.get("word_counts")))
+    s = raw.get("settings")
+    if isinstance(s, dict):
+        try:
+            config = TrainConfig(**{**s, "specials": tuple(s.get("specials", ()))})
+        except (BpeError, TypeError, ValueError):  # a draft that does not read is dropped, never guessed
+            config = None
+    return corpus, config
+
+
+def from_document(doc: SessionDoc, *, file_source: FileSource = _plain_file_source,
+                  corpus_path: str | None = None, where: str = "") -> tuple[list[Work], int]:
+    """The works of *doc* and which is shown.  A document without runs (an older file) is one run: its own
+    fields, stopped as "restored from *where*".  *corpus_path*: the file to read for the shown run's file
+    corpus (the user pointed at a moved one); a run has ``word_counts`` None: counted again when needed."""
+    runs: tuple[RunDoc, ...]
     if not doc.runs:
-        return False
-    shown = shown if shown is not None else source_of(doc.corpus)
-    runs: list[Run] = []
-    for i, rd in enumerate(doc.runs, 1):
-        model = rd.model if rd.model is not None else BPEModel.empty(rd.config)
+        runs = (RunDoc("", doc.config, doc.model, doc.records, doc.step,
+                       StopReason.LOADED if doc.model is not None else None,
+                       f"restored from {where}" if doc.model is not None else "", corpus=doc.corpus),)
+        current = 0
+    else:
+        runs, current = doc.runs, doc.current_run
+    moved = doc.corpus.files[0].path if corpus_path is not None and doc.corpus.files else None
+    works: list[Work] = []
+    for i, rd in enumerate(runs, 1):
         if rd.model is not None and not rd.records and rd.model.merges:
             raise SessionError(f"run {i} ({rd.name}) has merges but no records -- the session file is damaged")
-        origin = Origin(None if rd.parent is None else rd.parent + 1, rd.branch_step)
-        runs.append(Run(i, rd.config, shown if rd.corpus is None else source_of(rd.corpus), model,
-                        list(rd.records), None, rd.records[0].symbols_before if rd.records else 0, rd.stop,
-                        rd.stop_text, rd.step, origin, rd.name, rd.renamed))
-    for run in runs:  # a branch's changes, named again from its parent's settings
-        if run.origin.parent is not None:
-            parent = runs[run.origin.parent - 1]
-            run.origin = Origin(run.origin.parent, run.origin.step, config_changes(parent.config, run.config))
-    store.replace_all(runs, doc.current_run)
-    return True
+        corpus = rd.corpus or doc.corpus
+        if corpus_path is not None and moved is not None and corpus.files and corpus.files[0].path == moved:
+            corpus = dataclasses.replace(corpus, files=(dataclasses.replace(corpus.files[0], path=corpus_path),))
+        model = rd.model if rd.model is not None else BPEModel.empty(rd.config)
+        records = list(rd.records)
+        first = records[0] if records else None
+        works.append(Work(source_doc(corpus, file_source), rd.config, model, records, rd.stop, rd.stop_text,
+                          rd.step, rd.name, rd.renamed, id=i,
+                          origin=Origin(None if rd.parent is None else rd.parent + 1, rd.branch_step),
+                          initial_symbols=first.symbols_before if first is not None and first.merged else 0))
+    for w in works:  # a branch's changes, named again from its parent's settings
+        if w.origin.parent is not None and 0 < w.origin.parent <= len(works):
+            parent = works[w.origin.parent - 1]
+            w.origin = Origin(w.origin.parent, w.origin.step, config_changes(parent.config, w.config))
+    drafts = doc.extras.get(DRAFTS)
+    if isinstance(drafts, dict):
+        for key, raw in drafts.items():
+            if key.isdigit() and int(key) < len(works):
+                works[int(key)].draft, works[int(key)].draft_config = _draft_of(raw, file_source)
+    return works, max(0, min(current, len(works) - 1))

@@ -1,14 +1,13 @@
 """The runs of a session ("what if…"): several training runs side by side, one of them shown.
 
-A :class:`Run` is one run's settings, corpus source, model, merge records, counted words, stop reason and
-timeline step, plus where it came from (:class:`Origin`: trained from step 0, or a branch of another run at
-step k with the settings it changed).  The :class:`RunStore` sits beside the :class:`~..session.Session`:
-the *current* run is whatever the session holds (every pane shows it), the others are snapshots.
-:meth:`RunStore.switch` snapshots the session into the current run and restores another into the session by
-reference (no retraining, no copy): the session's model, records and words are swapped and ``corpusChanged``
-/ ``modelReset`` tell every pane.  :meth:`RunStore.begin` is called before a run starts training: it keeps
-the shown run and adds a new current one (or reuses the current run when it holds no merges or is retrained
-with the very same settings and corpus).
+A run *is* a :class:`~..work.Work` (``Run`` is its name here): its corpus, settings, model, merge records,
+stop reason and timeline step, plus where it came from (:class:`Origin`: trained from step 0, or a branch
+of another run at step k with the settings it changed).  The list lives in the
+:class:`~..session.Session` (``session.runs``; the shown run is ``session.work``, by reference: nothing is
+copied either way); the :class:`RunStore` beside it names the runs and turns the window's actions into the
+session's methods.  :meth:`RunStore.switch` shows another run (``Session.switch``: no retraining, no copy);
+:meth:`RunStore.begin` is called before a run starts training: it keeps the shown run and adds a new one
+(or reuses the shown run when it holds no merges or is retrained with the very same settings and corpus).
 
 Names are made from what differs (:func:`auto_name`, with :func:`~bpe_desktop.core.training.branch.config_changes`):
 the first run by its main settings, later runs by what they change from it, branches as "branch of run 1 at
@@ -17,52 +16,18 @@ the first run by its main settings, later runs by what they change from it, bran
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass, field
-
 from PySide6 import QtCore
 
 from ...core.config import TrainConfig
-from ...core.counting.pieces import WordCounts
 from ...core.counting.sources import CorpusSource
-from ...core.records import MergeRecord
-from ...core.stopping import StopReason
-from ...core.tokenizers.model import BPEModel
-from ...core.training.branch import SettingChange, config_changes
+from ...core.training.branch import config_changes
 from ..session import Session
-from ..training.protocol import TrainingState
+from ..work import NO_ORIGIN, Origin, Work, same_corpus
+
+__all__ = ["Origin", "Run", "RunStore", "auto_name"]
 
 
-@dataclass(frozen=True)
-class Origin:
-    """Where a run came from: ``parent`` (a run id) and ``step`` for a branch, both None for a run from 0."""
-
-    parent: int | None = None
-    step: int | None = None
-    changes: tuple[SettingChange, ...] = ()
-
-
-@dataclass
-class Run:
-    """One run.  While it is the store's current run its fields may lag the session (see :meth:`RunStore.capture`)."""
-
-    id: int
-    config: TrainConfig
-    source: CorpusSource
-    model: BPEModel
-    records: list[MergeRecord] = field(default_factory=list)
-    word_counts: WordCounts | None = None
-    initial_symbols: int = 0
-    stop_reason: StopReason | None = None
-    stop_text: str = ""
-    step: int = 0
-    origin: Origin = Origin()
-    name: str = ""
-    renamed: bool = False  # the user named it: never renamed automatically
-
-    @property
-    def n_merges(self) -> int:
-        return len(self.records)
+Run = Work  # a run is a piece of work: the names are one
 
 
 def _value(name: str, cfg: TrainConfig) -> str:
@@ -102,7 +67,7 @@ def auto_name(run: Run, runs: list[Run]) -> str:
     if first is None or first is run:
         return ", ".join(_value(n, cfg) for n in ("pretokenizer", "mode", "merges"))
     changed = [c.name for c in config_changes(first.config, cfg)]
-    if run.source != first.source:
+    if not same_corpus(run.source, first.source):
         changed.insert(0, "corpus")
     if not changed:
         return ", ".join(_value(n, cfg) for n in ("pretokenizer", "mode", "merges")) + " (again)"
@@ -110,8 +75,8 @@ def auto_name(run: Run, runs: list[Run]) -> str:
 
 
 class RunStore(QtCore.QObject):
-    """The session's runs.  Signals: ``runsChanged()`` (added, removed, renamed, a run's merges changed) and
-    ``currentChanged(int)`` (the index of the run now shown)."""
+    """The session's runs, named.  Signals: ``runsChanged()`` (added, removed, renamed, a run's merges
+    changed) and ``currentChanged(int)`` (the index of the run now shown)."""
 
     runsChanged = QtCore.Signal()
     currentChanged = QtCore.Signal(int)
@@ -119,145 +84,89 @@ class RunStore(QtCore.QObject):
     def __init__(self, session: Session, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self._ids = itertools.count(1)
-        self.runs: list[Run] = [self._from_session(Origin())]
-        self.current = 0
-        self._restoring = False
+        self._shown = session.work
+        self._naming = False
         self.name_all()
-        session.modelReset.connect(self._session_changed)
-        session.trainingStateChanged.connect(self._session_changed)
+        session.runsChanged.connect(self._runs_changed)
+        session.modelReset.connect(self._runs_changed)
+        session.trainingStateChanged.connect(self._runs_changed)
 
     # -- queries --------------------------------------------------------------------------------------------
     @property
+    def runs(self) -> list[Run]:
+        return list(self.session.runs)
+
+    @property
+    def current(self) -> int:
+        return self.session.current
+
+    @property
     def current_run(self) -> Run:
-        return self.runs[self.current]
+        return self.session.work
 
     def index_of(self, run_id: int) -> int | None:
-        return next((i for i, r in enumerate(self.runs) if r.id == run_id), None)
+        return next((i for i, r in enumerate(self.session.runs) if r.id == run_id), None)
 
     def trained(self) -> list[Run]:
-        """Every run that holds merges (snapshots fresh)."""
-        self.capture()
-        return [r for r in self.runs if r.records]
+        """Every run that holds merges."""
+        return [r for r in self.session.runs if r.records]
 
-    # -- session <-> runs -----------------------------------------------------------------------------------
-    def _from_session(self, origin: Origin, run_id: int | None = None) -> Run:
-        s = self.session
-        return Run(next(self._ids) if run_id is None else run_id, s.config, s.source, s.model, s.records,
-                   s.word_counts, s.initial_symbols, s.stop_reason, s.stop_text, s.step, origin)
-
-    def capture(self) -> None:
-        """Copy the session's state into the current run (by reference: the session owns it while shown)."""
-        run = self.current_run
-        s = self.session
-        run.config, run.source, run.model, run.records = s.config, s.source, s.model, s.records
-        run.word_counts, run.initial_symbols, run.step = s.word_counts, s.initial_symbols, s.step
-        run.stop_reason, run.stop_text = s.stop_reason, s.stop_text
-        if s.state.active:  # snapshotted while training: the run ended there
-            run.stop_reason, run.stop_text = StopReason.STOPPED, "stopped"
-
-    def restore(self, run: Run) -> None:
-        """Put *run* into the session: every pane shows it (``corpusChanged``, ``modelReset``, the step)."""
-        s = self.session
-        self._restoring = True
-        try:
-            s.source, s.config = run.source, run.config
-            s.word_counts, s.initial_symbols = run.word_counts, run.initial_symbols
-            s.display_text, s.display_word_counts = None, False
-            s.error = ""
-            s.set_stop(run.stop_reason, run.stop_text)
-            s.records = run.records  # the run's own list, so a later capture keeps it
-            s.reset_model(run.model, run.records)
-            s.records = run.records  # (reset_model copies it)
-            s.corpusChanged.emit()
-            s.set_step(run.step)
-            s.set_state(TrainingState.FINISHED if run.records else TrainingState.IDLE)
-        finally:
-            self._restoring = False
-
+    # -- actions --------------------------------------------------------------------------------------------
     def switch(self, index: int) -> None:
         """Show run *index*; the shown one is kept as it is (nothing is retrained)."""
-        if not 0 <= index < len(self.runs) or index == self.current:
-            return
-        self.capture()
-        self.current = index
-        self.restore(self.runs[index])
-        self.currentChanged.emit(index)
-        self.runsChanged.emit()
+        self.session.switch(index)
 
-    def begin(self, config: TrainConfig, source: CorpusSource, origin: Origin = Origin()) -> Run:
-        """A run is about to start training *config* on *source*: make it the current run and return it."""
-        self.capture()
-        cur = self.current_run
-        same = cur.config == config and cur.source == source and origin.parent is None and cur.origin.parent is None
+    def begin(self, config: TrainConfig, source: CorpusSource, origin: Origin = NO_ORIGIN) -> Run:
+        """A run is about to start training *config* on *source*: make it the shown run and return it."""
+        cur = self.session.work
+        same = (cur.config == config and same_corpus(cur.source, source) and origin.parent is None
+                and cur.origin.parent is None)
         if not cur.records or same:
-            cur.origin = origin
-            run = cur
-        else:
-            run = Run(next(self._ids), config, source, BPEModel.empty(config), origin=origin)
-            self.runs.append(run)
-            self.current = len(self.runs) - 1
-        run.config, run.source = config, source
-        self.name_all()
-        self.currentChanged.emit(self.current)
-        self.runsChanged.emit()
+            self.session.set_origin(self.session.current, origin)
+            return cur
+        run = Work.empty(source, config)
+        run.origin = origin
+        self.session.load(run)
         return run
 
     def rename(self, index: int, name: str) -> None:
-        run = self.runs[index]
         name = name.strip()
-        run.renamed = bool(name)
-        run.name = name
+        self.session.rename_run(index, name, by_user=bool(name))
         self.name_all()
-        self.runsChanged.emit()
 
     def remove(self, index: int) -> bool:
         """Delete run *index* (not the last one left; deleting the shown run shows its neighbour)."""
-        if len(self.runs) <= 1 or not 0 <= index < len(self.runs):
+        runs = self.session.runs
+        if len(runs) <= 1 or not 0 <= index < len(runs):
             return False
-        self.capture()
-        gone = self.runs.pop(index)
-        for r in self.runs:  # a branch of the deleted run keeps its numbers but loses the link
+        gone = runs[index]
+        for i, r in enumerate(runs):  # a branch of the deleted run keeps its numbers but loses the link
             if r.origin.parent == gone.id:
-                r.origin = Origin(None, r.origin.step, r.origin.changes)
-        if index == self.current:
-            self.current = min(index, len(self.runs) - 1)
-            self.restore(self.runs[self.current])
-        elif index < self.current:
-            self.current -= 1
-        self.name_all()
-        self.currentChanged.emit(self.current)
-        self.runsChanged.emit()
-        return True
+                self.session.set_origin(i, Origin(None, r.origin.step, r.origin.changes))
+        return self.session.remove_run(index)
 
     def replace_all(self, runs: list[Run], current: int) -> None:
         """Load a saved set of runs (session reopen) and show run *current*."""
         if not runs:
             return
-        self._ids = itertools.count(max(r.id for r in runs) + 1)
-        self.runs = runs
-        self.current = max(0, min(current, len(runs) - 1))
-        self.restore(self.runs[self.current])
-        self.name_all()
-        self.currentChanged.emit(self.current)
-        self.runsChanged.emit()
-
-    def reset_to_session(self) -> None:
-        """Forget every run but the session's own (a session file or tokenizer with one run was opened)."""
-        self.runs = [self._from_session(Origin())]
-        self.current = 0
-        self.name_all()
-        self.currentChanged.emit(self.current)
-        self.runsChanged.emit()
+        current = max(0, min(current, len(runs) - 1))
+        self.session.load(runs[current], runs=runs)
 
     def name_all(self) -> None:
-        for r in self.runs:
-            if not r.renamed:
-                r.name = auto_name(r, self.runs)
+        runs = list(self.session.runs)
+        self._naming = True
+        try:
+            for i, r in enumerate(runs):
+                if not r.renamed:
+                    self.session.rename_run(i, auto_name(r, runs), by_user=False)
+        finally:
+            self._naming = False
 
-    def _session_changed(self, *_: object) -> None:
-        if self._restoring:
+    def _runs_changed(self, *_: object) -> None:
+        if self._naming:
             return
-        self.capture()
         self.name_all()
+        if self.session.work is not self._shown:
+            self._shown = self.session.work
+            self.currentChanged.emit(self.session.current)
         self.runsChanged.emit()

@@ -135,17 +135,12 @@ class WhatIf(QtCore.QObject):
             return
         if self.controller.running or self.controller.can_continue:
             self.controller.shutdown()
-        self.store.switch(index)
-        if self.settings is not None and hasattr(self.settings, "set_config"):
-            self.settings.set_config(self.session.config)
+        self.store.switch(index)  # the settings and the corpus pane follow the run shown
 
     def remove(self, index: int) -> bool:
         if index == self.store.current and (self.controller.running or self.controller.can_continue):
             self.controller.shutdown()
-        ok = self.store.remove(index)
-        if ok and self.settings is not None and hasattr(self.settings, "set_config"):
-            self.settings.set_config(self.session.config)
-        return ok
+        return self.store.remove(index)
 
     # -- menus on other panes -------------------------------------------------------------------------------
     def install_merge_menu(self, view: QtWidgets.QAbstractItemView,

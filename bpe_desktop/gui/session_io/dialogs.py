@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Sequence
+from html import escape
 
 from PySide6 import QtWidgets
 
@@ -66,10 +67,13 @@ def choose_corpus_file(parent: QtWidgets.QWidget | None, old_path: str) -> str:
     return path
 
 
-def unsaved_box(parent: QtWidgets.QWidget | None, action: str) -> tuple[MB, dict[object, UnsavedAnswer]]:
+def unsaved_box(parent: QtWidgets.QWidget | None, action: str, lost: str = ""
+                ) -> tuple[MB, dict[object, UnsavedAnswer]]:
+    """*lost*: what would be lost, as :func:`..work.what_would_be_lost` says it."""
     box = MB(MB.Icon.Question, "Unsaved work", "", MB.StandardButton.NoButton, parent)
     box.setObjectName("unsavedBox")
-    box.setText("<b>The session has changes that are not saved.</b>")
+    box.setText(f"<b>To {action} would lose {escape(lost)}.</b>" if lost
+                else "<b>The session has changes that are not saved.</b>")
     box.setInformativeText(f"Save the session before you {action}?")
     save = box.addButton(MB.StandardButton.Save)
     discard = box.addButton(MB.StandardButton.Discard)
@@ -78,8 +82,8 @@ def unsaved_box(parent: QtWidgets.QWidget | None, action: str) -> tuple[MB, dict
     return box, {save: UnsavedAnswer.SAVE, discard: UnsavedAnswer.DISCARD, cancel: UnsavedAnswer.CANCEL}
 
 
-def ask_unsaved(parent: QtWidgets.QWidget | None, action: str) -> UnsavedAnswer:
-    box, answers = unsaved_box(parent, action)
+def ask_unsaved(parent: QtWidgets.QWidget | None, action: str, lost: str = "") -> UnsavedAnswer:
+    box, answers = unsaved_box(parent, action, lost)
     box.exec()
     return answers.get(box.clickedButton(), UnsavedAnswer.CANCEL)
 

@@ -1,9 +1,13 @@
-"""What a session holds in the window: captured from a :class:`MainWindow`, applied to one.
+"""What a session holds in the window: captured from its :class:`~..session.Session`, applied to one.
 
-:func:`capture` takes plain values on the GUI thread (cheap: the merge list is copied, nothing hashed);
-:func:`to_doc` turns them into a :class:`~bpe_desktop.core.formats.session_file.SessionDoc` anywhere (it hashes
-the corpus files once per size and modification time, so an autosave thread can run it); :func:`apply`
-puts a document into a window after asking what to do when the corpus file changed or vanished.
+:func:`capture` takes the session's runs on the GUI thread (cheap: the merge lists are copied, nothing
+hashed) with the few things that are the window's, not a run's (compare references, layout, extras);
+:func:`to_doc` turns them into a :class:`~bpe_desktop.core.formats.session_file.SessionDoc` anywhere
+(:func:`..runs.persist.to_document`; corpus files are hashed once per size and modification time, so an
+autosave thread can run it); :func:`apply` puts a document's runs into the session with ``Session.load``
+after asking what to do when the corpus file changed or vanished: the corpus editor and the settings
+follow the run shown.  Nothing is read from the corpus or settings panes except their drafts, which the
+session keeps with their run.
 
 Other parts of the window add their own fields with :func:`register_extra` (stored under the document's
 ``extras``; a part that is missing when a session is opened leaves its value alone).
@@ -21,16 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtWidgets
 
-from ...core.config import TrainConfig
-from ...core.errors import BpeError
-from ...core.formats.session_file import CorpusFile, CorpusState, SessionCorpus, SessionDoc, check_corpus
-from ...core.records import MergeRecord
-from ...core.stopping import StopReason
-from ...core.tokenizers.model import BPEModel
-from .. import file_actions, layouts
-from ..runs.persist import restore_runs, runs_document
-from ..training.protocol import TrainingState
+from ...core.counting.sources import CorpusSource
+from ...core.formats.session_file import CorpusFile, CorpusState, SessionDoc, check_corpus
+from .. import layouts
+from ..runs.persist import from_document, snapshot, to_document
+from ..work import Work
 from . import dialogs
+from .recent import RecentKind
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow
@@ -49,41 +50,26 @@ def register_extra(name: str, save: Callable[[MainWindow], Any], load: Callable[
 class Snapshot:
     """A window's session as plain values (safe to hand to another thread)."""
 
-    paths: tuple[str, ...]
-    text: str | None
-    word_counts: bool
-    config: TrainConfig
-    model: BPEModel | None
-    records: tuple[MergeRecord, ...]
-    step: int
+    runs: tuple[Work, ...]  # copies (runs.persist.snapshot): training may go on meanwhile
+    current: int
+    opened: dict[str, str]  # files opened into the editor: path -> the text they gave (saved by reference)
     compare: tuple[str, ...]
     layout: str
     extras: dict[str, Any] = field(default_factory=dict)
-    runs: dict[str, Any] = field(default_factory=dict)  # SessionDoc's runs/current_run (gui.runs.persist)
 
 
 def capture(w: MainWindow) -> Snapshot:
     s = w.session
-    src = w.corpus.source()
-    try:
-        config = w.settings.config()
-    except BpeError:  # the form holds something invalid (a half-typed regex): keep the last run's settings
-        config = s.config
-    n = len(s.records)
-    model = s.model.truncated(n) if n else None
+    s.keep_drafts()  # what the editor and settings hold, not trained on yet, goes with the shown run
+    runs, current = s.saved_runs()
+    active = current if s.state.active and not s.touring else None
     compare = tuple(r.spec for r in w.compare.references if r.enabled)
     lay = w.layout()
     if lay is not None:
         lay.activate()  # a layout change still pending (a named layout, resizeDocks) is fitted first
     layout = base64.b64encode(bytes(w.saveState().data())).decode("ascii")  # what is on screen
     extras = {name: save(w) for name, (save, _) in EXTRAS.items()}
-    paths, text = src.paths, (src.text if not src.paths else None)
-    opened = w.sessions.corpus_file
-    if not paths and opened is not None and text == opened[1]:  # the opened file, unedited: by reference
-        paths, text = (opened[0],), None
-    runs = runs_document(w.runs.store) if len(w.runs.store.runs) > 1 else {}  # one run: the fields above
-    return Snapshot(paths, text, src.word_counts, config, model, tuple(s.records), min(s.step, n), compare,
-                    layout, extras, runs)
+    return Snapshot(snapshot(runs, active=active), current, dict(w.sessions.opened_files), compare, layout, extras)
 
 
 class HashCache:
@@ -107,12 +93,8 @@ class HashCache:
 
 def to_doc(snap: Snapshot, hashes: HashCache) -> SessionDoc:
     """The session document of *snap* (hashes corpus files not seen before; raises BpeError/OSError)."""
-    if snap.paths:
-        corpus = SessionCorpus(tuple(hashes.describe(p) for p in snap.paths), None, snap.word_counts)
-    else:
-        corpus = SessionCorpus.from_text(snap.text or "", word_counts=snap.word_counts)
-    return SessionDoc(corpus, snap.config, snap.model, snap.records if snap.model else (), snap.step,
-                      snap.compare, snap.layout, extras=dict(snap.extras), **snap.runs)
+    return to_document(snap.runs, snap.current, describe=hashes.describe, opened=snap.opened,
+                       compare=snap.compare, layout=snap.layout, extras=snap.extras)
 
 
 # -- applying ------------------------------------------------------------------------------------------
@@ -139,43 +121,26 @@ def resolve_corpus(w: MainWindow, doc: SessionDoc, answer: Callable[..., dialogs
 
 
 def apply(w: MainWindow, doc: SessionDoc, corpus_path: str | None, where: str) -> None:
-    """Put *doc* into the window: settings, corpus (*corpus_path*, the embedded text, or none), merges,
-    step, compare references, layout and extras.  Nothing is retrained."""
-    from ..panes.corpus_editor import CorpusError
+    """Put *doc*'s runs into the session (its shown run shown, with its corpus, settings, merges and step;
+    *corpus_path*: the file to read for its corpus file), then the compare references, layout and extras.
+    Nothing is retrained.  A damaged document (BpeError) changes nothing."""
+    from ..panes.corpus_editor import corpus_of_file
 
+    opened: dict[str, str] = {}
+
+    def file_source(path: str, word_counts: bool) -> CorpusSource:
+        src = corpus_of_file(path, word_counts)
+        if src.text is not None:  # a small file read as text: saved by reference again while unedited
+            opened[os.path.abspath(path)] = src.text
+        return src
+
+    works, current = from_document(doc, file_source=file_source, corpus_path=corpus_path, where=where)
     w.timeline.set_playing(False)
     w.controller.shutdown()
-    w.settings.set_config(doc.config)
-    c = doc.corpus
+    w.sessions.opened_files.update(opened)
     if corpus_path is not None:
-        try:
-            w.corpus.open_file(corpus_path)
-            w.sessions.corpus_opened(corpus_path)
-        except CorpusError as e:
-            file_actions.show_error(w, "Cannot open corpus", str(e))
-            w.corpus.set_text("", name=os.path.basename(corpus_path) + " (unreadable)")
-    elif c.text is not None:
-        w.corpus.set_text(c.text, name="session text", word_counts=c.word_counts)
-        w.sessions.corpus_file = None
-    else:
-        w.corpus.set_text("", name=os.path.basename(c.files[0].path) + " (missing)" if c.files else "<editor>")
-    w.corpus.table_toggle.setChecked(c.word_counts)
-    s = w.session
-    s.set_corpus(w.corpus.source(), doc.config)
-    if doc.model is not None:
-        records = list(doc.records) or file_actions.records_for(doc.model)
-        first = records[0] if records else None
-        s.initial_symbols = first.symbols_before if first is not None and first.merged else 0
-        s.reset_model(doc.model, records)
-        s.set_stop(StopReason.LOADED, f"restored from {where}")
-        s.set_state(TrainingState.FINISHED)
-        s.set_step(doc.step)
-    else:
-        s.set_state(TrainingState.IDLE)
-    opened = s.source if corpus_path is not None or c.text is not None else None  # as the editor has it
-    # several runs: the shown one is put into the session (not retrained)
-    if not restore_runs(w.runs.store, doc, opened):
-        w.runs.store.reset_to_session()  # one run: the document's own fields, now in the session
+        w.sessions.note_recent(RecentKind.CORPUS, corpus_path)
+    w.session.load(works[current], runs=works)
     _apply_compare(w, doc.compare)
     if doc.layout:
         restore_layout(w, doc.layout)

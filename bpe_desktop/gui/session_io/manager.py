@@ -22,6 +22,7 @@ from ...core.errors import BpeError
 from ...core.formats.session_file import CorpusCheck, load_session, save_session
 from .. import file_actions
 from ..training.protocol import TrainingState
+from ..work import Replacing, what_would_be_lost
 from . import autosave, autosave_files, dialogs, document, recent
 from .recent import RecentKind
 
@@ -42,9 +43,9 @@ class SessionManager(QtCore.QObject):
         super().__init__(window)
         self.w = window
         self.path: str | None = None  # the session file, once saved or opened
-        # the file a small corpus was opened from and the text it gave the editor: saved by reference
-        # while the editor still holds exactly that text
-        self.corpus_file: tuple[str, str] | None = None
+        # the files small corpora were opened from and the text each gave the editor: a run's corpus that is
+        # exactly that text is saved by reference
+        self.opened_files: dict[str, str] = {}
         self.modified = False
         self.ask_before_discarding = False
         self.interactive = True
@@ -52,10 +53,11 @@ class SessionManager(QtCore.QObject):
         self.autosaver = autosave.Autosaver(window, self.hashes)
         self._quiet = 0  # > 0 while a session is being applied: its own changes do not count
         s = window.session
-        for sig in (s.corpusChanged, s.modelReset, window.settings.changed, window.corpus.edited):
+        for sig in (s.corpusChanged, window.settings.changed, window.corpus.edited, s.runsChanged):
             sig.connect(self.mark_modified)
         s.recordsAppended.connect(self.mark_modified)
-        s.stepChanged.connect(self.mark_modified)
+        for sig in (s.modelReset, s.stepChanged):  # the base alphabet previewed for untrained text is no work
+            sig.connect(lambda *_: None if s.preview_base else self.mark_modified())
         s.trainingStateChanged.connect(self._state_changed)
         self._update_title()
 
@@ -65,7 +67,7 @@ class SessionManager(QtCore.QObject):
         self.ask_before_discarding = ask
 
     def mark_modified(self, *_: object) -> None:
-        if self._quiet:
+        if self._quiet or self.w.session.touring:  # the tour's own work is not the user's
             return
         self.autosaver.changed()
         if not self.modified:
@@ -95,7 +97,7 @@ class SessionManager(QtCore.QObject):
     @property
     def unsaved_work(self) -> bool:
         """Merges that would be lost: modified since the last save and holding a trained or opened run."""
-        return self.modified and bool(self.w.session.records)
+        return self.modified and any(r.holds_work for r in self.w.session.saved_runs()[0])
 
     # -- menus --------------------------------------------------------------------------------------
     def fill_file_menu(self, menu: QtWidgets.QMenu) -> None:
@@ -138,7 +140,8 @@ class SessionManager(QtCore.QObject):
         """A corpus file was opened into the editor: remember it (Recent, and a session references it)."""
         recent.add(RecentKind.CORPUS, path)
         c = self.w.corpus
-        self.corpus_file = None if c.path is not None else (os.path.abspath(path), c.editor.toPlainText())
+        if c.path is None:
+            self.opened_files[os.path.abspath(path)] = c.editor.toPlainText()
         threading.Thread(target=self._prehash, args=(path,), name="bpe-corpus-hash", daemon=True).start()
 
     def _prehash(self, path: str) -> None:  # a worker thread: Save session then finds the hash ready
@@ -240,11 +243,18 @@ class SessionManager(QtCore.QObject):
         return dialogs.CorpusAnswer.OPEN_ANYWAY
 
     # -- not losing work ----------------------------------------------------------------------------
-    def may_discard(self, action: str) -> bool:
-        """Before *action* replaces unsaved merges: ask Save / Discard / Cancel (True: go on)."""
-        if not self.ask_before_discarding or not self.unsaved_work:
+    def may_discard(self, action: str, replacing: Replacing = "session") -> bool:
+        """Before *action* replaces the editor's corpus (*replacing* ``"corpus"``) or the whole session: when
+        that would lose work (:func:`..work.what_would_be_lost`) ask Save / Discard / Cancel, saying what
+        (True: go on).  Runs are never lost by a new corpus: they stay in the Runs list."""
+        if not self.ask_before_discarding:
             return True
-        answer = dialogs.ask_unsaved(self.w, action) if self.interactive else dialogs.UnsavedAnswer.DISCARD
+        runs, _ = self.w.session.saved_runs()
+        lost = what_would_be_lost(replacing, runs, typed=self.w.corpus.typed_source(), unsaved=self.modified)
+        if not lost:
+            return True
+        answer = (dialogs.ask_unsaved(self.w, action, lost) if self.interactive
+                  else dialogs.UnsavedAnswer.DISCARD)
         if answer is dialogs.UnsavedAnswer.SAVE:
             return self.save()
         return answer is dialogs.UnsavedAnswer.DISCARD

@@ -113,7 +113,7 @@ class TrainingController(QtCore.QObject):
             return False  # the notifier will see the closed pipe
         s = self.session
         self._done = self._idle = False
-        s.error = ""
+        s.set_error("")
         s.set_stop(None)
         self._rate = [(time.monotonic(), len(s.records))]
         self._gc.pause()
@@ -127,7 +127,7 @@ class TrainingController(QtCore.QObject):
         self.shutdown(wait=False)
         s = self.session
         s.set_corpus(source, config)
-        s.error = ""
+        s.set_error("")
         s.set_stop(None)
         self._rate = []
         self._progress = None
@@ -300,9 +300,7 @@ class TrainingController(QtCore.QObject):
                 s.set_progress(stage, done, total)
             case Started(model, initial, words, qt_loaded, held):
                 self.worker_qt_loaded = qt_loaded
-                s.word_counts = words
-                s.held_out = held
-                s.initial_symbols = initial
+                s.set_counted(words, initial, held)
                 s.reset_model(model)
                 self._rate = [(time.monotonic(), 0)]
                 s.set_progress(Stage.MERGING, 0, s.target_merges or 0, 0.0)
@@ -324,7 +322,7 @@ class TrainingController(QtCore.QObject):
             case Failed(message):
                 self._done = True
                 self._gc.resume()
-                s.error = message
+                s.set_error(message)
                 s.set_state(TrainingState.ERROR)
                 self.failed.emit("Training failed", s.error)
 
@@ -349,8 +347,9 @@ class TrainingController(QtCore.QObject):
         if not done:
             how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
             s = self.session
-            s.error = (f"The training process stopped unexpectedly ({how}) after {wording.plural(s.n_steps, 'merge')}. "
-                       "The merges received so far are kept; press Train to start again.")
+            s.set_error(f"The training process stopped unexpectedly ({how}) after "
+                        f"{wording.plural(s.n_steps, 'merge')}. The merges received so far are kept; press Train "
+                        "to start again.")
             s.set_stop(StopReason.WORKER_DIED, "worker died")
             s.set_state(TrainingState.ERROR)
             self.failed.emit("Training process died", s.error)

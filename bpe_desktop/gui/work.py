@@ -1,0 +1,242 @@
+"""A piece of work, Qt-free: one corpus, the settings it was trained with, the merges they gave, where the
+timeline stands -- what a run of the window *is* -- and the two policies that read it.
+
+:class:`Work` holds the corpus source (its text or file reference), the :class:`TrainConfig`, the model and
+its merge records, why training stopped, the timeline step and what the run kept out (``held_out``), plus
+a run's identity (id, :class:`Origin`, name).  Fields that are counted again when needed (word counts,
+the base symbol total, the held-out lines, the file format a tokenizer was read from) and the drafts (the
+corpus and settings the window held, not trained on yet, when another work was shown) take no part in
+``==``: two works are equal when a saved session would write them the same.  The
+:class:`~.session.Session` holds the shown work and the list of the others; every change goes through it.
+
+:func:`continuation` is the "Train further" policy (can this run be continued, and if not why) and
+:func:`what_would_be_lost` the "ask before losing work" one.  Nothing here trains, counts, or shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
+
+from ..core.config import TrainConfig
+from ..core.counting.pieces import WordCounts
+from ..core.counting.sources import CorpusSource
+from ..core.records import MergeRecord
+from ..core.stopping import StopReason
+from ..core.tokenizers.model import BPEModel
+from ..core.training.branch import SettingChange
+from .training.protocol import HeldOut
+from .wording import cannot_continue, plural
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a run came from: ``parent`` (a run id) and ``step`` for a branch, both None for a run from 0."""
+
+    parent: int | None = None
+    step: int | None = None
+    changes: tuple[SettingChange, ...] = ()
+
+
+NO_ORIGIN = Origin()  # a run trained from step 0
+
+
+@dataclass(eq=True)
+class Work:
+    """One piece of work (a run).  Mutable, but only the :class:`~.session.Session` changes the one shown."""
+
+    source: CorpusSource
+    config: TrainConfig
+    model: BPEModel
+    records: list[MergeRecord] = field(default_factory=list)  # model.merges, with the trainer's numbers
+    stop_reason: StopReason | None = None  # None: not trained, or still training
+    stop_text: str = ""
+    step: int = 0  # the timeline: the first *step* merges are shown
+    name: str = ""
+    renamed: bool = False  # the user named it: never renamed automatically
+    id: int = field(default=0, compare=False)  # session-local (renumbered when a session is reopened)
+    origin: Origin = field(default=NO_ORIGIN, compare=False)
+    word_counts: WordCounts | None = field(default=None, compare=False, repr=False)
+    initial_symbols: int = field(default=0, compare=False)
+    held_out: HeldOut | None = field(default=None, compare=False, repr=False)
+    loaded_format: str = field(default="", compare=False)  # "tiktoken", "hf"…; "" when trained here
+    draft: CorpusSource | None = field(default=None, compare=False, repr=False)  # editor's corpus, untrained
+    draft_config: TrainConfig | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def empty(cls, source: CorpusSource | None = None, config: TrainConfig | None = None) -> Work:
+        """Nothing trained yet on *source* (default: no text) with *config* (default settings)."""
+        config = config if config is not None else TrainConfig()
+        return cls(source if source is not None else CorpusSource.from_text("", word_counts=True), config,
+                   BPEModel.empty(config))
+
+    @classmethod
+    def loaded(cls, model: BPEModel, records: list[MergeRecord], source: CorpusSource, config: TrainConfig,
+               stop_text: str, fmt: str = "") -> Work:
+        """Merges read from a file (a tokenizer, a session, a variant): not trained on *source* here, which
+        ``stop_reason`` LOADED and ``stop_text`` ("loaded from …") say."""
+        first = records[0] if records else None
+        return cls(source, config, model, list(records), StopReason.LOADED, stop_text, len(records),
+                   initial_symbols=first.symbols_before if first is not None and first.merged else 0,
+                   loaded_format=fmt)
+
+    @property
+    def n_merges(self) -> int:
+        return len(self.records)
+
+    @property
+    def holds_work(self) -> bool:
+        """It holds merges (trained or loaded): showing another work in its place would lose them."""
+        return bool(self.records)
+
+
+class RunList:
+    """The session's works in order, one of them shown (by identity: equal works are still two runs), and
+    the user's list set aside while the tour shows one of its own.  Each method returns the index to show."""
+
+    def __init__(self, first: Work) -> None:
+        self.items: list[Work] = [first]
+        self.current = 0
+        self.aside: tuple[list[Work], int] | None = None
+        self._next_id = 1
+        self._number()
+
+    @property
+    def shown(self) -> Work:
+        return self.items[self.current]
+
+    def index_of(self, work: Work) -> int:
+        return next(i for i, r in enumerate(self.items) if r is work)
+
+    def _number(self) -> None:
+        """Runs are numbered as they join (a session's runs keep theirs; a copy gets its own)."""
+        self._next_id = max([self._next_id, *(r.id + 1 for r in self.items)])
+        seen: set[int] = set()
+        for r in self.items:
+            if not r.id or r.id in seen:
+                r.id, self._next_id = self._next_id, self._next_id + 1
+            seen.add(r.id)
+
+    def add(self, work: Work, runs: list[Work] | tuple[Work, ...] | None = None) -> int:
+        """*work* joins (in place of a shown work that holds no merges), or *runs* (holding it) replace all."""
+        if runs is not None:
+            if not any(r is work for r in runs):
+                raise ValueError("the work to show is not one of the runs")
+            self.items = list(runs)
+        elif self.shown.holds_work:
+            self.items.append(work)
+        else:
+            self.items[self.current] = work
+        self._number()
+        self.current = self.index_of(work)
+        return self.current
+
+    def remove(self, index: int) -> int | None:
+        """Drop run *index* (never the last): the index to show when it was the shown one, else None."""
+        if len(self.items) <= 1 or not 0 <= index < len(self.items):
+            raise IndexError(index)
+        shown = self.shown
+        gone = self.items.pop(index)
+        if gone is shown:
+            self.current = min(index, len(self.items) - 1)
+            return self.current
+        self.current = self.index_of(shown)
+        return None
+
+    def set_aside(self, work: Work) -> int:
+        self.aside = (self.items, self.current)
+        self.items, self.current = [work], 0
+        return 0
+
+    def bring_back(self) -> int:
+        assert self.aside is not None
+        self.items, self.current = self.aside
+        self.aside = None
+        return self.current
+
+    def saved(self) -> tuple[tuple[Work, ...], int]:
+        """The user's runs and which is shown (those set aside while the tour runs)."""
+        items, current = self.aside if self.aside is not None else (self.items, self.current)
+        return tuple(items), current
+
+
+def same_corpus(a: CorpusSource | None, b: CorpusSource | None) -> bool:
+    """The same text or files read the same way (the label the editor gives a text does not count)."""
+    if a is None or b is None:
+        return a is b
+    return dataclasses.replace(a, name="") == dataclasses.replace(b, name="")
+
+
+# -- "Train further": can the shown run be continued? ------------------------------------------------------
+class Continuation(NamedTuple):
+    """``refusal``: say it and do nothing; else ``retrain``: say it and offer Retrain; else continue."""
+
+    refusal: str = ""
+    retrain: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.refusal and not self.retrain
+
+
+def run_changed(work: Work, settings: TrainConfig | None, corpus: CorpusSource) -> str:
+    """Why *work* no longer matches the window's *settings* (None: not valid) or *corpus* ("" if it does;
+    the merge and vocabulary limits do not count: continuing raises them)."""
+    if settings is None:
+        return "the settings are not valid any more"
+    if settings.with_(merges=None, vocab_size=None) != work.config.with_(merges=None, vocab_size=None):
+        return "the settings changed since this run"
+    if not same_corpus(corpus, work.source):
+        return "the corpus changed since this run"
+    return ""
+
+
+def continuation(work: Work, settings: TrainConfig | None, corpus: CorpusSource, *, process_alive: bool
+                 ) -> Continuation:
+    """Whether "Train further" may append merges to *work* (its worker idle and alive: *process_alive*).
+
+    >>> w = Work.empty()
+    >>> continuation(w, w.config, w.source, process_alive=False).refusal
+    'nothing has been trained yet -- press Train (F5) first'
+    """
+    if not work.records:
+        return Continuation(refusal="nothing has been trained yet -- press Train (F5) first")
+    changed = run_changed(work, settings, corpus)
+    reason = work.stop_reason
+    if not changed and reason is StopReason.NO_PAIR:
+        return Continuation(refusal="the last run stopped because no pair was left to merge: every word is "
+                            "already a single token, so there is nothing more to learn -- add text to the "
+                            "corpus and Retrain (F5)")
+    if not changed and reason is StopReason.MIN_FREQUENCY:
+        return Continuation(refusal=f"the last run stopped because the {work.stop_text} -- lower Min "
+                            "frequency in the settings and Retrain (F5)")
+    if changed or not process_alive:
+        return Continuation(retrain=changed or cannot_continue(reason, process_alive=process_alive))
+    return Continuation()
+
+
+# -- asking before losing work -------------------------------------------------------------------------------
+Replacing = Literal["corpus", "session"]
+
+
+def what_would_be_lost(replacing: Replacing, runs: list[Work] | tuple[Work, ...], *, typed: CorpusSource | None,
+                       unsaved: bool) -> str:
+    """What replacing the editor's corpus (``"corpus"``) or the whole session (``"session"``: opening another,
+    quitting) would lose, as a phrase ("" when nothing: then nothing need be asked).
+
+    Runs are never lost by a new corpus, a retrain, an opened tokenizer or the tour: each stays in the Runs
+    list (and in the autosave).  *typed*: the text the user typed into the Corpus pane, if any (lost when
+    no run was trained on it); *unsaved*: the runs changed since the session was last saved.
+    """
+    lost = []
+    if unsaved and replacing == "session":
+        kept = [w for w in runs if w.holds_work]
+        if kept:
+            merges = sum(w.n_merges for w in kept)
+            lost.append(f"{plural(len(kept), 'run')} with {plural(merges, 'merge')} not saved in a session file")
+    if typed is not None and typed.text is not None and typed.text.strip() and not any(
+            same_corpus(typed, w.source) for w in runs):
+        lines = len(typed.text.splitlines())
+        lost.append(f"the text typed into the Corpus pane ({plural(lines, 'line')}, not trained on)")
+    return " and ".join(lost)
