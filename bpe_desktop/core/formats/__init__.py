@@ -13,6 +13,7 @@
 A tokenizer is named by a path (format detected from content, :mod:`.detect`) or ``PRESET:PATH`` with a
 preset of :mod:`.presets` (``cl100k:cl100k_base.tiktoken``, ``gpt2:folder``).  Rank files give a
 :class:`~bpe_desktop.core.tokenizers.ranks.RankTokenizer` (tiktoken's algorithm, merges recovered only on demand);
+HF ``tokenizer.json`` files give an :class:`~.hf.pipeline.HFTokenizer` (their whole pipeline, their ids);
 every other format gives a :class:`~bpe_desktop.core.tokenizers.tokenizer.Tokenizer` replaying the merge list,
 wrapped in a :class:`~bpe_desktop.core.tokenizers.renumber.RenumberedTokenizer` when the file numbers its tokens
 otherwise than we do (HF's trainer puts specials first), so ids are always the file's.
@@ -40,6 +41,7 @@ from ..tokenizers.renumber import RenumberedTokenizer
 from ..tokenizers.tokenizer import Tokenizer
 from . import csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
 from .detect import detect
+from .hf.pipeline import HFTokenizer
 from .presets import CL100K_SHA256, PRESETS, Preset, split_spec
 
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
@@ -213,12 +215,12 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
             if not isinstance(s, str) or not s:
                 raise FormatError(f"{path}: special tokens must be non-empty texts, not {s!r:.40}")
         return Loaded(fmt, _rank_tokenizer(ranks, preset, pretokenizer, specials, path))
+    if fmt == "hf":
+        return Loaded(fmt, _hf_tokenizer(path, preset, pretokenizer, specials))
     stats: list[dict[str, Any]] = []
     to_file: list[int] | None = None  # the file's id of each of our ids, when it numbers tokens otherwise
     if fmt == "native":
         model, stats = native.load(path)
-    elif fmt == "hf":
-        model, to_file = hf_json.read(path)
     elif fmt == "gpt2":
         model, to_file = gpt2.read(path)
     else:
@@ -241,6 +243,26 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
         to_file = to_file + [max(to_file) + 1 + k for k in range(len(model.specials) - (n - len(model.tokens)))]
         return Loaded(fmt, RenumberedTokenizer(tok, to_file), stats)
     return Loaded(fmt, tok, stats)
+
+
+def _hf_tokenizer(path: str, preset: Preset | None, pretokenizer: str | None,
+                  specials: Sequence[str] | None) -> HFTokenizer:
+    """A ``tokenizer.json`` runs its own pipeline: a preset or pre-tokenizer would silently replace part of
+    it, and its added tokens are its specials, so those options are refused."""
+    tok = hf_json.read_tokenizer(path)
+    if preset is not None:
+        chars = " (and the preset needs a byte-level file, this one is chars-mode)" if tok.mode != "bytes" else ""
+        raise FormatError(f"{path}: an HF tokenizer.json carries its own pre-tokenizer and added tokens{chars} "
+                          f"-- drop the {preset.name}: prefix")
+    if pretokenizer is not None:
+        raise FormatError(f"{path}: an HF tokenizer.json runs its own pre-tokenizer -- drop --pretokenizer")
+    missing = [s for s in specials or () if s not in tok.special_tokens]
+    if missing:
+        raise FormatError(f"{path}: {missing[0]!r:.40} is not an added token of this tokenizer.json (it has "
+                          f"{', '.join(sorted(tok.special_tokens)) or 'none'}) -- drop --special; HF splits "
+                          "the file's added tokens out of any text")
+    check_model(tok.model, path)
+    return tok
 
 
 def load_model(spec: str, **kwargs: Any) -> BPEModel:
