@@ -14,7 +14,7 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from ..core import formats
-from ..core.errors import BpeError
+from ..core.errors import BpeError, FormatError
 from ..core.formats import save_model
 from ..core.formats.csv_stats import steps_csv
 from ..core.io.atomic import atomic_write
@@ -66,6 +66,11 @@ def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
     QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
     try:
         loaded = formats.load(path)
+        reason = getattr(loaded.tokenizer, "plain_reason", None)  # a tokenizer.json beyond our pre-tokenizers
+        if reason is not None:
+            raise FormatError(f"{path}: the timeline replays merges with our pre-tokenizers, and this "
+                              f"tokenizer.json has {reason}, which they cannot express -- add it under Compare "
+                              "tokenizers or the Log inspector, which run its whole pipeline")
         model = loaded.model
         records = records_for(model, loaded.stats)
     except BpeError as e:

@@ -123,15 +123,11 @@ def save(path: str | os.PathLike[str], model: BPEModel, special_ids: dict[str, i
 
 def _our_spec(pre: Any) -> str | None:
     """Our pattern spec for a pre-tokenizer that is exactly one (what the hf writer emits), else ``None``."""
-    if pre is None:
-        return "none"
-    if not isinstance(pre, dict):
+    if not isinstance(pre, dict):  # none: HF's one piece is the whole text, our "none" a line
         return None
     kind = pre.get("type")
     if kind == "ByteLevel":
-        if pre.get("add_prefix_space"):
-            return None
-        return "gpt2" if pre.get("use_regex", True) else "none"
+        return "gpt2" if pre.get("use_regex", True) and not pre.get("add_prefix_space") else None
     if kind == "WhitespaceSplit":
         return "whitespace"
     if kind == "Split":
@@ -144,7 +140,8 @@ def _our_spec(pre: Any) -> str | None:
         if regex_text == LINES_PATTERN:
             return "none"
         for name, (p, _) in NAMED_PATTERNS.items():
-            if p is not None and regex_text in (p, onig_pattern(p)):
+            full = name in ("gpt2", "cl100k", "o200k")  # they match every character: Isolated = find-all
+            if p is not None and regex_text in (p, onig_pattern(p)) and (full or behavior == "Removed"):
                 return name
         return regex_text if behavior == "Removed" else None  # Isolated keeps the text between matches
     if kind == "Sequence":
@@ -159,6 +156,12 @@ def _our_spec(pre: Any) -> str | None:
                                                               and items[0].get("type") == "ByteLevel")):
             return _our_spec(items[0])
     return None
+
+
+def _named_pre(pre: Any) -> str:
+    if isinstance(pre, dict):
+        return f'pre-tokenizer "{pre.get("type")}"'
+    return "no pre-tokenizer (the whole text is one piece)"
 
 
 def loads_tokenizer(text: str, source: str = "<text>") -> HFTokenizer:
@@ -222,7 +225,7 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
     normalizer = read_normalizer(doc.get("normalizer"), source)
     pretokenize, byte_level = read_pretokenizer(doc.get("pre_tokenizer"), source)
     decoder = read_decoder(doc.get("decoder"), source)
-    spec = _our_spec(doc.get("pre_tokenizer")) or "none"
+    spec = _our_spec(doc.get("pre_tokenizer"))
     suffix = m.get("end_of_word_suffix") or ""
     if not isinstance(suffix, str):
         raise FormatError(f"{source}: model.end_of_word_suffix must be text or null, not {suffix!r:.40}")
@@ -250,7 +253,7 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
             vocab[a.content] = a.id
     pairs = [(conv(a), conv(b)) for a, b in pairs_text]
     model, to_file = model_from_vocab(
-        "bytes" if byte_level else "chars", vocab, pairs, source, specials, pretokenizer=spec,
+        "bytes" if byte_level else "chars", vocab, pairs, source, specials, pretokenizer=spec or "none",
         end_of_word=suffix, glue_marker=bool(suffix),
     )
     unk_name = m.get("unk_token")
@@ -263,8 +266,16 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
     bpe = HFBPE(model, byte_fallback=flags["byte_fallback"], unk=unk, fuse_unk=flags["fuse_unk"],
                 ignore_merges=flags["ignore_merges"])
     n = len(model.tokens) + len(model.specials)
+    reasons = [f'normalizer "{doc["normalizer"].get("type")}"' if normalizer is not None else "",
+               _named_pre(doc.get("pre_tokenizer")) if spec is None else "",
+               *(f"model option {k}" for k in ("byte_fallback", "ignore_merges") if flags[k]),
+               "model option unk_token" if unk is not None else "",
+               *(f"added token {a.content!r:.30} (not special, normalized, or with strip options)" for a in added
+                 if not a.special or a.normalized or a.lstrip or a.rstrip or a.single_word)]
+    plain = next((r for r in reasons if r), None)
     return HFTokenizer(bpe, AddedTokens(added, normalizer), pretokenize, decoder,
-                       to_file if to_file is not None else list(range(n)), name=os.path.basename(source))
+                       to_file if to_file is not None else list(range(n)), name=os.path.basename(source),
+                       plain_reason=plain)
 
 
 def load(path: str | os.PathLike[str]) -> BPEModel:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ...core.formats.hf.pipeline import HFTokenizer
 from ...core.formats.presets import installed_tiktoken_file
 from ...core.text.regex_budget import RegexBudget
 from ...core.tokenizers.any_tokenizer import AnyTokenizer
@@ -174,7 +175,7 @@ def keep_unknowns(tok: AnyTokenizer) -> AnyTokenizer:
     """A chars-mode file cannot encode characters outside its alphabet: show them as id -1 (as our own row
     does) instead of refusing the whole text."""
     inner = tok.inner if isinstance(tok, RenumberedTokenizer) else tok  # a renumbering maps -1 to itself
-    if isinstance(inner, Tokenizer) and inner.mode == "chars":
+    if isinstance(inner, Tokenizer | HFTokenizer) and inner.mode == "chars":
         inner.unknown = "keep"
     return tok
 

@@ -332,3 +332,49 @@ def test_unsupported_model_options_are_refused_by_name(corpus, tmp_path, option:
     p.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(FormatError, match=named):
         load_tokenizer(str(p))
+
+
+# -- the commands on a tokenizer.json beyond our pre-tokenizers ------------------------------------------
+
+def test_analyze_inspect_and_diff_run_the_files_pipeline(corpus, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.cli import main as cli_main
+
+    llama = _train(corpus[:30], tmp_path, "llama", models.BPE(byte_fallback=True, unk_token="<unk>"),
+                   normalizer=normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")]),
+                   decoder=decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
+                                              decoders.Strip(" ", 1, 0)]),
+                   specials=["<unk>", "<s>", "</s>"], vocab=400, edit=_add_byte_tokens)
+    bert = _train(corpus[:30], tmp_path, "bert", models.BPE(unk_token="[UNK]"),
+                  normalizer=normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()]),
+                  pre=pre_tokenizers.Whitespace(), specials=["[UNK]"], vocab=400)
+    text = MULTILINGUAL + EMOJI
+    src = tmp_path / "t.txt"
+    src.write_text(text, encoding="utf-8")
+    for p in (llama, bert):
+        assert cli_main(["analyze", str(src), "--tokenizer", str(p), "--json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        hf = tokenizers.Tokenizer.from_file(str(p))
+        assert doc["tokens"] == len(hf.encode(text, add_special_tokens=False).ids), p.name
+    assert cli_main(["inspect", str(src), "--tokenizer", str(llama), "--tokenizer", str(bert), "--json"]) == 0
+    capsys.readouterr()
+    assert cli_main(["diff", str(llama), str(bert)]) == 1  # they differ (diff's exit code, as diff(1))
+    assert cli_main(["diff", str(llama), str(llama)]) == 0
+    capsys.readouterr()
+    assert cli_main(["encode", "--tokenizer", str(llama), "--ids", "a<s>b"]) == 0
+    out = capsys.readouterr().out.split()
+    hf = tokenizers.Tokenizer.from_file(str(llama))
+    assert [int(x) for x in out[-len(hf.encode("a<s>b", add_special_tokens=False).ids):]] == \
+        hf.encode("a<s>b", add_special_tokens=False).ids
+
+
+def test_plain_files_stay_plain_and_others_say_why(corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    plain = _train(corpus[:10], tmp_path, "plain", models.BPE(), pre=pre_tokenizers.ByteLevel(add_prefix_space=False),
+                   decoder=decoders.ByteLevel(), alphabet=BYTE_ALPHABET, specials=["<|endoftext|>"], vocab=300)
+    tok = load_tokenizer(str(plain))
+    assert isinstance(tok, HFTokenizer) and tok.plain_reason is None and tok.pretokenizer.name == "gpt2"
+    roberta = _train(corpus[:10], tmp_path, "rob", models.BPE(), pre=pre_tokenizers.ByteLevel(add_prefix_space=True),
+                     decoder=decoders.ByteLevel(), alphabet=BYTE_ALPHABET, vocab=300)
+    assert 'pre-tokenizer "ByteLevel"' in (load_tokenizer(str(roberta)).plain_reason or "")
+    nfc = _train(corpus[:10], tmp_path, "nfc", models.BPE(), normalizer=normalizers.NFC(),
+                 pre=pre_tokenizers.ByteLevel(add_prefix_space=False), alphabet=BYTE_ALPHABET, vocab=300)
+    assert load_tokenizer(str(nfc)).plain_reason == 'normalizer "NFC"'

@@ -16,8 +16,9 @@ so neighbouring tokens can share a span.  It does not read the file (see :mod:`.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from typing import Literal
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from ...text.pretokenize import Pretokenizer
 from ...text.regex_budget import RegexBudget
@@ -32,12 +33,48 @@ from .pretokenizers import PreTokenizer
 Part = Aligned | tuple[AddedToken, Span]
 
 
+@dataclass(frozen=True)
+class HFSplit(Pretokenizer):
+    """The file's own added tokens + normalizer + pre-tokenizer, offered where a pre-tokenizer is asked for
+    (the vocabulary checks of ``analyze`` split a token's text with it)."""
+
+    owner: Any = field(default=None, compare=False, repr=False)
+
+    def split(self, text: str, budget: RegexBudget | None = None) -> list[str]:
+        return list(self.owner.pieces(text))
+
+    def spans(self, text: str, budget: RegexBudget | None = None) -> Iterator[tuple[int, str]]:
+        for p in self.owner.parts(text):
+            if isinstance(p, Aligned):
+                yield p.start(), p.text
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        raise TypeError("the pre-tokenizer of a tokenizer.json is not picklable -- pass the file's path")
+
+
+class ModelIdEncoder:
+    """An :class:`HFTokenizer` in the model's (our) ids, unknown characters kept as id -1: what the vocabulary
+    checks of ``analyze`` take (a :class:`~bpe_desktop.core.measure.reachability.PieceEncoder`)."""
+
+    def __init__(self, tok: HFTokenizer) -> None:
+        self.bpe = tok.bpe
+        self.pretokenizer: Pretokenizer = tok.pretokenizer
+
+    def encode_piece(self, piece: str, upto: int | None = None) -> list[int]:
+        before = self.bpe.unknown
+        self.bpe.unknown = "keep"
+        try:
+            return list(self.bpe.encode(piece, upto)[0])
+        finally:
+            self.bpe.unknown = before
+
+
 class HFTokenizer:
     """A ``tokenizer.json`` as ``tokenizers`` runs it; ``to_file[our id]`` is the file's id."""
 
     def __init__(
         self, bpe: HFBPE, added: AddedTokens, pretokenize: PreTokenizer | None, decoder: Decoder | None,
-        to_file: Sequence[int], *, name: str = "tokenizer.json",
+        to_file: Sequence[int], *, name: str = "tokenizer.json", plain_reason: str | None = None,
     ) -> None:
         self.bpe = bpe
         self.added = added
@@ -47,7 +84,11 @@ class HFTokenizer:
         self._to = [*to_file, UNKNOWN_ID]  # index -1 (UNKNOWN_ID) maps to itself
         self._from = {f: i for i, f in enumerate(to_file)}
         self._added_by_id = {t.id: t for t in added.tokens}
-        self._pre = Pretokenizer.from_spec(bpe.model.pretokenizer)
+        #: why replaying the model's merges with its ``pretokenizer`` spec alone (what the window's timeline
+        #: does) would not give the file's ids -- the component named -- or ``None`` when it would
+        self.plain_reason = plain_reason
+        self._pre: Pretokenizer = (Pretokenizer.from_spec(bpe.model.pretokenizer) if plain_reason is None
+                                   else HFSplit("tokenizer.json", None, owner=self))
 
     # -- what every tokenizer offers --------------------------------------------------------------------
     @property
@@ -60,7 +101,7 @@ class HFTokenizer:
 
     @property
     def pretokenizer(self) -> Pretokenizer:
-        """Our nearest pattern (what the file's pre-tokenizer is named as); encoding uses the file's own."""
+        """Our pattern when it is exactly the file's pipeline, else the file's pipeline itself (:class:`HFSplit`)."""
         return self._pre
 
     @property
