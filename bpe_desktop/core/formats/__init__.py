@@ -8,6 +8,7 @@
 | vocab-merges  | yes  | yes   | :mod:`.gpt2` (``vocab.json`` + ``merges.txt``) |
 | subword-nmt   | yes  | yes   | :mod:`.subword_nmt` (codes) |
 | tiktoken      | yes  | yes   | :mod:`.tiktoken_file` (``.tiktoken`` ranks) |
+| clip          | yes  | no    | :mod:`.clip_merges` (open_clip's merges, ``clip:PATH``) |
 | csv           | no   | yes   | :mod:`.csv_stats` (per-merge stats) |
 
 A tokenizer is named by a path (format detected from content, :mod:`.detect`) or ``PRESET:PATH`` with a
@@ -39,7 +40,7 @@ from ..tokenizers.model import BPEModel
 from ..tokenizers.ranks import RankTokenizer
 from ..tokenizers.renumber import RenumberedTokenizer
 from ..tokenizers.tokenizer import Tokenizer
-from . import csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
+from . import clip_merges, csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
 from .detect import detect
 from .hf.pipeline import HFTokenizer
 from .presets import CL100K_SHA256, PRESETS, Preset, split_spec
@@ -191,8 +192,15 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: Sequence[str] 
     >>> loaded.special_ids == {"<|endoftext|>": len(model.tokens)}  # the preset's special, after the ranks
     True
     """
-    preset, path = split_spec(os.fspath(spec))
+    spec = os.fspath(spec)
+    clip = spec.startswith("clip:")
+    preset, path = (None, spec[5:]) if clip else split_spec(spec)
     _check_exists(path)
+    if clip or (os.path.isfile(path) and clip_merges.is_clip_file(path)):
+        if pretokenizer is not None or specials:
+            raise FormatError(f"{path}: CLIP's merges come with CLIP's own cleaning, pattern and specials -- "
+                              "drop --pretokenizer and --special")
+        return Loaded("clip", clip_merges.load(path))
     fmt = detect(path)
     try:
         return _load(fmt, path, preset, pretokenizer, specials)

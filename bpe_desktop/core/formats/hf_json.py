@@ -229,9 +229,8 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
     suffix = m.get("end_of_word_suffix") or ""
     if not isinstance(suffix, str):
         raise FormatError(f"{source}: model.end_of_word_suffix must be text or null, not {suffix!r:.40}")
-    if byte_level and suffix:
-        raise FormatError(f"{source}: model option \"end_of_word_suffix\" with a ByteLevel pre-tokenizer is "
-                          "not supported")
+    byte_chars = byte_level and bool(suffix)  # CLIP: byte-level pieces, chars-mode tokens with a suffix
+    byte_level = byte_level and not suffix
     if byte_level and flags["byte_fallback"]:
         raise FormatError(f"{source}: model option \"byte_fallback\" with a ByteLevel pre-tokenizer is not "
                           "supported (every byte has a token there)")
@@ -242,7 +241,7 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
     added = read_added(doc.get("added_tokens"), source)
     conv = token_reader(byte_level, source)
     in_merges = {t for a, b in pairs_text for t in (a, b, a + b)}
-    file_text = (lambda s: token_text(s.encode("utf-8"))) if byte_level else (lambda s: s)
+    file_text = (lambda s: token_text(s.encode("utf-8"))) if byte_level or byte_chars else (lambda s: s)
     specials = [a.content for a in sorted(added, key=lambda a: a.id) if file_text(a.content) not in in_merges]
     special_set = set(specials)
     vocab: dict[Token, int] = {}
@@ -264,12 +263,13 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
             raise FormatError(f"{source}: model.unk_token {unk_name!r:.40} is not in the vocabulary")
         unk = ours[unk_name]
     bpe = HFBPE(model, byte_fallback=flags["byte_fallback"], unk=unk, fuse_unk=flags["fuse_unk"],
-                ignore_merges=flags["ignore_merges"])
+                ignore_merges=flags["ignore_merges"], byte_chars=byte_chars)
     n = len(model.tokens) + len(model.specials)
     reasons = [f'normalizer "{doc["normalizer"].get("type")}"' if normalizer is not None else "",
                _named_pre(doc.get("pre_tokenizer")) if spec is None else "",
                *(f"model option {k}" for k in ("byte_fallback", "ignore_merges") if flags[k]),
                "model option unk_token" if unk is not None else "",
+               "a byte-level end_of_word_suffix" if byte_chars else "",
                *(f"added token {a.content!r:.30} (not special, normalized, or with strip options)" for a in added
                  if not a.special or a.normalized or a.lstrip or a.rstrip or a.single_word)]
     plain = next((r for r in reasons if r), None)

@@ -378,3 +378,26 @@ def test_plain_files_stay_plain_and_others_say_why(corpus, tmp_path) -> None:  #
     nfc = _train(corpus[:10], tmp_path, "nfc", models.BPE(), normalizer=normalizers.NFC(),
                  pre=pre_tokenizers.ByteLevel(add_prefix_space=False), alphabet=BYTE_ALPHABET, vocab=300)
     assert load_tokenizer(str(nfc)).plain_reason == 'normalizer "NFC"'
+
+
+def test_clip_like_byte_level_with_end_of_word_suffix(corpus, texts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """HF's CLIP layout: byte-level pieces, tokens with ``</w>`` glued to a word's last byte character."""
+    clip_re = tokenizers.Regex(r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+""")
+    pre = pre_tokenizers.Sequence([pre_tokenizers.Split(clip_re, "removed", invert=True),
+                                   pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    norm = normalizers.Sequence([normalizers.NFC(), normalizers.Replace(tokenizers.Regex(r"\s+"), " "),
+                                 normalizers.Lowercase()])
+    tok = tokenizers.Tokenizer(models.BPE(end_of_word_suffix="</w>"))
+    tok.normalizer, tok.pre_tokenizer, tok.decoder = norm, pre, decoders.ByteLevel()
+    alphabet = BYTE_ALPHABET
+    tok.train_from_iterator(corpus[:40], trainers.BpeTrainer(
+        vocab_size=900, initial_alphabet=alphabet, end_of_word_suffix="</w>", show_progress=False,
+        special_tokens=["<|startoftext|>", "<|endoftext|>"]))
+    p = tmp_path / "clip.json"
+    tok.save(str(p))
+    doc = json.loads(p.read_text(encoding="utf-8"))
+    vocab = doc["model"]["vocab"]
+    for c in alphabet:  # CLIP's alphabet: every byte character and its </w> form
+        vocab.setdefault(c + "</w>", max(vocab.values()) + 1)
+    p.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    _same(p, texts)

@@ -24,7 +24,7 @@ class HFBPE:
 
     def __init__(
         self, model: BPEModel, *, byte_fallback: bool = False, unk: int | None = None, fuse_unk: bool = False,
-        ignore_merges: bool = False,
+        ignore_merges: bool = False, byte_chars: bool = False,
     ) -> None:
         self.model = model
         self.inner = Tokenizer(model)
@@ -34,6 +34,9 @@ class HFBPE:
         self.unk = unk
         self.fuse_unk = fuse_unk
         self.ignore_merges = ignore_merges
+        #: a chars-mode model over GPT-2's byte alphabet (CLIP: byte-level with an end-of-word suffix): a
+        #: piece is mapped to that alphabet, one character per byte, before it becomes symbols
+        self.byte_chars = byte_chars
         self.unknown = "error"  # or "keep": a character with no token becomes id -1
         self.ids: dict[str | bytes, int] = {t: i for i, t in enumerate(model.tokens)}
         self.made_at = [-1] * len(model.base) + [len(model.merges)] * (len(model.tokens) - len(model.base))
@@ -64,9 +67,11 @@ class HFBPE:
             return [table[b] for b in data], [1] * len(data)
         ids: list[int] = []
         lens: list[int] = []
+        if self.byte_chars:
+            piece = token_text(piece.encode("utf-8", "surrogateescape"))
         last = len(piece) - 1
         for k, c in enumerate(piece):
-            n = len(c.encode("utf-8", "surrogateescape"))
+            n = 1 if self.byte_chars else len(c.encode("utf-8", "surrogateescape"))
             s = c + self.suffix if k == last else c
             i = self.ids.get(s)
             if self._exists(i, limit):
@@ -104,7 +109,7 @@ class HFBPE:
             return hit
         if self.ignore_merges:
             data = piece.encode("utf-8", "surrogateescape")
-            whole = self.whole.get(token_text(data) if self.bytes_mode else piece)
+            whole = self.whole.get(token_text(data) if self.bytes_mode or self.byte_chars else piece)
             if self._exists(whole, limit):
                 return self._store(key, ((whole,), (len(data),)))  # type: ignore[arg-type]
         syms, lens = self._symbols(piece, limit)
