@@ -1,12 +1,15 @@
 """Which format a tokenizer file is in, decided from its content (and, for GPT-2 pairs, its partner file).
 
-Only the first 64 KB are looked at.  It does not parse the file (the format modules do).
+Only the first 64 KB are looked at (unzipped,
+for a gzipped file).  It does not parse the file (the format modules do).
 """
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
+import zlib
 
 from ..errors import FormatError
 from . import gpt2
@@ -21,8 +24,13 @@ def detect(path: str) -> str:
     try:
         with open(path, "rb") as f:
             head = f.read(65536)
+        if head[:2] == b"\x1f\x8b":  # gzipped: judge the content
+            with gzip.open(path, "rb") as g:
+                head = g.read(65536)
     except OSError as e:
         raise FormatError(f"{path}: cannot read ({e.strerror}) -- check the path") from None
+    except (EOFError, zlib.error) as e:
+        raise FormatError(f"{path}: a damaged gzip file ({e}) -- download or unzip it again") from None
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"{"):
         if re.search(rb'"format"\s*:\s*"bpe-desktop"', head):

@@ -401,3 +401,28 @@ def test_clip_like_byte_level_with_end_of_word_suffix(corpus, texts, tmp_path) -
         vocab.setdefault(c + "</w>", max(vocab.values()) + 1)
     p.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     _same(p, texts)
+
+
+def test_gzipped_files_read_as_their_content(corpus, texts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import gzip
+
+    from bpe_desktop.core import TrainConfig, train
+    from bpe_desktop.core.formats import load_model, save_model
+
+    p = _train(corpus[:10], tmp_path, "gz", models.BPE(), pre=pre_tokenizers.ByteLevel(add_prefix_space=True),
+               decoder=decoders.ByteLevel(), alphabet=BYTE_ALPHABET, vocab=300)
+    gz = tmp_path / "tokenizer.json.gz"
+    gz.write_bytes(gzip.compress(p.read_bytes()))
+    hf = tokenizers.Tokenizer.from_file(str(p))
+    for text in texts.values():
+        assert load_tokenizer(str(gz)).encode(text) == hf.encode(text, add_special_tokens=False).ids
+    model, _ = train({"low": 5, "lower": 2, "newest": 6}, TrainConfig(merges=5, glue_marker=True))
+    codes = tmp_path / "codes.txt"
+    save_model(model, codes, "subword-nmt")
+    codes_gz = tmp_path / "codes.txt.gz"
+    codes_gz.write_bytes(gzip.compress(codes.read_bytes()))
+    assert load_model(str(codes_gz)).merge_pairs_text() == model.merge_pairs_text()
+    damaged = tmp_path / "damaged.json.gz"
+    damaged.write_bytes(gzip.compress(p.read_bytes())[:200])
+    with pytest.raises(FormatError, match="damaged gzip"):
+        load_tokenizer(str(damaged))
