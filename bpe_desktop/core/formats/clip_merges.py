@@ -14,6 +14,7 @@ named ``clip:PATH`` -- it is never guessed from its content.  It does not write 
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import hashlib
 import html
@@ -74,7 +75,7 @@ def is_clip_file(path: str) -> bool:
 def _lower(a: Aligned) -> Aligned:
     out = a.text.lower()  # the whole string: a final sigma becomes ς, as in open_clip
     if len(out) == len(a.text):
-        return Aligned(out, a.align)
+        return dataclasses.replace(a, text=out)
     per_char = a.map_chars(str.lower)
     return per_char if per_char.text == out else a.segments([(0, len(a.text))], [out])
 

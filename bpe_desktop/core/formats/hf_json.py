@@ -275,7 +275,7 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
     plain = next((r for r in reasons if r), None)
     return HFTokenizer(bpe, AddedTokens(added, normalizer), pretokenize, decoder,
                        to_file if to_file is not None else list(range(n)), name=os.path.basename(source),
-                       plain_reason=plain)
+                       plain_reason=plain, fast=spec != "whitespace")
 
 
 def load(path: str | os.PathLike[str]) -> BPEModel:

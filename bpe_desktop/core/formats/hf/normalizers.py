@@ -41,17 +41,30 @@ def unicode_form(form: str) -> Normalizer:
         cuts: list[Span] = []
         mapped: list[str] = []
         start = 0
-        for i in range(1, len(text) + 1):
-            if i < len(text):
+        n = len(text)
+        i = 1
+        while i <= n:
+            if i < n:
                 c = text[i]
-                if unicodedata.combining(c):
-                    continue
-                seg = unicodedata.normalize(form, text[start:i])  # type: ignore[arg-type]
-                if unicodedata.normalize(form, text[start : i + 1]) != seg + unicodedata.normalize(form, c):  # type: ignore[arg-type]
-                    continue
+                if c >= "\x80":  # (an ASCII character composes with nothing before it: always a cut)
+                    if unicodedata.combining(c):
+                        i += 1
+                        continue
+                    seg = unicodedata.normalize(form, text[start:i])  # type: ignore[arg-type]
+                    if unicodedata.normalize(form, text[start : i + 1]) != seg + unicodedata.normalize(form, c):  # type: ignore[arg-type]
+                        i += 1
+                        continue
+                elif text[start:i].isascii():  # an ASCII run stays one unchanged range
+                    j = i
+                    while j < n and text[j] < "\x80" and (j + 1 == n or text[j + 1] < "\x80"):
+                        j += 1
+                    if j > i:
+                        i = j
+                        continue
             cuts.append((start, i))
             mapped.append(unicodedata.normalize(form, text[start:i]))  # type: ignore[arg-type]
             start = i
+            i += 1
         if "".join(mapped) != out:
             cuts, mapped = [(0, len(text))], [out]
         return a.segments(cuts, mapped)

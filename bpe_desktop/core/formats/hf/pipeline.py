@@ -75,6 +75,7 @@ class HFTokenizer:
     def __init__(
         self, bpe: HFBPE, added: AddedTokens, pretokenize: PreTokenizer | None, decoder: Decoder | None,
         to_file: Sequence[int], *, name: str = "tokenizer.json", plain_reason: str | None = None,
+        fast: bool = True,
     ) -> None:
         self.bpe = bpe
         self.added = added
@@ -87,6 +88,9 @@ class HFTokenizer:
         #: why replaying the model's merges with its ``pretokenizer`` spec alone (what the window's timeline
         #: does) would not give the file's ids -- the component named -- or ``None`` when it would
         self.plain_reason = plain_reason
+        # then our own replay is the file's pipeline (its added tokens are our specials): the fast path,
+        # unless the caller knows better (WhitespaceSplit: Rust's whitespace lacks U+001C..U+001F)
+        self._plain = fast and plain_reason is None and all(t.content in bpe.model.specials for t in added.tokens)
         self._pre: Pretokenizer = (Pretokenizer.from_spec(bpe.model.pretokenizer) if plain_reason is None
                                    else HFSplit("tokenizer.json", None, owner=self))
 
@@ -111,6 +115,7 @@ class HFTokenizer:
     @unknown.setter
     def unknown(self, value: str) -> None:
         self.bpe.unknown = value
+        self.bpe.inner.unknown = value  # type: ignore[assignment]
 
     @property
     def n_vocab(self) -> int:
@@ -179,6 +184,8 @@ class HFTokenizer:
     def encode_ordinary(self, text: str, upto: int | None = None, *, budget: RegexBudget | None = None) -> list[int]:
         """HF's ids for *text* (added tokens cut out, as HF always does)."""
         to = self._to
+        if self._plain:
+            return [to[i] for i in self.bpe.inner.encode(text, upto=upto, allowed_special="all", budget=budget)]
         out: list[int] = []
         for part in self.parts(text):
             if isinstance(part, Aligned):
@@ -208,6 +215,10 @@ class HFTokenizer:
         budget: RegexBudget | None = None,
     ) -> list[TokenSpan]:
         """Each token with its byte span in ``text.encode()`` (see the module text for normalized text)."""
+        to = self._to
+        if self._plain:
+            return [TokenSpan(to[s.id], s.start, s.end) for s in self.bpe.inner.encode_with_offsets(
+                text, upto=upto, allowed_special="all", budget=budget)]
         obyte: list[int] | None = None  # original char index -> byte offset, only for non-ASCII text
         if not text.isascii():
             obyte = [0]
@@ -217,7 +228,6 @@ class HFTokenizer:
         def ob(c: int) -> int:
             return c if obyte is None else obyte[c]
 
-        to = self._to
         spans: list[TokenSpan] = []
         for part in self.parts(text):
             if not isinstance(part, Aligned):
@@ -236,8 +246,8 @@ class HFTokenizer:
                 if n == 0:
                     continue
                 k0, k1 = char_at[b], char_at[b + n - 1]
-                s0, e0 = part.align[k0]
-                s1, e1 = part.align[k1]
+                s0, e0 = part.char_span(k0)
+                s1, e1 = part.char_span(k1)
                 same0 = e0 == s0 + 1 and text[s0] == p[k0]
                 same1 = e1 == s1 + 1 and text[s1] == p[k1]
                 lo, hi = part.span(k0, k1 + 1)
