@@ -426,3 +426,43 @@ def test_gzipped_files_read_as_their_content(corpus, texts, tmp_path) -> None:  
     damaged.write_bytes(gzip.compress(p.read_bytes())[:200])
     with pytest.raises(FormatError, match="damaged gzip"):
         load_tokenizer(str(damaged))
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 300) | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+                        st.sampled_from(["type", "pattern", "behavior", "invert", "content", "Regex", "String",
+                                         "normalizers", "pretokenizers", "decoders", "replacement",
+                                         "prepend_scheme", "split", "start", "stop", "prepend"]), inner, max_size=5),
+                    max_leaves=12)
+COMPONENT = st.fixed_dictionaries({"type": st.sampled_from(
+    ["NFC", "Lowercase", "Strip", "Replace", "Prepend", "Sequence", "ByteLevel", "Split", "Metaspace", "Digits",
+     "Punctuation", "Whitespace", "ByteFallback", "Fuse", "BPEDecoder", "Precompiled", "Nope"])}, optional={
+    "pattern": JSON, "behavior": JSON, "invert": JSON, "content": JSON, "normalizers": JSON, "pretokenizers": JSON,
+    "decoders": JSON, "replacement": JSON, "prepend_scheme": JSON, "split": JSON, "start": JSON, "prepend": JSON,
+    "individual_digits": JSON, "add_prefix_space": JSON, "use_regex": JSON})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.sampled_from(["normalizer", "pre_tokenizer", "decoder"]), value=COMPONENT | JSON,
+       text=st.text(max_size=20))
+def test_hostile_components_are_read_or_refused_clearly(hostile_doc, tmp_path_factory, key: str, value: Any,
+                                                        text: str) -> None:  # type: ignore[no-untyped-def]
+    from bpe_desktop.core.errors import BpeError
+
+    doc = dict(hostile_doc)
+    doc[key] = value
+    p = tmp_path_factory.mktemp("h") / "t.json"
+    p.write_text(json.dumps(doc), encoding="utf-8")
+    try:
+        tok = load_tokenizer(str(p))
+    except FormatError:
+        return
+    try:
+        tok.decode(tok.encode(text))
+    except BpeError:
+        pass  # e.g. a character a chars-mode file has no token for: one clear error
+
+
+@pytest.fixture(scope="module")
+def hostile_doc(corpus, tmp_path_factory) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    return _doc(corpus, tmp_path_factory.mktemp("hostile"))
