@@ -22,11 +22,13 @@ from typing import Any
 
 from ..core.choices import Mode
 from ..core.config import TrainConfig
-from ..core.counting.sources import CorpusSource
+from ..core.counting.pieces import WordCounts, decode_chunk
+from ..core.counting.sources import CorpusSource, iter_file_chunks
 from ..core.errors import ConfigError, CorpusError
 from ..core.formats import load
+from ..core.formats.hf.pipeline import HFTokenizer, ModelIdEncoder
 from ..core.measure.holdout import count_with_totals
-from ..core.measure.quality import DEFAULT_ALPHA, check_alpha, measure
+from ..core.measure.quality import DEFAULT_ALPHA, TextTotals, check_alpha, measure
 from ..core.measure.reachability import PieceEncoder
 from ..core.measure.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag, VocabAudit, audit, made_counts
 from ..core.tokenizers.ranks import RankTokenizer
@@ -60,9 +62,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _encoder(tok: object) -> PieceEncoder:
-    """The tokenizer speaking the model's ids (rank files: their own rule; renumbered files: the inner one)."""
+    """The tokenizer speaking the model's ids (rank files: their own rule; renumbered files: the inner one;
+    tokenizer.json files: their own pipeline)."""
     if isinstance(tok, RankTokenizer):
         return tok
+    if isinstance(tok, HFTokenizer):
+        return ModelIdEncoder(tok)
     inner = tok.inner if isinstance(tok, RenumberedTokenizer) else tok
     if isinstance(inner, RankTokenizer):
         return inner
@@ -70,6 +75,15 @@ def _encoder(tok: object) -> PieceEncoder:
         raise ConfigError(f"analyze does not judge {type(inner).__name__} tokenizers yet (their ids are not "
                           "a merge list's) -- use inspect, encode or diff on this file")
     return Tokenizer(inner.model, unknown="keep")
+
+
+def hf_counts(tok: HFTokenizer, source: CorpusSource) -> tuple[WordCounts, TextTotals]:
+    """The pieces of the whole text as a tokenizer.json cuts it (added tokens, normalizer, pre-tokenizer:
+    HF runs them on the whole text at once, so it is read whole), and the text's totals."""
+    text = "".join(decode_chunk(data, name, off, tok.mode, source.errors)
+                   for name in source.paths for off, data in iter_file_chunks(name))
+    return WordCounts(dict(Counter(tok.pieces(text))), len(text.encode("utf-8", "surrogateescape"))), \
+        TextTotals.of_text(text)
 
 
 def _number(x: float) -> float | None:
@@ -95,7 +109,12 @@ def run(args: argparse.Namespace) -> int:
     if os.path.isdir(args.file):
         raise CorpusError(f"{args.file}: is a folder -- name a text file")
     cfg = TrainConfig(mode=model.mode, pretokenizer=model.pretokenizer, specials=model.specials)
-    table, totals = count_with_totals(CorpusSource.from_files([args.file], word_counts=args.word_counts), cfg)
+    source = CorpusSource.from_files([args.file], word_counts=args.word_counts)
+    tok = loaded.tokenizer
+    if isinstance(tok, HFTokenizer) and tok.plain_reason is not None and not args.word_counts:
+        table, totals = hf_counts(tok, source)  # its normalizer and pre-tokenizer cut the text, not a pattern
+    else:
+        table, totals = count_with_totals(source, cfg)
     words = table.counts
     encoder = _encoder(loaded.tokenizer)
     size = model.vocab_size_at(k) - len(model.specials)
@@ -108,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     metrics = measure(counts, totals, model.vocab_size_at(k), alpha)
     report = audit(model, k, freqs, counts_when_made=made_counts(loaded.stats) if loaded.stats else None,
                    threshold=x, encoder=encoder)
-    to_file = loaded.tokenizer.file_id if isinstance(loaded.tokenizer, RenumberedTokenizer) else None
+    to_file = tok.file_id if isinstance(tok, RenumberedTokenizer | HFTokenizer) else None
     lists = {key: _listed(report, flag, to_file) for key, flag in LISTS}
     outside = loaded.tokenizer.outside_merges if isinstance(loaded.tokenizer, RankTokenizer) else []
     lists["not_merges"] = [{"id": i, "text": loaded.tokenizer.token_str(i)} for i in outside]

@@ -17,7 +17,7 @@ from PySide6 import QtCore, QtWidgets
 from ..core import formats
 from ..core.config import TrainConfig
 from ..core.counting.sources import CorpusSource
-from ..core.errors import BpeError, PretokenizerNeeded
+from ..core.errors import BpeError, FormatError, PretokenizerNeeded
 from ..core.formats import save_model
 from ..core.formats.csv_stats import steps_csv
 from ..core.io.atomic import atomic_write
@@ -87,6 +87,11 @@ def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
             raise BpeError(f"{path}: a SentencePiece model encodes by piece scores after its own "
                            "normalization, not by replaying a merge list, so the timeline would show other "
                            "tokens -- open it in Compare tokenizers or the Log inspector, which use its own ids")
+        reason = getattr(loaded.tokenizer, "plain_reason", None)  # a tokenizer.json beyond our pre-tokenizers
+        if reason is not None:
+            raise FormatError(f"{path}: the timeline replays merges with our pre-tokenizers, and this "
+                              f"tokenizer.json has {reason}, which they cannot express -- add it under Compare "
+                              "tokenizers or the Log inspector, which run its whole pipeline")
         model = loaded.model
         records = records_for(model, loaded.stats)
     except BpeError as e:

@@ -10,12 +10,14 @@
 | tiktoken      | yes  | yes   | :mod:`.tiktoken_file` (``.tiktoken`` ranks, also gzip/xz/bzip2) |
 | sentencepiece | yes  | no    | :mod:`.sentencepiece_model` (BPE ``.model``; Unigram refused) |
 | tekken        | yes  | no    | :mod:`.tekken` (Mistral's ``tekken.json``) |
+| clip          | yes  | no    | :mod:`.clip_merges` (open_clip's merges, ``clip:PATH``) |
 | csv           | no   | yes   | :mod:`.csv_stats` (per-merge stats) |
 
 A tokenizer is named by a path (format detected from content, :mod:`.detect`), a bundled encoding's name
 (``gpt2``, ``p50k``, ``cl100k``, ``o200k``) or ``PRESET:PATH`` with a preset of :mod:`.presets`
 (``cl100k:cl100k_base.tiktoken``, ``gpt2:folder``).  Rank files give a
 :class:`~bpe_desktop.core.tokenizers.ranks.RankTokenizer` (tiktoken's algorithm, merges recovered only on demand);
+HF ``tokenizer.json`` files give an :class:`~.hf.pipeline.HFTokenizer` (their whole pipeline, their ids);
 every other format gives a :class:`~bpe_desktop.core.tokenizers.tokenizer.Tokenizer` replaying the merge list,
 wrapped in a :class:`~bpe_desktop.core.tokenizers.renumber.RenumberedTokenizer` when the file numbers its tokens
 otherwise than we do (HF's trainer puts specials first), so ids are always the file's.
@@ -43,8 +45,9 @@ from ..tokenizers.model import BPEModel
 from ..tokenizers.ranks import RankTokenizer
 from ..tokenizers.renumber import RenumberedTokenizer
 from ..tokenizers.tokenizer import Tokenizer
-from . import csv_stats, gpt2, hf_json, native, sentencepiece_model, subword_nmt, tekken, tiktoken_file
+from . import clip_merges, csv_stats, gpt2, hf_json, native, sentencepiece_model, subword_nmt, tekken, tiktoken_file
 from .detect import detect
+from .hf.pipeline import HFTokenizer
 from .presets import PRESETS_HELP, Preset, bundled_data, is_bundled, recognise, split_spec
 
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
@@ -159,6 +162,8 @@ SpecialsArg = Sequence[str] | Mapping[str, int | None] | None  # names, or name 
 
 #: formats whose reader decompresses a gzip/xz/bzip2 file itself
 READS_COMPRESSED = frozenset({"tiktoken"})
+#: formats read through textio.read_text, which unzips gzip data
+READS_GZIP = frozenset({"hf", "native", "gpt2", "subword-nmt"})
 
 
 def _special_items(specials: SpecialsArg, path: str) -> list[tuple[str, int | None]]:
@@ -232,12 +237,19 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: SpecialsArg = 
     >>> load("o200k").special_ids["<|endoftext|>"]
     199999
     """
-    preset, path = split_spec(os.fspath(spec))
+    spec = os.fspath(spec)
+    clip = spec.startswith("clip:")
+    preset, path = (None, spec[5:]) if clip else split_spec(spec)
     if preset is not None and is_bundled(path):
         data = bundled_data(preset)
         ranks = tiktoken_file.parse(data, path)
         return Loaded("tiktoken", _rank_tokenizer(ranks, data, preset, pretokenizer, specials, path))
     _check_exists(path)
+    if clip or (os.path.isfile(path) and clip_merges.is_clip_file(path)):
+        if pretokenizer is not None or specials:
+            raise FormatError(f"{path}: CLIP's merges come with CLIP's own cleaning, pattern and specials -- "
+                              "drop --pretokenizer and --special")
+        return Loaded("clip", clip_merges.load(path))
     fmt = detect(path)
     try:
         return _load(fmt, path, preset, pretokenizer, specials)
@@ -256,9 +268,9 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
                           "tokenizer file that was saved with it")
     if fmt not in READS_COMPRESSED and os.path.isfile(path):
         kind = tiktoken_file.compression(read_head(path, 6, error=FormatError, what="tokenizer file"))
-        if kind is not None:
+        if kind is not None and not (kind == "gzip" and fmt in READS_GZIP):
             raise FormatError(f"{path}: a {kind}-compressed {fmt} file -- decompress it and open that "
-                              "(only .tiktoken rank files are read compressed)")
+                              "(.tiktoken rank files are read compressed, text formats gzipped)")
     if fmt == "tiktoken":
         data = tiktoken_file.read_data(path)
         ranks = tiktoken_file.parse(data, path)
@@ -274,6 +286,8 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
             raise FormatError(f"{path}: a tekken file carries its own pattern and special tokens -- drop the "
                               "preset prefix, --pretokenizer and --special")
         return Loaded(fmt, tekken.load(path))
+    if fmt == "hf":
+        return Loaded(fmt, _hf_tokenizer(path, preset, pretokenizer, specials))
     items = _special_items(specials, path)
     if any(i is not None for _, i in items):
         raise FormatError(f"{path}: --special NAME=ID sets ids in .tiktoken rank files only; a {fmt} file numbers "
@@ -282,8 +296,6 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
     to_file: list[int] | None = None  # the file's id of each of our ids, when it numbers tokens otherwise
     if fmt == "native":
         model, stats = native.load(path)
-    elif fmt == "hf":
-        model, to_file = hf_json.read(path)
     elif fmt == "gpt2":
         model, to_file = gpt2.read(path)
     else:
@@ -306,6 +318,29 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
         to_file = to_file + [max(to_file) + 1 + k for k in range(len(model.specials) - (n - len(model.tokens)))]
         return Loaded(fmt, RenumberedTokenizer(tok, to_file), stats)
     return Loaded(fmt, tok, stats)
+
+
+def _hf_tokenizer(path: str, preset: Preset | None, pretokenizer: str | None,
+                  specials: SpecialsArg) -> HFTokenizer:
+    """A ``tokenizer.json`` runs its own pipeline: a preset or pre-tokenizer would silently replace part of
+    it, and its added tokens are its specials, so those options are refused."""
+    tok = hf_json.read_tokenizer(path)
+    if preset is not None:
+        chars = " (and the preset needs a byte-level file, this one is chars-mode)" if tok.mode != Mode.BYTES else ""
+        raise FormatError(f"{path}: an HF tokenizer.json carries its own pre-tokenizer and added tokens{chars} "
+                          f"-- drop the {preset.name}: prefix")
+    if pretokenizer is not None:
+        raise FormatError(f"{path}: an HF tokenizer.json runs its own pre-tokenizer -- drop --pretokenizer")
+    if isinstance(specials, Mapping) and any(i is not None for i in specials.values()):
+        raise FormatError(f"{path}: --special NAME=ID sets ids in .tiktoken rank files only; a tokenizer.json "
+                          "numbers its added tokens itself -- give the name alone")
+    missing = [s for s in specials or () if s not in tok.special_tokens]
+    if missing:
+        raise FormatError(f"{path}: {missing[0]!r:.40} is not an added token of this tokenizer.json (it has "
+                          f"{', '.join(sorted(tok.special_tokens)) or 'none'}) -- drop --special; HF splits "
+                          "the file's added tokens out of any text")
+    check_model(tok.model, path)
+    return tok
 
 
 def load_model(spec: str, **kwargs: Any) -> BPEModel:

@@ -7,10 +7,14 @@ specials go to ``added_tokens``.  HF can only glue the end-of-word marker to the
 chars-mode model with a separate marker symbol (the seeds' ``w </w>``) is refused: train it with
 ``--glue-marker``.  Our pattern ``none`` (a line is a piece) is written as a line-matching regex.
 
-Read: the same shapes (merges as pairs or as ``"A B"`` strings).  Other model types (WordPiece, Unigram,
-WordLevel), normalizers, byte fallback and continuing-subword prefixes are refused with an error naming
-what is unsupported.  It does not check that a custom regex means the same to HF's Oniguruma engine as to
-Python's ``regex`` module.
+Read: the whole pipeline as today's models write it -- added tokens, normalizer, pre-tokenizer, decoder
+(:mod:`.hf`, which names what it reads) and the BPE model with ``byte_fallback``, ``ignore_merges``,
+``unk_token``/``fuse_unk`` and ``end_of_word_suffix``, merges as pairs or as ``"A B"`` strings -- into an
+:class:`~.hf.pipeline.HFTokenizer`.  A file has bytes mode when its pre-tokenizer contains ``ByteLevel``.
+Other model types (WordPiece, Unigram, WordLevel), ``continuing_subword_prefix``, BPE dropout and any
+unknown component are refused with an error naming it.  The post-processor, truncation and padding are not
+applied (encoding is HF's ``add_special_tokens=False``).  It does not check that a custom regex means the
+same to HF's Oniguruma engine as to Python's ``regex`` module.
 """
 
 from __future__ import annotations
@@ -25,6 +29,12 @@ from ..errors import FormatError
 from ..io.atomic import atomic_write
 from ..text.pretokenize import GPT2_PATTERN, NAMED_PATTERNS, Pretokenizer
 from ..tokenizers.model import BPEModel, Token, token_text
+from .hf.added_tokens import AddedTokens, read_added
+from .hf.bpe_model import HFBPE
+from .hf.decoders import read_decoder
+from .hf.normalizers import read_normalizer
+from .hf.pipeline import HFTokenizer
+from .hf.pretokenizers import read_pretokenizer
 from .textio import read_text, token_reader
 from .vocab_merges import model_from_vocab
 
@@ -112,58 +122,51 @@ def save(path: str | os.PathLike[str], model: BPEModel, special_ids: dict[str, i
         f.write(text)
 
 
-def _pretokenizer(pre: Any, source: str) -> tuple[str, bool]:
-    """(our pre-tokenizer spec, byte-level?) for an HF pre_tokenizer object."""
-    if pre is None:
-        return "none", False
-    if not isinstance(pre, dict):
-        raise FormatError(f"{source}: pre_tokenizer must be an object")
+def _our_spec(pre: Any) -> str | None:
+    """Our pattern spec for a pre-tokenizer that is exactly one (what the hf writer emits), else ``None``."""
+    if not isinstance(pre, dict):  # none: HF's one piece is the whole text, our "none" a line
+        return None
     kind = pre.get("type")
     if kind == "ByteLevel":
-        if pre.get("add_prefix_space"):
-            raise FormatError(f"{source}: ByteLevel with add_prefix_space=true is not supported -- "
-                              "this program never adds a space before the text")
-        return ("gpt2" if pre.get("use_regex", True) else "none"), True
+        return "gpt2" if pre.get("use_regex", True) and not pre.get("add_prefix_space") else None
     if kind == "WhitespaceSplit":
-        return "whitespace", False
+        return "whitespace"
     if kind == "Split":
-        pat = pre.get("pattern") or {}
+        pat = pre.get("pattern")
         regex_text = pat.get("Regex") if isinstance(pat, dict) else None
-        if regex_text is None and isinstance(pat, dict) and isinstance(pat.get("String"), str):
-            raise FormatError(f"{source}: Split on a plain string is not supported -- use a regex pattern")
-        if not isinstance(regex_text, str):
-            raise FormatError(f"{source}: Split pre-tokenizer without a regex pattern")
-        behavior = pre.get("behavior")
-        invert = bool(pre.get("invert"))
-        if not ((behavior == "Removed" and invert) or (behavior == "Isolated" and not invert)):
-            raise FormatError(f"{source}: Split with behavior {behavior!r} and invert={invert} is not "
-                              "supported -- only regexes that match the pieces themselves")
+        behavior, invert = pre.get("behavior"), bool(pre.get("invert"))
+        if not isinstance(regex_text, str) or not (
+                (behavior == "Removed" and invert) or (behavior == "Isolated" and not invert)):
+            return None
         if regex_text == LINES_PATTERN:
-            return "none", False
+            return "none"
         for name, (p, _) in NAMED_PATTERNS.items():
-            if p is not None and regex_text in (p, onig_pattern(p)):
-                return name, False
-        Pretokenizer.from_spec(regex_text)  # PatternError if our regex engine cannot compile it
-        return regex_text, False
+            full = name in ("gpt2", "cl100k", "o200k")  # they match every character: Isolated = find-all
+            if p is not None and regex_text in (p, onig_pattern(p)) and (full or behavior == "Removed"):
+                return name
+        return regex_text if behavior == "Removed" else None  # Isolated keeps the text between matches
     if kind == "Sequence":
         items = pre.get("pretokenizers")
         if not isinstance(items, list) or not 1 <= len(items) <= 2:
-            raise FormatError(f"{source}: only a Sequence of Split and ByteLevel is supported")
+            return None
         if len(items) == 1:
-            return _pretokenizer(items[0], source)
-        spec, b0 = _pretokenizer(items[0], source)
-        if isinstance(items[1], dict) and items[1].get("type") == "ByteLevel" and not b0:
-            if items[1].get("use_regex", True):
-                raise FormatError(f"{source}: Split followed by ByteLevel(use_regex=true) is not supported")
-            _pretokenizer(items[1], source)
-            return spec, True
-        raise FormatError(f"{source}: only a Sequence of Split then ByteLevel is supported")
-    raise FormatError(f"{source}: the {kind!r} pre-tokenizer is not supported -- use ByteLevel, "
-                      "WhitespaceSplit or Split(regex)")
+            return _our_spec(items[0])
+        last = items[1]
+        if (isinstance(last, dict) and last.get("type") == "ByteLevel" and not last.get("use_regex", True)
+                and not last.get("add_prefix_space") and not (isinstance(items[0], dict)
+                                                              and items[0].get("type") == "ByteLevel")):
+            return _our_spec(items[0])
+    return None
 
 
-def loads(text: str, source: str = "<text>") -> tuple[BPEModel, list[int] | None]:
-    """Parse a ``tokenizer.json`` text: the model and ``to_file`` (see :mod:`.vocab_merges`)."""
+def _named_pre(pre: Any) -> str:
+    if isinstance(pre, dict):
+        return f'pre-tokenizer "{pre.get("type")}"'
+    return "no pre-tokenizer (the whole text is one piece)"
+
+
+def loads_tokenizer(text: str, source: str = "<text>") -> HFTokenizer:
+    """Parse a ``tokenizer.json`` text into its tokenizer (the file's ids)."""
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
@@ -174,37 +177,14 @@ def loads(text: str, source: str = "<text>") -> tuple[BPEModel, list[int] | None
         raise FormatError(f"{source}: malformed tokenizer.json ({type(e).__name__}: {e})") from e
 
 
-def _from_doc(doc: Any, source: str) -> tuple[BPEModel, list[int] | None]:
-    if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
-        raise FormatError(f"{source}: not an HF tokenizer.json (no \"model\" object)")
-    m = doc["model"]
-    kind = m.get("type", "BPE" if "merges" in m else None)
-    if kind != "BPE":
-        raise FormatError(f"{source}: model type {kind!r} is not supported -- only BPE tokenizers can be "
-                          "read (WordPiece, Unigram and WordLevel have no merge list)")
-    for key, what in (("continuing_subword_prefix", "a continuing-subword prefix"),
-                      ("dropout", "BPE dropout")):
-        if m.get(key):
-            raise FormatError(f"{source}: {what} is not supported")
-    if m.get("byte_fallback"):
-        raise FormatError(f"{source}: byte_fallback is not supported -- use a ByteLevel tokenizer")
-    if doc.get("normalizer") is not None:
-        raise FormatError(f"{source}: normalizers are not supported (this one is "
-                          f"{doc['normalizer'].get('type') if isinstance(doc['normalizer'], dict) else '?'}) "
-                          "-- our tokenizers see the text unchanged")
-    spec, byte_level = _pretokenizer(doc.get("pre_tokenizer"), source)
-    dec = doc.get("decoder")
-    if not byte_level and isinstance(dec, dict) and dec.get("type") == "ByteLevel":
-        byte_level = True
-    suffix = m.get("end_of_word_suffix") or ""
-    if not isinstance(suffix, str):
-        raise FormatError(f"{source}: model.end_of_word_suffix must be text or null, not {suffix!r:.40}")
-    if byte_level and suffix:
-        raise FormatError(f"{source}: byte-level tokenizers with an end_of_word_suffix are not supported")
-    vocab_raw = m["vocab"]
-    if not isinstance(vocab_raw, dict) or not all(type(v) is int for v in vocab_raw.values()):
-        raise FormatError(f"{source}: model.vocab must map tokens to integer ids")
-    merges_raw = m.get("merges", [])
+def loads(text: str, source: str = "<text>") -> tuple[BPEModel, list[int] | None]:
+    """Parse a ``tokenizer.json`` text: the model and ``to_file`` (see :mod:`.vocab_merges`)."""
+    tok = loads_tokenizer(text, source)
+    to_file = [tok.file_id(i) for i in range(len(tok.model.tokens) + len(tok.model.specials))]
+    return tok.model, (None if to_file == list(range(len(to_file))) else to_file)
+
+
+def _merge_pairs(merges_raw: Any, source: str) -> list[tuple[str, str]]:
     if not isinstance(merges_raw, list):
         raise FormatError(f"{source}: model.merges must be a list")
     pairs_text: list[tuple[str, str]] = []
@@ -216,28 +196,87 @@ def _from_doc(doc: Any, source: str) -> tuple[BPEModel, list[int] | None]:
         else:
             parts = []
         if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
-            raise FormatError(f"{source}: merge {n}: expected two tokens, got {item!r}")
+            raise FormatError(f"{source}: merge {n}: expected two tokens, got {item!r:.80}")
         pairs_text.append((parts[0], parts[1]))
-    added = doc.get("added_tokens") or []
-    if not isinstance(added, list) or not all(
-        isinstance(a, dict) and isinstance(a.get("content"), str) and a["content"] and type(a.get("id")) is int
-        for a in added
-    ):
-        raise FormatError(f"{source}: added_tokens must be a list of objects with a non-empty \"content\" "
-                          "and an integer \"id\"")
-    specials = [a["content"] for a in sorted(added, key=lambda a: a["id"])]
+    return pairs_text
+
+
+def _from_doc(doc: Any, source: str) -> HFTokenizer:
+    if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
+        raise FormatError(f"{source}: not an HF tokenizer.json (no \"model\" object)")
+    m = doc["model"]
+    kind = m.get("type", "BPE" if "merges" in m else None)
+    if kind != "BPE":
+        raise FormatError(f"{source}: model type {kind!r} is not supported -- only BPE tokenizers can be "
+                          "read (WordPiece, Unigram and WordLevel have no merge list)")
+    if m.get("continuing_subword_prefix"):
+        raise FormatError(f"{source}: model option \"continuing_subword_prefix\" "
+                          f"({m['continuing_subword_prefix']!r:.20}) is not supported")
+    if m.get("dropout"):
+        raise FormatError(f"{source}: model option \"dropout\" (BPE dropout) is not supported -- its ids "
+                          "are random")
+    flags = {}
+    for key in ("byte_fallback", "ignore_merges", "fuse_unk"):
+        v = m.get(key, False)
+        if v is None:
+            v = False
+        if not isinstance(v, bool):
+            raise FormatError(f"{source}: model.{key} must be true or false, not {v!r:.40}")
+        flags[key] = v
+    normalizer = read_normalizer(doc.get("normalizer"), source)
+    pretokenize, byte_level = read_pretokenizer(doc.get("pre_tokenizer"), source)
+    decoder = read_decoder(doc.get("decoder"), source)
+    spec = _our_spec(doc.get("pre_tokenizer"))
+    suffix = m.get("end_of_word_suffix") or ""
+    if not isinstance(suffix, str):
+        raise FormatError(f"{source}: model.end_of_word_suffix must be text or null, not {suffix!r:.40}")
+    byte_chars = byte_level and bool(suffix)  # CLIP: byte-level pieces, chars-mode tokens with a suffix
+    byte_level = byte_level and not suffix
+    if byte_level and flags["byte_fallback"]:
+        raise FormatError(f"{source}: model option \"byte_fallback\" with a ByteLevel pre-tokenizer is not "
+                          "supported (every byte has a token there)")
+    vocab_raw = m["vocab"]
+    if not isinstance(vocab_raw, dict) or not all(type(v) is int for v in vocab_raw.values()):
+        raise FormatError(f"{source}: model.vocab must map tokens to integer ids")
+    pairs_text = _merge_pairs(m.get("merges", []), source)
+    added = read_added(doc.get("added_tokens"), source)
     conv = token_reader(byte_level, source)
+    in_merges = {t for a, b in pairs_text for t in (a, b, a + b)}
+    file_text = (lambda s: token_text(s.encode("utf-8"))) if byte_level or byte_chars else (lambda s: s)
+    specials = [a.content for a in sorted(added, key=lambda a: a.id) if file_text(a.content) not in in_merges]
     special_set = set(specials)
     vocab: dict[Token, int] = {}
     for t, i in vocab_raw.items():
         vocab[t if t in special_set else conv(t)] = i
     for a in added:
-        vocab.setdefault(a["content"], a["id"])
+        if a.content in special_set:
+            vocab[a.content] = a.id
     pairs = [(conv(a), conv(b)) for a, b in pairs_text]
-    return model_from_vocab(
-        Mode.BYTES if byte_level else Mode.CHARS, vocab, pairs, source, specials, pretokenizer=spec,
+    model, to_file = model_from_vocab(
+        Mode.BYTES if byte_level else Mode.CHARS, vocab, pairs, source, specials, pretokenizer=spec or "none",
         end_of_word=suffix, glue_marker=bool(suffix),
     )
+    unk_name = m.get("unk_token")
+    unk: int | None = None
+    if unk_name is not None:
+        ours = {token_text(t): i for i, t in enumerate(model.tokens)} | model.special_ids
+        if not isinstance(unk_name, str) or unk_name not in ours:
+            raise FormatError(f"{source}: model.unk_token {unk_name!r:.40} is not in the vocabulary")
+        unk = ours[unk_name]
+    bpe = HFBPE(model, byte_fallback=flags["byte_fallback"], unk=unk, fuse_unk=flags["fuse_unk"],
+                ignore_merges=flags["ignore_merges"], byte_chars=byte_chars)
+    n = len(model.tokens) + len(model.specials)
+    reasons = [f'normalizer "{doc["normalizer"].get("type")}"' if normalizer is not None else "",
+               _named_pre(doc.get("pre_tokenizer")) if spec is None else "",
+               *(f"model option {k}" for k in ("byte_fallback", "ignore_merges") if flags[k]),
+               "model option unk_token" if unk is not None else "",
+               "a byte-level end_of_word_suffix" if byte_chars else "",
+               *(f"added token {a.content!r:.30} (not special, normalized, or with strip options)" for a in added
+                 if not a.special or a.normalized or a.lstrip or a.rstrip or a.single_word)]
+    plain = next((r for r in reasons if r), None)
+    return HFTokenizer(bpe, AddedTokens(added, normalizer), pretokenize, decoder,
+                       to_file if to_file is not None else list(range(n)), name=os.path.basename(source),
+                       plain_reason=plain, fast=spec != "whitespace")
 
 
 def load(path: str | os.PathLike[str]) -> BPEModel:
@@ -248,3 +287,8 @@ def load(path: str | os.PathLike[str]) -> BPEModel:
 def read(path: str | os.PathLike[str]) -> tuple[BPEModel, list[int] | None]:
     """Read a ``tokenizer.json``: the model and the file's id table (``None`` if the ids are ours)."""
     return loads(read_text(path), os.fspath(path))
+
+
+def read_tokenizer(path: str | os.PathLike[str]) -> HFTokenizer:
+    """Read a ``tokenizer.json`` as the tokenizer HF would run."""
+    return loads_tokenizer(read_text(path), os.fspath(path))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ...core.choices import Mode
+from ...core.formats.hf.pipeline import HFTokenizer
 from ...core.formats.presets import PRESETS, bundled_path, installed_tiktoken_file
 from ...core.text.regex_budget import RegexBudget
 from ...core.tokenizers.any_tokenizer import AnyTokenizer
@@ -227,7 +228,7 @@ def keep_unknowns(tok: AnyTokenizer) -> AnyTokenizer:
     """A chars-mode file cannot encode characters outside its alphabet: show them as id -1 (as our own row
     does) instead of refusing the whole text."""
     inner = tok.inner if isinstance(tok, RenumberedTokenizer) else tok  # a renumbering maps -1 to itself
-    if isinstance(inner, Tokenizer) and inner.mode == Mode.CHARS:
+    if isinstance(inner, Tokenizer | HFTokenizer) and inner.mode == Mode.CHARS:
         inner.unknown = "keep"
     return tok
 
