@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from bpe_desktop.core.errors import FormatError
 from bpe_desktop.core.formats import detect, load
 from bpe_desktop.core.tokenizers.spm import SpmTokenizer
-from support import ROOT
+from support import ASSIGNED_CHARS, ROOT
 
 MULTILINGUAL = [
     "naïve café 👍🏽 e\u0301 \u00a0nbsp\ttab\nnewline", "ｆｕｌｌｗｉｄｔｈ ﬁ ① Ⅻ ㎏", "日本語のテキスト、句読点。",
@@ -114,7 +114,7 @@ def test_the_options_are_read_from_the_file(models: dict[str, Path]) -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40))
+@given(st.text(ASSIGNED_CHARS, max_size=40))
 def test_any_text_equals_sentencepiece(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
     path = _cached_model(tmp_path_factory)
     sp = spm.SentencePieceProcessor(model_file=str(path))
