@@ -16,7 +16,7 @@ import pyqtgraph.exporters
 from PySide6 import QtGui, QtWidgets
 
 
-def test_void_calls_keep_the_reference_to_none(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_void_calls_keep_the_reference_to_none(qtbot) -> None:
     label = QtWidgets.QLabel()
     qtbot.addWidget(label)
     before = sys.getrefcount(None)
@@ -25,7 +25,7 @@ def test_void_calls_keep_the_reference_to_none(qtbot) -> None:  # type: ignore[n
     assert sys.getrefcount(None) - before >= -5  # 6.12.0: about -200
 
 
-def test_pyqtgraph_exports_png_and_svg(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_pyqtgraph_exports_png_and_svg(qtbot, tmp_path: Path) -> None:
     pw = pg.PlotWidget()
     qtbot.addWidget(pw)
     pw.plot([0, 1, 2], [0, 1, 4])
@@ -37,6 +37,6 @@ def test_pyqtgraph_exports_png_and_svg(qtbot, tmp_path: Path) -> None:  # type: 
         assert (tmp_path / f"p.{name}").stat().st_size > 100, name
 
 
-def test_a_real_font_family_is_installed(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_real_font_family_is_installed(qtbot) -> None:
     real = [f for f in QtGui.QFontDatabase.families() if f not in ("Monospace", "Sans Serif", "Serif")]
     assert real, "no font family: text renders as boxes (install fontconfig and fonts-dejavu-core)"

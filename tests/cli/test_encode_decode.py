@@ -28,7 +28,7 @@ def cli(*args: str, cwd: str, stdin: bytes | None = None) -> subprocess.Complete
 
 
 @pytest.fixture(scope="module")
-def o200k_file(tmp_path_factory) -> str:  # type: ignore[no-untyped-def]
+def o200k_file(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("o200k") / "o200k_base.tiktoken"
     path.write_bytes(bundled_data(PRESETS["o200k"]))
     return str(path)

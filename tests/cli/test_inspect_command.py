@@ -32,15 +32,15 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     return log, tok, f"cl100k:{cl100k_file()}"
 
 
-def test_json_has_the_documented_keys_and_real_counts(files) -> None:  # type: ignore[no-untyped-def]
+def test_json_has_the_documented_keys_and_real_counts(files) -> None:
     log, tok, cl = files
     out = run("inspect", str(log), "--tokenizer", cl, "--tokenizer", str(tok), "--json", "--top", "3")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert [t["name"] for t in doc["tokenizers"]] == ["cl100k", "tok.json"]
     text = log.read_text(encoding="utf-8")
-    ranks = load_tokenizer(cl).ranks  # type: ignore[union-attr]
-    enc = tiktoken.Encoding(name="c", pat_str=load_tokenizer(cl).pretokenizer.pattern,  # type: ignore[union-attr]
+    ranks = load_tokenizer(cl).ranks
+    enc = tiktoken.Encoding(name="c", pat_str=load_tokenizer(cl).pretokenizer.pattern,
                             mergeable_ranks=ranks, special_tokens={})
     assert doc["tokenizers"][0]["tokens"] == len(enc.encode_ordinary(text))
     assert doc["tokenizers"][1]["tokens"] == len(load_tokenizer(str(tok)).encode_ordinary(text))
@@ -56,7 +56,7 @@ def test_json_has_the_documented_keys_and_real_counts(files) -> None:  # type: i
     assert doc["bytes"] == len(text.encode())
 
 
-def test_table_and_per_line_csv(files, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_table_and_per_line_csv(files, tmp_path: Path) -> None:
     log, tok, cl = files
     csv_path = tmp_path / "lines.csv"
     out = run("inspect", str(log), "--tokenizer", cl, "--tokenizer", str(tok), "--per-line", str(csv_path))
@@ -72,7 +72,7 @@ def test_table_and_per_line_csv(files, tmp_path: Path) -> None:  # type: ignore[
     assert sum(int(r[2]) for r in rows[1:]) == doc["tokenizers"][1]["tokens"]
 
 
-def test_one_tokenizer_has_no_differences(files) -> None:  # type: ignore[no-untyped-def]
+def test_one_tokenizer_has_no_differences(files) -> None:
     log, tok, _ = files
     out = run("inspect", str(log), "--tokenizer", str(tok), "--json")
     assert out.returncode == 0 and json.loads(out.stdout)["differences"] is None
@@ -80,7 +80,7 @@ def test_one_tokenizer_has_no_differences(files) -> None:  # type: ignore[no-unt
 
 @pytest.mark.parametrize("case", ["missing file", "bad tokenizer", "tokenizer is a log", "not utf-8", "folder",
                                   "csv in missing folder", "csv is a folder", "negative top"])
-def test_user_errors_exit_2_with_one_line(files, tmp_path: Path, case: str) -> None:  # type: ignore[no-untyped-def]
+def test_user_errors_exit_2_with_one_line(files, tmp_path: Path, case: str) -> None:
     log, tok, _ = files
     binary = tmp_path / "bin.log"
     binary.write_bytes(b"[INFO] \xff\xfe oops\n")

@@ -10,7 +10,7 @@ from support import SEED_TABLE
 
 
 @pytest.fixture
-def seeded():  # type: ignore[no-untyped-def]
+def seeded():
     """(session, trainer, records): a session on the seeds' word-count table (7 merges) and a trainer that
     ran to the end (its model is not in the session yet: ``session.reset_model(copy.deepcopy(t.model), recs)``)."""
     from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_source
@@ -38,7 +38,7 @@ def dialogs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     return shown
 
 
-class Asked(list):  # type: ignore[type-arg]
+class Asked(list):
     """The questions asked so far; ``answer`` is what the next one gets."""
 
     answer: object = None
@@ -61,7 +61,7 @@ def questions(monkeypatch: pytest.MonkeyPatch) -> Asked:
 
 
 @pytest.fixture
-def window(qtbot, dialogs):  # type: ignore[no-untyped-def]
+def window(qtbot, dialogs):
     """The main window as the program opens it (the seeds' table, seed settings), shown; closed after."""
     from bpe_desktop.gui import app as gui_app
 

@@ -35,7 +35,7 @@ def _dead_pid() -> int:
     return p.pid
 
 
-def _orphan(folder, text: str, merges: int, mtime: float) -> str:  # type: ignore[no-untyped-def]
+def _orphan(folder, text: str, merges: int, mtime: float) -> str:
     """An autosave left by a process that is gone: typed text *text*, *merges* merges."""
     cfg = TrainConfig(merges=merges)
     model, recs = train(TABLE, cfg)
@@ -45,7 +45,7 @@ def _orphan(folder, text: str, merges: int, mtime: float) -> str:  # type: ignor
     return path
 
 
-def _window(qtbot, autosaving: bool = True):  # type: ignore[no-untyped-def]
+def _window(qtbot, autosaving: bool = True):
     gui_app.make_app()
     w = gui_app.make_window(remember_layout=False)
     qtbot.addWidget(w)
@@ -56,7 +56,7 @@ def _window(qtbot, autosaving: bool = True):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def data(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+def data(tmp_path, monkeypatch):
     folder = tmp_path / "data"
     folder.mkdir()
     monkeypatch.setenv(autosave.ENV_DIR, str(folder))
@@ -64,7 +64,7 @@ def data(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
 
 
 def test_every_orphan_is_offered_newest_first_and_only_the_restored_one_goes_once_saved_again(
-        qtbot, dialogs, data, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        qtbot, dialogs, data, monkeypatch) -> None:
     older = _orphan(data, "older corpus text", 2, 1_700_000_000)
     newer = _orphan(data, "newer corpus text", 4, 1_700_000_600)
     offered: list[list[str]] = []
@@ -139,7 +139,7 @@ def test_a_crash_right_after_restoring_still_leaves_the_autosave(data) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen", autosave.ENV_DIR: str(data)}
     child = subprocess.Popen([sys.executable, "-c", RESTORE_AND_HANG], stdout=subprocess.PIPE, text=True, env=env)
     try:
-        line = child.stdout.readline()  # type: ignore[union-attr]
+        line = child.stdout.readline()
         assert line.strip() == "restored"
         assert [o.path for o in autosave_files.orphans(str(data))] == []  # the child holds it: not offered twice
     finally:
@@ -166,15 +166,15 @@ WRITE_AND_STALL = textwrap.dedent("""
 """)
 
 
-def _stalled_writer(data):  # type: ignore[no-untyped-def]
+def _stalled_writer(data):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     child = subprocess.Popen([sys.executable, "-c", WRITE_AND_STALL, str(data)], stdout=subprocess.PIPE, text=True,
                              env=env)
-    assert child.stdout.readline().strip() == "writing"  # type: ignore[union-attr]
+    assert child.stdout.readline().strip() == "writing"
     return child
 
 
-def _temps(data) -> list[str]:  # type: ignore[no-untyped-def]
+def _temps(data) -> list[str]:
     return sorted(p.name for p in data.iterdir() if p.name.endswith(".tmp"))
 
 
@@ -238,7 +238,7 @@ def test_an_autosave_that_fails_for_any_reason_says_so_and_tries_again(qtbot, di
     assert saver.last_error == "" and not saver.label.isVisible()
 
 
-def _immutable(path) -> bool:  # type: ignore[no-untyped-def]
+def _immutable(path) -> bool:
     return subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0
 
 
@@ -278,7 +278,7 @@ def test_an_unusable_data_folder_leaves_autosave_off_and_says_why(qtbot, dialogs
             os.chmod(locked, 0o755)
 
 
-def test_the_session_limits_are_the_settings_panes(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_the_session_limits_are_the_settings_panes(qtbot, dialogs) -> None:
     from bpe_desktop.core.formats.session_check import LIMITS
 
     w = _window(qtbot, autosaving=False)

@@ -19,14 +19,14 @@ from bpe_desktop.gui.session import Session
 
 
 @pytest.fixture
-def editor(qtbot) -> CorpusEditor:  # type: ignore[no-untyped-def]
+def editor(qtbot) -> CorpusEditor:
     ed = CorpusEditor(Session())
     qtbot.addWidget(ed)
     return ed
 
 
 @pytest.mark.parametrize(("ext", "pack"), [(".gz", gzip.compress), (".bz2", bz2.compress)])
-def test_a_compressed_file_previews_its_text(editor: CorpusEditor, tmp_path: Path, ext: str, pack) -> None:  # type: ignore[no-untyped-def]
+def test_a_compressed_file_previews_its_text(editor: CorpusEditor, tmp_path: Path, ext: str, pack) -> None:
     text = "low lower newest widest\n" * 50
     p = tmp_path / f"c.txt{ext}"
     p.write_bytes(pack(text.encode()))

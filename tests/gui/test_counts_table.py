@@ -13,7 +13,7 @@ START_S = 30_000  # ms: a spawned worker takes about a second to start on a busy
 
 
 @pytest.fixture()
-def table(tmp_path, topics_text):  # type: ignore[no-untyped-def]
+def table(tmp_path, topics_text):
     """Python's docs (first 60 KB) counted in bytes mode with the GPT-2 pattern, as a counts table."""
     text = topics_text[:60_000]
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=40)

@@ -26,12 +26,12 @@ from bpe_desktop.gui.widgets.elided_label import ElidedLabel
 
 
 @pytest.fixture
-def trained(topics_text: str):  # type: ignore[no-untyped-def]
+def trained(topics_text: str):
     t = Trainer({w: 1 for w in topics_text.split()[:20_000]}, TrainConfig(merges=700))
     return t, t.run()
 
 
-def _wired(qtbot, trained):  # type: ignore[no-untyped-def]
+def _wired(qtbot, trained):
     t, recs = trained
     s = Session()
     s.set_counted(s.word_counts, t.initial_symbols, s.held_out)
@@ -43,7 +43,7 @@ def _wired(qtbot, trained):  # type: ignore[no-untyped-def]
     return s, ctl, parent, child, recs
 
 
-def test_a_drain_hands_at_most_its_budget_of_records_and_keeps_their_order(qtbot, trained, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_drain_hands_at_most_its_budget_of_records_and_keeps_their_order(qtbot, trained, monkeypatch) -> None:
     monkeypatch.setattr(controller_mod, "MAX_RECORDS_PER_DRAIN", 100)
     monkeypatch.setattr(controller_mod, "DRAIN_BUDGET_S", 10.0)  # only the record budget limits a wake-up
     s, ctl, parent, child, recs = _wired(qtbot, trained)
@@ -75,7 +75,7 @@ def test_a_drain_hands_at_most_its_budget_of_records_and_keeps_their_order(qtbot
     assert not ctl.backlog
 
 
-def test_following_the_newest_merge_is_throttled_while_training_but_ends_at_the_end(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+def test_following_the_newest_merge_is_throttled_while_training_but_ends_at_the_end(qtbot, trained) -> None:
     s, ctl, _, child, recs = _wired(qtbot, trained)
     steps: list[int] = []
     s.stepChanged.connect(steps.append)
@@ -101,7 +101,7 @@ def test_following_the_newest_merge_is_throttled_while_training_but_ends_at_the_
     assert s.step == len(recs) == s.n_steps and not ctl.backlog
 
 
-def test_batches_of_a_followed_run_show_their_count_with_the_followed_step(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+def test_batches_of_a_followed_run_show_their_count_with_the_followed_step(qtbot, trained) -> None:
     """While the step follows a streaming run, a batch of records alone changes no label (each one cost a window
     repaint): the timeline, the status line and the progress show the count when the followed step moves."""
     s, ctl, _, child, recs = _wired(qtbot, trained)
@@ -130,7 +130,7 @@ def test_batches_of_a_followed_run_show_their_count_with_the_followed_step(qtbot
     assert counts[-1] == 230 and tl.slider.maximum() == 230 and progress[-1] == 230 and s.step == 50
 
 
-def test_why_panel_refreshes_at_most_once_per_burst_while_training(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+def test_why_panel_refreshes_at_most_once_per_burst_while_training(qtbot, trained) -> None:
     t, recs = trained
     s = Session()
     s.reset_model(t.model.truncated(0))
@@ -151,7 +151,7 @@ def test_why_panel_refreshes_at_most_once_per_burst_while_training(qtbot, traine
     assert why.title.text().startswith("Merge 5:")
 
 
-def test_streaming_labels_have_fixed_sizes(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+def test_streaming_labels_have_fixed_sizes(qtbot, trained) -> None:
     """A label whose size is not fixed both ways relayouts the window whenever its text changes."""
     t, recs = trained
     s = Session()
@@ -177,7 +177,7 @@ def test_streaming_labels_have_fixed_sizes(qtbot, trained) -> None:  # type: ign
     assert tl.label.text().startswith(f"step {len(recs):,} / {len(recs):,}")
 
 
-def test_merge_view_goes_through_the_filter_proxy_only_while_filtering(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+def test_merge_view_goes_through_the_filter_proxy_only_while_filtering(qtbot, trained) -> None:
     t, recs = trained
     s = Session()
     s.reset_model(t.model.truncated(0))
@@ -201,7 +201,7 @@ def test_merge_view_goes_through_the_filter_proxy_only_while_filtering(qtbot, tr
     assert s.step == 10
 
 
-def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, trained) -> None:
     from bpe_desktop.gui.plots.panel import PlotsPanel
 
     t, recs = trained
@@ -221,7 +221,7 @@ def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, traine
 
 
 
-def test_merge_rows_are_inserted_in_batches_while_training(qtbot, trained) -> None:  # type: ignore[no-untyped-def]
+def test_merge_rows_are_inserted_in_batches_while_training(qtbot, trained) -> None:
     """Inserting rows repaints the whole table: while training, the records of ~250 ms become rows together
     and the newest is selected with them (the count says the truth meanwhile); after the run, at once."""
     from bpe_desktop.gui.panes.merge_list import MergeListPane

@@ -21,18 +21,18 @@ from support import ROOT
 SEED_MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w"), ("e", "w"), ("ew", "est</w>")]
 
 
-def wait_finished(qtbot, w) -> None:  # type: ignore[no-untyped-def]
+def wait_finished(qtbot, w) -> None:
     qtbot.waitUntil(lambda: w.session.state in (TrainingState.FINISHED, TrainingState.ERROR)
                     and not w.controller.running, timeout=60_000)
     assert w.session.state is TrainingState.FINISHED, w.session.error
 
 
-def click(qtbot, button) -> None:  # type: ignore[no-untyped-def]
+def click(qtbot, button) -> None:
     qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
 
 
 # -- start screen -------------------------------------------------------------------------------------------
-def test_start_screen_offers_the_seed_preselected_one_click_trains_it(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_start_screen_offers_the_seed_preselected_one_click_trains_it(window, qtbot) -> None:
     start = window.start_screen
     assert start.isVisible() and start.train_btn.isVisible()
     assert window.corpus.editor.toPlainText().split() == ["low", "5", "lower", "2", "newest", "6", "widest", "3"]
@@ -45,7 +45,7 @@ def test_start_screen_offers_the_seed_preselected_one_click_trains_it(window, qt
     assert [(r.left, r.right) for r in window.session.records] == SEED_MERGES
 
 
-def test_start_screen_sample_button_trains_the_sample_with_its_preset(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_start_screen_sample_button_trains_the_sample_with_its_preset(window, qtbot) -> None:
     start = window.start_screen
     window.settings.merges.setValue(3)
     click(qtbot, start.sample_btns["Robot logs"])
@@ -56,7 +56,7 @@ def test_start_screen_sample_button_trains_the_sample_with_its_preset(window, qt
     window.controller.shutdown()
 
 
-def test_start_screen_goes_when_the_corpus_is_edited_and_not_shown_for_a_named_corpus(  # type: ignore[no-untyped-def]
+def test_start_screen_goes_when_the_corpus_is_edited_and_not_shown_for_a_named_corpus(
         window, qtbot, tmp_path) -> None:
     window.corpus.editor.insertPlainText("hello ")
     assert not window.start_screen.isVisible()
@@ -74,14 +74,14 @@ def test_start_screen_python_source_sample_is_python() -> None:
 
 
 # -- presets that bring their corpus ------------------------------------------------------------------------
-def choose_preset(window, name: str) -> None:  # type: ignore[no-untyped-def]
+def choose_preset(window, name: str) -> None:
     combo = window.settings.preset
     i = combo.findText(name)
     combo.setCurrentIndex(i)
     combo.activated.emit(i)  # what a user's choice emits
 
 
-def test_robot_logs_preset_on_the_seed_offers_and_opens_the_robot_sample(window, questions) -> None:  # type: ignore[no-untyped-def]
+def test_robot_logs_preset_on_the_seed_offers_and_opens_the_robot_sample(window, questions) -> None:
     questions.answer = QtWidgets.QMessageBox.StandardButton.Yes
     choose_preset(window, "Robot logs")
     assert len(questions) == 1 and "Robot logs" in questions[0] and ROBOT_SAMPLE in questions[0]
@@ -91,7 +91,7 @@ def test_robot_logs_preset_on_the_seed_offers_and_opens_the_robot_sample(window,
     assert len(questions) == 1
 
 
-def test_preset_never_replaces_the_users_own_text(window, questions) -> None:  # type: ignore[no-untyped-def]
+def test_preset_never_replaces_the_users_own_text(window, questions) -> None:
     window.corpus.set_text("my own log line 1\nmy own log line 2\n", name="<editor>")
     choose_preset(window, "Robot logs")
     assert not questions and window.corpus.editor.toPlainText().startswith("my own log")
@@ -102,7 +102,7 @@ def test_preset_never_replaces_the_users_own_text(window, questions) -> None:  #
     assert window.settings.config() == PRESETS["Robot logs"]
 
 
-def test_preset_option_alone_opens_its_sample(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_preset_option_alone_opens_its_sample(qtbot, dialogs) -> None:
     w = gui_app.make_window(None, 20, preset="Robot logs", remember_layout=False)
     qtbot.addWidget(w)
     assert w.corpus.name == ROBOT_SAMPLE and w.settings.config() == PRESETS["Robot logs"].with_(merges=20)
@@ -122,7 +122,7 @@ def test_screenshot_with_preset_trains_the_sample_and_prints_no_qt_chatter(tmp_p
 
 
 # -- honest status ------------------------------------------------------------------------------------------
-def test_stale_corpus_notice_follows_the_corpus_not_a_timer(window, qtbot, questions) -> None:  # type: ignore[no-untyped-def]
+def test_stale_corpus_notice_follows_the_corpus_not_a_timer(window, qtbot, questions) -> None:
     w = window
     bar = w.statusBar()
     stale = w.STALE
@@ -142,7 +142,7 @@ def test_stale_corpus_notice_follows_the_corpus_not_a_timer(window, qtbot, quest
     assert bar.currentMessage() == ""
 
 
-def test_train_further_after_an_undone_edit_says_what_is_true(window, qtbot, questions) -> None:  # type: ignore[no-untyped-def]
+def test_train_further_after_an_undone_edit_says_what_is_true(window, qtbot, questions) -> None:
     w = window
     w.settings.merges.setValue(3)
     w.train_action.trigger()
@@ -168,7 +168,7 @@ def test_cannot_continue_is_specific_to_the_reason(reason: StopReason) -> None:
     assert wording.cannot_continue(StopReason.LOADED, process_alive=False).count("file") == 1
 
 
-def test_counting_a_new_corpus_does_not_show_the_old_symbol_count(seeded, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_counting_a_new_corpus_does_not_show_the_old_symbol_count(seeded, qtbot) -> None:
     from bpe_desktop.gui.panes.status_bar import StatusBar
 
     s, t, recs = seeded
@@ -201,7 +201,7 @@ def test_plurals_and_rates() -> None:
     assert t.stop_reason == "reached 1 merge"
 
 
-def test_single_step_shows_no_rate_and_one_merge(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_single_step_shows_no_rate_and_one_merge(window, qtbot) -> None:
     w = window
     w.step_once()
     qtbot.waitUntil(lambda: len(w.session.records) == 1 and w.session.state is TrainingState.PAUSED,
@@ -215,7 +215,7 @@ def test_single_step_shows_no_rate_and_one_merge(window, qtbot) -> None:  # type
 
 
 # -- empty states -------------------------------------------------------------------------------------------
-def test_pair_plot_says_what_is_true_before_training_and_for_a_loaded_tokenizer(  # type: ignore[no-untyped-def]
+def test_pair_plot_says_what_is_true_before_training_and_for_a_loaded_tokenizer(
         window, qtbot, tmp_path, dialogs) -> None:
     from bpe_desktop.core.formats import save_model
 
@@ -253,7 +253,7 @@ def far_corpus() -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_stepping_forward_scrolls_to_a_merge_that_happens_only_far_down(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_stepping_forward_scrolls_to_a_merge_that_happens_only_far_down(window, qtbot) -> None:
     w = window
     w.corpus.set_text(far_corpus(), name="far")
     w.settings.merges.setValue(12)
@@ -284,7 +284,7 @@ def test_stepping_forward_scrolls_to_a_merge_that_happens_only_far_down(window, 
         m for m in w.menuBar().findChildren(QtWidgets.QMenu) if m.title() == "&View").actions()
 
 
-def test_why_pane_counts_words_in_the_singular(seeded, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_why_pane_counts_words_in_the_singular(seeded, qtbot) -> None:
     import copy
 
     from bpe_desktop.gui.panes.why import WhyPanel
@@ -300,7 +300,7 @@ def test_why_pane_counts_words_in_the_singular(seeded, qtbot) -> None:  # type: 
     assert "in 2 distinct words:" in why.detail.text()
 
 
-def test_while_a_new_corpus_is_counted_the_stream_shows_base_symbols_not_unknowns(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_while_a_new_corpus_is_counted_the_stream_shows_base_symbols_not_unknowns(window, qtbot) -> None:
     from bpe_desktop.core.tokenizers.tokenizer import UNKNOWN_ID
 
     w = window

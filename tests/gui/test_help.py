@@ -27,7 +27,7 @@ def seed_table() -> list[tuple[str, str, int]]:
     return rows
 
 
-def test_the_tour_runs_to_its_end_with_the_seeds_merges(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_tour_runs_to_its_end_with_the_seeds_merges(window, qtbot) -> None:
     w = window
     # another finished run with more than seven merges: the tour must not take it for the seed's
     w.corpus.set_text("abcdefghij klmnopqrst\n", name="other")
@@ -80,7 +80,7 @@ def test_the_tour_runs_to_its_end_with_the_seeds_merges(window, qtbot) -> None: 
     w.controller.shutdown()
 
 
-def test_the_tour_says_so_when_the_run_differs_from_the_seed(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_tour_says_so_when_the_run_differs_from_the_seed(window, qtbot) -> None:
     tour = window.help.show_tour()
     qtbot.addWidget(tour)
     tour.go(1)
@@ -93,7 +93,7 @@ def test_the_tour_says_so_when_the_run_differs_from_the_seed(window, qtbot) -> N
     tour.close()
 
 
-def test_algorithm_help_is_the_readme_section(window) -> None:  # type: ignore[no-untyped-def]
+def test_algorithm_help_is_the_readme_section(window) -> None:
     from bpe_desktop.gui.help.algorithm import ALGORITHM_MD
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -107,7 +107,7 @@ def test_algorithm_help_is_the_readme_section(window) -> None:  # type: ignore[n
     dlg.close()
 
 
-def test_shortcut_list_has_every_action_with_a_key(window) -> None:  # type: ignore[no-untyped-def]
+def test_shortcut_list_has_every_action_with_a_key(window) -> None:
     dlg = window.help.show_shortcuts()
     rows = dlg.rows()
     native = QtGui.QKeySequence.SequenceFormat.NativeText

@@ -25,7 +25,7 @@ def _file(tmp_path: Path, name: str, normalizer: object = None) -> Path:
     return path
 
 
-def test_open_tokenizer_json(qtbot, window, dialogs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_open_tokenizer_json(qtbot, window, dialogs, tmp_path: Path) -> None:
     window.open_tokenizer(str(_file(tmp_path, "plain.json")))
     assert not dialogs and len(window.session.model.merges) == 300 - 256
     before = window.session.model

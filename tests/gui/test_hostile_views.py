@@ -30,7 +30,7 @@ EVIL_ROW = "a" * 900 + "b"  # catastrophic within one display row
 
 
 @pytest.fixture
-def evil_window(qtbot, dialogs):  # type: ignore[no-untyped-def]
+def evil_window(qtbot, dialogs):
     """A window whose model uses the catastrophic pattern (trained on harmless text) and whose corpus holds
     the line that makes it backtrack."""
     cfg = TrainConfig(mode="bytes", pretokenizer=PATTERN, merges=3)

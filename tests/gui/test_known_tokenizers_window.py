@@ -24,7 +24,7 @@ def _unknown_rank_file(tmp_path: Path) -> Path:
     return path
 
 
-def test_the_references_are_bundled(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_references_are_bundled(qtbot) -> None:
     panel = ComparePanel(Session())
     qtbot.addWidget(panel)
     refs = {r.name: (r.spec, r.enabled) for r in panel.references}
@@ -35,12 +35,12 @@ def test_the_references_are_bundled(qtbot) -> None:  # type: ignore[no-untyped-d
     assert o200k.special_tokens["<|endoftext|>"] == 199999
 
 
-def test_an_unknown_rank_file_asks_for_its_pattern(qtbot, dialogs, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_an_unknown_rank_file_asks_for_its_pattern(qtbot, dialogs, monkeypatch, tmp_path) -> None:
     path = _unknown_rank_file(tmp_path)
     asked: list[str] = []
     answer: list[tuple[str, bool]] = [("", False)]
 
-    def get_item(parent, title, label, items, current=0, editable=True):  # type: ignore[no-untyped-def]
+    def get_item(parent, title, label, items, current=0, editable=True):
         asked.append(label)
         return answer[0]
 
@@ -60,7 +60,7 @@ def test_an_unknown_rank_file_asks_for_its_pattern(qtbot, dialogs, monkeypatch, 
 
 
 @pytest.mark.slow
-def test_o200k_opens_in_the_vocabulary_pane(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_o200k_opens_in_the_vocabulary_pane(qtbot) -> None:
     s = Session()
     s.set_corpus(CorpusSource.from_text("Hello robot, status OK\n"), TrainConfig(mode="bytes", pretokenizer="o200k"))
     pane = VocabPane(s)

@@ -26,7 +26,7 @@ def _pump(n: int = 6) -> None:
         QtWidgets.QApplication.processEvents()
 
 
-def trained_window(qtbot, size: tuple[int, int], text: str = SEED_TABLE, word_counts: bool = True,  # type: ignore[no-untyped-def]
+def trained_window(qtbot, size: tuple[int, int], text: str = SEED_TABLE, word_counts: bool = True,
                    merges: int = 7):
     """A main window of *size* showing a finished run on *text* (trained in this process)."""
     from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_source
@@ -54,7 +54,7 @@ def trained_window(qtbot, size: tuple[int, int], text: str = SEED_TABLE, word_co
     return w
 
 
-def every_clipped_text(w) -> list[str]:  # type: ignore[no-untyped-def]
+def every_clipped_text(w) -> list[str]:
     """Bring each dock (and each plot tab) to the front in turn and collect what the fit check finds."""
     found: set[str] = set()
     for key, dock in w.docks.items():
@@ -71,7 +71,7 @@ def every_clipped_text(w) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 # -- layouts --------------------------------------------------------------------------------------------------
-def test_learn_layout_gives_the_token_stream_forty_percent_of_the_window(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_learn_layout_gives_the_token_stream_forty_percent_of_the_window(qtbot, dialogs) -> None:
     w = trained_window(qtbot, (1440, 900))
     assert layouts.current(w) == "Learn"
     view = w.token_view
@@ -83,7 +83,7 @@ def test_learn_layout_gives_the_token_stream_forty_percent_of_the_window(qtbot, 
 
 
 @pytest.mark.parametrize("name", list(layouts.LAYOUTS))
-def test_each_named_layout_docks_and_shows_every_pane(qtbot, dialogs, name: str) -> None:  # type: ignore[no-untyped-def]
+def test_each_named_layout_docks_and_shows_every_pane(qtbot, dialogs, name: str) -> None:
     w = trained_window(qtbot, (1440, 900))
     w.docks["plots"].setFloating(True)
     w.docks["why"].hide()
@@ -98,7 +98,7 @@ def test_each_named_layout_docks_and_shows_every_pane(qtbot, dialogs, name: str)
     assert layouts.current(w) == "Learn"
 
 
-def test_view_menu_switches_layouts_and_theme(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_view_menu_switches_layouts_and_theme(qtbot, dialogs) -> None:
     from bpe_desktop.gui.widgets import theme
 
     w = trained_window(qtbot, (1440, 900))
@@ -122,7 +122,7 @@ def test_view_menu_switches_layouts_and_theme(qtbot, dialogs) -> None:  # type: 
     assert theme.current() is theme.LIGHT and not w.token_view.canvas.boxes.dark
 
 
-def test_place_puts_a_new_dock_in_its_group_in_every_layout(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_place_puts_a_new_dock_in_its_group_in_every_layout(qtbot, dialogs) -> None:
     w = trained_window(qtbot, (1440, 900))
     dock = QtWidgets.QDockWidget("Vocabulary", w)
     dock.setWidget(QtWidgets.QLabel("a pane added by another module"))
@@ -142,7 +142,7 @@ def test_place_puts_a_new_dock_in_its_group_in_every_layout(qtbot, dialogs) -> N
         layouts.place(w, "x", QtWidgets.QDockWidget("x", w), group="middle")
 
 
-def test_splitters_and_column_widths_are_remembered(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_splitters_and_column_widths_are_remembered(qtbot, dialogs) -> None:
     from bpe_desktop.gui.main_window import MainWindow
 
     w = MainWindow()  # its size fits the test screen (800×800), so the geometry is restored as it was
@@ -169,14 +169,14 @@ def test_splitters_and_column_widths_are_remembered(qtbot, dialogs) -> None:  # 
 # -- fit ------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("name", list(layouts.LAYOUTS))
-def test_nothing_is_cut_off_without_elision(qtbot, dialogs, size: tuple[int, int], name: str) -> None:  # type: ignore[no-untyped-def]
+def test_nothing_is_cut_off_without_elision(qtbot, dialogs, size: tuple[int, int], name: str) -> None:
     w = trained_window(qtbot, size)
     layouts.apply(w, name)
     _pump()
     assert every_clipped_text(w) == []
 
 
-def test_nothing_is_cut_off_on_a_real_corpus(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_nothing_is_cut_off_on_a_real_corpus(qtbot, dialogs) -> None:
     from bpe_desktop.gui import resources
 
     text = resources.read_text(resources.ROBOT_LOGS)[:40_000]
@@ -184,7 +184,7 @@ def test_nothing_is_cut_off_on_a_real_corpus(qtbot, dialogs) -> None:  # type: i
     assert every_clipped_text(w) == []
 
 
-def test_the_fit_check_finds_a_cut_label_and_accepts_an_elided_one(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_fit_check_finds_a_cut_label_and_accepts_an_elided_one(qtbot) -> None:
     box = QtWidgets.QWidget()
     qtbot.addWidget(box)
     lay = QtWidgets.QHBoxLayout(box)

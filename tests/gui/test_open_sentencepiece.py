@@ -12,7 +12,7 @@ from bpe_desktop.core.formats import load_tokenizer
 from bpe_desktop.gui import file_actions
 
 
-def test_open_tokenizer_refuses_a_sentencepiece_model(tmp_path: Path, qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_open_tokenizer_refuses_a_sentencepiece_model(tmp_path: Path, qtbot, monkeypatch) -> None:
     from PySide6 import QtWidgets
 
     out = io.BytesIO()

@@ -25,11 +25,11 @@ from bpe_desktop.gui.training.protocol import TrainingState
 
 
 @pytest.fixture
-def session(qtbot) -> Session:  # type: ignore[no-untyped-def]
+def session(qtbot) -> Session:
     return Session()
 
 
-def test_editor_detects_word_count_tables(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+def test_editor_detects_word_count_tables(qtbot, session) -> None:
     ed = CorpusEditor(session)
     qtbot.addWidget(ed)
     ed.set_text("low 5\nlower 2\n")
@@ -48,7 +48,7 @@ def test_editor_detects_word_count_tables(qtbot, session) -> None:  # type: igno
     assert not ed.table_toggle.isChecked()
 
 
-def test_large_file_is_a_read_only_preview(qtbot, session, topics_file: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_large_file_is_a_read_only_preview(qtbot, session, topics_file: Path, monkeypatch) -> None:
     monkeypatch.setattr(corpus_editor, "LARGE_FILE_BYTES", 10_000)
     monkeypatch.setattr(corpus_editor, "PREVIEW_BYTES", 4_000)
     ed = CorpusEditor(session)
@@ -60,7 +60,7 @@ def test_large_file_is_a_read_only_preview(qtbot, session, topics_file: Path, mo
     assert "preview" in ed.notice.text()
 
 
-def test_small_file_and_invalid_utf8(qtbot, session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_small_file_and_invalid_utf8(qtbot, session, tmp_path: Path) -> None:
     ed = CorpusEditor(session)
     qtbot.addWidget(ed)
     good = tmp_path / "words.txt"
@@ -75,7 +75,7 @@ def test_small_file_and_invalid_utf8(qtbot, session, tmp_path: Path) -> None:  #
         ed.open_file(str(tmp_path / "missing.txt"))
 
 
-def test_settings_round_trip_presets_and_errors(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+def test_settings_round_trip_presets_and_errors(qtbot, session) -> None:
     panel = SettingsPanel(session)
     qtbot.addWidget(panel)
     for name, cfg in PRESETS.items():
@@ -103,7 +103,7 @@ def _records(n: int) -> tuple[BPEModel, list[MergeRecord]]:
     return model, recs
 
 
-def test_merge_table_handles_tens_of_thousands_of_rows(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+def test_merge_table_handles_tens_of_thousands_of_rows(qtbot, session) -> None:
     pane = MergeListPane(session)
     qtbot.addWidget(pane)
     model, recs = _records(40_000)
@@ -128,7 +128,7 @@ def test_merge_table_handles_tens_of_thousands_of_rows(qtbot, session) -> None: 
     assert pane.proxy.rowCount() == 0 and pane.count_label.text() == "0 of 40,000"
 
 
-def test_timeline_play_reaches_the_end_and_stops(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+def test_timeline_play_reaches_the_end_and_stops(qtbot, session) -> None:
     t = Trainer({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=7))
     recs = t.run()
     session.reset_model(t.model.truncated(0))
@@ -150,7 +150,7 @@ def test_timeline_play_reaches_the_end_and_stops(qtbot, session) -> None:  # typ
     assert tl.label.text().endswith(f"vocabulary {t.model.vocab_size_at(3)}")
 
 
-def test_status_bar_shows_progress_and_eta(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+def test_status_bar_shows_progress_and_eta(qtbot, session) -> None:
     bar = StatusBar(session)
     qtbot.addWidget(bar)
     bar.show()
@@ -165,7 +165,7 @@ def test_status_bar_shows_progress_and_eta(qtbot, session) -> None:  # type: ign
     assert QtCore.QCoreApplication.instance() is not None
 
 
-def test_bytes_mode_tokens_are_shown_decoded(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+def test_bytes_mode_tokens_are_shown_decoded(qtbot, session) -> None:
     t = Trainer({" the": 5, " then": 2, "é": 3}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=4))
     recs = t.run()
     session.reset_model(t.model.truncated(0))
@@ -181,7 +181,7 @@ def test_bytes_mode_tokens_are_shown_decoded(qtbot, session) -> None:  # type: i
     assert pane.proxy.rowCount() == sum(b.startswith(b" th") for b in raw) > 0
 
 
-def test_settings_banner_shows_only_when_the_form_differs_from_a_trained_run(qtbot, seeded) -> None:  # type: ignore[no-untyped-def]
+def test_settings_banner_shows_only_when_the_form_differs_from_a_trained_run(qtbot, seeded) -> None:
     import copy
 
     s, t, recs = seeded
@@ -197,7 +197,7 @@ def test_settings_banner_shows_only_when_the_form_differs_from_a_trained_run(qtb
     assert not panel.banner_shown
 
 
-def test_why_and_merge_list_coalesce_fast_playback_and_show_where_it_stopped(qtbot, session, topics_text) -> None:  # type: ignore[no-untyped-def]
+def test_why_and_merge_list_coalesce_fast_playback_and_show_where_it_stopped(qtbot, session, topics_text) -> None:
     """At 500 steps/s the explanation (whose relayout costs ~2 ms a frame) is redrawn a few times a second,
     not at every frame; the step playback stops at is explained; stepping by hand is explained at once."""
     from bpe_desktop.gui.panes.merge_list import PLAYBACK_EVERY_MS

@@ -26,18 +26,18 @@ from support.window import START_S, click_train, table_pairs, wait_finished
 MERGES = 150
 
 
-def pairs(records) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def pairs(records) -> list[tuple[str, str]]:
     return [(r.left, r.right) for r in records]
 
 
-def train_text(qtbot, w, text: str, merges: int = MERGES) -> None:  # type: ignore[no-untyped-def]
+def train_text(qtbot, w, text: str, merges: int = MERGES) -> None:
     w.corpus.set_text(text, name="topics")
     w.settings.merges.setValue(merges)
     click_train(qtbot, w)
     wait_finished(qtbot, w)
 
 
-def right_click_merge(qtbot, w, rank: int, action: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def right_click_merge(qtbot, w, rank: int, action: str, monkeypatch) -> None:
     """Right-click merge *rank* in the merge list and choose the action named *action*."""
     chosen: list[str] = []
 
@@ -60,7 +60,7 @@ def text(topics_text: str) -> str:
 
 
 def test_branch_from_the_merge_list_equals_a_fresh_run_with_the_same_forbids(qtbot, window, text, monkeypatch
-                                                                             ) -> None:  # type: ignore[no-untyped-def]
+                                                                             ) -> None:
     train_text(qtbot, window, text)
     s = window.session
     src = list(s.records)
@@ -92,7 +92,7 @@ def test_branch_from_the_merge_list_equals_a_fresh_run_with_the_same_forbids(qtb
     assert window.runs.pane.names()[1] == f"branch of run 1 at {k}: {MERGES + 20}, forbid {'+'.join(forbidden)}"
 
 
-def test_forbid_and_branch_never_merges_the_pair(qtbot, window, text, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_forbid_and_branch_never_merges_the_pair(qtbot, window, text, monkeypatch) -> None:
     train_text(qtbot, window, text)
     s = window.session
     src = list(s.records)
@@ -113,7 +113,7 @@ def test_forbid_and_branch_never_merges_the_pair(qtbot, window, text, monkeypatc
 
 
 def test_switching_runs_swaps_the_panes_and_back_without_retraining(qtbot, window, text, monkeypatch
-                                                                    ) -> None:  # type: ignore[no-untyped-def]
+                                                                    ) -> None:
     train_text(qtbot, window, text)
     s, store = window.session, window.runs.store
     first = pairs(s.records)
@@ -152,7 +152,7 @@ def test_switching_runs_swaps_the_panes_and_back_without_retraining(qtbot, windo
 
 
 @pytest.mark.parametrize("name", list(layouts.LAYOUTS))
-def test_the_runs_dock_has_a_tab_in_every_named_layout(qtbot, window, name) -> None:  # type: ignore[no-untyped-def]
+def test_the_runs_dock_has_a_tab_in_every_named_layout(qtbot, window, name) -> None:
     window.findChild(QtGui.QAction, f"layout{name}").trigger()  # View → Layout → name
     runs = window.docks["runs"]
     assert layouts.current(window) == name
@@ -170,7 +170,7 @@ def test_the_runs_dock_has_a_tab_in_every_named_layout(qtbot, window, name) -> N
     assert runs.widget().width() > 100 and runs.widget().height() > 100
 
 
-def test_compare_dialog_diff_and_overlay_show_the_core_numbers(qtbot, window, text) -> None:  # type: ignore[no-untyped-def]
+def test_compare_dialog_diff_and_overlay_show_the_core_numbers(qtbot, window, text) -> None:
     train_text(qtbot, window, text)
     window.runs.whatif.forbid_and_branch(20)
     wait_finished(qtbot, window)
@@ -209,7 +209,7 @@ def test_compare_dialog_diff_and_overlay_show_the_core_numbers(qtbot, window, te
     assert upper.visible_tokens() and upper.visible_tokens() != lower.visible_tokens()
 
 
-def test_branch_dialog_says_when_a_change_restarts_from_zero(qtbot, window, text) -> None:  # type: ignore[no-untyped-def]
+def test_branch_dialog_says_when_a_change_restarts_from_zero(qtbot, window, text) -> None:
     train_text(qtbot, window, text, 30)
     from bpe_desktop.core.training.branch import BranchPoint
 
@@ -229,7 +229,7 @@ def test_branch_dialog_says_when_a_change_restarts_from_zero(qtbot, window, text
     assert not ok.isEnabled() and not dlg.forbid.error_label.isHidden()
 
 
-def test_settings_forbid_fields_reach_the_trainer(qtbot, window, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_settings_forbid_fields_reach_the_trainer(qtbot, window, dialogs) -> None:
     w = window
     w.settings.forbid.pairs_edit.setPlainText("e s\nl o")
     w.settings.forbid.regex_edit.setText("^ne")
@@ -244,7 +244,7 @@ def test_settings_forbid_fields_reach_the_trainer(qtbot, window, dialogs) -> Non
     assert w.train() is False and dialogs and "forbid pattern" in dialogs[-1][1]
 
 
-def test_runs_survive_the_session_document(qtbot, window, text) -> None:  # type: ignore[no-untyped-def]
+def test_runs_survive_the_session_document(qtbot, window, text) -> None:
     train_text(qtbot, window, text, 60)
     window.runs.whatif.forbid_and_branch(30)
     wait_finished(qtbot, window)
@@ -276,7 +276,7 @@ def test_runs_survive_the_session_document(qtbot, window, text) -> None:  # type
     other.close()
 
 
-def test_branch_entries_are_disabled_while_training(qtbot, window, text) -> None:  # type: ignore[no-untyped-def]
+def test_branch_entries_are_disabled_while_training(qtbot, window, text) -> None:
     train_text(qtbot, window, text, 20)
     menu = window.runs.whatif.merge_menu(5, window.merges.view)
     acts = {a.objectName(): a for a in menu.actions()}
@@ -294,7 +294,7 @@ def test_branch_entries_are_disabled_while_training(qtbot, window, text) -> None
 
 
 def test_runs_survive_save_session_and_open_session_in_the_window(qtbot, window, text, tmp_path
-                                                                  ) -> None:  # type: ignore[no-untyped-def]
+                                                                  ) -> None:
     """The whole path a user takes: File → Save session in one window, File → Open session in another."""
     train_text(qtbot, window, text, 60)
     window.runs.whatif.forbid_and_branch(30)

@@ -102,7 +102,7 @@ def test_backlog_reads_within_its_limit_and_hands_on_records_and_messages_in_ord
     assert backlog.read(b, deadline=float("inf"), limit=100) is True  # the worker's end closed
 
 
-def test_follow_policy_moves_at_once_then_at_most_every_interval(clock) -> None:  # type: ignore[no-untyped-def]
+def test_follow_policy_moves_at_once_then_at_most_every_interval(clock) -> None:
     f = FollowPolicy(every_ms=100, clock=clock)
     assert f.at_end(step=0, n_steps=0)
     assert f.due_in_ms(step=0, training=True) == 0 and f.catch_up(step=0)  # the first move is immediate
@@ -115,7 +115,7 @@ def test_follow_policy_moves_at_once_then_at_most_every_interval(clock) -> None:
     assert not f.at_end(step=4, n_steps=30)
 
 
-def test_animation_timing_shrinks_to_fit_fast_steps_and_skips_jumps(clock) -> None:  # type: ignore[no-untyped-def]
+def test_animation_timing_shrinks_to_fit_fast_steps_and_skips_jumps(clock) -> None:
     t = AnimationTiming(clock=clock)
     t.duration_ms = 400
     clock.advance(10)
@@ -157,7 +157,7 @@ def test_layout_wraps_boxes_to_the_width() -> None:
     assert wrapped[1] is segs  # the segments themselves, not a copy
 
 
-def test_gc_policy_pauses_and_restores_the_collector(clock) -> None:  # type: ignore[no-untyped-def]
+def test_gc_policy_pauses_and_restores_the_collector(clock) -> None:
     assert gc.isenabled()
     g = GcPolicy(every_s=0.5, clock=clock)
     try:

@@ -8,7 +8,7 @@ from bpe_desktop.core.training.trainer import Trainer
 from bpe_desktop.gui.session import Session
 
 
-def test_append_records_matches_a_rebuilt_model(qtbot, topics_text: str) -> None:  # type: ignore[no-untyped-def]
+def test_append_records_matches_a_rebuilt_model(qtbot, topics_text: str) -> None:
     t = Trainer({w: 1 for w in topics_text.split()[:20_000]}, TrainConfig(merges=600))
     recs = t.run()
     s = Session()
@@ -29,7 +29,7 @@ def test_append_records_matches_a_rebuilt_model(qtbot, topics_text: str) -> None
     assert [r.token_id for r in recs] == s.model.merge_token_ids
 
 
-def test_set_step_clamps_and_symbols_at(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_set_step_clamps_and_symbols_at(qtbot) -> None:
     t = Trainer({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=7))
     recs = t.run()
     s = Session()

@@ -42,7 +42,7 @@ def corpus_file(tmp_path):
     return p
 
 
-def new_window(qtbot, corpus: str | None = None):  # type: ignore[no-untyped-def]
+def new_window(qtbot, corpus: str | None = None):
     gui_app.make_app()
     w = gui_app.make_window(corpus, remember_layout=False)
     qtbot.addWidget(w)
@@ -52,7 +52,7 @@ def new_window(qtbot, corpus: str | None = None):  # type: ignore[no-untyped-def
     return w
 
 
-def trained_window(qtbot, corpus_file, step: int = 17):  # type: ignore[no-untyped-def]
+def trained_window(qtbot, corpus_file, step: int = 17):
     w = new_window(qtbot, str(corpus_file))
     w.settings.set_config(CONFIG)
     assert w.train()
@@ -61,7 +61,7 @@ def trained_window(qtbot, corpus_file, step: int = 17):  # type: ignore[no-untyp
     return w
 
 
-def layout_seen(w) -> dict[str, tuple[object, ...]]:  # type: ignore[no-untyped-def]
+def layout_seen(w) -> dict[str, tuple[object, ...]]:
     """What the user sees of each dock: shown (View menu), floating, area, the docks in its tab area (in tab
     order), whether it is the front tab, and where it is (front tabs only: a tab behind is parked off-screen)."""
     out: dict[str, tuple[object, ...]] = {}
@@ -76,7 +76,7 @@ def layout_seen(w) -> dict[str, tuple[object, ...]]:  # type: ignore[no-untyped-
     return out
 
 
-def assert_same_layout(seen, expected, px: int = 2) -> None:  # type: ignore[no-untyped-def]
+def assert_same_layout(seen, expected, px: int = 2) -> None:
     assert seen.keys() == expected.keys()
     seen = dict(seen)
     bars, want_bars = seen.pop("tab bars"), expected["tab bars"]
@@ -178,7 +178,7 @@ def test_changed_or_vanished_corpus_is_reported_not_retrained(qtbot, dialogs, tm
     asked = []
     answers = [dialogs_mod.CorpusAnswer.CANCEL]
 
-    def ask(parent, problems):  # type: ignore[no-untyped-def]
+    def ask(parent, problems):
         asked.append([(p.state.value, p.path) for p in problems])
         return answers.pop(0)
 
@@ -354,7 +354,7 @@ def test_crash_recovery_offers_and_restores_the_autosave(qtbot, dialogs, tmp_pat
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(corpus_file)], stdout=subprocess.PIPE, text=True,
                              env=env)
     try:
-        line = child.stdout.readline()  # type: ignore[union-attr]
+        line = child.stdout.readline()
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()

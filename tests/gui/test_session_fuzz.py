@@ -39,7 +39,7 @@ def _valid(corpus: SessionCorpus) -> dict[str, Any]:
     return json.loads(dumps_session(SessionDoc(corpus, cfg, model, tuple(recs), 6, runs=runs, current_run=0)))
 
 
-def _window(qtbot):  # type: ignore[no-untyped-def]
+def _window(qtbot):
     gui_app.make_app()
     w = gui_app.make_window(remember_layout=False)
     qtbot.addWidget(w)
@@ -49,7 +49,7 @@ def _window(qtbot):  # type: ignore[no-untyped-def]
     return w
 
 
-def seen(w) -> tuple[Any, ...]:  # type: ignore[no-untyped-def]
+def seen(w) -> tuple[Any, ...]:
     """What the user sees of the session in the window."""
     s = w.session
     store = w.runs.store
@@ -59,7 +59,7 @@ def seen(w) -> tuple[Any, ...]:  # type: ignore[no-untyped-def]
             w.isWindowModified())
 
 
-def _open_from_menu(w, path: str, monkeypatch) -> bool:  # type: ignore[no-untyped-def]
+def _open_from_menu(w, path: str, monkeypatch) -> bool:
     """File → Open session… with *path* chosen in the dialog; True if the window opened it."""
     monkeypatch.setattr(session_dialogs, "choose_session_to_open", lambda parent: path)
     opened: list[str] = []
@@ -71,7 +71,7 @@ def _open_from_menu(w, path: str, monkeypatch) -> bool:  # type: ignore[no-untyp
     return opened == [path]
 
 
-def _check(w, path: str, data: bytes, dialogs: list[tuple[str, str]], monkeypatch) -> bool:  # type: ignore[no-untyped-def]
+def _check(w, path: str, data: bytes, dialogs: list[tuple[str, str]], monkeypatch) -> bool:
     with open(path, "wb") as f:
         f.write(data)
     before, shown = seen(w), len(dialogs)
@@ -153,7 +153,7 @@ MUTATION = st.one_of(
 
 
 def test_fuzz_hostile_sessions_through_the_file_menu_load_exactly_or_change_nothing(
-        qtbot, dialogs, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        qtbot, dialogs, tmp_path, monkeypatch) -> None:
     corpus_file = tmp_path / "corpus.txt"
     corpus_file.write_text(TEXT + "\n", encoding="utf-8")
     valids = [_valid(SessionCorpus.from_text(TEXT, word_counts=True)),

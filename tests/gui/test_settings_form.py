@@ -30,7 +30,7 @@ def _labels(form: QtWidgets.QFormLayout) -> list[str]:
     return out
 
 
-def _pair(qtbot, base: TrainConfig) -> tuple[SettingsPanel, BranchDialog]:  # type: ignore[no-untyped-def]
+def _pair(qtbot, base: TrainConfig) -> tuple[SettingsPanel, BranchDialog]:
     model, records = train({"low": 5, "lower": 2, "newest": 6}, base)
     panel = SettingsPanel(Session())
     dialog = BranchDialog(base, BranchPoint.from_model(model, 1, records))
@@ -39,7 +39,7 @@ def _pair(qtbot, base: TrainConfig) -> tuple[SettingsPanel, BranchDialog]:  # ty
     return panel, dialog
 
 
-def test_both_offer_the_same_choices_with_the_rules_descriptions(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_both_offer_the_same_choices_with_the_rules_descriptions(qtbot) -> None:
     panel, dialog = _pair(qtbot, TrainConfig(merges=3))
     assert _items(panel.tie) == _items(dialog.tie) == [(r.name.value, r.description) for r in TIE_RULES.values()]
     assert [t for t, _ in _items(panel.mode)] == [t for t, _ in _items(dialog.mode)] == ["chars", "bytes"]
@@ -51,7 +51,7 @@ def test_both_offer_the_same_choices_with_the_rules_descriptions(qtbot) -> None:
     assert [x for x in panel_labels if x in SHARED] == SHARED  # the pane's own rows sit between, in order
 
 
-def test_every_mode_and_rule_reads_back_as_its_member(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_every_mode_and_rule_reads_back_as_its_member(qtbot) -> None:
     for mode, rule in itertools.product(Mode, TieBreak):
         base = TrainConfig(mode=mode, tie_break=rule, merges=4, min_frequency=2,
                            pretokenizer="gpt2" if mode == Mode.BYTES else "whitespace")

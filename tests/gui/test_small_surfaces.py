@@ -29,7 +29,7 @@ def test_the_window_uses_the_cli_size_rule() -> None:
         assert corpus_editor._size(n) == panel._size(n) == format_bytes(n)
 
 
-def _trained(window, cfg: TrainConfig, text: str, step: int):  # type: ignore[no-untyped-def]
+def _trained(window, cfg: TrainConfig, text: str, step: int):
     t = Trainer(count_text(text, cfg), cfg)
     recs = t.run()
     s = window.session
@@ -47,7 +47,7 @@ SETTINGS = {
 
 
 @pytest.mark.parametrize("name", SETTINGS)
-def test_the_dialog_greys_exactly_the_formats_the_writer_refuses(window, tmp_path, topics_text, name) -> None:  # type: ignore[no-untyped-def]
+def test_the_dialog_greys_exactly_the_formats_the_writer_refuses(window, tmp_path, topics_text, name) -> None:
     text = topics_text[:20_000] if SETTINGS[name].mode == "bytes" else " ".join(
         " ".join([w] * c) for w, c in SEED_000.items())
     s = _trained(window, SETTINGS[name], text, 5)
@@ -66,7 +66,7 @@ def test_the_dialog_greys_exactly_the_formats_the_writer_refuses(window, tmp_pat
     assert (not d.note.isHidden()) == any(d.refusals.values())
 
 
-def test_the_name_follows_the_format(window, tmp_path, topics_text) -> None:  # type: ignore[no-untyped-def]
+def test_the_name_follows_the_format(window, tmp_path, topics_text) -> None:
     s = _trained(window, SETTINGS["bytes-gpt2"], topics_text[:20_000], 5)
     d = ExportDialog(window, s.model.truncated(5), s.records[:5], 5, str(tmp_path))
     assert d.path.text() == str(tmp_path / "tokenizer.json")
@@ -80,7 +80,7 @@ def test_the_name_follows_the_format(window, tmp_path, topics_text) -> None:  # 
     assert d.select("vocab-merges") and d.path.text() == str(tmp_path / "mine")
 
 
-def test_a_refused_export_leaves_no_folder(window, dialogs, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_refused_export_leaves_no_folder(window, dialogs, tmp_path) -> None:
     s = _trained(window, SETTINGS["chars-separate-marker"], " ".join(" ".join([w] * c) for w, c in SEED_000.items()),
                  5)
     for fmt in ("gpt2", "vocab-merges"):
@@ -93,7 +93,7 @@ def test_a_refused_export_leaves_no_folder(window, dialogs, tmp_path) -> None:  
 
 @pytest.mark.parametrize("fmt", ["vocab-merges", "csv"])
 def test_export_through_the_dialog_writes_and_confirms(window, dialogs, tmp_path, topics_text, monkeypatch,
-                                                       fmt) -> None:  # type: ignore[no-untyped-def]
+                                                       fmt) -> None:
     s = _trained(window, SETTINGS["bytes-gpt2"], topics_text[:20_000], 7)
     seen: list[ExportDialog] = []
 
@@ -115,7 +115,7 @@ def test_export_through_the_dialog_writes_and_confirms(window, dialogs, tmp_path
         assert load_model(path).merges == s.model.merges[:7]
 
 
-def test_cancel_writes_nothing(window, tmp_path, topics_text, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_cancel_writes_nothing(window, tmp_path, topics_text, monkeypatch) -> None:
     s = _trained(window, SETTINGS["bytes-gpt2"], topics_text[:20_000], 7)
     monkeypatch.setattr(ExportDialog, "exec", lambda self: QtWidgets.QDialog.DialogCode.Rejected)
     monkeypatch.setattr(file_actions, "_last_folder", [str(tmp_path)])
@@ -126,7 +126,7 @@ def test_cancel_writes_nothing(window, tmp_path, topics_text, monkeypatch) -> No
 
 # --- the fit checker on status bars and tab bars ------------------------------------------------------------
 
-def test_the_fit_check_finds_a_cut_status_message_and_accepts_an_elided_one(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_fit_check_finds_a_cut_status_message_and_accepts_an_elided_one(qtbot) -> None:
     from bpe_desktop.gui.panes.status_bar import StatusBar
     from bpe_desktop.gui.session import Session
     from support import fit_check
@@ -150,7 +150,7 @@ def test_the_fit_check_finds_a_cut_status_message_and_accepts_an_elided_one(qtbo
     assert found == {"plain": ["status message"], "ours": []}
 
 
-def test_the_fit_check_finds_tabs_cut_or_under_scroll_buttons_and_accepts_shared_room(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_fit_check_finds_tabs_cut_or_under_scroll_buttons_and_accepts_shared_room(qtbot) -> None:
     from bpe_desktop.gui.widgets import tab_titles
     from support import fit_check
 
@@ -177,7 +177,7 @@ def test_the_fit_check_finds_tabs_cut_or_under_scroll_buttons_and_accepts_shared
     assert tabs(True, True, 400) == []
 
 
-def test_nothing_is_cut_after_the_left_docks_widen_with_a_stale_corpus(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_nothing_is_cut_after_the_left_docks_widen_with_a_stale_corpus(qtbot, dialogs) -> None:
     """The window at 1280×800 with a 200-merge robot-log run, the left docks 100 px wider (what choosing a
     preset did), the corpus edited since training (the stale message), every pane brought to the front."""
     from bpe_desktop.gui import app as gui_app
@@ -217,7 +217,7 @@ def test_nothing_is_cut_after_the_left_docks_widen_with_a_stale_corpus(qtbot, di
 
 # --- the vocabulary pane keeps a clicked token --------------------------------------------------------------
 
-def test_a_clicked_token_stays_selected_when_its_flags_change_with_the_step(qtbot, topics_text) -> None:  # type: ignore[no-untyped-def]
+def test_a_clicked_token_stays_selected_when_its_flags_change_with_the_step(qtbot, topics_text) -> None:
     """Filter the intermediate tokens at the last step and click one: the timeline moves to the merge that
     made it, where (the core's audit says) it is not intermediate -- the row stays, selected."""
     from bpe_desktop.core.measure.vocab_audit import TokenFlag, audit, encoded_frequencies, made_counts
@@ -265,7 +265,7 @@ def test_a_clicked_token_stays_selected_when_its_flags_change_with_the_step(qtbo
 # --- the well-known references: bundled, cl100k ticked; a missing file is named with a hint ---------------------
 
 @pytest.mark.parametrize("lost", [(), ("o200k_base",), ("cl100k_base", "o200k_base", "gpt2")])
-def test_the_panes_offer_the_bundled_references_and_name_a_missing_one(qtbot, monkeypatch, lost) -> None:  # type: ignore[no-untyped-def]
+def test_the_panes_offer_the_bundled_references_and_name_a_missing_one(qtbot, monkeypatch, lost) -> None:
     """*lost*: the references whose bundled rank file is (made) missing, as in a damaged install."""
     from bpe_desktop.core.formats.presets import PRESETS, bundled_path
     from bpe_desktop.gui.compare import sources
@@ -297,7 +297,7 @@ def test_the_panes_offer_the_bundled_references_and_name_a_missing_one(qtbot, mo
 
 # --- the Log inspector marks figures of another step ------------------------------------------------------
 
-def test_the_log_inspector_marks_figures_of_another_step_as_stale(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_the_log_inspector_marks_figures_of_another_step_as_stale(qtbot, dialogs) -> None:
     from bpe_desktop.core.logs.robotlogs import generate
     from bpe_desktop.gui.inspect.panel import LogInspector
     from bpe_desktop.gui.session import Session
@@ -334,13 +334,13 @@ def test_the_log_inspector_marks_figures_of_another_step_as_stale(qtbot, dialogs
 
 # --- the start card in front of a restored layout ---------------------------------------------------------
 
-def test_the_start_card_is_in_front_of_a_restored_layout(qtbot, dialogs, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_start_card_is_in_front_of_a_restored_layout(qtbot, dialogs, monkeypatch) -> None:
     """A remembered layout whose front tab beside the token stream was the Log inspector: the start card
     (on the token stream) still shows."""
     from bpe_desktop.gui import app as gui_app
     from bpe_desktop.gui import layouts, window_state
 
-    def restore(window) -> bool:  # type: ignore[no-untyped-def]  # as a saved state would leave it
+    def restore(window) -> bool:  # as a saved state would leave it
         window.tabifyDockWidget(window.docks["tokens"], window.docks["inspect"])
         window.docks["inspect"].raise_()
         layouts.state(window).restored = True
@@ -361,7 +361,7 @@ def test_the_start_card_is_in_front_of_a_restored_layout(qtbot, dialogs, monkeyp
 
 
 @given(st.text(min_size=0, max_size=40), st.sampled_from(FORMATS))
-def test_renamed_gives_the_format_its_extension_and_keeps_the_stem(name: str, fmt) -> None:  # type: ignore[no-untyped-def]
+def test_renamed_gives_the_format_its_extension_and_keeps_the_stem(name: str, fmt) -> None:
     from bpe_desktop.gui.export_dialog import renamed
 
     out = renamed(name, fmt)
@@ -373,7 +373,7 @@ def test_renamed_gives_the_format_its_extension_and_keeps_the_stem(name: str, fm
 
 # --- choosing a preset keeps the left docks' width ----------------------------------------------------------
 
-def test_choosing_a_preset_keeps_the_left_docks_width(qtbot, dialogs, questions, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_choosing_a_preset_keeps_the_left_docks_width(qtbot, dialogs, questions, monkeypatch) -> None:
     """A trained seed run, then a preset whose settings differ: the settings banner shows (elided when narrow) and the
     left docks keep their width (a one-line banner widened them by ~90 px)."""
     from bpe_desktop.core import count_source

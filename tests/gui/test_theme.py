@@ -13,14 +13,14 @@ from bpe_desktop.gui.widgets import theme
 
 
 @pytest.fixture
-def qapp_themed(qtbot):  # type: ignore[no-untyped-def]
+def qapp_themed(qtbot):
     gui_app.make_app()
     yield QtWidgets.QApplication.instance()
     theme.choose(theme.Scheme.LIGHT)  # the next test starts light
     theme.choose(theme.Scheme.SYSTEM)
 
 
-def _model(n_merges: int):  # type: ignore[no-untyped-def]
+def _model(n_merges: int):
     """A byte-level model with *n_merges* merges (real ids for the token view's colours)."""
     from bpe_desktop.core import TrainConfig, Trainer, count_text
 
@@ -39,7 +39,7 @@ def test_contrast_formula_matches_wcag() -> None:
 
 
 @pytest.mark.parametrize("t", [theme.LIGHT, theme.DARK], ids=lambda t: t.name)
-def test_token_boxes_are_readable_in_both_themes(qapp_themed, t: theme.Theme) -> None:  # type: ignore[no-untyped-def]
+def test_token_boxes_are_readable_in_both_themes(qapp_themed, t: theme.Theme) -> None:
     """Every box colour the token view paints, against the text colour it paints with (the palette's Text)."""
     from bpe_desktop.core.tokenizers.tokenizer import UNKNOWN_ID
     from bpe_desktop.gui.stream.painting import BoxPainter
@@ -91,7 +91,7 @@ def test_stylesheet_template_is_filled_in_both_themes() -> None:
     assert sorted(set(texts) - pens) == []
 
 
-def test_view_theme_choice_is_remembered_and_system_is_followed(qapp_themed, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_view_theme_choice_is_remembered_and_system_is_followed(qapp_themed, monkeypatch) -> None:
     assert theme.choose(theme.Scheme.DARK) is theme.DARK
     assert theme.saved_scheme() is theme.Scheme.DARK
     app = QtWidgets.QApplication.instance()
@@ -116,7 +116,7 @@ def test_view_theme_choice_is_remembered_and_system_is_followed(qapp_themed, mon
     assert theme.current() is theme.DARK
 
 
-def test_plots_restyle_when_the_theme_changes(qapp_themed, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_plots_restyle_when_the_theme_changes(qapp_themed, qtbot) -> None:
     from bpe_desktop.gui.plots.compression import CompressionPlot
 
     theme.choose(theme.Scheme.LIGHT)

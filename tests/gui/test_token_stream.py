@@ -318,7 +318,7 @@ def test_animation_of_an_end_of_word_merge_in_running_text(qtbot, clock, seeded)
 # -- the view inside the main window: playback speed and live editor text -----------------------------------
 
 
-def train_seed_in_window(qtbot, w) -> None:  # type: ignore[no-untyped-def]
+def train_seed_in_window(qtbot, w) -> None:
     """Press Train (a real worker process) and wait for the 7 seed merges."""
     w.train_action.trigger()
     qtbot.waitUntil(lambda: w.session.state in (TrainingState.FINISHED, TrainingState.ERROR)

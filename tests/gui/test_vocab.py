@@ -130,7 +130,7 @@ def test_selecting_a_row_shows_the_derivation_and_moves_the_timeline(qtbot, trai
     assert items[0] == (0, pane.table_model.audit.labels[tid])
     expected: list[tuple[int, str]] = []
 
-    def walk(node, depth: int) -> None:  # type: ignore[no-untyped-def]
+    def walk(node, depth: int) -> None:
         expected.append((depth, node.label))
         for c in node.children:
             walk(c, depth + 1)

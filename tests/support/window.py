@@ -17,31 +17,31 @@ SEED_MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")
 START_S = 30_000  # ms: spawned processes take about a second to start on a busy machine
 
 
-def click_train(qtbot, w) -> None:  # type: ignore[no-untyped-def]
+def click_train(qtbot, w) -> None:
     button = w.findChild(QtWidgets.QToolBar).widgetForAction(w.train_action)
     qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
 
 
-def wait_finished(qtbot, w) -> None:  # type: ignore[no-untyped-def]
+def wait_finished(qtbot, w) -> None:
     qtbot.waitUntil(lambda: w.session.state in (TrainingState.FINISHED, TrainingState.ERROR)
                     and not w.controller.running,
                     timeout=START_S)
     assert w.session.state is TrainingState.FINISHED, w.session.error
 
 
-def table_pairs(w) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def table_pairs(w) -> list[tuple[str, str]]:
     m = w.merges.proxy
     return [(m.index(r, 1).data(QtCore.Qt.ItemDataRole.UserRole), m.index(r, 2).data(QtCore.Qt.ItemDataRole.UserRole))
             for r in range(m.rowCount())]
 
 
-def shown_pairs(w) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def shown_pairs(w) -> list[tuple[str, str]]:
     """The merges as the merge table should show them (its characters: bytes mode shows Ġ as a space)."""
     mode = w.session.model.mode
     return [(token_plain(r.left, mode), token_plain(r.right, mode)) for r in w.session.records]
 
 
-def check_one_truth(w) -> None:  # type: ignore[no-untyped-def]
+def check_one_truth(w) -> None:
     """The invariant: the merges shown are the shown run's, trained on the corpus shown with the settings
     shown -- or the window says, where the user looks, that the corpus or settings changed since."""
     s = w.session

@@ -1,38 +1,30 @@
 """The incremental BPE trainer: word counts in, one :class:`MergeRecord` per merge out.
 
-Design (HF tokenizers' ``trainer.rs``): the corpus is counted once into distinct words; then the trainer
-keeps the weighted count of every adjacent pair (overlaps counted, the seeds' formula), an index from
-each pair to the words that contain it, and a heap ordered by (count, tie key).  A merge pops the top; if
-the stored count is stale it is pushed back corrected (lazy re-check, correct because existing pairs only
-lose count); then only the words the index names are rewritten, left to right and without overlaps,
-applying +/- deltas to the neighbouring pairs.  Nothing rescans the corpus.
+Design (HF tokenizers' ``trainer.rs``): the corpus is counted once into distinct words; then the trainer keeps the
+weighted count of every adjacent pair (overlaps counted, the seeds' formula), an index from each pair to the words
+that contain it, and a heap ordered by (count, tie key).  A merge pops the top; if the stored count is stale it is
+pushed back corrected (lazy re-check, correct because existing pairs only lose count); then only the words the index
+names are rewritten, left to right and without overlaps, applying +/- deltas to the neighbouring pairs.  Nothing
+rescans the corpus.
 
-Representation choices keep that Python-cheap and compact (see ``Trainer.__init__``): a word is a str of
-``chr(token id)`` and a pair a 2-character str, so finding and rewriting a pair run in C (``str.find``,
-``str.replace``) and the Python work is per occurrence, not per symbol; the index holds word numbers in
-``array('I')`` (4 bytes each; it may name a word twice or name one that lost the pair -- a rewrite skips
-those); a heap entry starts with one int ordering count then tie key; and the runner-ups popped for the
-"why this merge" record wait outside the heap until the next step instead of being pushed and popped again.
+Representation choices keep that Python-cheap and compact (see ``Trainer.__init__``): a word is a str of ``chr(token
+id)`` and a pair a 2-character str, so finding and rewriting a pair run in C (``str.find``, ``str.replace``) and the
+Python work is per occurrence, not per symbol; the index holds word numbers in ``array('I')`` (4 bytes each; a word
+once per pair, or again after a later merge, or after it lost the pair -- a rewrite skips those); a heap entry starts
+with one int ordering count then tie key; and the runner-ups popped for the "why this merge" record wait outside the
+heap until the next step instead of being pushed and popped again.
 
-Tie-break rules (:data:`~.config.TIE_BREAKS`):
+Tie-break rules are described once, in :data:`~bpe_desktop.core.choices.TIE_RULES`; here each is a heap key
+(``subword-nmt``'s wraps the tokens with :func:`.descending.descending`) and ``first-seen`` a choice in ``_choose``.
 
-* ``lexical``    -- smallest ``(left, right)`` in string order (bytes order in bytes mode);
-* ``first-seen`` -- the pair whose first occurrence comes first, scanning distinct words in first-appearance
-  order, each left to right in its current segmentation (Python's ``max`` over a freshly built dict);
-* ``hf``         -- smallest ``(left id, right id)``; our ids follow HF's order (alphabet by code point,
-  then merges in creation order), so this is HF's BpeTrainer choice;
-* ``subword-nmt`` -- largest ``(left, right)`` in string order, learn_bpe's
-  ``max(stats, key=lambda x: (stats[x], x))`` (heap entries hold the tokens wrapped by :func:`.descending.descending`).
+Forbidden pairs (``TrainConfig.forbid``/``forbid_regex``) are dropped when they reach the top of the heap -- asked of
+:mod:`.forbid` once per distinct pair, cached, and only for pairs that get that far -- so they never win and are
+never listed among a record's contenders (the runner-ups are the pairs the rule could still pick); their counts are
+kept up to date like any other's (:attr:`pair_counts` includes them). :meth:`Trainer.replay` makes given merges
+whatever the rule says, to rebuild the state at step k of an earlier run (see :mod:`.branch`).
 
-Forbidden pairs (``TrainConfig.forbid``/``forbid_regex``) are dropped when they reach the top of the heap --
-asked of :mod:`.forbid` once per distinct pair, cached, and only for pairs that get that far -- so they never
-win and are never listed among a record's contenders (the runner-ups are the pairs the rule could still
-pick); their counts are kept up to date like any other's (:attr:`pair_counts` includes them).
-:meth:`Trainer.replay` makes given merges whatever the rule says, to rebuild the state at step k of an
-earlier run (see :mod:`.branch`).
-
-The trainer is a plain object: ``step()`` makes one merge, so a caller can pause, step or cancel between
-merges from any process.  It does not read files (:mod:`.corpus`) or encode text (:mod:`.tokenizer`).
+The trainer is a plain object: ``step()`` makes one merge, so a caller can pause, step or cancel between merges from
+any process.  It does not read files (:mod:`..counting`) or encode text (:mod:`..tokenizers`).
 """
 
 from __future__ import annotations
@@ -112,12 +104,8 @@ class Trainer:
         self.stopped_by: StopReason | None = None  # the same, as a value
 
         # pair key -> weighted count (may hold zeros); pair key -> the words that held it (see pair_index)
-        counts, where = pair_tables(self._words, self.wcounts)
-        self._counts = counts
-        self.where = where
-        #: index entries read by the merges so far: the work of applying merges, which must grow with the
-        #: words that hold each pair, never with a pair's occurrences in one long word (tests count it)
-        self.word_visits = 0
+        self._counts, self.where = counts, _ = pair_tables(self._words, self.wcounts)
+        self.word_visits = 0  #: index entries read by merges: grows with words holding a pair, not occurrences
         self._lexical = config.tie_break == TieBreak.LEXICAL
         self._first_seen = config.tie_break == TieBreak.FIRST_SEEN
         self._desc = descending if config.tie_break == TieBreak.SUBWORD_NMT else None
@@ -457,5 +445,4 @@ def train(word_counts: WordCounts | Mapping[str, int], config: TrainConfig) -> t
     [('aa', 3, 2), ('aaaa', 1, 1)]
     """
     t = Trainer(word_counts, config)
-    recs = t.run()
-    return t.model, recs
+    return t.model, t.run()

@@ -25,7 +25,6 @@ from ...core import formats
 from ...core.errors import BpeError, PretokenizerNeeded
 from ...core.formats.detect import detect
 from ...core.formats.presets import is_bundled, split_spec
-from ...core.io.atomic import atomic_write
 from ...core.io.sizes import format_bytes
 from .. import file_actions, resources
 from ..compare.sources import KNOWN_REFERENCES, missing_hint, missing_line, missing_references, spec_for_folder
@@ -33,7 +32,7 @@ from ..session import Session
 from ..widgets import tab_titles, theme
 from ..widgets.elided_label import ElidedLabel
 from ..widgets.on_screen import DockWatch, on_screen
-from . import export
+from . import export_menu
 from .differ_tab import DifferTab
 from .job import Done, InspectJob, TokenizerChoice, installed_references
 from .runner import InspectRunner, VariantRunner
@@ -133,14 +132,7 @@ class LogInspector(QtWidgets.QWidget):
         self.progress = QtWidgets.QProgressBar()
         self.progress.setTextVisible(True)
         self.progress.setFormat("")
-        self.export_button = QtWidgets.QToolButton()
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
-        em = QtWidgets.QMenu(self.export_button)
-        em.addAction("Per-line token counts (CSV)…", lambda: self.export_per_line())
-        em.addAction("Tokens per category (CSV)…", lambda: self.export_categories())
-        em.addAction("Picture of this pane (PNG)…", lambda: self.export_png())
-        self.export_button.setMenu(em)
+        self.export_button = export_menu.export_button(self)
         row2 = QtWidgets.QHBoxLayout()
         row2.addLayout(self.tok_row)
         row2.addLayout(self.tok_end, 1)
@@ -416,47 +408,15 @@ class LogInspector(QtWidgets.QWidget):
         self.variants.set_running(False)
         self._error("Cannot train variants", message)
 
-    # -- export -------------------------------------------------------------------------------------
-    def _save_path(self, title: str, default: str, flt: str) -> str:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, title, default, flt)
-        return path
-
-    def _write(self, title: str, path: str, text: str) -> bool:
-        try:
-            export.write_text(path, text)
-        except (BpeError, OSError) as e:
-            self._error(title, str(e))
-            return False
-        return True
-
+    # -- export (gui/inspect/export_menu.py) ----------------------------------------------------------
     def export_per_line(self, path: str | None = None) -> bool:
-        if self.done is None:
-            self._error("Nothing to export", "Inspect a log first.")
-            return False
-        path = path or self._save_path("Export per-line token counts", "lines.csv", "CSV (*.csv)")
-        return bool(path) and self._write("Cannot export", path, export.per_line_csv(self.done.inspection))
+        return export_menu.per_line(self, path)
 
     def export_categories(self, path: str | None = None) -> bool:
-        if self.done is None:
-            self._error("Nothing to export", "Inspect a log first.")
-            return False
-        path = path or self._save_path("Export tokens per category", "categories.csv", "CSV (*.csv)")
-        return bool(path) and self._write("Cannot export", path, export.category_csv(self.done.inspection))
+        return export_menu.categories(self, path)
 
     def export_png(self, path: str | None = None) -> bool:
-        path = path or self._save_path("Export a picture of the pane", "inspector.png", "PNG (*.png)")
-        if not path:
-            return False
-        buf = QtCore.QBuffer()
-        buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
-        self.grab().save(buf, "PNG")
-        try:
-            with atomic_write(path, "wb", encoding=None) as f:
-                f.write(bytes(buf.data().data()))
-        except (BpeError, OSError) as e:
-            self._error("Cannot export", str(e))
-            return False
-        return True
+        return export_menu.picture(self, path)
 
     def _error(self, title: str, message: str) -> None:
         file_actions.show_error(self, title, message)

@@ -30,7 +30,7 @@ def header(mode: str) -> str:
 
 
 def config(mode: str) -> TrainConfig:
-    return TrainConfig(mode=mode, pretokenizer="gpt2" if mode == "bytes" else "whitespace", merges=5)  # type: ignore[arg-type]
+    return TrainConfig(mode=mode, pretokenizer="gpt2" if mode == "bytes" else "whitespace", merges=5)
 
 
 def every_reader(path, mode: str) -> list[dict[str, int]]:

@@ -49,7 +49,7 @@ def run_cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProce
 
 
 @pytest.mark.parametrize("config", [BYTES, FIRST_SEEN], ids=["bytes-gpt2", "chars-first-seen"])
-def test_jobs_give_the_same_table_and_merges_on_real_text(config, topics_file, stdlib_folder, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_jobs_give_the_same_table_and_merges_on_real_text(config, topics_file, stdlib_folder, monkeypatch) -> None:
     monkeypatch.setattr(parallel_count, "MIN_BYTES_PER_JOB", 1)  # split even these small inputs
     for inputs in ([topics_file], [stdlib_folder, topics_file]):
         one = count_files(inputs, config, glob="*.py", jobs=1)
@@ -60,7 +60,7 @@ def test_jobs_give_the_same_table_and_merges_on_real_text(config, topics_file, s
         assert len(train(one, config)[0].merges) == 300
 
 
-def test_stretches_split_on_line_boundaries(topics_file) -> None:  # type: ignore[no-untyped-def]
+def test_stretches_split_on_line_boundaries(topics_file) -> None:
     from bpe_desktop.core.text.inputs import Input
 
     size = topics_file.stat().st_size
@@ -73,7 +73,7 @@ def test_stretches_split_on_line_boundaries(topics_file) -> None:  # type: ignor
     assert all(data[s - 1:s] == b"\n" for _, s, _ in segs[1:])
 
 
-def test_folders_glob_and_compressed_files_count_like_the_plain_text(stdlib_folder, topics_text, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_folders_glob_and_compressed_files_count_like_the_plain_text(stdlib_folder, topics_text, tmp_path) -> None:
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
     py = sorted(stdlib_folder.rglob("*.py"), key=lambda p: [part for part in p.relative_to(stdlib_folder).parts])
     by_folder = count_files([stdlib_folder], cfg, glob="*.py")
@@ -99,7 +99,7 @@ def test_folders_glob_and_compressed_files_count_like_the_plain_text(stdlib_fold
         count_files([broken], cfg)
 
 
-def test_stdin_and_count_table_then_train_equals_training_on_the_text(topics_file, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_stdin_and_count_table_then_train_equals_training_on_the_text(topics_file, tmp_path) -> None:
     table = tmp_path / "counts.tsv"
     r = run_cli("count", "-", "--mode", "bytes", "--out", str(table), stdin=topics_file.read_bytes())
     assert r.returncode == 0, r.stderr
@@ -126,7 +126,7 @@ def test_stdin_and_count_table_then_train_equals_training_on_the_text(topics_fil
 @given(pieces=st.lists(st.binary(min_size=1, max_size=12) | st.text(min_size=1, max_size=8), min_size=1,
                        max_size=40, unique=True),
        counts=st.lists(st.integers(1, 10**12), min_size=40, max_size=40))
-def test_count_table_round_trips_any_bytes(pieces, counts, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+def test_count_table_round_trips_any_bytes(pieces, counts, tmp_path_factory) -> None:
     words = {}
     for p, n in zip(pieces, counts, strict=False):
         key = p.decode("utf-8", "surrogateescape") if isinstance(p, bytes) else p
@@ -141,7 +141,7 @@ def test_count_table_round_trips_any_bytes(pieces, counts, tmp_path_factory) -> 
     assert all(unescape(escape(k)) == k for k in words)
 
 
-def test_damaged_tables_are_refused_with_the_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_damaged_tables_are_refused_with_the_line(tmp_path) -> None:
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
     path = tmp_path / "c.tsv"
     write_table(path, {"a": 1, "b\tc": 2}, cfg)
@@ -155,7 +155,7 @@ def test_damaged_tables_are_refused_with_the_line(tmp_path) -> None:  # type: ig
         read_table(Path(__file__))
 
 
-def test_parallel_count_cancels_and_reports_progress(topics_file, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_parallel_count_cancels_and_reports_progress(topics_file, monkeypatch) -> None:
     monkeypatch.setattr(parallel_count, "MIN_BYTES_PER_JOB", 1)
     with pytest.raises(Cancelled):
         count_files([topics_file], BYTES, jobs=2, cancel=lambda: True)
@@ -164,7 +164,7 @@ def test_parallel_count_cancels_and_reports_progress(topics_file, monkeypatch) -
     assert seen == sorted(seen) and seen[-1] == topics_file.stat().st_size
 
 
-def test_cli_refuses_bad_inputs_in_one_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_refuses_bad_inputs_in_one_line(tmp_path) -> None:
     (tmp_path / "empty").mkdir()
     for args, msg in (
         (["count", str(tmp_path / "nope.txt"), "--out", str(tmp_path / "c.tsv")], "no such file or folder"),
@@ -182,7 +182,7 @@ HAS_DASK = importlib.util.find_spec("distributed") is not None
 
 
 @pytest.mark.skipif(not HAS_DASK, reason="dask[distributed] is not installed (pip install -e '.[dask]')")
-def test_dask_local_cluster_table_equals_the_local_count(topics_file, stdlib_folder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_dask_local_cluster_table_equals_the_local_count(topics_file, stdlib_folder, tmp_path) -> None:
     local, dask = tmp_path / "local.tsv", tmp_path / "dask.tsv"
     common = [str(stdlib_folder), str(topics_file), "--glob", "*.py", "--mode", "bytes"]
     r = run_cli("count", *common, "--jobs", "1", "--out", str(local))
@@ -193,14 +193,14 @@ def test_dask_local_cluster_table_equals_the_local_count(topics_file, stdlib_fol
 
 
 @pytest.mark.skipif(not HAS_DASK, reason="dask[distributed] is not installed (pip install -e '.[dask]')")
-def test_dask_unreachable_scheduler_is_a_clear_error(topics_file, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_dask_unreachable_scheduler_is_a_clear_error(topics_file, tmp_path) -> None:
     r = run_cli("count", str(topics_file), "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9",
                 "--out", str(tmp_path / "c.tsv"))
     assert r.returncode == 2 and "cannot reach the Dask scheduler" in r.stderr.decode(), r.stderr
 
 
 
-def test_a_table_without_word_counts_and_jsonl_progress(topics_file, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_table_without_word_counts_and_jsonl_progress(topics_file, tmp_path) -> None:
     table = tmp_path / "c.tsv"
     r = run_cli("count", str(topics_file), "--mode", "bytes", "--progress", "jsonl", "--out", str(table))
     assert r.returncode == 0, r.stderr
@@ -251,7 +251,7 @@ def test_words_first_equals_per_line_split(text: str) -> None:
     assert list(count_text(text, spc).counts.items()) == _per_line(text, ("<>",))
 
 
-def test_words_first_on_real_text(topics_text) -> None:  # type: ignore[no-untyped-def]
+def test_words_first_on_real_text(topics_text) -> None:
     from bpe_desktop.core.counting.pieces import count_text
 
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")
@@ -288,7 +288,7 @@ def test_fast_split_equals_per_line_split(parts: list[str], odd_limit: int) -> N
     assert list(out.items()) == _per_line(text)
 
 
-def test_fast_split_on_real_text_with_odd_lines_and_mark_characters(topics_text) -> None:  # type: ignore[no-untyped-def]
+def test_fast_split_on_real_text_with_odd_lines_and_mark_characters(topics_text) -> None:
     from bpe_desktop.core.counting import word_first
     from bpe_desktop.core.counting.pieces import count_text
 
@@ -298,7 +298,7 @@ def test_fast_split_on_real_text_with_odd_lines_and_mark_characters(topics_text)
     lines[-5] = "\tindented  twice "
     lines[len(lines) // 2] += " "
     text = "\n".join(lines)
-    assert word_first._marked(text) is not None and word_first.MASKED in word_first._marked(text)  # type: ignore[operator]
+    assert word_first._marked(text) is not None and word_first.MASKED in word_first._marked(text)
     assert list(count_text(text, cfg).counts.items()) == _per_line(text)
     long_odd = text + " ".join(["word"] * 20_000) + "  end\n"  # a long odd line: the regex pass counts it
     assert word_first._marked(long_odd) is None

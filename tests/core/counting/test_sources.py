@@ -186,8 +186,8 @@ def test_a_file_changed_while_counted_in_one_process_is_refused(tmp_path, change
     p = _corpus(tmp_path, 120_000)  # about 2.8 MB: three chunks
 
     def progress(stage: str, done: int, total: int) -> None:
-        if done and not progress.changed:  # type: ignore[attr-defined]
-            progress.changed = True  # type: ignore[attr-defined]
+        if done and not progress.changed:
+            progress.changed = True
             with open(p, "r+b") as f:
                 if change == "truncate":
                     f.truncate(p.stat().st_size // 2 + 7)
@@ -195,6 +195,6 @@ def test_a_file_changed_while_counted_in_one_process_is_refused(tmp_path, change
                     f.seek(0, 2)
                     f.write(b"appended later\n")
 
-    progress.changed = False  # type: ignore[attr-defined]
+    progress.changed = False
     with pytest.raises(CorpusError, match="changed while it was read"):
         count_files([p], TrainConfig(), jobs=1, progress=progress)

@@ -38,7 +38,7 @@ TEXTS = {
 
 
 @pytest.fixture(scope="module")
-def clip(tmp_path_factory) -> tuple[Any, Path]:  # type: ignore[no-untyped-def]
+def clip(tmp_path_factory) -> tuple[Any, Path]:
     """(open_clip's tokenizer module, its merges file)."""
     d = tmp_path_factory.mktemp("open_clip")
     r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(d), WHEEL],
@@ -50,7 +50,7 @@ def clip(tmp_path_factory) -> tuple[Any, Path]:  # type: ignore[no-untyped-def]
         z.extract("open_clip/tokenizer.py", d)
         z.extract("open_clip/bpe_simple_vocab_16e6.txt.gz", d)
     stand_in = types.ModuleType("torch")
-    stand_in.__getattr__ = lambda name: type(name, (), {})  # type: ignore[method-assign]  # torch.LongTensor...
+    stand_in.__getattr__ = lambda name: type(name, (), {})  # torch.LongTensor...
     assert "torch" not in sys.modules
     sys.modules["torch"] = stand_in  # only while the module is imported: hypothesis looks for torch too
     try:
@@ -76,7 +76,7 @@ def _same(module: Any, merges: Path, spec: str, texts: dict[str, str]) -> None:
         assert [s.id for s in ours.encode_with_offsets(text)] == want, name
 
 
-def test_open_clips_own_file_gzipped_and_not(clip, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_open_clips_own_file_gzipped_and_not(clip, tmp_path: Path) -> None:
     import pydoc_data.topics
 
     module, merges = clip
@@ -87,7 +87,7 @@ def test_open_clips_own_file_gzipped_and_not(clip, tmp_path: Path) -> None:  # t
     _same(module, merges, str(plain), TEXTS)
 
 
-def test_a_small_clip_style_file_needs_the_clip_prefix(clip, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_small_clip_style_file_needs_the_clip_prefix(clip, tmp_path: Path) -> None:
     module, merges = clip
     lines = gzip.decompress(merges.read_bytes()).decode().split("\n")[:3001]
     small = tmp_path / "small.txt.gz"
@@ -100,7 +100,7 @@ def test_a_small_clip_style_file_needs_the_clip_prefix(clip, tmp_path: Path) -> 
     assert fmt != "clip"  # the shape alone is never taken for CLIP
 
 
-def test_clip_refuses_options_it_would_ignore(clip) -> None:  # type: ignore[no-untyped-def]
+def test_clip_refuses_options_it_would_ignore(clip) -> None:
     _, merges = clip
     with pytest.raises(FormatError, match="drop --pretokenizer"):
         load(str(merges), pretokenizer="gpt2")
@@ -109,7 +109,7 @@ def test_clip_refuses_options_it_would_ignore(clip) -> None:  # type: ignore[no-
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(st.characters(codec="utf-8"), max_size=40)
        | st.text(st.sampled_from("aA'sé\u0301 &amp;<end_of_text>Σ🤖 \n1"), max_size=30))
-def test_random_texts_give_open_clips_ids(clip, text: str) -> None:  # type: ignore[no-untyped-def]
+def test_random_texts_give_open_clips_ids(clip, text: str) -> None:
     module, merges = clip
     ref, ours = _pair(module, merges)
     want = ref.encode(text)

@@ -42,8 +42,8 @@ def small_text(topics_text: str) -> str:
     return topics_text[:60_000]
 
 
-def _train(text: str, **cfg: object):  # type: ignore[no-untyped-def]
-    config = TrainConfig(**cfg)  # type: ignore[arg-type]
+def _train(text: str, **cfg: object):
+    config = TrainConfig(**cfg)
     return train(count_text(text, config), config)
 
 
@@ -75,7 +75,7 @@ EXPRESSIBLE = {
 
 
 @pytest.mark.parametrize("fmt", list(EXPRESSIBLE))
-def test_round_trip_every_expressible_model(models, fmt: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_round_trip_every_expressible_model(models, fmt: str, tmp_path: Path) -> None:
     for name in sorted(EXPRESSIBLE[fmt]):
         model = models[name]
         path = tmp_path / f"{name}.{fmt}"
@@ -95,7 +95,7 @@ def test_round_trip_every_expressible_model(models, fmt: str, tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("fmt", [f for f in EXPRESSIBLE if f != "native"])
-def test_formats_refuse_what_they_cannot_express_and_name_an_alternative(models, fmt, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_formats_refuse_what_they_cannot_express_and_name_an_alternative(models, fmt, tmp_path) -> None:
     for name, model in models.items():
         if name in EXPRESSIBLE[fmt]:
             continue
@@ -108,12 +108,12 @@ def test_formats_refuse_what_they_cannot_express_and_name_an_alternative(models,
         assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]  # atomic: no debris
 
 
-def test_separate_marker_hf_refusal_says_glue_marker(models, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_separate_marker_hf_refusal_says_glue_marker(models, tmp_path) -> None:
     with pytest.raises(FormatError, match="train with --glue-marker"):
         save_model(models["chars-separate"], tmp_path / "t.json", "hf")
 
 
-def test_subword_nmt_versions(models) -> None:  # type: ignore[no-untyped-def]
+def test_subword_nmt_versions(models) -> None:
     assert subword_nmt.dumps(models["chars-glued"]).startswith("#version: 0.2\n")
     assert subword_nmt.dumps(models["chars-separate"]).startswith("#version: 0.1\n")
     assert " </w>\n" in subword_nmt.dumps(models["chars-separate"])  # the marker is a unit of its own
@@ -123,7 +123,7 @@ def test_subword_nmt_versions(models) -> None:  # type: ignore[no-untyped-def]
     assert [Tokenizer(m).token_str(i) for i in Tokenizer(m).encode("test")] == ["t", "est</w>"]
 
 
-def test_upto_means_the_same_for_ranks_and_merges(models, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_upto_means_the_same_for_ranks_and_merges(models, tmp_path) -> None:
     model = models["bytes-gpt2"]
     save_model(model, tmp_path / "r.tiktoken", "tiktoken")
     ranks = load_tokenizer(str(tmp_path / "r.tiktoken"), pretokenizer="gpt2")
@@ -139,7 +139,7 @@ def test_rank_tokenizer_offers_the_tokenizer_api() -> None:
     assert public <= {n for n in dir(RankTokenizer) if not n.startswith("_")} | {"model", "follow_model"}
 
 
-def test_rank_tokenizer_encode_ids_text_matches_encode(models, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_rank_tokenizer_encode_ids_text_matches_encode(models, tmp_path) -> None:
     save_model(models["bytes-gpt2"], tmp_path / "r.tiktoken", "tiktoken")
     tok = load_tokenizer(str(tmp_path / "r.tiktoken"), pretokenizer="gpt2", specials=["<|endoftext|>"])
     text = SAMPLE + "<|endoftext|>" + SAMPLE
@@ -150,7 +150,7 @@ def test_rank_tokenizer_encode_ids_text_matches_encode(models, tmp_path) -> None
     assert tok.encode_ids_text("") == ""
 
 
-def test_csv_has_the_steps_columns(small_text, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_csv_has_the_steps_columns(small_text, tmp_path) -> None:
     from bpe_desktop.core.formats.csv_stats import steps_csv
 
     model, recs = _train(small_text, merges=20)
@@ -176,14 +176,14 @@ def test_write_and_read_format_lists() -> None:
 
 # -- presets ----------------------------------------------------------------------------------------
 def test_split_spec_only_takes_known_presets() -> None:
-    assert split_spec("cl100k:/x/y")[0].name == "cl100k"  # type: ignore[union-attr]
-    assert split_spec("GPT2:/x")[0].name == "gpt2"  # type: ignore[union-attr]
-    assert split_spec("r50k:/x")[0].name == "gpt2"  # type: ignore[union-attr]
+    assert split_spec("cl100k:/x/y")[0].name == "cl100k"
+    assert split_spec("GPT2:/x")[0].name == "gpt2"
+    assert split_spec("r50k:/x")[0].name == "gpt2"
     assert split_spec("C:/tokenizers/t.json") == (None, "C:/tokenizers/t.json")
     assert split_spec("tok.json") == (None, "tok.json")
 
 
-def test_presets_on_small_files(models, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_presets_on_small_files(models, tmp_path) -> None:
     model = models["bytes-cl100k"]
     save_model(model, tmp_path / "small.tiktoken", "tiktoken")
     tok = load_tokenizer(f"cl100k:{tmp_path / 'small.tiktoken'}")
@@ -203,7 +203,7 @@ def test_presets_on_small_files(models, tmp_path) -> None:  # type: ignore[no-un
         load_tokenizer(f"gpt2:{tmp_path / 'c.json'}")
 
 
-def test_gpt2_pair_found_from_either_file_or_folder(models, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_gpt2_pair_found_from_either_file_or_folder(models, tmp_path) -> None:
     save_model(models["bytes-gpt2"], tmp_path / "v", "vocab-merges")
     for spec in (tmp_path / "v", tmp_path / "v" / "vocab.json", tmp_path / "v" / "merges.txt"):
         assert load_model(str(spec)).same_as(models["bytes-gpt2"])
@@ -213,7 +213,7 @@ def test_gpt2_pair_found_from_either_file_or_folder(models, tmp_path) -> None:  
 
 
 # -- parse errors name the file, the line and what was expected ---------------------------------------
-def test_parse_errors_name_file_and_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_parse_errors_name_file_and_line(tmp_path) -> None:
     p = tmp_path / "codes.txt"
     p.write_text("#version: 0.2\ne s\nthis has three\n", encoding="utf-8")
     with pytest.raises(FormatError, match=r"codes\.txt: line 3: expected two subword units"):
@@ -240,7 +240,7 @@ def test_merges_out_of_order_are_refused() -> None:
 
 
 # -- the CLI ------------------------------------------------------------------------------------------
-def test_cli_train_format_convert_and_encode(tmp_path, capsys, small_text) -> None:  # type: ignore[no-untyped-def]
+def test_cli_train_format_convert_and_encode(tmp_path, capsys, small_text) -> None:
     corpus = tmp_path / "c.txt"
     corpus.write_text(small_text, encoding="utf-8")
     hfp = tmp_path / "tok.json"
@@ -266,7 +266,7 @@ def test_cli_train_format_convert_and_encode(tmp_path, capsys, small_text) -> No
     assert "cannot hold byte-level merges" in capsys.readouterr().err
 
 
-def test_cli_encode_bad_file_exits_2(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_encode_bad_file_exits_2(tmp_path, capsys) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
     assert cli_main(["encode", "--tokenizer", str(bad), "hello"]) == 2

@@ -103,7 +103,7 @@ def _same(path: Path, texts: dict[str, str]) -> HFTokenizer:
 BYTE_ALPHABET = pre_tokenizers.ByteLevel.alphabet()
 
 
-def test_roberta_style_byte_level_with_prefix_space(corpus, texts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_roberta_style_byte_level_with_prefix_space(corpus, texts, tmp_path) -> None:
     specials = ["<s>", "<pad>", "</s>", "<unk>", tokenizers.AddedToken("<mask>", lstrip=True, special=True)]
     p = _train(corpus, tmp_path, "roberta", models.BPE(), pre=pre_tokenizers.ByteLevel(add_prefix_space=True),
                decoder=decoders.ByteLevel(), alphabet=BYTE_ALPHABET, specials=specials)
@@ -121,7 +121,7 @@ def test_roberta_style_byte_level_with_prefix_space(corpus, texts, tmp_path) -> 
 
 
 @pytest.mark.parametrize("use_regex", [True, False])
-def test_byte_level_use_regex_and_ignore_merges(corpus, texts, tmp_path, use_regex: bool) -> None:  # type: ignore[no-untyped-def]
+def test_byte_level_use_regex_and_ignore_merges(corpus, texts, tmp_path, use_regex: bool) -> None:
     """Llama-3 style: Split (Isolated) + ByteLevel(use_regex=False), ignore_merges=True."""
     split = pre_tokenizers.Split(tokenizers.Regex(r"\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+"), "isolated")
     pre = pre_tokenizers.Sequence([split, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=use_regex)])
@@ -137,7 +137,7 @@ def _drop_merges_making_long_tokens(doc: dict[str, Any]) -> None:
     doc["model"]["merges"] = [m for m in doc["model"]["merges"] if len("".join(m)) < 6]
 
 
-def test_ignore_merges_is_not_read_as_false(corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_ignore_merges_is_not_read_as_false(corpus, tmp_path) -> None:
     p = _train(corpus, tmp_path, "im", models.BPE(ignore_merges=True), pre=pre_tokenizers.ByteLevel(False),
                decoder=decoders.ByteLevel(), alphabet=BYTE_ALPHABET, edit=_drop_merges_making_long_tokens)
     hf = tokenizers.Tokenizer.from_file(str(p))
@@ -146,7 +146,7 @@ def test_ignore_merges_is_not_read_as_false(corpus, tmp_path) -> None:  # type: 
 
 
 @pytest.mark.parametrize("style", ["metaspace", "normalizer"])
-def test_llama_style_byte_fallback(corpus, texts, tmp_path, style: str) -> None:  # type: ignore[no-untyped-def]
+def test_llama_style_byte_fallback(corpus, texts, tmp_path, style: str) -> None:
     """Llama 2 / Mistral as HF converts them: ▁ for spaces, <0xNN> tokens for what the vocabulary lacks."""
     if style == "metaspace":
         kw: dict[str, Any] = {"pre": pre_tokenizers.Metaspace(prepend_scheme="first"),
@@ -166,14 +166,14 @@ def test_llama_style_byte_fallback(corpus, texts, tmp_path, style: str) -> None:
 
 @pytest.mark.parametrize("scheme", ["always", "first", "never"])
 @pytest.mark.parametrize("split", [True, False])
-def test_metaspace_prepend_schemes(corpus, texts, tmp_path, scheme: str, split: bool) -> None:  # type: ignore[no-untyped-def]
+def test_metaspace_prepend_schemes(corpus, texts, tmp_path, scheme: str, split: bool) -> None:
     p = _train(corpus[:30], tmp_path, f"ms-{scheme}-{split}", models.BPE(unk_token="<unk>", fuse_unk=split),
                pre=pre_tokenizers.Metaspace(prepend_scheme=scheme, split=split),
                decoder=decoders.Metaspace(prepend_scheme=scheme), specials=["<unk>", "<s>"], vocab=400)
     _same(p, texts | {"after-special": "<s>hello world", "specials": "<s> <s>x"})
 
 
-def test_bert_ish_whitespace_lowercase_nfkc_suffix(corpus, texts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_bert_ish_whitespace_lowercase_nfkc_suffix(corpus, texts, tmp_path) -> None:
     norm = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase(), normalizers.Strip()])
     p = _train(corpus, tmp_path, "bert", models.BPE(unk_token="[UNK]", end_of_word_suffix="</w>"),
                normalizer=norm, pre=pre_tokenizers.Whitespace(), decoder=decoders.BPEDecoder("</w>"),
@@ -185,7 +185,7 @@ def test_bert_ish_whitespace_lowercase_nfkc_suffix(corpus, texts, tmp_path) -> N
 
 
 @pytest.mark.parametrize("norm", ["NFC", "NFD", "NFKD", "StripAccents", "Replace", "Prepend", "Strip-left"])
-def test_each_normalizer(corpus, texts, tmp_path, norm: str) -> None:  # type: ignore[no-untyped-def]
+def test_each_normalizer(corpus, texts, tmp_path, norm: str) -> None:
     made = {
         "NFC": normalizers.NFC(), "NFD": normalizers.NFD(), "NFKD": normalizers.NFKD(),
         "StripAccents": normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents()]),
@@ -204,7 +204,7 @@ BEHAVIORS = ["removed", "isolated", "merged_with_previous", "merged_with_next", 
 @pytest.mark.parametrize("behavior", BEHAVIORS)
 @pytest.mark.parametrize("invert", [False, True])
 @pytest.mark.parametrize("pattern", [r"\s+|\d", "e"])
-def test_split_every_behavior(corpus, texts, tmp_path, behavior: str, invert: bool, pattern: str) -> None:  # type: ignore[no-untyped-def]
+def test_split_every_behavior(corpus, texts, tmp_path, behavior: str, invert: bool, pattern: str) -> None:
     pat = tokenizers.Regex(pattern) if pattern != "e" else pattern
     pre = pre_tokenizers.Sequence([pre_tokenizers.Split(pat, behavior, invert=invert),
                                    pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
@@ -217,7 +217,7 @@ def test_split_every_behavior(corpus, texts, tmp_path, behavior: str, invert: bo
 
 @pytest.mark.parametrize("kind", ["Whitespace", "WhitespaceSplit", "Digits", "Digits-individual", "Punctuation",
                                   "Punctuation-contiguous", "BertPreTokenizer", "CharDelimiterSplit"])
-def test_other_pretokenizers(corpus, texts, tmp_path, kind: str) -> None:  # type: ignore[no-untyped-def]
+def test_other_pretokenizers(corpus, texts, tmp_path, kind: str) -> None:
     made = {
         "Whitespace": pre_tokenizers.Whitespace(), "WhitespaceSplit": pre_tokenizers.WhitespaceSplit(),
         "Digits": pre_tokenizers.Digits(individual_digits=False),
@@ -232,7 +232,7 @@ def test_other_pretokenizers(corpus, texts, tmp_path, kind: str) -> None:  # typ
     _same(p, texts)
 
 
-def test_added_tokens_special_or_not_are_split_out(corpus, texts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_added_tokens_special_or_not_are_split_out(corpus, texts, tmp_path) -> None:
     added = ["def ", tokenizers.AddedToken("Hello", normalized=True), tokenizers.AddedToken("wörld", normalized=False),
              tokenizers.AddedToken("ok", single_word=True), tokenizers.AddedToken("<x>", rstrip=True, lstrip=True)]
     p = _train(corpus[:30], tmp_path, "added", models.BPE(), normalizer=normalizers.Lowercase(),
@@ -243,14 +243,14 @@ def test_added_tokens_special_or_not_are_split_out(corpus, texts, tmp_path) -> N
     assert ours.encode("<|endoftext|>") == [0]  # no --allow-special needed: HF always splits it out
 
 
-def test_chars_mode_unknowns_refused_without_unk(corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_chars_mode_unknowns_refused_without_unk(corpus, tmp_path) -> None:
     p = _train(corpus[:20], tmp_path, "nounk", models.BPE(), pre=pre_tokenizers.Whitespace(), vocab=300)
     ours = load_tokenizer(str(p))
     with pytest.raises(Exception, match="no token in this tokenizer"):
         ours.encode("中文 ☃")  # HF drops these characters without a word
 
 
-def test_upto_replays_only_the_first_merges(corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_upto_replays_only_the_first_merges(corpus, tmp_path) -> None:
     p = _train(corpus[:30], tmp_path, "upto", models.BPE(), pre=pre_tokenizers.ByteLevel(add_prefix_space=True),
                decoder=decoders.ByteLevel(), alphabet=BYTE_ALPHABET, vocab=350)
     ours = load_tokenizer(str(p))
@@ -261,7 +261,7 @@ def test_upto_replays_only_the_first_merges(corpus, tmp_path) -> None:  # type: 
 
 
 @pytest.fixture(scope="module")
-def hypothesis_files(corpus, tmp_path_factory) -> list[Path]:  # type: ignore[no-untyped-def]
+def hypothesis_files(corpus, tmp_path_factory) -> list[Path]:
     d = tmp_path_factory.mktemp("hyp")
     return [
         _train(corpus[:30], d, "h-roberta", models.BPE(), pre=pre_tokenizers.ByteLevel(add_prefix_space=True),
@@ -279,7 +279,7 @@ def hypothesis_files(corpus, tmp_path_factory) -> list[Path]:  # type: ignore[no
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(ASSIGNED_CHARS, max_size=40)
        | st.text(st.sampled_from("aé\u0301 ﬁ\n\t<s>▁1Σ🤖ｶﾞ\u1100\u1161"), max_size=30))
-def test_random_texts_give_hf_ids(hypothesis_files, text: str) -> None:  # type: ignore[no-untyped-def]
+def test_random_texts_give_hf_ids(hypothesis_files, text: str) -> None:
     for p in hypothesis_files:
         hf = tokenizers.Tokenizer.from_file(str(p))
         ours = load_tokenizer(str(p))
@@ -313,7 +313,7 @@ REFUSED: list[tuple[str, Any, str]] = [
 
 
 @pytest.mark.parametrize(("key", "value", "named"), REFUSED)
-def test_unsupported_components_are_refused_by_name(corpus, tmp_path, key: str, value: Any, named: str) -> None:  # type: ignore[no-untyped-def]
+def test_unsupported_components_are_refused_by_name(corpus, tmp_path, key: str, value: Any, named: str) -> None:
     doc = _doc(corpus, tmp_path)
     doc[key] = value
     p = tmp_path / "t.json"
@@ -326,7 +326,7 @@ def test_unsupported_components_are_refused_by_name(corpus, tmp_path, key: str, 
     ("continuing_subword_prefix", "##", "continuing_subword_prefix"), ("dropout", 0.1, "dropout"),
     ("type", "WordPiece", "WordPiece"), ("byte_fallback", "yes", "byte_fallback"),
 ])
-def test_unsupported_model_options_are_refused_by_name(corpus, tmp_path, option: str, value: Any, named: str) -> None:  # type: ignore[no-untyped-def]
+def test_unsupported_model_options_are_refused_by_name(corpus, tmp_path, option: str, value: Any, named: str) -> None:
     doc = _doc(corpus, tmp_path)
     doc["model"][option] = value
     p = tmp_path / "t.json"
@@ -337,7 +337,7 @@ def test_unsupported_model_options_are_refused_by_name(corpus, tmp_path, option:
 
 # -- the commands on a tokenizer.json beyond our pre-tokenizers ------------------------------------------
 
-def test_analyze_inspect_and_diff_run_the_files_pipeline(corpus, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_analyze_inspect_and_diff_run_the_files_pipeline(corpus, tmp_path, capsys) -> None:
     from bpe_desktop.cli import main as cli_main
 
     llama = _train(corpus[:30], tmp_path, "llama", models.BPE(byte_fallback=True, unk_token="<unk>"),
@@ -368,7 +368,7 @@ def test_analyze_inspect_and_diff_run_the_files_pipeline(corpus, tmp_path, capsy
         hf.encode("a<s>b", add_special_tokens=False).ids
 
 
-def test_plain_files_stay_plain_and_others_say_why(corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_plain_files_stay_plain_and_others_say_why(corpus, tmp_path) -> None:
     plain = _train(corpus[:10], tmp_path, "plain", models.BPE(), pre=pre_tokenizers.ByteLevel(add_prefix_space=False),
                    decoder=decoders.ByteLevel(), alphabet=BYTE_ALPHABET, specials=["<|endoftext|>"], vocab=300)
     tok = load_tokenizer(str(plain))
@@ -381,7 +381,7 @@ def test_plain_files_stay_plain_and_others_say_why(corpus, tmp_path) -> None:  #
     assert load_tokenizer(str(nfc)).plain_reason == 'normalizer "NFC"'
 
 
-def test_clip_like_byte_level_with_end_of_word_suffix(corpus, texts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_clip_like_byte_level_with_end_of_word_suffix(corpus, texts, tmp_path) -> None:
     """HF's CLIP layout: byte-level pieces, tokens with ``</w>`` glued to a word's last byte character."""
     clip_re = tokenizers.Regex(r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+""")
     pre = pre_tokenizers.Sequence([pre_tokenizers.Split(clip_re, "removed", invert=True),
@@ -404,7 +404,7 @@ def test_clip_like_byte_level_with_end_of_word_suffix(corpus, texts, tmp_path) -
     _same(p, texts)
 
 
-def test_gzipped_files_read_as_their_content(corpus, texts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_gzipped_files_read_as_their_content(corpus, texts, tmp_path) -> None:
     import gzip
 
     from bpe_desktop.core import TrainConfig, train
@@ -447,7 +447,7 @@ COMPONENT = st.fixed_dictionaries({"type": st.sampled_from(
 @given(key=st.sampled_from(["normalizer", "pre_tokenizer", "decoder"]), value=COMPONENT | JSON,
        text=st.text(max_size=20))
 def test_hostile_components_are_read_or_refused_clearly(hostile_doc, tmp_path_factory, key: str, value: Any,
-                                                        text: str) -> None:  # type: ignore[no-untyped-def]
+                                                        text: str) -> None:
     from bpe_desktop.core.errors import BpeError
 
     doc = dict(hostile_doc)
@@ -465,5 +465,5 @@ def test_hostile_components_are_read_or_refused_clearly(hostile_doc, tmp_path_fa
 
 
 @pytest.fixture(scope="module")
-def hostile_doc(corpus, tmp_path_factory) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def hostile_doc(corpus, tmp_path_factory) -> dict[str, Any]:
     return _doc(corpus, tmp_path_factory.mktemp("hostile"))

@@ -102,12 +102,12 @@ def corpus(topics_text: str) -> str:
 
 
 def _train(corpus: str, **cfg: object) -> tuple:
-    config = TrainConfig(**cfg)  # type: ignore[arg-type]
+    config = TrainConfig(**cfg)
     return train(count_text(corpus, config), config)
 
 
 @pytest.fixture(scope="module", params=["gpt2", "cl100k"])
-def byte_model(request: pytest.FixtureRequest, corpus: str):  # type: ignore[no-untyped-def]
+def byte_model(request: pytest.FixtureRequest, corpus: str):
     model, _ = _train(corpus, mode="bytes", pretokenizer=request.param, merges=3000, tie_break="hf",
                       specials=("<|endoftext|>",))
     return model
@@ -126,7 +126,7 @@ def tiktoken_ranks(path: str | os.PathLike[str]) -> dict[bytes, int]:
 
 # -- bytes mode: our trained model through HF and tiktoken --------------------------------------------
 @pytest.mark.slow
-def test_hf_json_export_gives_our_ids(byte_model, texts, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_hf_json_export_gives_our_ids(byte_model, texts, tmp_path: Path) -> None:
     p = tmp_path / "tokenizer.json"
     save_model(byte_model, p, "hf")
     hf = tokenizers.Tokenizer.from_file(str(p))
@@ -143,7 +143,7 @@ def test_hf_json_export_gives_our_ids(byte_model, texts, tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_tiktoken_export_gives_our_ids(byte_model, texts, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_tiktoken_export_gives_our_ids(byte_model, texts, tmp_path: Path) -> None:
     p = tmp_path / "ours.tiktoken"
     save_model(byte_model, p, "tiktoken")
     ours = Tokenizer(byte_model)
@@ -165,7 +165,7 @@ def test_tiktoken_export_gives_our_ids(byte_model, texts, tmp_path: Path) -> Non
 
 @pytest.mark.slow
 @pytest.mark.parametrize("flavor", ["gpt2", "vocab-merges"])
-def test_gpt2_pair_export_read_by_tiktoken_and_hf(corpus, texts, tmp_path: Path, flavor: str) -> None:  # type: ignore[no-untyped-def]
+def test_gpt2_pair_export_read_by_tiktoken_and_hf(corpus, texts, tmp_path: Path, flavor: str) -> None:
     from tiktoken.load import data_gym_to_mergeable_bpe_ranks
 
     model, _ = _train(corpus, mode="bytes", pretokenizer="gpt2", merges=2000, tie_break="hf",
@@ -201,7 +201,7 @@ def chars_corpus(corpus: str) -> str:
 
 
 @pytest.mark.slow
-def test_chars_glued_through_hf_and_subword_nmt(chars_corpus, texts, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_chars_glued_through_hf_and_subword_nmt(chars_corpus, texts, tmp_path: Path) -> None:
     model, _ = _train(chars_corpus, mode="chars", pretokenizer="whitespace", glue_marker=True, merges=2000,
                       tie_break="hf")
     ours = Tokenizer(model)
@@ -224,7 +224,7 @@ def test_chars_glued_through_hf_and_subword_nmt(chars_corpus, texts, tmp_path: P
 
 
 @pytest.mark.slow
-def test_chars_separate_marker_through_subword_nmt_v01(chars_corpus, texts, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_chars_separate_marker_through_subword_nmt_v01(chars_corpus, texts, tmp_path: Path) -> None:
     model, _ = _train(chars_corpus, mode="chars", pretokenizer="whitespace", glue_marker=False, merges=1500)
     ours = Tokenizer(model)
     codes = tmp_path / "codes.txt"
@@ -282,7 +282,7 @@ def cl100k_tiktoken(cl100k_path: str) -> tiktoken.Encoding:
 
 
 @pytest.mark.slow
-def test_cl100k_preset_equals_tiktoken(cl100k_path, cl100k_tiktoken, texts, topics_text) -> None:  # type: ignore[no-untyped-def]
+def test_cl100k_preset_equals_tiktoken(cl100k_path, cl100k_tiktoken, texts, topics_text) -> None:
     tok = load_tokenizer(f"cl100k:{cl100k_path}")
     bare = load_tokenizer(cl100k_path)  # the official file is recognised by its hash
     texts = {**texts, "topics": topics_text[:200_000]}
@@ -308,7 +308,7 @@ def _gpt2_rank_of_byte() -> list[int]:
 
 
 @pytest.mark.slow
-def test_cl100k_offsets_cover_the_text(cl100k_path, cl100k_tiktoken) -> None:  # type: ignore[no-untyped-def]
+def test_cl100k_offsets_cover_the_text(cl100k_path, cl100k_tiktoken) -> None:
     tok = load_tokenizer(f"cl100k:{cl100k_path}")
     text = MULTILINGUAL + EMOJI + "<|endoftext|>" + robot_log_lines(20)
     spans = tok.encode_with_offsets(text)
@@ -319,7 +319,7 @@ def test_cl100k_offsets_cover_the_text(cl100k_path, cl100k_tiktoken) -> None:  #
 
 
 @pytest.mark.slow
-def test_cl100k_merges_recovered_lazily_and_exported_to_hf(cl100k_path, cl100k_tiktoken, texts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_cl100k_merges_recovered_lazily_and_exported_to_hf(cl100k_path, cl100k_tiktoken, texts, tmp_path) -> None:
     loaded = load(f"cl100k:{cl100k_path}")
     assert loaded.tokenizer._model is None  # nothing recovered until asked
     model = loaded.model
@@ -346,7 +346,7 @@ def test_cl100k_merges_recovered_lazily_and_exported_to_hf(cl100k_path, cl100k_t
     ],
     ids=["bytes-none", "bytes-whitespace", "bytes-custom", "bytes-o200k", "chars-nomarker", "chars-gpt2-glued"],
 )
-def test_hf_split_pretokenizers_give_our_ids(topics_text: str, texts, cfg: dict, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_hf_split_pretokenizers_give_our_ids(topics_text: str, texts, cfg: dict, tmp_path: Path) -> None:
     """Every pre-tokenizer shape the hf writer emits (Split with invert=True, lines, custom regex)."""
     sample = texts["code"][:3000] + texts["logs"][:3000] + WHITESPACE_EDGES + MULTILINGUAL
     config = TrainConfig(merges=400, **cfg)
@@ -359,7 +359,7 @@ def test_hf_split_pretokenizers_give_our_ids(topics_text: str, texts, cfg: dict,
 
 # -- files HF's own trainer wrote (specials first: ids differ from our derived numbering) ---------------
 @pytest.mark.slow
-def test_reading_hf_trained_byte_level_file_gives_hf_ids(topics_text: str, texts, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_reading_hf_trained_byte_level_file_gives_hf_ids(topics_text: str, texts, tmp_path: Path) -> None:
     from tokenizers import decoders, models, pre_tokenizers, trainers
 
     hf = tokenizers.Tokenizer(models.BPE())

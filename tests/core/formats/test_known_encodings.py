@@ -66,7 +66,7 @@ def _oracle(preset_name: str, folder: str) -> tiktoken.Encoding:
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory) -> str:  # type: ignore[no-untyped-def]
+def folder(tmp_path_factory) -> str:
     return str(tmp_path_factory.mktemp("encodings"))
 
 

@@ -49,7 +49,7 @@ def trained() -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("kind", ["chars", "bytes"])
-def test_v2_and_v1_read_back_the_same_model_and_stats(trained, kind, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_v2_and_v1_read_back_the_same_model_and_stats(trained, kind, tmp_path: Path) -> None:
     model, records = trained[kind]
     v2 = tmp_path / "v2.json"
     v1 = tmp_path / "v1.json"
@@ -71,7 +71,7 @@ def test_v2_and_v1_read_back_the_same_model_and_stats(trained, kind, tmp_path: P
     assert load(str(v1)).tokenizer.encode_ordinary("lowest") == load(str(v2)).tokenizer.encode_ordinary("lowest")
 
 
-def test_v2_is_compact_one_merge_per_line(trained) -> None:  # type: ignore[no-untyped-def]
+def test_v2_is_compact_one_merge_per_line(trained) -> None:
     model, records = trained["bytes"]
     text = native.dumps(model, records)
     lines = text.splitlines()
@@ -101,7 +101,7 @@ def _doc(trained: dict[str, Any], kind: str = "chars") -> dict[str, Any]:
     (("version",), "2", "version"),
     (("settings", "pretokenizer"), "(unclosed", "settings.pretokenizer"),
 ])
-def test_wrong_types_are_refused_naming_the_field(trained, path, value, named) -> None:  # type: ignore[no-untyped-def]
+def test_wrong_types_are_refused_naming_the_field(trained, path, value, named) -> None:
     doc = _doc(trained)
     target = doc
     for key in path[:-1]:
@@ -113,7 +113,7 @@ def test_wrong_types_are_refused_naming_the_field(trained, path, value, named) -
     assert named in msg and "t.json" in msg and " -- " in msg, msg
 
 
-def test_missing_fields_and_newer_versions_are_named(trained) -> None:  # type: ignore[no-untyped-def]
+def test_missing_fields_and_newer_versions_are_named(trained) -> None:
     doc = _doc(trained)
     del doc["settings"]["pretokenizer"]
     with pytest.raises(FormatError, match=r"settings\.pretokenizer is missing"):
@@ -124,7 +124,7 @@ def test_missing_fields_and_newer_versions_are_named(trained) -> None:  # type: 
         native.loads(json.dumps(doc))
 
 
-def test_cli_reports_a_malformed_native_file_in_one_line(trained, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_reports_a_malformed_native_file_in_one_line(trained, tmp_path: Path, capsys) -> None:
     doc = _doc(trained)
     doc["settings"]["pretokenizer"] = 5
     bad = tmp_path / "bad.json"
@@ -194,7 +194,7 @@ def _check_loads(text: str) -> None:
 
 @pytest.mark.parametrize("kind", ["chars", "bytes"])
 @pytest.mark.parametrize("version", [1, 2])
-def test_fuzz_mutated_valid_files_raise_only_bpe_errors(trained, kind, version) -> None:  # type: ignore[no-untyped-def]
+def test_fuzz_mutated_valid_files_raise_only_bpe_errors(trained, kind, version) -> None:
     model, records = trained[kind]
     base = json.loads(native.dumps(model, records) if version == 2 else v1_dumps(model, records))
 

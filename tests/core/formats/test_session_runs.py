@@ -75,7 +75,7 @@ def test_a_document_without_runs_reads_as_before() -> None:
     assert back.runs == () and back.current_run == 0 and back.records == doc.records
 
 
-def _tampered(change) -> str:  # type: ignore[no-untyped-def]
+def _tampered(change) -> str:
     raw = json.loads(dumps_session(_doc()))
     change(raw)
     return json.dumps(raw)
@@ -92,7 +92,7 @@ def _tampered(change) -> str:  # type: ignore[no-untyped-def]
     (lambda r: r["runs"][1]["settings"].update(forbid=[["l"]]), "forbidden pair"),
     (lambda r: r["runs"][0]["tokenizer"].update(merges=[["z", "q"]]), "run 1"),
 ])
-def test_a_damaged_run_is_one_session_error(change, words: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_damaged_run_is_one_session_error(change, words: str) -> None:
     with pytest.raises(SessionError) as e:
         loads_session(_tampered(change), "s.json")
     assert words in str(e.value)

@@ -64,7 +64,7 @@ def _refused(raw: Any, *words: str) -> str:
     return text
 
 
-def _with(change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def _with(change) -> dict[str, Any]:
     raw = copy.deepcopy(VALID)
     change(raw)
     return raw
@@ -153,7 +153,7 @@ def test_a_utf8_byte_order_mark_is_accepted(tmp_path) -> None:
     (lambda r: r.update(compare="x"), "compare must be a list"),
     (lambda r: r["runs"][0]["tokenizer"].update(stats=None), ("run 1", "merges but no records")),
 ])
-def test_out_of_range_and_wrong_types_name_the_field(change, words: str | tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+def test_out_of_range_and_wrong_types_name_the_field(change, words: str | tuple[str, ...]) -> None:
     _refused(_with(change), *((words,) if isinstance(words, str) else words))
 
 

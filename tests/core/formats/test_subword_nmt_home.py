@@ -60,7 +60,7 @@ def test_learn_bpe_on_any_text(tmp_path_factory: pytest.TempPathFactory, text: s
     assert _our_codes(text, CONFIG.with_(merges=n), tmp_path_factory.mktemp("c")) == _their_codes(text, n)
 
 
-def _apply_view(tok, line: str) -> str:  # type: ignore[no-untyped-def]
+def _apply_view(tok, line: str) -> str:
     """Our segmentation of a line written the way apply_bpe writes it (units joined with '@@ ')."""
     data = line.encode()
     words: dict[int, list[str]] = {}  # word start (byte) -> its units

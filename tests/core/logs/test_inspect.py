@@ -37,7 +37,7 @@ def log_text() -> str:
 @pytest.fixture(scope="module")
 def cl100k() -> tuple[object, tiktoken.Encoding]:
     tok = load_tokenizer(f"cl100k:{cl100k_file()}")
-    enc = tiktoken.Encoding(name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=tok.ranks,  # type: ignore[attr-defined]
+    enc = tiktoken.Encoding(name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=tok.ranks,
                             special_tokens=CL100K_SPECIALS)
     return tok, enc
 
@@ -54,12 +54,12 @@ def trained(tmp_path_factory: pytest.TempPathFactory, log_text: str) -> tuple[ob
 
 
 @pytest.fixture(scope="module")
-def inspection(log_text, cl100k, trained):  # type: ignore[no-untyped-def]
+def inspection(log_text, cl100k, trained):
     return inspect_text(log_text, [NamedTokenizer("cl100k", cl100k[0]), NamedTokenizer("trained", trained[0])],
                         chunk_chars=7_000)
 
 
-def test_token_counts_equal_tiktoken_and_hf_tokenizers(inspection, log_text, cl100k, trained) -> None:  # type: ignore[no-untyped-def]
+def test_token_counts_equal_tiktoken_and_hf_tokenizers(inspection, log_text, cl100k, trained) -> None:
     cl, tr = inspection.reports
     assert cl.tokens == len(cl100k[1].encode_ordinary(log_text))
     assert tr.tokens == len(trained[1].encode(log_text, add_special_tokens=False).ids)
@@ -75,7 +75,7 @@ def test_token_counts_equal_tiktoken_and_hf_tokenizers(inspection, log_text, cl1
         assert r.tokens_per_line_p95 == sorted(r.per_line.tolist())[int(np.ceil(0.95 * len(r.per_line))) - 1]
 
 
-def test_per_line_counts_equal_encoding_each_line_alone(log_text, cl100k, trained) -> None:  # type: ignore[no-untyped-def]
+def test_per_line_counts_equal_encoding_each_line_alone(log_text, cl100k, trained) -> None:
     # header lines only: no piece of these tokenizers crosses the newline before a '['
     text = "".join(line for line in log_text.splitlines(keepends=True) if line.startswith("["))
     result = inspect_text(text, [NamedTokenizer("cl100k", cl100k[0]), NamedTokenizer("trained", trained[0])],
@@ -90,7 +90,7 @@ def _brute_force_regions(text: str, toks: list[object]) -> tuple[list[tuple[int,
     n = len(text.encode())
     sets, spans = [], []
     for t in toks:
-        s = t.encode_with_offsets(text, allowed_special=())  # type: ignore[attr-defined]
+        s = t.encode_with_offsets(text, allowed_special=())
         spans.append(s)
         sets.append({0, n} | {x.start for x in s} | {x.end for x in s})
     common = sorted(set.intersection(*sets))
@@ -100,7 +100,7 @@ def _brute_force_regions(text: str, toks: list[object]) -> tuple[list[tuple[int,
     return regions, counts
 
 
-def test_differing_spans_equal_brute_force_offset_sets(inspection, log_text, cl100k, trained) -> None:  # type: ignore[no-untyped-def]
+def test_differing_spans_equal_brute_force_offset_sets(inspection, log_text, cl100k, trained) -> None:
     text = log_text[:40_000] + log_text[-300:]
     result = inspect_text(text, [NamedTokenizer("cl100k", cl100k[0]), NamedTokenizer("trained", trained[0])],
                           chunk_chars=2_500)
@@ -121,14 +121,14 @@ def _attribute(text: str, tok: object) -> Counter[Category]:
     for s in classify_bytes(text):
         cat_of_byte += [s.category] * (s.end - s.start)
     out: Counter[Category] = Counter()
-    for t in tok.encode_with_offsets(text, allowed_special=()):  # type: ignore[attr-defined]
+    for t in tok.encode_with_offsets(text, allowed_special=()):
         a, b = (t.start, t.end) if t.end > t.start else (max(t.start - 1, 0), max(t.start - 1, 0) + 1)
         c = Counter(cat_of_byte[a:b])
         out[min(c, key=lambda k: (-c[k], k))] += 1
     return out
 
 
-def test_categories_follow_the_attribution_rule(inspection, log_text, cl100k, trained) -> None:  # type: ignore[no-untyped-def]
+def test_categories_follow_the_attribution_rule(inspection, log_text, cl100k, trained) -> None:
     for report, tok in zip(inspection.reports, (cl100k[0], trained[0]), strict=True):
         want = _attribute(log_text, tok)
         assert report.categories == {c: want.get(c, 0) for c in Category}
@@ -140,7 +140,7 @@ def test_categories_follow_the_attribution_rule(inspection, log_text, cl100k, tr
     assert inspection.category_bytes == {c: sizes[c] for c in Category}
 
 
-def test_expensive_timestamps_match_tiktoken(inspection, log_text, cl100k) -> None:  # type: ignore[no-untyped-def]
+def test_expensive_timestamps_match_tiktoken(inspection, log_text, cl100k) -> None:
     cl = inspection.reports[0]
     top = cl.expensive[0]
     assert (top.category, top.shape) == (Category.TIMESTAMP, "9999999999.999999999")
@@ -152,14 +152,14 @@ def test_expensive_timestamps_match_tiktoken(inspection, log_text, cl100k) -> No
     assert "% of all tokens" in top.describe(cl.tokens)
 
 
-def test_verdicts_name_the_tokenizer_with_fewest_tokens(inspection) -> None:  # type: ignore[no-untyped-def]
+def test_verdicts_name_the_tokenizer_with_fewest_tokens(inspection) -> None:
     for v in inspection.verdicts:
         low = min(v.tokens)
         assert v.best == tuple(r.name for r, n in zip(inspection.reports, v.tokens, strict=True) if n == low)
     assert inspection.to_dict()["verdicts"]
 
 
-def test_chunk_size_does_not_change_the_result(log_text, cl100k, trained) -> None:  # type: ignore[no-untyped-def]
+def test_chunk_size_does_not_change_the_result(log_text, cl100k, trained) -> None:
     text = log_text[:60_000]
     toks = [NamedTokenizer("cl100k", cl100k[0]), NamedTokenizer("trained", trained[0])]
     a = inspect_text(text, toks, chunk_chars=1_000)
@@ -172,7 +172,7 @@ def test_chunk_size_does_not_change_the_result(log_text, cl100k, trained) -> Non
     assert a.differences.counts.tolist() == b.differences.counts.tolist()
 
 
-def test_file_read_in_pieces_equals_the_text(log_text, cl100k, trained, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_file_read_in_pieces_equals_the_text(log_text, cl100k, trained, tmp_path) -> None:
     text = log_text[:50_000] + "\n  indented\n\n\n[x] 1\n" + log_text[-2_000:] + "no final newline"
     path = tmp_path / "log.txt"
     path.write_bytes(text.encode())
@@ -194,7 +194,7 @@ def test_file_read_in_pieces_equals_the_text(log_text, cl100k, trained, tmp_path
         inspect_file(str(tmp_path / "nope.txt"), toks)
 
 
-def test_progress_reaches_the_total_and_cancel_stops(log_text, cl100k) -> None:  # type: ignore[no-untyped-def]
+def test_progress_reaches_the_total_and_cancel_stops(log_text, cl100k) -> None:
     seen: list[tuple[str, int, int]] = []
     inspect_text(log_text, [NamedTokenizer("cl100k", cl100k[0])], chunk_chars=20_000,
                  progress=lambda *a: seen.append(a))
@@ -211,7 +211,7 @@ def test_progress_reaches_the_total_and_cancel_stops(log_text, cl100k) -> None: 
         inspect_text(log_text, [NamedTokenizer("cl100k", cl100k[0])], chunk_chars=20_000, cancel=cancel)
 
 
-def test_whitespace_dropping_chars_tokenizer_and_upto(log_text) -> None:  # type: ignore[no-untyped-def]
+def test_whitespace_dropping_chars_tokenizer_and_upto(log_text) -> None:
     text = log_text[:30_000]
     cfg = TrainConfig(mode="chars", pretokenizer="whitespace", merges=200)
     tok = Tokenizer(train(count_text(text, cfg), cfg)[0])
@@ -224,7 +224,7 @@ def test_whitespace_dropping_chars_tokenizer_and_upto(log_text) -> None:  # type
     assert r.reports[0].categories == {c: _attribute(text, tok).get(c, 0) for c in Category}
 
 
-def test_empty_and_tiny_texts(cl100k) -> None:  # type: ignore[no-untyped-def]
+def test_empty_and_tiny_texts(cl100k) -> None:
     toks = [NamedTokenizer("a", cl100k[0]), NamedTokenizer("b", cl100k[0])]
     empty = inspect_text("", toks)
     assert empty.reports[0].tokens == 0 and empty.reports[0].chars_per_token == 0.0
@@ -233,7 +233,7 @@ def test_empty_and_tiny_texts(cl100k) -> None:  # type: ignore[no-untyped-def]
     assert one.reports[0].per_line.tolist() == [2] and one.differences.n_regions == 0
 
 
-def test_json_shape(inspection) -> None:  # type: ignore[no-untyped-def]
+def test_json_shape(inspection) -> None:
     d = inspection.to_dict()
     assert [t["name"] for t in d["tokenizers"]] == ["cl100k", "trained"]
     for t in d["tokenizers"]:
@@ -244,7 +244,7 @@ def test_json_shape(inspection) -> None:  # type: ignore[no-untyped-def]
 
 
 
-def test_hf_trained_file_with_specials_first(log_text, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_hf_trained_file_with_specials_first(log_text, tmp_path) -> None:
     """A file HF's own trainer wrote numbers its specials first, so our tokenizer maps ids (a
     RenumberedTokenizer): token lengths must follow the file's ids."""
     from tokenizers import decoders, models, pre_tokenizers, trainers

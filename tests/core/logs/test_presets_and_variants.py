@@ -49,7 +49,7 @@ def test_presets_are_named_patterns_and_drop_no_character(log_text: str) -> None
             assert "".join(pre.split(text)) == text, name
 
 
-def test_every_preset_trains_300_merges(variants) -> None:  # type: ignore[no-untyped-def]
+def test_every_preset_trains_300_merges(variants) -> None:
     assert set(variants) == set(LOG_PATTERNS)
     for name, v in variants.items():
         assert len(v.model.merges) == 300, name
@@ -57,7 +57,7 @@ def test_every_preset_trains_300_merges(variants) -> None:  # type: ignore[no-un
         assert sum(v.report.categories.values()) == v.report.tokens > 0
 
 
-def test_digits_one_by_one_never_makes_a_multi_digit_token(variants) -> None:  # type: ignore[no-untyped-def]
+def test_digits_one_by_one_never_makes_a_multi_digit_token(variants) -> None:
     assert _max_digits(Tokenizer(variants["log-digits"].model)) == 1
     assert variants["log-digits"].digit_merges == 0
     assert variants["log-digits3"].digit_merges > 0  # what the issue complains about: "87 + 2 -> 872"
@@ -66,7 +66,7 @@ def test_digits_one_by_one_never_makes_a_multi_digit_token(variants) -> None:  #
     assert _max_digits(Tokenizer(variants["log-numbers"].model)) > 3
 
 
-def test_stamps_preset_merges_digits_only_inside_timestamps_and_hex(variants, log_text: str) -> None:  # type: ignore[no-untyped-def]
+def test_stamps_preset_merges_digits_only_inside_timestamps_and_hex(variants, log_text: str) -> None:
     tok = Tokenizer(variants["log-stamps"].model)
     kinds = bytearray(len(log_text.encode()))
     for s in classify_bytes(log_text):
@@ -78,14 +78,14 @@ def test_stamps_preset_merges_digits_only_inside_timestamps_and_hex(variants, lo
                for t in multi)
 
 
-def test_punct_preset_keeps_log_punctuation_alone(variants, log_text: str) -> None:  # type: ignore[no-untyped-def]
+def test_punct_preset_keeps_log_punctuation_alone(variants, log_text: str) -> None:
     tok = Tokenizer(variants["log-punct"].model)
     for i in set(tok.encode_ordinary(log_text)):
         b = tok.token_bytes(i)
         assert len(b) == 1 or not any(c in b for c in b"[]():=,/"), b
 
 
-def test_variant_reports_show_what_each_choice_costs(variants) -> None:  # type: ignore[no-untyped-def]
+def test_variant_reports_show_what_each_choice_costs(variants) -> None:
     t = {n: v.report.tokens for n, v in variants.items()}
     # every digit alone costs tokens on a log full of numbers; whole numbers save them
     assert t["log-digits"] > t["log-digits3"] > t["log-numbers"]
@@ -98,7 +98,7 @@ def test_variant_reports_show_what_each_choice_costs(variants) -> None:  # type:
 
 @pytest.mark.parametrize("name", list(LOG_PATTERNS))
 def test_hf_tokenizers_reads_the_exported_variant_with_the_same_tokens(variants, log_text: str, name: str,
-                                                                        tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+                                                                        tmp_path: Path) -> None:
     path = tmp_path / "tokenizer.json"
     save_model(variants[name].model, path, "hf")
     ours = load_tokenizer(str(path))
@@ -108,7 +108,7 @@ def test_hf_tokenizers_reads_the_exported_variant_with_the_same_tokens(variants,
     assert len(theirs) == len(Tokenizer(variants[name].model).encode_ordinary(text))
 
 
-def test_variants_in_worker_processes_equal_in_process(log_text: str, variants) -> None:  # type: ignore[no-untyped-def]
+def test_variants_in_worker_processes_equal_in_process(log_text: str, variants) -> None:
     job = VariantJob("log-stamps", 300)
     assert pickle.loads(pickle.dumps(job)) == job
     seen: list[tuple[str, int, int]] = []

@@ -39,13 +39,13 @@ def _encode_lines(tok: Tokenizer, text: str, k: int) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def trained(topics_text: str, trained_on):  # type: ignore[no-untyped-def]
+def trained(topics_text: str, trained_on):
     t = trained_on(topics_text[:120_000], TrainConfig(mode="bytes", pretokenizer="gpt2", merges=400))
     return t.text, t.words, t.model, t.records
 
 
 @pytest.mark.parametrize("k", [0, 37, 400])
-def test_efficiencies_equal_tokenization_scorer_on_real_text(trained, k: int) -> None:  # type: ignore[no-untyped-def]
+def test_efficiencies_equal_tokenization_scorer_on_real_text(trained, k: int) -> None:
     text, _words, model, _records = trained
     ids = Tokenizer(model).encode_ordinary(text[:40_000], upto=k)
     vocab = model.vocab_size_at(k)
@@ -85,18 +85,18 @@ def test_undefined_values_are_nan_and_bad_alpha_is_refused() -> None:
             measure([1], TextTotals(1, 1), 4, bad)
 
 
-def _direct(tok: Tokenizer, text: str, k: int, alpha: float):  # type: ignore[no-untyped-def]
+def _direct(tok: Tokenizer, text: str, k: int, alpha: float):
     ids = _encode_lines(tok, text, k)
     return measure(ids, TextTotals.of_text(text), tok.model.vocab_size_at(k), alpha)
 
 
-def _same(a, b) -> None:  # type: ignore[no-untyped-def]
+def _same(a, b) -> None:
     assert a.tokens == b.tokens and a.used == b.used and a.vocab_size == b.vocab_size
     for name in ("bytes_per_token", "fertility", "utilization", "shannon_efficiency", "renyi_efficiency"):
         assert getattr(a, name) == pytest.approx(getattr(b, name), rel=1e-9), name
 
 
-def test_training_curve_equals_metrics_of_a_fresh_encode(trained) -> None:  # type: ignore[no-untyped-def]
+def test_training_curve_equals_metrics_of_a_fresh_encode(trained) -> None:
     text, words, model, records = trained
     tok = Tokenizer(model)
     for alpha in (2.5, 1.0, 0.7):
@@ -106,7 +106,7 @@ def test_training_curve_equals_metrics_of_a_fresh_encode(trained) -> None:  # ty
             _same(curve.at(k), _direct(tok, text, k, alpha))
 
 
-def test_token_counts_at_step_k_equal_a_fresh_encode(trained) -> None:  # type: ignore[no-untyped-def]
+def test_token_counts_at_step_k_equal_a_fresh_encode(trained) -> None:
     text, words, model, records = trained
     tok = Tokenizer(model)
     tc = TokenCounts(initial_counts(words.counts, model), effects_from_records(model, records))
@@ -116,7 +116,7 @@ def test_token_counts_at_step_k_equal_a_fresh_encode(trained) -> None:  # type: 
         assert {i: c for i, c in tc.counts.items() if c} == dict(fresh)
 
 
-def test_curve_in_small_units_while_merges_arrive(trained) -> None:  # type: ignore[no-untyped-def]
+def test_curve_in_small_units_while_merges_arrive(trained) -> None:
     text, words, model, records = trained
     whole = QualityCurveBuilder.for_training(words.counts, model, records, TextTotals.of_text(text)).curve
     start = Sliced(QualityCurveBuilder.starting(words.counts, model, TextTotals.of_text(text)))
@@ -135,7 +135,7 @@ def test_curve_in_small_units_while_merges_arrive(trained) -> None:  # type: ign
     assert b.curve.rows() == whole.rows()
 
 
-def test_held_out_curve_equals_metrics_of_a_fresh_encode(trained, topics_text: str) -> None:  # type: ignore[no-untyped-def]
+def test_held_out_curve_equals_metrics_of_a_fresh_encode(trained, topics_text: str) -> None:
     _text, _words, model, _records = trained
     held = topics_text[-30_000:]
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2")

@@ -146,7 +146,7 @@ def test_flags_follow_their_definitions(lines: list[str], merges: int, k_frac: f
                                         kind: str) -> None:
     text = "\n".join(lines)
     mode = kind.split("-")[0]
-    cfg = TrainConfig(mode=mode, pretokenizer="gpt2" if mode == "bytes" else "whitespace", merges=merges,  # type: ignore[arg-type]
+    cfg = TrainConfig(mode=mode, pretokenizer="gpt2" if mode == "bytes" else "whitespace", merges=merges,
                       glue_marker=kind == "chars-glued")
     words = count_text(text, cfg)
     model, records = train(words, cfg)
@@ -169,14 +169,14 @@ def test_flags_follow_their_definitions(lines: list[str], merges: int, k_frac: f
         if mode == "bytes":  # the definition, spelled out: decode alone, encode the ordinary way
             unreachable = tok.encode_ordinary(tok.decode([i]), upto=k) != [i]
         else:  # chars: a token ending a word is encoded as a word, any other as the inside of one
-            w = t[: -len(model.end_of_word)] if t.endswith(model.end_of_word) else None  # type: ignore[union-attr,arg-type]
+            w = t[: -len(model.end_of_word)] if t.endswith(model.end_of_word) else None
             if w == "":  # the marker alone: a word end nothing merged into
                 unreachable = tok.encode_piece("", upto=k) != [i]
             elif w is not None:
                 unreachable = tok.encode_ordinary(w, upto=k) != [i]
             else:
                 inner = Tokenizer(BPEModel("chars", model.base, model.merges), unknown="keep")
-                unreachable = inner.encode_ordinary(t, upto=k) != [i]  # type: ignore[arg-type]
+                unreachable = inner.encode_ordinary(t, upto=k) != [i]
         assert (TokenFlag.UNREACHABLE in row.flags) == unreachable, (t, k)
 
 
@@ -186,6 +186,6 @@ def test_order_sorts_any_column_with_unknowns_last() -> None:
     by_freq = a.order(Column.FREQUENCY, descending=True)
     assert [a.frequencies[r] for r in by_freq] == sorted(a.frequencies, reverse=True)
     made = a.order(Column.MADE_AT)
-    assert [a.made_by[r].step for r in made[:4]] == [1, 2, 3, 4]  # type: ignore[union-attr]
+    assert [a.made_by[r].step for r in made[:4]] == [1, 2, 3, 4]
     assert all(a.made_by[r] is None for r in made[4:])  # merge 5 made no new token
     assert a.order(Column.MADE_COUNT) == list(range(260))  # no counts known: all unknown, in row order

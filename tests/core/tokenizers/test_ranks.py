@@ -46,7 +46,7 @@ def test_faster_cl100k_pattern_splits_identically(text: str) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(text=TRICKY)
-def test_cl100k_ids_equal_tiktoken_and_round_trip(cl100k, text: str) -> None:  # type: ignore[no-untyped-def]
+def test_cl100k_ids_equal_tiktoken_and_round_trip(cl100k, text: str) -> None:
     tok, enc = cl100k
     ids = tok.encode_ordinary(text)
     assert ids == enc.encode_ordinary(text)
@@ -75,17 +75,17 @@ def small_ranks(topics_text: str) -> dict[bytes, int]:
 
     cfg = TrainConfig(mode="bytes", pretokenizer="none", merges=400)
     model, _ = train(count_text(topics_text[:20_000], cfg), cfg)
-    return {t: i for i, t in enumerate(model.tokens)}  # type: ignore[misc]
+    return {t: i for i, t in enumerate(model.tokens)}
 
 
 @settings(max_examples=300, deadline=None)
 @given(data=st.binary(max_size=40) | st.text(max_size=40).map(lambda s: s.encode("utf-8", "surrogatepass")),
        cut=st.integers(0, 700))
-def test_incremental_byte_pair_equals_naive(small_ranks, data: bytes, cut: int) -> None:  # type: ignore[no-untyped-def]
+def test_incremental_byte_pair_equals_naive(small_ranks, data: bytes, cut: int) -> None:
     assert byte_pair_ranks(small_ranks, data, cut) == naive_byte_pair(small_ranks, data, cut)
 
 
-def test_specials_follow_tiktoken_rules(cl100k) -> None:  # type: ignore[no-untyped-def]
+def test_specials_follow_tiktoken_rules(cl100k) -> None:
     tok, enc = cl100k
     s = "a <|endoftext|> b"
     with pytest.raises(SpecialTokenError, match="allowed_special"):
@@ -108,7 +108,7 @@ def test_recover_merges_refuses_tables_that_are_not_bpe() -> None:
     assert recover_merges({**base, b"ab": 256, b"abc": 257})[1] == [(97, 98), (256, 99)]
 
 
-def test_offsets_and_upto(cl100k) -> None:  # type: ignore[no-untyped-def]
+def test_offsets_and_upto(cl100k) -> None:
     tok, _ = cl100k
     text = "Hello wörld 🤖\n  12345"
     spans = tok.encode_with_offsets(text)
@@ -132,11 +132,11 @@ def test_rank_encoding_equals_merge_replay_on_token_concatenations(topics_text: 
     cfg = TrainConfig(mode="bytes", pretokenizer=pre, merges=3000, tie_break="hf")
     model, _ = train(count_text(topics_text[:200_000], cfg), cfg)
     merges = Tokenizer(model)
-    ranks = RankTokenizer({t: i for i, t in enumerate(model.tokens)}, pre)  # type: ignore[misc]
+    ranks = RankTokenizer({t: i for i, t in enumerate(model.tokens)}, pre)
     rng = random.Random(3)
     tokens = model.tokens[256:]
     for _ in range(3000):
-        text = b"".join(rng.choice(tokens) for _ in range(rng.randrange(2, 5))).decode(  # type: ignore[arg-type]
+        text = b"".join(rng.choice(tokens) for _ in range(rng.randrange(2, 5))).decode(
             "utf-8", "replace"
         )
         assert ranks.encode_ordinary(text) == merges.encode_ordinary(text), text

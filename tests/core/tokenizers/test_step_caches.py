@@ -19,7 +19,7 @@ CONFIGS = {
 
 
 @pytest.fixture(scope="module", params=sorted(CONFIGS))
-def trained(request, topics_text: str):  # type: ignore[no-untyped-def]
+def trained(request, topics_text: str):
     cfg = CONFIGS[request.param]
     text = topics_text[:150_000]
     t = Trainer(count_text(text, cfg), cfg)

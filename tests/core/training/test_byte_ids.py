@@ -63,8 +63,8 @@ def _reference(text: str, n: int, rule: str) -> dict[tuple[int, int], int]:
     return merges
 
 
-def _ours(text: str, n: int, tie_break: str):  # type: ignore[no-untyped-def]
-    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break=tie_break, merges=n,  # type: ignore[arg-type]
+def _ours(text: str, n: int, tie_break: str):
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break=tie_break, merges=n,
                       byte_ids="raw")
     model, _ = train(count_text(text, cfg).counts, cfg)
     return model
@@ -112,4 +112,4 @@ def test_native_files_keep_the_numbering_and_it_converts_both_ways(tmp_path: Pat
     assert Tokenizer(gpt2).decode(Tokenizer(gpt2).encode(TESTS[0])) == TESTS[0]
     assert gpt2.with_byte_ids("raw").merges == model.merges
     with pytest.raises(ConfigError, match="byte numbering"):
-        TrainConfig(mode="bytes", byte_ids="ebcdic")  # type: ignore[arg-type]
+        TrainConfig(mode="bytes", byte_ids="ebcdic")

@@ -180,6 +180,6 @@ def test_bad_forbid_pattern_is_a_pattern_error_with_the_position() -> None:
 def test_forbid_settings_are_part_of_the_picklable_config() -> None:
     import pickle
 
-    cfg = TrainConfig(forbid=[("a", "b")], forbid_regex="x")  # type: ignore[list-item]
+    cfg = TrainConfig(forbid=[("a", "b")], forbid_regex="x")
     assert cfg.forbid == (("a", "b"),)
     assert pickle.loads(pickle.dumps(cfg)) == cfg

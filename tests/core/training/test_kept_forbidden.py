@@ -21,7 +21,7 @@ RUNS = {mode: train(TEXT if mode == "bytes" else SEED_000,
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(["chars", "bytes"]), st.integers(0, 12), st.sets(st.integers(0, 11), max_size=5),
        st.sampled_from([None, "e", "^l", "w$", r"\s", "é"]))
-def test_kept_forbidden_names_exactly_the_forbidden_kept_merges(mode, k, picked, pattern) -> None:  # type: ignore[no-untyped-def]
+def test_kept_forbidden_names_exactly_the_forbidden_kept_merges(mode, k, picked, pattern) -> None:
     model, recs = RUNS[mode]
     pairs = model.merge_pairs_text()
     k = min(k, len(pairs))

@@ -123,7 +123,7 @@ def test_bytes_mode_vocabulary_is_256_plus_merges_plus_specials() -> None:
 
 def test_bad_config_messages_say_the_fix() -> None:
     with pytest.raises(ConfigError, match="use one of lexical"):
-        TrainConfig(tie_break="random")  # type: ignore[arg-type]
+        TrainConfig(tie_break="random")
     with pytest.raises(ConfigError, match="distinct"):
         TrainConfig(specials=("<s>", "<s>"))
 
