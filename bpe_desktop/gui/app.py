@@ -64,8 +64,8 @@ def make_app(argv: Sequence[str] = ()) -> QApplication:
     from . import qt_messages, resources
 
     # a helper thread running Python (reading a big corpus for display, autosaving) keeps the GIL up to the switch
-    # interval whenever the GUI thread wants it: 1 ms instead of 5 (measured under Xvfb: a Train press while the
-    # rows were read waited 16 ms; with 1 ms the longest training stalls fell from 26-41 to 19-37 ms)
+    # interval whenever the GUI thread wants it: 1 ms instead of 5 (a Train press while the rows
+    # were read waited for it, and the longest training stalls were shorter with 1 ms)
     sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
     existing = QtWidgets.QApplication.instance()
     if existing is not None:

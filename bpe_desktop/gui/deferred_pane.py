@@ -1,7 +1,7 @@
 """A dock's pane built after the window's first paint (or at once when asked for or shown).
 
-The plots pane and the log inspector import pyqtgraph (~0.3 s): built before the first paint they would
-delay it by that much.  :class:`DeferredPane` puts an empty placeholder in the dock, builds the pane on
+The plots pane and the log inspector import pyqtgraph, which is slow: built before the first paint they
+would delay it by that import.  :class:`DeferredPane` puts an empty placeholder in the dock, builds the pane on
 first use (:meth:`get`), when its dock is brought to the front, or when :meth:`build_soon` runs after
 the first paint, and then swaps it in.  It leaves out what the pane is: the window gives a factory.
 """

@@ -1,8 +1,8 @@
 """Helper threads kept for the program's life, started before they are first needed.
 
-``Thread.start()`` waits until the new thread runs, and the new thread first needs the GIL: measured under
-Xvfb, the first Train press of a session waited 13 ms for the launch helper to start (another new thread was
-reading the corpus for display), and every read of a big corpus file for the token stream 2 ms.  So each kind
+``Thread.start()`` waits until the new thread runs, and the new thread first needs the GIL: the first Train
+press of a session waited for the launch helper to start (another new thread was reading the corpus for
+display), and so did every read of a big corpus file for the token stream.  So each kind
 of background job has a named pool whose threads stay, and :func:`warm_up` starts them while the window is
 idle after its first paint.  Qt-free; it leaves out what the jobs do (the worker launch and reaping are in
 :mod:`.training.process`, reading rows in :mod:`.stream.row_loader`).

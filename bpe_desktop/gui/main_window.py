@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from .inspect.panel import LogInspector
     from .plots.panel import PlotsPanel
 
-PLOTS_AFTER_MS = 0  # the plots pane (and pyqtgraph, ~0.3 s to import) is built once the window has painted
+PLOTS_AFTER_MS = 0  # the plots pane (and pyqtgraph, slow to import) is built once the window has painted
 HELPERS_AFTER_MS = 300  # the helper threads (worker launch, row reading) start once the window has settled
 
 
@@ -68,7 +68,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timeline = TimelinePane(s)
         self.why = WhyPanel(s)
         self.token_view = TokenStreamView(s)
-        # panes importing pyqtgraph (~0.3 s) are built after the first paint, or when first asked for
+        # panes importing pyqtgraph (slow) are built after the first paint, or when first asked for
         self._plots = DeferredPane(self._make_plots)
         self._inspector = DeferredPane(self._make_inspector)
         self.compare = ComparePanel(s)

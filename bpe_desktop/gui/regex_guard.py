@@ -6,7 +6,7 @@ row of the token view, the compare pane's text) runs under one of the budgets ma
 bounded (display rows are at most ``stream.rows.MAX_ROW_CHARS`` long, the compare text
 ``compare.panel.TEXT_LIMIT``); the plots never count a custom-pattern corpus themselves (the worker does).
 A sound pattern needs well under a millisecond per row.  The ``regex`` engine overshoots short
-timeouts (on the catastrophic ``(a+)+$``: about 30 ms for a 15 ms timeout, 9 ms for 5 ms), so the budgets
+timeouts (on the catastrophic ``(a+)+$``, to about twice the timeout), so the budgets
 are sized for the stall, not the nominal time; the first timeout stops the screenful.
 
 :func:`report_timeout` shows the error once per pattern (a dialog, deferred out of any paint); callers

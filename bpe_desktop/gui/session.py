@@ -44,7 +44,7 @@ class Session(QtCore.QObject):
     * ``countChanged()``             -- the number of merges to *show* changed (timeline range, status line,
       counts): after each batch of records, except a batch appended ``quiet`` (a streaming run whose step
       follows the newest merge), which is announced with the next step change or state change, so the
-      labels and the followed step repaint together (each batch alone cost a window repaint, 3-4 ms under X);
+      labels and the followed step repaint together (each batch alone cost a window repaint);
     * ``trainingStateChanged(object)`` -- the new :class:`~.training.protocol.TrainingState`;
     * ``stepChanged(int)``           -- the timeline moved to step k (0 <= k <= len(records));
     * ``progressChanged(str, int, int)`` -- stage (a :class:`~.training.protocol.Stage` value), done, total

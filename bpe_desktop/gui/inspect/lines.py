@@ -6,8 +6,8 @@ on screen), each as a small block: the line number, then per tokenizer a bar of 
 :class:`~bpe_desktop.gui.compare.strip.TokenStrip` with the tokens that lie in a differing region
 (:class:`~bpe_desktop.core.logs.boundaries.Differences`) outlined in orange, and the region chosen in the list
 filled.  :meth:`LinesView.focus_region` moves the window to a region's line and scrolls it to the top.
-Blocks are built a time slice per event-loop turn (a window of 20 lines with two strips each takes ~100 ms
-to build and lay out), and only while the view is shown (a result arriving behind the "Where the tokens go"
+Blocks are built a time slice per event-loop turn (a window of lines with two strips each
+is slow to build and lay out), and only while the view is shown (a result arriving behind the "Where the tokens go"
 tab no longer builds them in the turns its own first paint needs), so showing lines never stalls the window;
 a strip's height is TokenStrip's (all lines shown: the inspector has no "show all"). It computes no tokens
 (:mod:`.strip_data` cuts them out).

@@ -287,7 +287,7 @@ class LogInspector(QtWidgets.QWidget):
         self._own_label()
 
     def _own_label_if_shown(self, *_: object) -> None:
-        # a check box's new text relayouts the pane and the window (~1 ms a frame during playback): not while
+        # a check box's new text relayouts the pane and the window (every frame during playback): not while
         # the pane is behind another tab (showing it brings the label up to date)
         if on_screen(self):
             self._own_label()

@@ -127,7 +127,7 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         self.endResetModel()
 
     def _appended(self, first: int, last: int) -> None:
-        # ... and inserting rows makes the view lay out and repaint the whole table (2-5 ms), even below
+        # ... and inserting rows makes the view lay out and repaint the whole table, even below
         # the rows on screen: while training they are taken in every TRAINING_ROWS_EVERY_MS (and whenever
         # the pane shows a step, which it does as often)
         if self.session.state is TrainingState.TRAINING:
@@ -254,7 +254,7 @@ class MergeListPane(QtWidgets.QWidget):
         self.session.set_step(src.row() + 1)
 
     def _step_changed(self, k: int) -> None:
-        # fast playback or a run streaming: scrolling the table to a new row repaints all of it (2-5 ms); a few
+        # fast playback or a run streaming: scrolling the table to a new row repaints all of it; a few
         # times a second is as much as anyone can follow, and the last step is shown at the end (while
         # training, with the model's next batch of rows: one repaint of the table for both, not two)
         s = self.session

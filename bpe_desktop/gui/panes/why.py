@@ -7,7 +7,7 @@ describes the starting alphabet.  It does not compute anything itself: the train
 While training streams (the step following the newest merge several times a second) or the timeline plays
 fast (``session.playing_fast``: over :data:`~..session.FAST_PLAYBACK` steps a second), the pane redraws at
 most every :data:`TRAINING_EVERY_MS`: its word-wrapped sentences change height with their text, so each
-refresh relayouts the pane and the window (measured 4-5 ms while training, ~2 ms a frame during playback).
+refresh relayouts the pane and the window (every frame during playback).
 Stepping, scrubbing, slower playback and the end of a run show the step at once; the end of fast playback
 within :data:`TRAINING_EVERY_MS`.
 """
@@ -43,7 +43,7 @@ class WhyPanel(QtWidgets.QWidget):
         self.detail = QtWidgets.QLabel(self)
         self.detail.setWordWrap(True)
         self.detail.setProperty("muted", True)
-        self.runners = QtWidgets.QLabel(RUNNERS_TEXT, self)  # always shown (showing it again took 2-3 ms)
+        self.runners = QtWidgets.QLabel(RUNNERS_TEXT, self)  # always shown (showing it again relayouts)
         self.runners.setProperty("muted", True)
         self.runners.setContentsMargins(0, 4, 0, 0)
         self.runners.setWordWrap(True)

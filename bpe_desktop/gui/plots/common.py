@@ -57,7 +57,7 @@ def set_title(plot: pg.PlotItem, *titles: str) -> str:
         plot.setTitle(shown, color=ink(), size=TITLE_SIZE)
         plot._title_shown = shown
         if index != getattr(plot, "_title_index", None):  # a shorter kind of title: the layout may shrink
-            plot._title_index = index  # (not for a new step number in the same kind: ~2 ms a relayout)
+            plot._title_index = index  # (not for a new step number in the same kind: each is a relayout)
             if isinstance(card, PlotCard) and card.isVisible():
                 card.fit_view()
     plot.titleLabel.setToolTip(titles[0] if shown != titles[0] else "")  # also when only the variants changed

@@ -5,9 +5,9 @@ All the statistics work is cut into small units (a few hundred words each: build
 one merge, counting and sorting the pairs at a step) run by :class:`~bpe_desktop.core.measure.stats.Sliced` for at
 most a given budget per call, so one call costs about that budget however large the corpus or the merge.
 A history that is no longer needed goes to the session's trash (:mod:`..widgets.trash`), which empties it
-the same way (freeing a large one at once takes ~20 ms), with the jobs and counts that went with it.
+the same way (freeing a large one at once would stall the GUI thread), with the jobs and counts that went with it.
 
-Python's cyclic garbage collector would undo this (measured: 50-70 ms pauses on kjv), so while it works
+Python's cyclic garbage collector would undo this (its pauses scan every young object), so while it works
 the feed freezes what exists every :data:`GC_FREEZE_EVERY_S` (:mod:`..widgets.gc_policy`).
 
 Word counts come from ``session.word_counts`` (the controller fills them after counting).  Without them,
@@ -39,7 +39,7 @@ from ..session import Session
 from ..training.protocol import StopReason, TrainingState
 from ..widgets.gc_policy import GcPolicy
 
-SELF_COUNT_LIMIT = 500_000  # characters of in-memory text the pane may count itself (≈0.1 s)
+SELF_COUNT_LIMIT = 500_000  # characters of in-memory text the pane may count itself (a short stall)
 GC_FREEZE_EVERY_S = 0.25  # while working: move the objects made so far out of the collector's sight
 
 

@@ -7,16 +7,17 @@ It observes the session only.  Signals mark parts dirty and start a single-shot 
 pairs) runs in slices of :data:`SLICE_S` seconds every :data:`BUSY_MS` ms while training runs (a little more when idle:
 :data:`IDLE_SLICE_S`, :data:`IDLE_BUSY_MS`) until done, the Zipf recount of the step shown first, so the GUI
 thread never stalls for long. While the pane is hidden (a tab behind another pane:
-:func:`..widgets.on_screen.on_screen`) nothing is drawn until it is shown (moving the step marks cost ~3.7
-ms a frame during playback even when nobody could see them), and the statistics are computed only while no
-run streams (their 3 ms slices lengthened the window's busiest moments). A slice is put off (up to
+:func:`..widgets.on_screen.on_screen`) nothing is drawn until it is shown (moving the step marks cost time
+every frame during playback even when nobody could see them), and the statistics are computed only while no
+run streams (their slices lengthened the window's busiest moments). A slice is put off (up to
 :data:`MAX_YIELDS` times) when the timer fires late or records have just arrived, i.e. right after other
 work in the GUI thread (or the records, and the repaint they cause, are less than :data:`RECENT_S` old).
 While the history lags behind the step shown (live training), the Zipf plot shows the latest step it has
 reached, says so in its title, and is redrawn at most every :data:`CATCH_UP_S` seconds; Zipf data that a
-slice finished is drawn on the next turn, not in the slice's (drawing it is 4-5 ms, then a repaint). Plot items live in
-:mod:`.zipf`, :mod:`.compression` and :mod:`.tradeoff`; the numbers come from :mod:`.feed` (which uses
-:mod:`bpe_desktop.core.measure.stats`). Each plot exports as PNG, SVG and CSV from the buttons under it.
+slice finished is drawn on the next turn, not in the slice's (drawing it, then a repaint, would lengthen that
+turn). Plot items live in :mod:`.zipf`, :mod:`.compression` and :mod:`.tradeoff`; the numbers come from
+:mod:`.feed` (which uses :mod:`bpe_desktop.core.measure.stats`). Each plot exports as PNG, SVG and CSV from
+the buttons under it.
 
 It does not train, and it never changes the session.
 """
@@ -46,7 +47,7 @@ from .zipf import ZipfPlot
 
 REFRESH_MS = 33  # at most ~30 redraws a second
 BUSY_MS = 15  # next slice of statistics work while some remains (training runs)
-SLICE_S = 0.003  # GUI-thread time per slice (a unit of work may run past it by ~1 ms) while training runs
+SLICE_S = 0.003  # GUI-thread time per slice (a unit of work may run a little past it) while training runs
 IDLE_BUSY_MS, IDLE_SLICE_S = 8, 0.0035  # the same when no run competes (a slice plus a repaint < 16 ms)
 DRAW_AFTER_S = 0.001  # Zipf data whose recount took longer than this in a turn is drawn on the next turn
 LATE_S = 0.003  # a timer this late means the GUI thread was just busy: skip the slice ...
@@ -153,7 +154,7 @@ class PlotsPanel(QtWidgets.QWidget):
         now = time.perf_counter()
         burst, self._step_at = now - self._step_at < MARKS_BURST_S, now
         if self.session.state is TrainingState.TRAINING:  # the step follows the records: the window repaints next, and
-            self._records_at = now  # moving the step marks (1-3 ms) waits for the next refresh
+            self._records_at = now  # moving the step marks waits for the next refresh
             self._marks_dirty = True
         elif burst or not on_screen(self):  # playing or scrubbing fast, or hidden: the next (throttled,
             self._marks_dirty = True  # shown) refresh moves the marks

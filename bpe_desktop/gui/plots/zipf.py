@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-import numpy.ma  # pyqtgraph imports it on the first draw (17 ms): now, with the pane, instead
+import numpy.ma  # pyqtgraph imports it on the first draw: now, with the pane, instead
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -70,7 +70,7 @@ class HtmlBox(pg.LabelItem):
 
     def set_html(self, text: str) -> None:
         """Show *text* (nothing is done when it, the width and the colour are as shown: each new text lays out
-        the plot again, ~0.5 ms, and while the statistics catch up the key and the top pairs rarely change)."""
+        the plot again, and while the statistics catch up the key and the top pairs rarely change)."""
         key = (text, self.wrap_width, repr(self.opts.get("color")))
         if key == self._shown:
             return
@@ -144,7 +144,7 @@ class ZipfPlot(PlotCard):
         counts = np.asarray(data.counts, dtype=float)
         ranks = np.arange(1, len(counts) + 1, dtype=float)
         few = len(counts) <= 60  # few pairs: show each as a dot
-        # a 1-pixel line is Qt's fast path: a 12,000-point curve paints in ~0.3 ms instead of ~2 ms at width 2
+        # a 1-pixel line is Qt's fast path: a long curve paints several times faster than at width 2
         pen = pg.mkPen(LINE, width=1 if len(counts) > THIN_ABOVE else 2)
         shown = curve_points(len(counts))
         self.curve.setData(ranks[shown], counts[shown], pen=pen, symbol="o" if few else None, symbolSize=5,

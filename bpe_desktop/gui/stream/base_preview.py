@@ -23,7 +23,7 @@ from ..session import Session
 from ..training.protocol import TrainingState
 from .rows import RowSource
 
-#: characters of the shown rows scanned for the alphabet while counting (the whole of a 4 MB text took 60 ms of
+#: characters of the shown rows scanned for the alphabet while counting (the whole of a big text would stall
 #: the GUI thread; rows further down may show a rare character as unknown until the trainer's model arrives)
 HEAD_CHARS = 256 << 10
 

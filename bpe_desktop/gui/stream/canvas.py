@@ -104,7 +104,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         session.displayTextChanged.connect(lambda _text: self.reload(keep_scroll=True))
         session.modelReset.connect(self._on_model_reset)
         # (no reaction to recordsAppended: merges after the step shown change nothing on screen -- repainting
-        # at every batch of a run cost 4-5 ms each ~30 ms; the followed step repaints)
+        # at every batch of a run (every ~30 ms) cost a repaint each; the followed step repaints)
         session.stepChanged.connect(self._on_step_changed)
         self.reload()
 
@@ -248,7 +248,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
     def _clear_caches(self, keep_base: bool = False) -> None:  # keep_base: step 0's stay (.row_caches)
         self.regex_error = ""
         self._rc.clear(self.session.model if keep_base else None)
-        # (box pictures are kept: keyed by id, label and fill, they outlive a retrain -- ~10 ms less at its start)
+        # (box pictures are kept: keyed by id, label and fill, they outlive a retrain -- less work at its start)
         self.screen_rows.clear()
         self._anim.stop()
         self._progress = 1.0
@@ -288,7 +288,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
                 return self._prepare.start()  # a followed step: encode in a turn of its own, then paint
         self.viewport().update()
 
-    def _prepare_step(self) -> None:  # (encoding a followed step's rows took 2-5 ms: 8-10 ms with the repaint)
+    def _prepare_step(self) -> None:  # (encoding a followed step's rows and repainting in one turn made a long frame)
         self._compute_visible()
         self.viewport().update()
 

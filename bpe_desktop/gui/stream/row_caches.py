@@ -2,8 +2,8 @@
 
 Segments per ``(row, step)`` and layouts per ``(row, step, width)`` (least-recently-used, a few thousand rows
 each), labels per token id.  A retrain on the same rows with the same base symbols keeps step 0's
-encodings: the Train press shows step 0 at once (encoding and laying out a screenful again was 3-5 ms of the
-press under Xvfb).  Qt-free; it leaves out computing the entries (:mod:`.canvas`, :mod:`.layout`).
+encodings: the Train press shows step 0 at once (encoding and laying out a screenful again
+would lengthen the press).  Qt-free; it leaves out computing the entries (:mod:`.canvas`, :mod:`.layout`).
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ class RowLoader(QtCore.QObject):
             self._done.emit(rows, keep_scroll, gen)
 
         self.threaded += 1
-        helper_threads.pool("rows").submit(work)  # (a kept thread: starting one waited 2 ms)
+        helper_threads.pool("rows").submit(work)  # (a kept thread: starting one waits for the GIL)
 
     def _deliver(self, rows: RowSource, keep_scroll: bool, gen: int) -> None:
         if gen == self._generation:

@@ -109,8 +109,7 @@ class TokenStreamView(QtWidgets.QWidget):
     def repaint_next_frame(self) -> None:
         """Hold the stream's repaint for one frame (:data:`FRAME_MS`).  A Train press changes every pane at once:
         the window's repaint is then split in two, the other panes now and the stream -- the largest part --
-        next (measured under Xvfb: the press's single repaint took 9-14 ms; split, its longest frame is ~1.5 ms
-        shorter)."""
+        next (split, the press's longest frame is shorter than its single repaint was)."""
         vp = self.canvas.viewport()
         if vp.updatesEnabled():
             vp.setUpdatesEnabled(False)  # (setUpdatesEnabled(True) repaints it)

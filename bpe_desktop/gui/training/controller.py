@@ -164,7 +164,7 @@ class TrainingController(QtCore.QObject):
         """Stop the worker now (window closing, new run): join it, terminate or kill if it lingers.
 
         With ``wait=False`` (a new run replacing an old one) the old process is told to stop and reaped by a
-        background thread, so the GUI thread does not sit out its exit (~25 ms).
+        background thread, so the GUI thread does not sit out its exit.
         """
         proc, conn = self._proc, self._conn
         self._join_launch()

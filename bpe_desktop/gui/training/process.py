@@ -1,7 +1,7 @@
 """The worker process's lifecycle: launch it off the GUI thread, and reap it (join, terminate, kill).
 
-Qt-free.  Launching a *spawn* child blocks on writing its launch data until the new interpreter reads it
-(50-100 ms), so :class:`Launch` starts it from a helper thread (a pool kept for the program's life).  It
+Qt-free.  Launching a *spawn* child blocks on writing its launch data until the new interpreter reads it,
+so :class:`Launch` starts it from a helper thread (a pool kept for the program's life).  It
 leaves out what the process says (:mod:`.protocol`) and when the window decides to stop it (:mod:`.controller`).
 """
 
@@ -62,7 +62,7 @@ def reap(proc: BaseProcess, timeout: float) -> None:
 
 
 def reap_in_background(proc: BaseProcess, timeout: float) -> None:
-    """:func:`reap` in a helper thread, so the GUI thread does not sit out the process's exit (~25 ms)."""
+    """:func:`reap` in a helper thread, so the GUI thread does not sit out the process's exit."""
     helper_threads.pool("reap").submit(reap, proc, timeout)
 
 
@@ -88,7 +88,7 @@ class Launch:
 
     :meth:`start` hands the launch to the helper thread; call it once the GUI thread's own work of the moment
     is done -- the helper's share of the launch (building the process, pickling its arguments) holds the GIL
-    for 1-2 ms, which would otherwise land in the middle of that work."""
+    for a while, which would otherwise land in the middle of that work."""
 
     def __init__(self, source: CorpusSource, config: TrainConfig, paused: bool, holdout: float = 0.0,
                  branch: BranchFrom | None = None) -> None:

@@ -44,8 +44,8 @@ from .protocol import (
 BATCH_SECONDS = 0.03
 PROGRESS_SECONDS = 0.05
 #: the worker's Unix niceness: it yields the CPU to the window's GUI thread and the X server whenever they
-#: want it (on two cores the trainer, the window and the X server compete; measured under Xvfb, the Train
-#: press's repaint took 5-8 ms longer while a worker at niceness 0 started), and loses nothing when the CPU
+#: want it (on two cores the trainer, the window and the X server compete; the Train press's repaint took
+#: longer while a worker at niceness 0 started), and loses nothing when the CPU
 #: is otherwise idle
 NICENESS = 10
 

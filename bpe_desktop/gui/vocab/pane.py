@@ -32,7 +32,7 @@ from ..widgets.timers import one_shot
 from .feed import VocabFeed
 from .table import COLUMNS, FLAG_HELP, FLAG_WORDS, VocabTableModel
 
-SLICE_S = 0.008  # GUI-thread time per slice when idle (a unit may run ~1-2 ms past it)
+SLICE_S = 0.008  # GUI-thread time per slice when idle (a unit may run a little past it)
 IDLE_BUSY_MS = 2  # pause between slices when idle: input and paints run in between
 TRAINING_SLICE_S, TRAINING_BUSY_MS = 0.003, 15  # the same while a run streams (the plots' budget)
 TRAINING_EVERY_MS = 250  # while training: follow the step at most this often
@@ -139,7 +139,7 @@ class VocabPane(QtWidgets.QWidget):
         lay.addWidget(self.splitter, 1)
         lay.addWidget(self.status)
 
-        self._gc = GcPolicy(GC_FREEZE_EVERY_S)  # (a full collection amid 100k new rows stalled ~100 ms)
+        self._gc = GcPolicy(GC_FREEZE_EVERY_S)  # (a full collection amid many new rows stalls the window)
         self._dock_watch = DockWatch(self, self._schedule)  # its dock's tab brought to the front: resume
         self._selected: int | None = None  # token id selected (kept across new audits)
         self._counts: dict[TokenFlag, int] = {}  # rows per flag in the audit shown

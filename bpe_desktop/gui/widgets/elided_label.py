@@ -222,9 +222,9 @@ class LabelHost(QtWidgets.QWidget):
 
     Qt relayouts the parent's layout -- and, up the chain, the dock and the main window -- whenever a
     label's text changes unless its size is fixed both ways (``QLabel.setText`` calls ``updateGeometry``):
-    ~1.3 ms a frame during playback for the token stream's header, ~4 ms a slice for the plots' status
-    line.  The host takes whatever width its layout gives (the label elides) and the label's height,
-    rechecked when the label asks for a new geometry (a font change).
+    every frame during playback for the token stream's header, every slice for the plots' status line.  The host
+    takes whatever width its layout gives (the label elides) and the label's height, rechecked when the label
+    asks for a new geometry (a font change).
     """
 
     def __init__(self, label: QtWidgets.QLabel, parent: QtWidgets.QWidget | None = None) -> None:

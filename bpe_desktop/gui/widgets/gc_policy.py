@@ -1,7 +1,7 @@
 """When Python's cyclic garbage collector may run while the GUI thread streams or computes.
 
 Collections triggered by the many small objects a training run or a statistics slice allocates scan every
-young object (measured: 20-70 ms pauses).  :class:`GcPolicy` pauses the collector for the length of a run
+young object (pauses long enough to see).  :class:`GcPolicy` pauses the collector for the length of a run
 and, every ``every_s`` seconds, moves what exists to the permanent generation (``gc.freeze()``, a
 constant-time list splice) so no later collection scans it again.  The cost: a reference cycle that became
 garbage meanwhile is never reclaimed (records and histories hold no cycles; a small, bounded leak).

@@ -1,8 +1,8 @@
 """Freeing what a new run replaces a little at a time, after the GUI thread has answered.
 
 When Train is pressed the session lets go of the last run's merge records, model and tokenizer, and the
-plots of their statistics jobs.  Freed at once, that was 5-6 ms of the press under Xvfb (2.8 ms for kjv's
-8,000 merge records alone), on top of resetting and repainting every pane.  :class:`Trash` takes such
+plots of their statistics jobs.  Freed at once, that lengthened the press (the
+merge records most of all), on top of resetting and repainting every pane.  :class:`Trash` takes such
 objects and frees them in later event-loop turns, at most ``budget_ms`` a turn (the units of
 :func:`~bpe_desktop.core.measure.stats.slicing.dropping`; a slice is at least one unit, so one big object still
 costs its own free, just not inside the press).
