@@ -148,7 +148,7 @@ class OneTruth(RuleBasedStateMachine):
         w = self.w
         w.controller.shutdown()
         for old in autosave.orphans():
-            os.remove(old)
+            os.remove(old.path)
         save_session(autosave.autosave_path(DEAD_PID), document.to_doc(document.capture(w), w.sessions.hashes))
         runs, current = snapshot(w.session.saved_runs()[0]), w.session.saved_runs()[1]
         w.sessions.ask_before_discarding = False

@@ -212,7 +212,8 @@ def test_damaged_compressed_files_are_one_clear_error(tmp_path: Path) -> None:
         "garbage.tiktoken.gz": data[:10] + b"\x00" * 200,
         "garbage.tiktoken.xz": b"\xfd7zXZ\x00" + b"\x01" * 100,
         "garbage.tiktoken.bz2": b"BZh9" + b"\x02" * 100,
-        "merges.txt.gz": gzip.compress(b"#version: 0.2\nl o\n"),  # another format compressed: refused by name
+        "merges.txt.xz": lzma.compress(b"#version: 0.2\nl o\n"),  # another format xz-compressed: refused by name
+        "merges.txt.gz": gzip.compress(b"#version: 0.2\nl o\n")[:-9],  # a gzipped text format, cut short
     }
     for name, content in cases.items():
         (tmp_path / name).write_bytes(content)
