@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..choices import Mode
 from ..config import MODES
@@ -45,9 +45,11 @@ from ..tokenizers.model import BPEModel
 from ..tokenizers.ranks import RankTokenizer
 from ..tokenizers.renumber import RenumberedTokenizer
 from ..tokenizers.tokenizer import Tokenizer
-from . import clip_merges, csv_stats, gpt2, hf_json, native, sentencepiece_model, subword_nmt, tekken, tiktoken_file
+from . import csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
 from .detect import detect
-from .hf.pipeline import HFTokenizer
+
+if TYPE_CHECKING:  # (CLIP's, SentencePiece's and tekken's readers are imported when such a file is read)
+    from .hf.pipeline import HFTokenizer
 from .presets import PRESETS_HELP, Preset, bundled_data, is_bundled, recognise, split_spec
 
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
@@ -245,6 +247,8 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: SpecialsArg = 
         ranks = tiktoken_file.parse(data, path)
         return Loaded("tiktoken", _rank_tokenizer(ranks, data, preset, pretokenizer, specials, path))
     _check_exists(path)
+    from . import clip_merges  # (not at start-up: ftfy, html)
+
     if clip or (os.path.isfile(path) and clip_merges.is_clip_file(path)):
         if pretokenizer is not None or specials:
             raise FormatError(f"{path}: CLIP's merges come with CLIP's own cleaning, pattern and specials -- "
@@ -280,11 +284,15 @@ def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
         if preset is not None or pretokenizer is not None or specials:
             raise FormatError(f"{path}: a SentencePiece model carries its own normalization and pieces -- "
                               "drop the preset prefix, --pretokenizer and --special")
+        from . import sentencepiece_model
+
         return Loaded(fmt, sentencepiece_model.load(path))
     if fmt == "tekken":
         if preset is not None or pretokenizer is not None or specials:
             raise FormatError(f"{path}: a tekken file carries its own pattern and special tokens -- drop the "
                               "preset prefix, --pretokenizer and --special")
+        from . import tekken
+
         return Loaded(fmt, tekken.load(path))
     if fmt == "hf":
         return Loaded(fmt, _hf_tokenizer(path, preset, pretokenizer, specials))
