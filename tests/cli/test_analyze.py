@@ -4,9 +4,7 @@ same text, and every user error is one line on stderr with exit status 2."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -17,16 +15,14 @@ from bpe_desktop.core.formats import save_model
 from bpe_desktop.core.formats.presets import installed_tiktoken_file
 from bpe_desktop.core.measure.quality import TextTotals, measure
 from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
-from support import ROOT
+from support.cli import run_cli
 
 KEYS = {"tokens", "bytes_per_token", "fertility", "utilization", "shannon_efficiency", "renyi_efficiency",
         "alpha", "vocab_size", "unreachable", "undecodable", "intermediate", "unused"}
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "bpe_desktop", "analyze", *args], capture_output=True,
-                          text=True, env=env, timeout=300)
+    return run_cli("analyze", *args)
 
 
 @pytest.fixture(scope="module")

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bpe_desktop.core.formats import load
 from support import ROOT
+from support.cli import run_cli
 
 SAMPLE = ROOT / "resources" / "samples" / "robotlogs_sample.txt"
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "bpe_desktop", *args], capture_output=True, text=True,
-                          timeout=300)
+run = run_cli
 
 
 def ok(*args: str) -> str:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,10 +12,9 @@ import tiktoken
 from bpe_desktop.core.formats import load_tokenizer
 from bpe_desktop.core.logs.robotlogs import generate
 from support import cl100k_file
+from support.cli import run_cli
 
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "bpe_desktop", *args], capture_output=True, text=True, timeout=300)
+run = run_cli
 
 
 @pytest.fixture(scope="module")

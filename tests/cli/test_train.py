@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 
 from bpe_desktop.cli import main
+from support.cli import run_cli
 
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "bpe_desktop", *args], capture_output=True, text=True,
-                          timeout=120)
+run = run_cli
 
 
 def test_train_seed_table_writes_tokenizer_and_steps(tmp_path, capsys) -> None:

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from bpe_desktop.core.logs.logclass import Category, classify
 from bpe_desktop.core.logs.robotlogs import LEVELS, generate, iter_lines
 from support import ROOT
+from support.cli import run_cli
 
 SAMPLE = ROOT / "resources" / "samples" / "robotlogs_sample.txt"
 HEADER = re.compile(r"\[(?P<level>[A-Z]+)\] \[(?P<ts>\d{10}\.\d{9})\] \[(?P<node>[a-z0-9_]+)\]: (?P<msg>.+)")
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "bpe_desktop", *args], capture_output=True, text=True, timeout=120)
+run = run_cli
 
 
 def test_same_seed_same_text_other_seed_other_text() -> None:

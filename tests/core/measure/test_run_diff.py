@@ -4,8 +4,6 @@ where the seeds' text says they must; the CLI reads any tokenizer format and exi
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,11 +12,9 @@ from bpe_desktop.core import TrainConfig, train
 from bpe_desktop.core.measure.run_diff import MovedMerge, RankedMerge, diff_merges, diff_models
 from bpe_desktop.core.training.branch import SettingChange
 from support import SEED_000, SEED_001
+from support.cli import run_cli
 
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "bpe_desktop", *args], capture_output=True, text=True,
-                          timeout=120)
+run = run_cli
 
 
 # Seed 000 (low 5, lower 2, newest 6, widest 3), trained to the end under the lexical rule, is the seed's
