@@ -25,6 +25,7 @@ from bpe_desktop.core.formats.session_file import RunDoc, SessionCorpus, Session
 from bpe_desktop.core.stopping import StopReason
 from bpe_desktop.gui import app as gui_app
 from bpe_desktop.gui.session_io import dialogs as session_dialogs
+from support import json_paths
 
 TABLE = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 TEXT = "\n".join(f"{w} {c}" for w, c in TABLE.items())
@@ -90,15 +91,8 @@ def _check(w, path: str, data: bytes, dialogs: list[tuple[str, str]], monkeypatc
     return False
 
 
-def _paths(raw: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(raw, dict):
-        for k, v in raw.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(raw, list):
-        for k, v in enumerate(raw[:2]):
-            out += _paths(v, (*prefix, k))
-    return out
+def _paths(raw: Any) -> list[tuple[Any, ...]]:
+    return json_paths(raw, 2)
 
 
 def _nest(levels: int) -> Any:

@@ -8,6 +8,7 @@ values and functions that tests import (``from support import SEED_000``: ``test
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
@@ -67,3 +68,16 @@ def finished_session(text: str, config, words, model, records):
     s.set_stop(StopReason.MERGES, f"reached {len(records)} merges")
     s.set_state(TrainingState.FINISHED)
     return s
+
+
+def json_paths(raw: Any, items: int, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path (keys and list indexes) into a parsed JSON document, the first *items* of each list only:
+    the places a fuzz test may mutate."""
+    out = [prefix]
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            out += json_paths(v, items, (*prefix, k))
+    elif isinstance(raw, list):
+        for k, v in enumerate(raw[:items]):
+            out += json_paths(v, items, (*prefix, k))
+    return out

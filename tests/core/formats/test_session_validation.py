@@ -36,6 +36,7 @@ from bpe_desktop.core.formats.session_file import (
 )
 from bpe_desktop.core.stopping import StopReason
 from bpe_desktop.core.training.trainer import train
+from support import json_paths
 
 TABLE = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 TEXT = "\n".join(f"{w} {c}" for w, c in TABLE.items())
@@ -200,15 +201,8 @@ def test_file_names_that_are_not_utf8_are_stored_losslessly(tmp_path, name: byte
 
 
 # -- fuzz: valid documents mutated -------------------------------------------------------------------------
-def _paths(raw: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(raw, dict):
-        for k, v in raw.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(raw, list):
-        for k, v in enumerate(raw[:3]):
-            out += _paths(v, (*prefix, k))
-    return out
+def _paths(raw: Any) -> list[tuple[Any, ...]]:
+    return json_paths(raw, 3)
 
 
 SPOTS = _paths(VALID)[1:]
