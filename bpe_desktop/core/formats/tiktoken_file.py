@@ -28,6 +28,8 @@ from ..io.reading import open_regular
 from ..tokenizers.model import BPEModel, bytes_token
 from .textio import TOKENIZER_LIMIT
 
+_SLICE = 1 << 15  # fields parsed in one C call (an even number: token and rank stay together)
+
 
 def parse(data: bytes, source: str = "<bytes>") -> dict[bytes, int]:
     """Parse rank-file bytes into ``{token bytes: rank}``.
@@ -39,7 +41,10 @@ def parse(data: bytes, source: str = "<bytes>") -> dict[bytes, int]:
     try:
         if len(fields) % 2:
             raise ValueError("odd number of fields")
-        ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
+        ranks: dict[bytes, int] = {}
+        for lo in range(0, len(fields), _SLICE):  # slices: a thread waiting for the GIL gets it between them
+            part = fields[lo : lo + _SLICE]
+            ranks.update(zip(map(binascii.a2b_base64, part[0::2]), map(int, part[1::2]), strict=True))
     except (ValueError, binascii.Error):
         _raise_bad_line(data, source)
     if len(ranks) * 2 != len(fields):

@@ -19,7 +19,7 @@ where a token can be formed from a different split than the one that created it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Literal
 
@@ -109,11 +109,14 @@ def _by_rank(ranks: Mapping[bytes, int]) -> list[bytes]:
     return by_rank  # type: ignore[return-value]
 
 
-def recover_merges_prefix(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list[tuple[int, int]], list[int]]:
+def recover_merges_prefix(
+    ranks: Mapping[bytes, int], progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[bytes], list[tuple[int, int]], list[int]]:
     """As :func:`recover_merges`, but the last ranks may be tokens that are no merge of lower ranks
     (Whisper's multilingual file ends with the empty token): they are returned apart, as the third item,
     and the merge list stops before them, so every id stays the file's.  A non-merge followed by a merge
-    is still refused (the list would have to skip an id).
+    is still refused (the list would have to skip an id).  *progress(done, total)* is called every
+    :data:`PROGRESS_EVERY` ranks (and may raise to stop the work).
 
     >>> base, merges, outside = recover_merges_prefix({**{bytes([b]): b for b in range(256)}, b"ab": 256, b"": 257})
     >>> merges, outside
@@ -125,7 +128,10 @@ def recover_merges_prefix(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list
         raise FormatError("ranks 0-255 must be the 256 single bytes -- this is not a byte-level BPE rank file")
     merges: list[tuple[int, int]] = []
     outside: list[int] = []
+    total = len(by_rank) - 256
     for r in range(256, len(by_rank)):
+        if progress is not None and r % PROGRESS_EVERY == 0:
+            progress(r - 256, total)
         tok = by_rank[r]
         parts = byte_pair_ranks(ranks, tok, r)
         if len(parts) == 2 and not outside:
@@ -139,6 +145,10 @@ def recover_merges_prefix(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list
         else:
             outside.append(r)
     return base, merges, outside
+
+
+#: how many ranks :func:`recover_merges_prefix` recovers between two progress calls
+PROGRESS_EVERY = 2048
 
 
 def _bounded(caches: dict[int, dict], key: int) -> dict:
@@ -226,14 +236,24 @@ class RankTokenizer(EncodesSpecials):
         Special tokens keep their names; a :class:`BPEModel` numbers them after the last token, so their
         ids there may differ from :attr:`special_tokens`.
         """
+        return self.recover()
+
+    def recover(self, progress: Callable[[int, int], None] | None = None) -> BPEModel:
+        """:attr:`model`, recovering it now if needed with *progress* as :func:`recover_merges_prefix` takes
+        it (a caller off the GUI thread shows it; if *progress* raises, nothing is kept)."""
         if self._model is None:
-            base, merges, self._outside = recover_merges_prefix(self._rank_of)
+            base, merges, outside = recover_merges_prefix(self._rank_of, progress)
             model = BPEModel(
                 mode=Mode.BYTES, base=list(base), merges=merges, pretokenizer=self.pretokenizer.spec,
                 specials=tuple(sorted(self._specials, key=self._specials.__getitem__)),
             )
-            self._model = model
+            self._model, self._outside = model, outside
         return self._model
+
+    @property
+    def has_model(self) -> bool:
+        """Whether the merge list is already recovered (reading :attr:`model` is then instant)."""
+        return self._model is not None
 
     @property
     def outside_merges(self) -> list[int]:
