@@ -14,7 +14,9 @@ import os
 from collections.abc import Sequence
 
 from ..core.forbid import format_pair
-from ..core.measure.run_diff import RunDiff, diff_models
+from ..core.formats import Loaded
+from ..core.formats.hf.pipeline import HFTokenizer
+from ..core.measure.run_diff import RunDiff, diff_merges, settings_changes
 from .common import add_tokenizer_file_options, load_each
 
 
@@ -55,9 +57,18 @@ def render(d: RunDiff, name_a: str, name_b: str, limit: int) -> str:
     return "\n".join(lines)
 
 
+def _pairs(loaded: Loaded) -> list[tuple[str, str]]:
+    """The merges as display-text pairs: a tokenizer.json with a continuing_subword_prefix as the file writes
+    them (our names for its tokens are not its texts)."""
+    tok = loaded.tokenizer
+    if isinstance(tok, HFTokenizer) and tok.bpe.prefix:
+        return tok.bpe.merge_pairs_text()
+    return loaded.model.merge_pairs_text()
+
+
 def run(args: argparse.Namespace) -> int:
     la, lb = load_each(args.a, args), load_each(args.b, args)
-    d = diff_models(la.model, lb.model)
+    d = diff_merges(_pairs(la), _pairs(lb), settings_changes(la.model, lb.model))
     if args.json:
         doc = {"a": {"path": os.fspath(args.a), "format": la.fmt}, "b": {"path": os.fspath(args.b), "format": lb.fmt},
                **d.to_json()}

@@ -574,3 +574,15 @@ def test_analyze_and_convert_on_a_prefixed_file(corpus, tmp_path, capsys) -> Non
     assert cli_main(["convert", str(p), str(tmp_path / "out.json"), "--to", "native"]) == 2
     assert "continuing_subword_prefix" in capsys.readouterr().err
     assert not (tmp_path / "out.json").exists()
+
+
+def test_diff_of_prefixed_files_names_merges_as_the_files_do(corpus, tmp_path, capsys) -> None:
+    from bpe_desktop.cli import main as cli_main
+
+    a = _train_affixed(corpus[:30], tmp_path, "a", "##", None, pre_tokenizers.Whitespace(), None, vocab=400)
+    b = _train_affixed(corpus[30:60], tmp_path, "b", "##", None, pre_tokenizers.Whitespace(), None, vocab=400)
+    assert cli_main(["diff", str(a), str(b), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    merges = [[tuple(m) for m in json.loads(p.read_text(encoding="utf-8"))["model"]["merges"]] for p in (a, b)]
+    assert [(m["left"], m["right"]) for m in doc["only_a"]] == [m for m in merges[0] if m not in merges[1]]
+    assert [(m["left"], m["right"]) for m in doc["only_b"]] == [m for m in merges[1] if m not in merges[0]]

@@ -172,6 +172,10 @@ class HFBPE:
             t = t[: -len(self.suffix)]
         return len(text_bytes(t)) if self.byte_chars or self.bytes_mode else len(t.encode("utf-8", "surrogateescape"))
 
+    def merge_pairs_text(self) -> list[tuple[str, str]]:
+        """The merges as the file writes them (a prefixed file: ``h ##e``, not our names for the tokens)."""
+        return [(self.token_text(a), self.token_text(b)) for a, b in self.model.merges]
+
     def token_text(self, i: int) -> str:
         """How the file writes our token *i* (bytes through GPT-2's alphabet)."""
         return self.texts[i] if self.texts is not None else token_text(self.model.tokens[i])
