@@ -109,3 +109,26 @@ def test_cancelled_open_changes_nothing(qtbot, dialogs, monkeypatch) -> None:
     assert file_actions._read_in_background("o200k")
     assert file_actions.open_tokenizer(parent, s, "o200k") is None
     assert s.model is before and not dialogs
+
+
+def test_a_file_read_in_the_background_still_asks_for_its_pattern(qtbot, dialogs, monkeypatch, tmp_path) -> None:
+    """The question is asked on the GUI thread between two runs of the job (a rank file of no known encoding)."""
+    from bpe_desktop.core.formats.presets import PRESETS, bundled_data
+
+    path = tmp_path / "mine.tiktoken"
+    path.write_bytes(b"".join(bundled_data(PRESETS["gpt2"]).splitlines(keepends=True)[:300]))
+    monkeypatch.setattr(file_actions, "BACKGROUND_BYTES", 0)
+    asked: list[str] = []
+
+    def get_item(parent, title, label, items, current=0, editable=True):
+        asked.append(threading.current_thread().name)
+        return "cl100k", True
+
+    monkeypatch.setattr(QtWidgets.QInputDialog, "getItem", staticmethod(get_item))
+    s = Session()
+    parent = QtWidgets.QWidget()
+    qtbot.addWidget(parent)
+    assert file_actions._read_in_background(str(path))
+    model = file_actions.open_tokenizer(parent, s, str(path))
+    assert model is not None and model.pretokenizer == "cl100k" and len(model.merges) == 300 - 256
+    assert asked == [threading.main_thread().name] and not dialogs
