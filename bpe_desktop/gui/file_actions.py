@@ -21,6 +21,8 @@ from ..core.counting.sources import CorpusSource
 from ..core.errors import BpeError, FormatError, PretokenizerNeeded
 from ..core.formats import save_model
 from ..core.formats.csv_stats import steps_csv
+from ..core.formats.hf.pipeline import HFTokenizer
+from ..core.formats.hf.pipeline_ref import PipelineRef
 from ..core.formats.presets import is_bundled, split_spec
 from ..core.io.atomic import atomic_write
 from ..core.records import MergeRecord
@@ -31,6 +33,9 @@ from ..core.tokenizers.renumber import RenumberedTokenizer
 from .modal_job import Cancelled, Progress, run_modal
 from .session import Session
 from .work import Work
+
+#: a tokenizer.json shown through its own pipeline: the file by reference, and that pipeline
+Pipeline = tuple[PipelineRef, HFTokenizer]
 
 TOKENIZER_FILTER = "bpe-desktop tokenizer (*.json);;All files (*)"
 #: what Open tokenizer offers: every format the readers detect (a GPT-2 pair: pick either of its files)
@@ -87,9 +92,11 @@ def _read_in_background(spec: str) -> bool:
 
 
 def load_for_timeline(spec: str, pretokenizer: str | None, progress: Progress) -> tuple[
-        BPEModel, list[MergeRecord], str]:
-    """Read *spec* and build what the timeline shows: (model, records, format).  Qt-free (it runs on a
-    helper thread for big files); a file whose ids the timeline's replay would not give is refused."""
+        BPEModel, list[MergeRecord], str, Pipeline | None]:
+    """Read *spec* and build what the timeline shows: (model, records, format, pipeline).  Qt-free (it runs
+    on a helper thread for big files).  *pipeline*: a ``tokenizer.json`` whose pipeline our pre-tokenizers
+    cannot express (a normalizer, Metaspace...) is shown through its own pipeline, kept by reference (None:
+    our replay is its pipeline); a file whose ids neither would give (SentencePiece, CLIP) is refused."""
     progress.stage = f"Reading {os.path.basename(spec)}…"
     loaded = formats.load(spec, pretokenizer=pretokenizer)
     progress.check()
@@ -98,26 +105,32 @@ def load_for_timeline(spec: str, pretokenizer: str | None, progress: Progress) -
                        "normalization, not by replaying a merge list, so the timeline would show other "
                        "tokens -- open it in Compare tokenizers or the Log inspector, which use its own ids")
     reason = getattr(loaded.tokenizer, "plain_reason", None)  # a tokenizer.json beyond our pre-tokenizers
-    if reason is not None:
+    pipeline: Pipeline | None = None
+    if reason is not None and loaded.fmt == "hf":
+        pipeline = PipelineRef.reading(spec)  # (the file by reference, and the pipeline read from that text)
+    elif reason is not None:  # CLIP: its text cleaning is no tokenizer.json pipeline
         raise FormatError(f"{spec}: the timeline replays merges with our pre-tokenizers, and this "
-                          f"tokenizer.json has {reason}, which they cannot express -- add it under Compare "
+                          f"file has {reason}, which they cannot express -- add it under Compare "
                           "tokenizers or the Log inspector, which run its whole pipeline")
     tok = loaded.tokenizer.inner if isinstance(loaded.tokenizer, RenumberedTokenizer) else loaded.tokenizer
-    if isinstance(tok, RankTokenizer) and not tok.has_model:  # (tekken: ranks under renumbered ids)
+    if pipeline is not None:
+        model = pipeline[1].model
+    elif isinstance(tok, RankTokenizer) and not tok.has_model:  # (tekken: ranks under renumbered ids)
         progress.stage = f"Recovering the {tok.n_merges:,} merges of {os.path.basename(spec)} from its ranks…"
         model = tok.recover(progress.step)
     else:
         model = loaded.model
     progress.stage, progress.total = "Listing the merges…", 0
     records = records_for(model, loaded.stats, progress.step)
-    return model, records, loaded.fmt
+    return model, records, loaded.fmt, pipeline
 
 
 def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
-                   ) -> tuple[BPEModel, list[MergeRecord], str, str] | None:
+                   ) -> tuple[BPEModel, list[MergeRecord], str, str, Pipeline | None] | None:
     """Read and fully validate a tokenizer file (any format, through :func:`core.formats.load`) without
-    touching the window: (model, records, path, format), or None after a dialog saying why it was refused
-    (or after Cancel).  A big file is read on a helper thread behind a progress dialog (:mod:`.modal_job`)."""
+    touching the window: (model, records, path, format, pipeline), or None after a dialog saying why it was
+    refused (or after Cancel).  A big file is read on a helper thread behind a progress dialog
+    (:mod:`.modal_job`)."""
     if path is None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(parent, "Open tokenizer", "", OPEN_TOKENIZER_FILTER)
         if not path:
@@ -125,7 +138,7 @@ def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
     spec = path
     background = _read_in_background(spec)
 
-    def read(pretokenizer: str | None) -> tuple[BPEModel, list[MergeRecord], str]:
+    def read(pretokenizer: str | None) -> tuple[BPEModel, list[MergeRecord], str, Pipeline | None]:
         if background:
             return run_modal(parent, "Opening tokenizer", lambda p: load_for_timeline(spec, pretokenizer, p))
         QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)  # a small file: a moment
@@ -136,12 +149,12 @@ def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
 
     try:
         try:
-            model, records, fmt = read(None)
+            model, records, fmt, pipeline = read(None)
         except PretokenizerNeeded as need:
             pre = ask_pretokenizer(parent, str(need))
             if pre is None:
                 return None  # cancelled: nothing changes
-            model, records, fmt = read(pre)
+            model, records, fmt, pipeline = read(pre)
     except Cancelled:
         return None
     except BpeError as e:
@@ -149,7 +162,7 @@ def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
     except (TypeError, KeyError, ValueError, AttributeError, IndexError, UnicodeError, RecursionError) as e:
         message = f"{path}: malformed tokenizer file ({type(e).__name__}: {str(e)[:80]}) -- the file is damaged"
     else:
-        return model, records, path, fmt
+        return model, records, path, fmt, pipeline
     show_error(parent, "Cannot open tokenizer", message)
     return None
 
@@ -187,13 +200,15 @@ def tokenizer_config(model: BPEModel, base: TrainConfig) -> TrainConfig:
 
 
 def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord], path: str, fmt: str = "",
-                    corpus: CorpusSource | None = None, base: TrainConfig | None = None) -> BPEModel:
+                    pipeline: Pipeline | None = None, corpus: CorpusSource | None = None,
+                    base: TrainConfig | None = None) -> BPEModel:
     """Show a model read by :func:`read_tokenizer` as a run of its own (the shown run stays in the list),
     over *corpus* (default: the shown run's), with the settings it implies (the rest from *base*).  *fmt*,
-    e.g. "tiktoken": its tokens are encoded by that library's rank rule."""
+    e.g. "tiktoken": its tokens are encoded by that library's rank rule; *pipeline*: the file's own pipeline
+    encodes the text (the run keeps the file's path: a saved session reads it again)."""
     config = tokenizer_config(model, base if base is not None else session.config)
     session.load(Work.loaded(model, records, corpus if corpus is not None else session.source, config,
-                             f"loaded from {path}", fmt))
+                             f"loaded from {path}", fmt, pipeline))
     return model
 
 

@@ -21,6 +21,8 @@ from PySide6 import QtCore
 from ..core.config import TrainConfig
 from ..core.counting.pieces import WordCounts
 from ..core.counting.sources import CorpusSource
+from ..core.formats.hf.model_ids import PipelineTokenizer
+from ..core.formats.hf.pipeline import HFTokenizer
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizers.model import BPEModel
@@ -154,6 +156,11 @@ class Session(QtCore.QObject):
         return self._work.loaded_format
 
     @property
+    def pipeline(self) -> HFTokenizer | None:
+        """The file pipeline the shown run's text is encoded with (None: our replay of the merges)."""
+        return self._work.pipeline
+
+    @property
     def state(self) -> TrainingState:
         return self._state
 
@@ -272,6 +279,7 @@ class Session(QtCore.QObject):
         w.model = model
         w.records = list(records or [])
         w.loaded_format = ""
+        w.pipeline, w.pipeline_ref = None, None
         self._tokenizer = None
         w.step = len(w.records)
         self.modelReset.emit()
@@ -303,9 +311,13 @@ class Session(QtCore.QObject):
 
     @property
     def tokenizer(self) -> Tokenizer:
-        """A tokenizer over the whole current merge list; use ``upto=session.step`` for the timeline."""
+        """A tokenizer over the whole current merge list; use ``upto=session.step`` for the timeline.  For a
+        file whose pipeline our replay cannot express (``work.pipeline``) it is that pipeline in our ids: the
+        one seam every pane encodes through."""
         if self._tokenizer is None:
-            self._tokenizer = Tokenizer(self.model, unknown="keep")
+            pipeline = self._work.pipeline
+            self._tokenizer = (PipelineTokenizer(pipeline) if pipeline is not None
+                               else Tokenizer(self.model, unknown="keep"))
         return self._tokenizer
 
     def set_state(self, state: TrainingState) -> None:

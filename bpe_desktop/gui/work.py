@@ -22,6 +22,8 @@ from typing import Literal, NamedTuple
 from ..core.config import TrainConfig
 from ..core.counting.pieces import WordCounts
 from ..core.counting.sources import CorpusSource
+from ..core.formats.hf.pipeline import HFTokenizer
+from ..core.formats.hf.pipeline_ref import PipelineRef
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizers.model import BPEModel
@@ -61,6 +63,10 @@ class Work:
     initial_symbols: int = field(default=0, compare=False)
     held_out: HeldOut | None = field(default=None, compare=False, repr=False)
     loaded_format: str = field(default="", compare=False)  # "tiktoken", "hf"…; "" when trained here
+    #: the file whose whole pipeline encodes this run's text (a ``tokenizer.json`` beyond our pre-tokenizers:
+    #: a normalizer, Metaspace...); None when our own replay of the merges is exact.  A saved session keeps it.
+    pipeline_ref: PipelineRef | None = None
+    pipeline: HFTokenizer | None = field(default=None, compare=False, repr=False)  # read from pipeline_ref
     draft: CorpusSource | None = field(default=None, compare=False, repr=False)  # editor's corpus, untrained
     draft_config: TrainConfig | None = field(default=None, compare=False, repr=False)
 
@@ -73,13 +79,16 @@ class Work:
 
     @classmethod
     def loaded(cls, model: BPEModel, records: list[MergeRecord], source: CorpusSource, config: TrainConfig,
-               stop_text: str, fmt: str = "") -> Work:
+               stop_text: str, fmt: str = "", pipeline: tuple[PipelineRef, HFTokenizer] | None = None
+               ) -> Work:
         """Merges read from a file (a tokenizer, a session, a variant): not trained on *source* here, which
-        ``stop_reason`` LOADED and ``stop_text`` ("loaded from …") say."""
+        ``stop_reason`` LOADED and ``stop_text`` ("loaded from …") say; *pipeline* (a file by
+        reference and its pipeline) encodes its text when our replay of the merges would not."""
         first = records[0] if records else None
         return cls(source, config, model, list(records), StopReason.LOADED, stop_text, len(records),
                    initial_symbols=first.symbols_before if first is not None and first.merged else 0,
-                   loaded_format=fmt)
+                   loaded_format=fmt, pipeline_ref=pipeline[0] if pipeline else None,
+                   pipeline=pipeline[1] if pipeline else None)
 
     @property
     def n_merges(self) -> int:

@@ -1,6 +1,6 @@
-"""File > Open tokenizer on a tokenizer.json: one our pre-tokenizers express opens on the timeline; one with
-a normalizer (or another component they cannot express) is refused with a dialog naming it, window
-unchanged -- never replayed with a guessed pre-tokenizer."""
+"""File > Open tokenizer on a tokenizer.json: one our pre-tokenizers express opens on the timeline replayed by
+our own tokenizer; one with a normalizer (or another component they cannot express) opens through its own
+pipeline -- never replayed with a guessed pre-tokenizer (test_hf_pipeline_timeline.py checks every pane)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,10 @@ def _file(tmp_path: Path, name: str, normalizer: object = None) -> Path:
 def test_open_tokenizer_json(qtbot, window, dialogs, tmp_path: Path) -> None:
     window.open_tokenizer(str(_file(tmp_path, "plain.json")))
     assert not dialogs and len(window.session.model.merges) == 300 - 256
-    before = window.session.model
-    window.open_tokenizer(str(_file(tmp_path, "nfkc.json", normalizers.NFKC())))
-    assert dialogs and dialogs[-1][0] == "Cannot open tokenizer" and 'normalizer "NFKC"' in dialogs[-1][1]
-    assert window.session.model is before
+    assert window.session.pipeline is None  # our replay is its pipeline
+    path = _file(tmp_path, "nfkc.json", normalizers.NFKC())
+    window.open_tokenizer(str(path))
+    s = window.session
+    assert not dialogs and s.pipeline is not None and len(s.runs) == 2
+    want = tokenizers.Tokenizer.from_file(str(path)).encode("ﬁne ½", add_special_tokens=False).ids
+    assert [s.pipeline.file_id(i) for i in s.tokenizer.encode("ﬁne ½")] == want

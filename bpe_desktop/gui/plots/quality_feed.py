@@ -12,6 +12,9 @@ Two texts:
   the worker kept out of training (``session.held_out``, when ``session.holdout`` was set before the
   run); followed with :class:`~bpe_desktop.core.measure.quality_curves.HeldOutCurves`.
 
+A ``tokenizer.json`` shown through its own pipeline (``session.pipeline``: a normalizer, Metaspace...) gets
+no curves, and :data:`PIPELINE_NOTE` says why in their place: they would count with our pre-tokenizers.
+
 Changing α recomputes both curves from what is stored.  It draws nothing and connects no signals: the
 quality tab (:mod:`.quality`) calls :meth:`QualityFeed.advance` from the plots pane's slices.
 """
@@ -35,6 +38,10 @@ from ...core.stopping import StopReason
 from ...core.tokenizers.model import BPEModel
 from ..session import Session
 
+#: what the curves say in their place for a tokenizer.json shown through its own pipeline: they count words
+#: with our pre-tokenizers and encode them with our replay, which that file's pipeline is not
+PIPELINE_NOTE = ("no quality curves for this tokenizer.json: they count words with our pre-tokenizers, which "
+                 "cannot express its pipeline (the token stream and the vocabulary use its own)")
 EXTEND_CHUNK = 2000  # records turned into merge effects per unit
 
 
@@ -183,6 +190,9 @@ class QualityFeed:
                     totals = yield from totaling(s.source, model.mode)
                 self.train = yield from QualityCurveBuilder.starting(words.counts, model, totals, self.alpha)
             else:  # a tokenizer from a file (or records without counts): follow the session's corpus
+                if s.pipeline is not None:
+                    self.note, self._train_off = PIPELINE_NOTE, True
+                    return
                 src = s.source
                 if src.text is not None and not src.text.strip() and not src.paths:
                     self.note, self._train_off = "no corpus: train on one, or pick a held-out file", True
@@ -204,6 +214,9 @@ class QualityFeed:
         s = self.session
         model = s.model
         if self.held is None:
+            if s.pipeline is not None:
+                self.held_note, self._held_off = PIPELINE_NOTE, True
+                return
             if self.held_out_path:
                 src = CorpusSource.from_files([self.held_out_path])
                 counted, totals = yield from counting_with_totals(src, model_config(model))

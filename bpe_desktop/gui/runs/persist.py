@@ -8,7 +8,9 @@ merges, step, stop reason, name and branch origin (``runs``), the shown one's al
 fields (what a reader of version 1.0 opens), and what the window held but had not trained on (the drafts)
 under ``extras``.  :func:`from_document` gives the works back, equal (``==``) to those saved.  A corpus
 that is text read from a file the window opened is written by reference (path, size, hash) and read back
-through *file_source*, the editor's own rule for turning a file into a corpus.
+through *file_source*, the editor's own rule for turning a file into a corpus.  A run shown through a
+``tokenizer.json``'s own pipeline keeps that file by reference (path and SHA-256, under ``extras``) and is
+read from it again; a file gone or changed refuses the document with a message naming it.
 
 It writes no file itself (:mod:`bpe_desktop.core.formats.session_file` does) and asks nothing.
 """
@@ -23,6 +25,7 @@ from typing import Any
 from ...core.config import TrainConfig
 from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError, SessionError
+from ...core.formats.hf.pipeline_ref import PipelineRef
 from ...core.formats.session_file import CorpusFile, RunDoc, SessionCorpus, SessionDoc
 from ...core.stopping import StopReason
 from ...core.tokenizers.model import BPEModel
@@ -33,6 +36,8 @@ from ..work import Origin, Work
 FileSource = Callable[[str, bool], CorpusSource]
 #: the extras name under which the drafts are kept
 DRAFTS = "drafts"
+#: the extras name under which a run shown through a tokenizer.json's own pipeline keeps that file (by reference)
+PIPELINES = "pipelines"
 
 
 def _plain_file_source(path: str, word_counts: bool) -> CorpusSource:
@@ -104,6 +109,10 @@ def to_document(runs: Sequence[Work], current: int, *, describe: Callable[[str],
     drafts = {str(i): d for i, r in enumerate(runs) if (d := _draft_json(r)) is not None}
     if drafts:
         more[DRAFTS] = drafts
+    pipelines = {str(i): {"path": r.pipeline_ref.path, "sha256": r.pipeline_ref.sha256}
+                 for i, r in enumerate(runs) if r.pipeline_ref is not None}
+    if pipelines:
+        more[PIPELINES] = pipelines
     return SessionDoc(corpora[current], shown.config, main.model, main.records, main.step, compare, layout,
                       extras=more, runs=docs, current_run=current)
 
@@ -125,6 +134,25 @@ def _draft_of(raw: Any, file_source: FileSource) -> tuple[CorpusSource | None, T
         except (BpeError, TypeError, ValueError):  # a draft that does not read is dropped, never guessed
             config = None
     return corpus, config
+
+
+def _read_pipelines(raw: Any, works: list[Work]) -> None:
+    """Each run kept with a tokenizer.json's pipeline gets it again, read from that file (refused -- the
+    whole document -- when the file is gone or changed: its merges alone would show other tokens)."""
+    if raw is None:
+        return
+    if not isinstance(raw, dict):
+        raise SessionError(f"extras.{PIPELINES} must be an object -- the session file is damaged")
+    for key, ref in raw.items():
+        if not (isinstance(key, str) and key.isdigit() and int(key) < len(works) and isinstance(ref, dict)
+                and isinstance(ref.get("path"), str) and isinstance(ref.get("sha256"), str)):
+            raise SessionError(f"extras.{PIPELINES}: entry {key!r:.20} is not a run's tokenizer.json -- the "
+                               "session file is damaged")
+        w = works[int(key)]
+        w.pipeline_ref = PipelineRef(ref["path"], ref["sha256"])
+        w.pipeline = w.pipeline_ref.read(w.model, f"run {int(key) + 1} ({w.name})")
+        w.model = w.pipeline.model  # (equal merges and base: the pipeline encodes in its own model's ids)
+        w.loaded_format = "hf"
 
 
 def from_document(doc: SessionDoc, *, file_source: FileSource = _plain_file_source,
@@ -159,6 +187,7 @@ def from_document(doc: SessionDoc, *, file_source: FileSource = _plain_file_sour
         if w.origin.parent is not None and 0 < w.origin.parent <= len(works):
             parent = works[w.origin.parent - 1]
             w.origin = Origin(w.origin.parent, w.origin.step, config_changes(parent.config, w.config))
+    _read_pipelines(doc.extras.get(PIPELINES), works)
     drafts = doc.extras.get(DRAFTS)
     if isinstance(drafts, dict):
         for key, raw in drafts.items():

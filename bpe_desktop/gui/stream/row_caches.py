@@ -21,7 +21,7 @@ class RowCaches:
         self.segs: LRU[tuple[int, int], PackedSegments] = LRU(limit)
         self.layouts: LRU[tuple[int, int, int], PackedLayout] = LRU(limit)
         self.labels: dict[int, str] = {}
-        self.base_key = model.base_key()
+        self.base_key: tuple[object, ...] = (*model.base_key(), None)
 
     def clear(self, keep_base_of: BPEModel | None = None) -> None:
         """Empty the caches; with *keep_base_of*, keep step 0's entries and the labels of its base ids."""
@@ -36,8 +36,9 @@ class RowCaches:
         for i in [i for i in self.labels if i >= n_base]:
             del self.labels[i]
 
-    def new_model(self, model: BPEModel) -> bool:
-        """Note *model* as the one entries are made with from now on; True if step 0 encodes as before."""
-        key = model.base_key()
+    def new_model(self, model: BPEModel, pipeline: object = None) -> bool:
+        """Note *model* (encoded through a file's *pipeline*, if any) as the one entries are made with from
+        now on; True if step 0 encodes as before (another pipeline object never does)."""
+        key = (*model.base_key(), pipeline)
         same, self.base_key = key == self.base_key, key
         return same

@@ -7,7 +7,9 @@ the per-step part):
 
 * **the encoder** that decides reachability: the merge list replayed (:class:`~.core.tokenizers.tokenizer.Tokenizer`,
   what the window encodes with), or for a tiktoken rank file (cl100k) tiktoken's rank rule over the same
-  ids (:class:`~.core.tokenizers.ranks.RankTokenizer`), as ``bpe-desktop analyze`` does.  For a tokenizer opened
+  ids (:class:`~.core.tokenizers.ranks.RankTokenizer`), as ``bpe-desktop analyze`` does, or for a
+  ``tokenizer.json`` shown through its own pipeline (``session.pipeline``) its model on the pieces that
+  pipeline cuts (:class:`~.core.formats.hf.pipeline.ModelIdEncoder`, as ``analyze`` does).  For a tokenizer opened
   from a file (it never grows) reachability is checked once, at its last step: a token that exists at
   step k is reachable there iff it is at the last step (once its text encodes as that one token, later
   merges find no pair in it; under the rank rule a whole piece that is a token is that token) -- unless a
@@ -16,8 +18,9 @@ the per-step part):
 * **the frequencies**: for a run trained in the window, the training corpus's step-0 counts moved to the
   step by the merges' recorded occurrence counts (:class:`~.core.measure.token_counts.TokenCounts`, exact and
   O(1) per merge); for a tokenizer opened from a file, the session's corpus counted with the tokenizer's
-  own pre-tokenizer and encoded at the step (a corpus that is empty leaves frequencies unknown: no token
-  is then flagged unused or intermediate);
+  own pre-tokenizer (a file's own pipeline: the corpus pane's text only, line by line as the token stream
+  shows it; otherwise the pane says frequencies are unknown) and encoded at the step (a corpus that is
+  empty leaves frequencies unknown: no token is then flagged unused or intermediate);
 * **the labels** of the tokens (they never change between steps).
 
 It draws nothing and connects no signals: the pane (:mod:`.pane`) drives it from its timers.
@@ -35,12 +38,14 @@ from ...core.config import TrainConfig
 from ...core.counting.pieces import WordCounts
 from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError
+from ...core.formats.hf.pipeline import HFTokenizer, ModelIdEncoder
 from ...core.measure.holdout import counting_with_totals
 from ...core.measure.reachability import PieceEncoder, ordinary_count, unreachable_steps
 from ...core.measure.stats import Job, Sliced
 from ...core.measure.token_counts import TokenCounts, effects_from_records, initial_counting
 from ...core.measure.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag, VocabAudit, auditing, made_counts
 from ...core.stopping import StopReason
+from ...core.text.lines import split_lines
 from ...core.tokenizers.model import BPEModel, bytes_token
 from ...core.tokenizers.ranks import RankTokenizer
 from ...core.tokenizers.tokenizer import Tokenizer
@@ -151,8 +156,11 @@ class VocabFeed:
         model = s.model
         loaded = s.stop_reason is StopReason.LOADED
         encoder: PieceEncoder
+        pipeline = s.pipeline
         if uses_rank_rule(s):
             encoder = yield from self._need("ranks", lambda: _rank_tokenizer(model))
+        elif pipeline is not None:  # a file's own pipeline: its model on the pieces that pipeline cuts
+            encoder = yield from self._need("replay", lambda: _done(ModelIdEncoder(pipeline)))
         elif loaded:
             encoder = yield from self._need("replay", lambda: _done(Tokenizer(model, unknown="keep")))
         else:
@@ -200,7 +208,14 @@ class VocabFeed:
                 target = max(counts.step - SEEK_CHUNK, min(counts.step + SEEK_CHUNK, k))
                 counts.seek(target)
             return counts.frequencies(n)
-        table = yield from self._need("words", lambda: _counting(s.source, model))
+        pipeline = s.pipeline
+        if pipeline is not None and (s.source.word_counts or s.source.text is None):
+            self.has_corpus = False  # (a table's words, a file's text: not cut by this file's pipeline here)
+            self.note = ("frequencies unknown: a corpus of files or a word-count table is not counted through "
+                         "this tokenizer.json's own pipeline -- paste the text into the Corpus pane")
+            return [0] * n
+        table = yield from self._need("words", lambda: _counting(s.source, model) if pipeline is None
+                                      else _pipeline_counting(s.source.text or "", pipeline))
         if not table:
             self.has_corpus = False
             self.note = "no corpus counted: train on a corpus (or open one and train) to see frequencies"
@@ -235,6 +250,19 @@ def _counting(source: CorpusSource, model: BPEModel) -> Job[dict[str, int] | Non
     words: WordCounts
     words, _totals = yield from counting_with_totals(source, cfg)
     return words.counts or None
+
+
+def _pipeline_counting(text: str, pipeline: HFTokenizer) -> Job[dict[str, int] | None]:
+    """The pieces of *text*, line by line as the token stream shows it, cut by a file's own pipeline."""
+    if not text.strip():
+        return None
+    counts: Counter[str] = Counter()
+    for j, line in enumerate(split_lines(text)):
+        if j % ENCODE_CHUNK == ENCODE_CHUNK - 1:
+            yield
+        counts.update(pipeline.pieces(line))
+    yield
+    return dict(counts) or None
 
 
 def _rank_tokenizer(model: BPEModel) -> Job[RankTokenizer]:

@@ -1,0 +1,232 @@
+"""File > Open tokenizer on a tokenizer.json whose pipeline our pre-tokenizers cannot express (a normalizer,
+Metaspace with byte_fallback, ByteLevel(add_prefix_space), continuing_subword_prefix): it opens on the timeline,
+and the token stream, the compare pane's own row and the vocabulary pane's frequencies at step k equal
+``tokenizers`` -- the file itself at the last step, the file cut to its first k merges (and the tokens they
+make) at a smaller k.  The quality curves say in their place that they cannot follow the pipeline.  A saved
+session reopens through the same file; a file gone or changed is refused by name, never replayed without it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tokenizers
+from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
+
+from bpe_desktop.core.formats.hf.model_ids import PipelineTokenizer
+from bpe_desktop.core.formats.hf.pipeline_ref import PipelineRef
+from bpe_desktop.core.tokenizers.tokenizer import UNKNOWN_ID
+from bpe_desktop.gui.plots.quality_feed import PIPELINE_NOTE
+
+TEXT = (
+    "Grüße aus Köln, naïve café! ﬁne ½ Ⅻ ①  spaces\u00a0and\u2003odd, it's we'll İstanbul\n"
+    "The quick brown fox jumps over the lazy dog; the dog sleeps.\n"
+    "def encode(text):\n    return [ord(c) for c in text]  # ☃ snowman 🤖\n"
+    "\n"
+    "   leading and trailing   \n"
+    "combining: e\u0301 a\u0308 ｶﾞ Å x\u0323\u0307 — «quotes» 3.14159\n"
+)
+
+
+def _corpus() -> list[str]:
+    import pydoc_data.topics
+
+    return [*list(pydoc_data.topics.topics.values())[:25], TEXT]
+
+
+def _byte_tokens(doc: dict[str, Any]) -> None:
+    vocab = doc["model"]["vocab"]
+    n = max(vocab.values()) + 1
+    for b in range(256):
+        vocab.setdefault(f"<0x{b:02X}>", n + b)
+
+
+def _build(tmp_path: Path, kind: str) -> Path:
+    """A small tokenizer.json of *kind*, trained by the ``tokenizers`` library itself."""
+    edit = None
+    specials = ["<unk>", "<s>"]
+    if kind == "nfkc-bytelevel":
+        tok = tokenizers.Tokenizer(models.BPE())
+        tok.normalizer = normalizers.NFKC()
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+        tok.decoder = decoders.ByteLevel()
+        alphabet, specials = pre_tokenizers.ByteLevel.alphabet(), []
+    elif kind == "metaspace-byte-fallback":
+        tok = tokenizers.Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>"))
+        tok.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Replace("``", '"')])
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
+        tok.decoder = decoders.Sequence([decoders.Metaspace(prepend_scheme="first"), decoders.ByteFallback(),
+                                         decoders.Fuse()])
+        alphabet, edit = [], _byte_tokens
+    else:  # "subword-prefix": BERT-ish, with continuing_subword_prefix
+        tok = tokenizers.Tokenizer(models.BPE(unk_token="<unk>", continuing_subword_prefix="##"))
+        tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.Lowercase(),
+                                               normalizers.StripAccents()])
+        tok.pre_tokenizer = pre_tokenizers.Whitespace()
+        tok.decoder = decoders.WordPiece()
+        alphabet = []
+    tok.train_from_iterator(_corpus(), trainers.BpeTrainer(
+        vocab_size=420, special_tokens=specials, initial_alphabet=alphabet, show_progress=False,
+        **({"continuing_subword_prefix": "##"} if kind == "subword-prefix" else {})))
+    path = tmp_path / f"{kind}.json"
+    tok.save(str(path))
+    if edit is not None:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        edit(doc)
+        path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def _first_merges(path: Path, k: int, out: Path) -> tokenizers.Tokenizer:
+    """The same file with only its first *k* merges and the tokens they make (ids unchanged): what the
+    tokenizer is at step k, as ``tokenizers`` runs it."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    m = doc["model"]
+    prefix = m.get("continuing_subword_prefix") or ""
+
+    def made(pair: Any) -> str:
+        a, b = pair.split(" ", 1) if isinstance(pair, str) else pair
+        return a + (b[len(prefix):] if prefix and b.startswith(prefix) else b)
+
+    every = {made(p) for p in m["merges"]}
+    kept = {made(p) for p in m["merges"][:k]}
+    m["merges"] = m["merges"][:k]
+    m["vocab"] = {t: i for t, i in m["vocab"].items() if t not in every or t in kept}
+    out.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return tokenizers.Tokenizer.from_file(str(out))
+
+
+def _stream_file_ids(window: Any, k: int) -> list[list[int]]:
+    """Every row of the token stream at step *k*, as the file's ids."""
+    canvas = window.token_view.canvas
+    pipeline = window.session.pipeline
+    return [[pipeline.file_id(i) for i in canvas.row_ids(r, k) if i is not None] for r in range(canvas.n_rows)]
+
+
+def _rows(window: Any) -> list[str]:
+    """The token stream's rows (the editor's text, one row a line)."""
+    canvas = window.token_view.canvas
+    rows = [canvas.row_text(r) for r in range(canvas.n_rows)]
+    assert len(rows) == TEXT.count("\n") and "Köln" in rows[0]
+    return rows
+
+
+def _open(window: Any, path: Path, dialogs: list[Any]) -> None:
+    window.corpus.set_text(TEXT, name="text")
+    window.open_tokenizer(str(path))
+    assert not dialogs, dialogs
+    assert isinstance(window.session.tokenizer, PipelineTokenizer)
+
+
+@pytest.mark.parametrize("kind", ["nfkc-bytelevel", "metaspace-byte-fallback", "subword-prefix"])
+def test_stream_and_compare_equal_tokenizers_at_every_checked_step(qtbot, window, dialogs, tmp_path, kind) -> None:
+    path = _build(tmp_path, kind)
+    _open(window, path, dialogs)
+    s = window.session
+    lines = _rows(window)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    n = len(s.model.merges)
+    assert n > 40 and s.step == n
+    assert _stream_file_ids(window, n) == [hf.encode(line, add_special_tokens=False).ids for line in lines]
+    for k in (0, 7, n // 2):
+        cut = _first_merges(path, k, tmp_path / f"cut{k}.json")
+        want = [cut.encode(line, add_special_tokens=False).ids for line in lines]
+        assert _stream_file_ids(window, k) == want, k
+    # the compare pane's own row: the same tokens at the shown step
+    s.set_step(7)
+    own = window.compare.own_result(TEXT)
+    assert own is not None
+    cut = _first_merges(path, 7, tmp_path / "cut-compare.json")
+    want = cut.encode(TEXT, add_special_tokens=False).ids
+    assert [s.pipeline.file_id(g.id) for g in own.segments if g.id is not None] == want
+    assert UNKNOWN_ID not in want
+
+
+def test_quality_curves_say_why_they_are_not_drawn(qtbot, window, dialogs, tmp_path) -> None:
+    _open(window, _build(tmp_path, "metaspace-byte-fallback"), dialogs)
+    from bpe_desktop.gui.plots.quality_feed import QualityFeed
+
+    feed = QualityFeed(window.session)
+    while feed.advance(1.0):
+        pass
+    assert feed.training_curve is None and feed.note == PIPELINE_NOTE
+
+
+def test_vocabulary_frequencies_are_the_pipelines_tokens(qtbot, window, dialogs, tmp_path) -> None:
+    path = _build(tmp_path, "nfkc-bytelevel")
+    _open(window, path, dialogs)
+    from bpe_desktop.gui.vocab.feed import VocabFeed
+
+    s = window.session
+    k = 30
+    feed = VocabFeed(s)
+    s.set_step(k)
+    audit = None
+    for _ in range(100_000):
+        if not feed.advance(1.0):
+            break
+    audit = feed.audit
+    assert audit is not None and feed.has_corpus
+    cut = _first_merges(path, k, tmp_path / "cut-vocab.json")
+    counted: Counter[int] = Counter()
+    for line in _rows(window):
+        counted.update(cut.encode(line, add_special_tokens=False).ids)
+    ours = {s.pipeline.file_id(i): f for i, f in enumerate(audit.frequencies) if f}
+    assert ours == dict(counted)
+
+
+def test_a_saved_session_reopens_through_the_same_file(qtbot, window, dialogs, tmp_path) -> None:
+    from bpe_desktop.gui.runs.persist import from_document, snapshot, to_document
+
+    path = _build(tmp_path, "metaspace-byte-fallback")
+    _open(window, path, dialogs)
+    s = window.session
+    works = snapshot(s.runs)
+    doc = to_document(works, s.current)
+    back, current = from_document(doc)
+    assert back == list(works) and back[current].pipeline is not None
+    again = PipelineTokenizer(back[current].pipeline)
+    assert again.encode_with_offsets(TEXT, upto=9) == s.tokenizer.encode_with_offsets(TEXT, upto=9)
+
+    from bpe_desktop.core.errors import SessionError
+
+    path.write_text(path.read_text(encoding="utf-8").replace('"NFC"', '"NFKC"'), encoding="utf-8")
+    with pytest.raises(SessionError, match="changed since the session was saved"):
+        from_document(doc)
+    path.unlink()
+    with pytest.raises(SessionError, match=r"which is gone -- put the file back"):
+        from_document(doc)
+
+
+def test_the_whole_window_saves_and_reopens_it(qtbot, window, dialogs, tmp_path) -> None:
+    path = _build(tmp_path, "subword-prefix")
+    _open(window, path, dialogs)
+    s = window.session
+    s.set_step(11)
+    before = _stream_file_ids(window, 11)
+    target = tmp_path / "s.bpesession"
+    assert window.sessions.save_to(str(target))
+    window.open_tokenizer(str(_build(tmp_path, "nfkc-bytelevel")))  # another run shown meanwhile
+    assert window.session.pipeline is not s.work.pipeline or True
+    assert window.sessions.open_session(str(target))
+    assert not dialogs and window.session.pipeline is not None and window.session.step == 11
+    assert _stream_file_ids(window, 11) == before
+
+
+def test_reference_reads_only_the_same_merges(tmp_path) -> None:
+    from bpe_desktop.core.errors import SessionError
+
+    a = _build(tmp_path, "subword-prefix")
+    ref, tok = PipelineRef.reading(a)
+    other = tmp_path / "other.json"
+    doc = json.loads(a.read_text(encoding="utf-8"))
+    doc["model"]["merges"] = doc["model"]["merges"][:-1]
+    other.write_text(json.dumps(doc), encoding="utf-8")
+    ref2, _ = PipelineRef.reading(other)
+    with pytest.raises(SessionError, match="are not the run's"):
+        ref2.read(tok.model)
+    assert ref.read(tok.model).model.merges == tok.model.merges
