@@ -230,3 +230,18 @@ def test_reference_reads_only_the_same_merges(tmp_path) -> None:
     with pytest.raises(SessionError, match="are not the run's"):
         ref2.read(tok.model)
     assert ref.read(tok.model).model.merges == tok.model.merges
+
+
+def test_the_log_inspector_inspects_yours_through_the_files_pipeline(qtbot, window, dialogs, tmp_path) -> None:
+    from bpe_desktop.gui.inspect.job import load_choice
+    from bpe_desktop.gui.inspect.panel import OWN
+
+    path = _build(tmp_path, "nfkc-bytelevel")
+    _open(window, path, dialogs)
+    window.session.set_step(12)
+    panel = window.inspector
+    panel.checks[OWN].setChecked(True)
+    own = panel.selected()[0]
+    named = load_choice(own)
+    cut = _first_merges(path, 12, tmp_path / "cut-inspect.json")
+    assert named.tokenizer.encode(TEXT, upto=named.upto) == cut.encode(TEXT, add_special_tokens=False).ids

@@ -300,10 +300,14 @@ class LogInspector(QtWidgets.QWidget):
         box.setToolTip("The tokenizer being trained, at the timeline's step")
 
     def selected(self) -> list[TokenizerChoice]:
-        """The ticked tokenizers, yours first (a copy of its first k merges, k = the timeline's step)."""
+        """The ticked tokenizers, yours first (a copy of its first k merges, k = the timeline's step; a
+        tokenizer.json shown through its own pipeline: that file with its first k merges)."""
         out = []
         s = self.session
-        if self.checks[OWN].isChecked() and s.records:
+        ref = s.work.pipeline_ref
+        if self.checks[OWN].isChecked() and s.records and ref is not None:  # a tokenizer.json's own pipeline
+            out.append(TokenizerChoice(f"{OWN}@{s.step}", ref.path, upto=s.step))  # (its ids; a worker reads it)
+        elif self.checks[OWN].isChecked() and s.records:
             out.append(TokenizerChoice(f"{OWN}@{s.step}", model=s.model.truncated(s.step)))
         out += [c for n, c in self.choices.items() if self.checks[n].isChecked()]
         return out
