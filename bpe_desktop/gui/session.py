@@ -22,7 +22,6 @@ from ..core.config import TrainConfig
 from ..core.counting.pieces import WordCounts
 from ..core.counting.sources import CorpusSource
 from ..core.formats.hf.model_ids import PipelineTokenizer
-from ..core.formats.hf.pipeline import HFTokenizer
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizers.model import BPEModel
@@ -154,11 +153,6 @@ class Session(QtCore.QObject):
     def loaded_format(self) -> str:
         """The file format the model was opened from ("tiktoken", "hf"...; "" if trained)."""
         return self._work.loaded_format
-
-    @property
-    def pipeline(self) -> HFTokenizer | None:
-        """The file pipeline the shown run's text is encoded with (None: our replay of the merges)."""
-        return self._work.pipeline
 
     @property
     def state(self) -> TrainingState:
@@ -311,13 +305,11 @@ class Session(QtCore.QObject):
 
     @property
     def tokenizer(self) -> Tokenizer:
-        """A tokenizer over the whole current merge list; use ``upto=session.step`` for the timeline.  For a
-        file whose pipeline our replay cannot express (``work.pipeline``) it is that pipeline in our ids: the
-        one seam every pane encodes through."""
+        """The one encoder of every pane, over the whole merge list (``upto=session.step`` for the timeline):
+        our replay, or a file's own pipeline in our ids (``work.pipeline``: one our replay cannot express)."""
         if self._tokenizer is None:
-            pipeline = self._work.pipeline
-            self._tokenizer = (PipelineTokenizer(pipeline) if pipeline is not None
-                               else Tokenizer(self.model, unknown="keep"))
+            p = self._work.pipeline
+            self._tokenizer = PipelineTokenizer(p) if p is not None else Tokenizer(self.model, unknown="keep")
         return self._tokenizer
 
     def set_state(self, state: TrainingState) -> None:

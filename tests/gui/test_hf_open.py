@@ -28,10 +28,10 @@ def _file(tmp_path: Path, name: str, normalizer: object = None) -> Path:
 def test_open_tokenizer_json(qtbot, window, dialogs, tmp_path: Path) -> None:
     window.open_tokenizer(str(_file(tmp_path, "plain.json")))
     assert not dialogs and len(window.session.model.merges) == 300 - 256
-    assert window.session.pipeline is None  # our replay is its pipeline
+    assert window.session.work.pipeline is None  # our replay is its pipeline
     path = _file(tmp_path, "nfkc.json", normalizers.NFKC())
     window.open_tokenizer(str(path))
     s = window.session
-    assert not dialogs and s.pipeline is not None and len(s.runs) == 2
+    assert not dialogs and s.work.pipeline is not None and len(s.runs) == 2
     want = tokenizers.Tokenizer.from_file(str(path)).encode("ﬁne ½", add_special_tokens=False).ids
-    assert [s.pipeline.file_id(i) for i in s.tokenizer.encode("ﬁne ½")] == want
+    assert [s.work.pipeline.file_id(i) for i in s.tokenizer.encode("ﬁne ½")] == want

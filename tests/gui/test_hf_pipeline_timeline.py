@@ -103,7 +103,7 @@ def _first_merges(path: Path, k: int, out: Path) -> tokenizers.Tokenizer:
 def _stream_file_ids(window: Any, k: int) -> list[list[int]]:
     """Every row of the token stream at step *k*, as the file's ids."""
     canvas = window.token_view.canvas
-    pipeline = window.session.pipeline
+    pipeline = window.session.work.pipeline
     return [[pipeline.file_id(i) for i in canvas.row_ids(r, k) if i is not None] for r in range(canvas.n_rows)]
 
 
@@ -142,7 +142,7 @@ def test_stream_and_compare_equal_tokenizers_at_every_checked_step(qtbot, window
     assert own is not None
     cut = _first_merges(path, 7, tmp_path / "cut-compare.json")
     want = cut.encode(TEXT, add_special_tokens=False).ids
-    assert [s.pipeline.file_id(g.id) for g in own.segments if g.id is not None] == want
+    assert [s.work.pipeline.file_id(g.id) for g in own.segments if g.id is not None] == want
     assert UNKNOWN_ID not in want
 
 
@@ -175,7 +175,7 @@ def test_vocabulary_frequencies_are_the_pipelines_tokens(qtbot, window, dialogs,
     counted: Counter[int] = Counter()
     for line in _rows(window):
         counted.update(cut.encode(line, add_special_tokens=False).ids)
-    ours = {s.pipeline.file_id(i): f for i, f in enumerate(audit.frequencies) if f}
+    ours = {s.work.pipeline.file_id(i): f for i, f in enumerate(audit.frequencies) if f}
     assert ours == dict(counted)
 
 
@@ -211,9 +211,9 @@ def test_the_whole_window_saves_and_reopens_it(qtbot, window, dialogs, tmp_path)
     target = tmp_path / "s.bpesession"
     assert window.sessions.save_to(str(target))
     window.open_tokenizer(str(_build(tmp_path, "nfkc-bytelevel")))  # another run shown meanwhile
-    assert window.session.pipeline is not s.work.pipeline or True
+    assert window.session.work.pipeline is not s.work.pipeline or True
     assert window.sessions.open_session(str(target))
-    assert not dialogs and window.session.pipeline is not None and window.session.step == 11
+    assert not dialogs and window.session.work.pipeline is not None and window.session.step == 11
     assert _stream_file_ids(window, 11) == before
 
 

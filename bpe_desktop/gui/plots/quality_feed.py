@@ -12,7 +12,7 @@ Two texts:
   the worker kept out of training (``session.held_out``, when ``session.holdout`` was set before the
   run); followed with :class:`~bpe_desktop.core.measure.quality_curves.HeldOutCurves`.
 
-A ``tokenizer.json`` shown through its own pipeline (``session.pipeline``: a normalizer, Metaspace...) gets
+A ``tokenizer.json`` shown through its own pipeline (``session.work.pipeline``: a normalizer, Metaspace...) gets
 no curves, and :data:`PIPELINE_NOTE` says why in their place: they would count with our pre-tokenizers.
 
 Changing α recomputes both curves from what is stored.  It draws nothing and connects no signals: the
@@ -190,7 +190,7 @@ class QualityFeed:
                     totals = yield from totaling(s.source, model.mode)
                 self.train = yield from QualityCurveBuilder.starting(words.counts, model, totals, self.alpha)
             else:  # a tokenizer from a file (or records without counts): follow the session's corpus
-                if s.pipeline is not None:
+                if s.work.pipeline is not None:
                     self.note, self._train_off = PIPELINE_NOTE, True
                     return
                 src = s.source
@@ -214,7 +214,7 @@ class QualityFeed:
         s = self.session
         model = s.model
         if self.held is None:
-            if s.pipeline is not None:
+            if s.work.pipeline is not None:
                 self.held_note, self._held_off = PIPELINE_NOTE, True
                 return
             if self.held_out_path:

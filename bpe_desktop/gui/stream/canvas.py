@@ -259,7 +259,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             self.reload(keep_scroll=True)  # an edited text waits for a model ("press Train") or is re-tokenized
         elif self.kind == "words" and words_now is not None and len(words_now.counts) != len(self.rows.words):
             self.reload()
-        self._clear_caches(keep_base=self._rc.new_model(self.session.model, self.session.pipeline))
+        self._clear_caches(keep_base=self._rc.new_model(self.session.model, self.session.work.pipeline))
         self.selected = self.boxes.selected = None
         self._shown_step = self.session.step
         self.viewport().update()

@@ -8,7 +8,7 @@ the per-step part):
 * **the encoder** that decides reachability: the merge list replayed (:class:`~.core.tokenizers.tokenizer.Tokenizer`,
   what the window encodes with), or for a tiktoken rank file (cl100k) tiktoken's rank rule over the same
   ids (:class:`~.core.tokenizers.ranks.RankTokenizer`), as ``bpe-desktop analyze`` does, or for a
-  ``tokenizer.json`` shown through its own pipeline (``session.pipeline``) its model on the pieces that
+  ``tokenizer.json`` shown through its own pipeline (``session.work.pipeline``) its model on the pieces that
   pipeline cuts (:class:`~.core.formats.hf.pipeline.ModelIdEncoder`, as ``analyze`` does).  For a tokenizer opened
   from a file (it never grows) reachability is checked once, at its last step: a token that exists at
   step k is reachable there iff it is at the last step (once its text encodes as that one token, later
@@ -156,7 +156,7 @@ class VocabFeed:
         model = s.model
         loaded = s.stop_reason is StopReason.LOADED
         encoder: PieceEncoder
-        pipeline = s.pipeline
+        pipeline = s.work.pipeline
         if uses_rank_rule(s):
             encoder = yield from self._need("ranks", lambda: _rank_tokenizer(model))
         elif pipeline is not None:  # a file's own pipeline: its model on the pieces that pipeline cuts
@@ -208,7 +208,7 @@ class VocabFeed:
                 target = max(counts.step - SEEK_CHUNK, min(counts.step + SEEK_CHUNK, k))
                 counts.seek(target)
             return counts.frequencies(n)
-        pipeline = s.pipeline
+        pipeline = s.work.pipeline
         if pipeline is not None and (s.source.word_counts or s.source.text is None):
             self.has_corpus = False  # (a table's words, a file's text: not cut by this file's pipeline here)
             self.note = ("frequencies unknown: a corpus of files or a word-count table is not counted through "
