@@ -15,12 +15,15 @@ from typing import Any
 
 import pytest
 import tokenizers
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
 from bpe_desktop.core.formats.hf.model_ids import PipelineTokenizer
 from bpe_desktop.core.formats.hf.pipeline_ref import PipelineRef
 from bpe_desktop.core.tokenizers.tokenizer import UNKNOWN_ID
 from bpe_desktop.gui.plots.quality_feed import PIPELINE_NOTE
+from support import ASSIGNED_CHARS
 
 TEXT = (
     "Grüße aus Köln, naïve café! ﬁne ½ Ⅻ ①  spaces\u00a0and\u2003odd, it's we'll İstanbul\n"
@@ -245,3 +248,33 @@ def test_the_log_inspector_inspects_yours_through_the_files_pipeline(qtbot, wind
     named = load_choice(own)
     cut = _first_merges(path, 12, tmp_path / "cut-inspect.json")
     assert named.tokenizer.encode(TEXT, upto=named.upto) == cut.encode(TEXT, add_special_tokens=False).ids
+
+
+STEPS = (0, 5, 40)
+
+
+@pytest.fixture(scope="module")
+def stepped(tmp_path_factory) -> list[tuple[PipelineTokenizer, dict[int, tokenizers.Tokenizer]]]:
+    """Each kind of file read as the window reads it, with ``tokenizers`` at each of :data:`STEPS`."""
+    from bpe_desktop.core.formats.hf_json import read_tokenizer
+
+    d = tmp_path_factory.mktemp("stepped")
+    out = []
+    for kind in ("nfkc-bytelevel", "metaspace-byte-fallback", "subword-prefix"):
+        path = _build(d, kind)
+        out.append((PipelineTokenizer(read_tokenizer(path)),
+                    {k: _first_merges(path, k, d / f"{kind}-{k}.json") for k in STEPS}))
+    return out
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(ASSIGNED_CHARS, max_size=40) | st.text(st.sampled_from("aé\u0301 ﬁ\n\t<s>▁1Σ🤖ｶﾞthe"), max_size=30),
+       k=st.sampled_from(STEPS))
+def test_random_texts_at_a_step_give_the_cut_files_ids(stepped, text: str, k: int) -> None:
+    for tok, cuts in stepped:
+        want = cuts[k].encode(text, add_special_tokens=False).ids
+        spans = tok.encode_with_offsets(text, upto=k)
+        assert [tok.pipeline.file_id(s.id) for s in spans] == want, tok.pipeline.name
+        assert [(s.start, s.end) for s in spans] == [(s.start, s.end) for s in tok.pipeline.encode_with_offsets(
+            text, upto=k)]
+        assert [tok.ours(i) for i in want] == tok.encode(text, upto=k) == [s.id for s in spans]
