@@ -212,10 +212,24 @@ def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord
     return model
 
 
+def pipeline_refusal(session: Session) -> str:
+    """Why the shown run's merges cannot be written alone ("" when they can): a tokenizer.json shown through
+    its own pipeline would lose its normalizer / pre-tokenizer in any file we write."""
+    w = session.work
+    if w.pipeline is None or w.pipeline_ref is None:
+        return ""
+    return (f"This run is shown through the pipeline of {w.pipeline_ref.path} ({w.pipeline.plain_reason}), "
+            "which no file we write holds: its merges alone would tokenize differently -- use that file "
+            "itself, or File > Save session, which keeps it by reference.")
+
+
 def save_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None = None) -> bool:
     """Write the whole merge list in the native format (with the per-merge stats)."""
     if not session.model.merges:
         show_error(parent, "Nothing to save", "There are no merges yet -- train first, then save.")
+        return False
+    if refusal := pipeline_refusal(session):
+        show_error(parent, "Cannot save tokenizer", refusal)
         return False
     if path is None:
         path, _ = QtWidgets.QFileDialog.getSaveFileName(parent, "Save tokenizer", "tokenizer.json",
@@ -248,6 +262,9 @@ def export_tokenizer(
     if step <= 0:
         show_error(parent, "Nothing to export", "The timeline is at step 0 (no merges) -- train, or move "
                    "the timeline to the step whose tokenizer you want.")
+        return False
+    if refusal := pipeline_refusal(session):
+        show_error(parent, "Cannot export tokenizer", refusal)
         return False
     model, records = session.model.truncated(step), session.records[:step]
     if path is None or fmt is None:

@@ -278,3 +278,15 @@ def test_random_texts_at_a_step_give_the_cut_files_ids(stepped, text: str, k: in
         assert [(s.start, s.end) for s in spans] == [(s.start, s.end) for s in tok.pipeline.encode_with_offsets(
             text, upto=k)]
         assert [tok.ours(i) for i in want] == tok.encode(text, upto=k) == [s.id for s in spans]
+
+
+def test_saving_or_exporting_the_merges_alone_is_refused(qtbot, window, dialogs, tmp_path) -> None:
+    """Any file we write would hold the merges without the normalizer: it would tokenize otherwise."""
+    from bpe_desktop.gui import file_actions
+
+    _open(window, _build(tmp_path, "nfkc-bytelevel"), dialogs)
+    out = tmp_path / "out.json"
+    assert not file_actions.save_tokenizer(window, window.session, str(out))
+    assert not file_actions.export_tokenizer(window, window.session, str(out), "hf")
+    assert not out.exists() and [d[0] for d in dialogs] == ["Cannot save tokenizer", "Cannot export tokenizer"]
+    assert all('normalizer "NFKC"' in d[1] and "Save session" in d[1] for d in dialogs)
