@@ -290,3 +290,29 @@ def test_saving_or_exporting_the_merges_alone_is_refused(qtbot, window, dialogs,
     assert not file_actions.export_tokenizer(window, window.session, str(out), "hf")
     assert not out.exists() and [d[0] for d in dialogs] == ["Cannot save tokenizer", "Cannot export tokenizer"]
     assert all('normalizer "NFKC"' in d[1] and "Save session" in d[1] for d in dialogs)
+
+
+def test_a_session_whose_file_is_gone_is_refused_and_nothing_changes(qtbot, window, dialogs, tmp_path) -> None:
+    path = _build(tmp_path, "metaspace-byte-fallback")
+    _open(window, path, dialogs)
+    target = tmp_path / "s.bpesession"
+    assert window.sessions.save_to(str(target))
+    window.open_tokenizer(str(_build(tmp_path, "nfkc-bytelevel")))
+    shown, runs = window.session.work, window.session.runs
+    path.unlink()
+    assert not window.sessions.open_session(str(target))
+    assert dialogs[-1][0] == "Cannot open session" and str(path) in dialogs[-1][1] and "gone" in dialogs[-1][1]
+    assert window.session.work is shown and window.session.runs == runs
+
+
+@pytest.mark.parametrize("damage", [[], {"0": "x"}, {"9": {"path": "p", "sha256": "s"}}, {"0": {"path": 3}}])
+def test_a_damaged_pipelines_entry_is_refused(tmp_path, damage: Any) -> None:
+    import dataclasses
+
+    from bpe_desktop.core.errors import SessionError
+    from bpe_desktop.gui.runs.persist import from_document, to_document
+    from bpe_desktop.gui.work import Work
+
+    doc = to_document([Work.empty()], 0)
+    with pytest.raises(SessionError, match="session file is damaged"):
+        from_document(dataclasses.replace(doc, extras={"pipelines": damage}))

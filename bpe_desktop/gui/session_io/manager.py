@@ -218,6 +218,9 @@ class SessionManager(QtCore.QObject):
         self._quiet += 1
         try:
             document.apply(self.w, doc, corpus_path, os.path.basename(path))
+        except BpeError as e:  # (read before anything changes: a run's tokenizer.json gone or changed)
+            file_actions.show_error(self.w, "Cannot open session", str(e))
+            return False
         finally:
             QtCore.QTimer.singleShot(0, self._unquiet)  # the editor's deferred signals belong to the opening
         if recovered:  # restored work is not saved anywhere yet
