@@ -316,3 +316,14 @@ def test_a_damaged_pipelines_entry_is_refused(tmp_path, damage: Any) -> None:
     doc = to_document([Work.empty()], 0)
     with pytest.raises(SessionError, match="session file is damaged"):
         from_document(dataclasses.replace(doc, extras={"pipelines": damage}))
+
+
+def test_branching_a_run_shown_through_a_pipeline_is_refused(qtbot, window, dialogs, tmp_path) -> None:
+    """Training here counts words with our pre-tokenizers: a branch would segment the kept merges otherwise."""
+    _open(window, _build(tmp_path, "metaspace-byte-fallback"), dialogs)
+    runs = window.session.runs
+    assert not window.runs.whatif.forbid_and_branch(10)
+    assert not window.runs.whatif.ask_branch(10)
+    assert [d[0] for d in dialogs] == ["Cannot branch", "Cannot branch"]
+    assert all('normalizer "Sequence"' in d[1] and "F5" in d[1] for d in dialogs)
+    assert window.session.runs == runs and not window.controller.running

@@ -52,13 +52,24 @@ class WhatIf(QtCore.QObject):
             return True
         return False
 
+    def _through_pipeline(self) -> bool:
+        """The shown run is a tokenizer.json shown through its own pipeline: training here cannot follow it."""
+        w = self.session.work
+        if w.pipeline is None or w.pipeline_ref is None:
+            return False
+        self.show_error("Cannot branch", f"this run is shown through the pipeline of {w.pipeline_ref.path} "
+                        f"({w.pipeline.plain_reason}), which training here cannot follow (it counts words with "
+                        "our pre-tokenizers), so its first merges would be segmented otherwise -- train a run "
+                        "of your own (F5) instead")
+        return True
+
     def branch(self, k: int, config: TrainConfig) -> bool:
         """Start a run that keeps the shown run's first *k* merges and continues under *config* (in the worker).
 
         A config that changes the words (:func:`needs_restart`) trains from step 0 instead.
         """
         s = self.session
-        if self._busy():
+        if self._busy() or self._through_pipeline():
             return False
         try:
             point = BranchPoint.from_model(s.model, k, s.records)
@@ -94,6 +105,8 @@ class WhatIf(QtCore.QObject):
         s = self.session
         if not s.records:
             self.show_error("Cannot branch", "nothing has been trained yet -- press Train (F5) first")
+            return False
+        if self._through_pipeline():
             return False
         try:
             point = BranchPoint.from_model(s.model, k, s.records)
