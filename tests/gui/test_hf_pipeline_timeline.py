@@ -214,9 +214,9 @@ def test_the_whole_window_saves_and_reopens_it(qtbot, window, dialogs, tmp_path)
     target = tmp_path / "s.bpesession"
     assert window.sessions.save_to(str(target))
     window.open_tokenizer(str(_build(tmp_path, "nfkc-bytelevel")))  # another run shown meanwhile
-    assert window.session.work.pipeline is not s.work.pipeline or True
+    assert window.session.work.pipeline_ref.path != str(path)
     assert window.sessions.open_session(str(target))
-    assert not dialogs and window.session.work.pipeline is not None and window.session.step == 11
+    assert not dialogs and window.session.work.pipeline_ref.path == str(path) and window.session.step == 11
     assert _stream_file_ids(window, 11) == before
 
 
