@@ -46,6 +46,7 @@ from ..tokenizers.model import BPEModel, token_text
 from ..tokenizers.ranks import RankTokenizer
 from ..tokenizers.renumber import RenumberedTokenizer
 from ..tokenizers.tokenizer import UNKNOWN_ID, Tokenizer
+from ..training.branch import records_from_stats
 from ..training.extend import ExtendTrainer, Kind
 
 #: the formats an extension is written in (the original's)
@@ -96,6 +97,7 @@ class Extension:
     trainer: ExtendTrainer
     path: str  # the original's file ("" for a bundled encoding)
     preset: str | None = None  # the bundled encoding's name (cl100k) when there is one
+    original_stats: list[dict[str, Any]] = field(default_factory=list)  # a native original's per-merge stats
     _tokenizer: AnyTokenizer | None = field(default=None, repr=False)
 
     @property
@@ -202,7 +204,10 @@ class Extension:
             ids = [self._to_file(i) for i in range(len(model.tokens))]
             gpt2.save(out, model, "gpt2", self.original.special_tokens, file_ids=ids)
             return "encoder.json and vocab.bpe, GPT-2's pattern"
-        native.save(out, self.model(), self.records)
+        before = records_from_stats(self.original.model, self.original_stats) if self.original_stats else []
+        k = len(self.original.model.merges)
+        rows = (before + [replace(r, rank=r.rank + k) for r in self.records]) if before or not k else None
+        native.save(out, self.model(), rows)  # per-merge stats only when the original had them too
         return "a native tokenizer file"
 
 
@@ -256,4 +261,4 @@ def prepare(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: 
     if isinstance(tok, RankTokenizer):
         preset = preset or next((p for p in KNOWN if p.encoding == tok.name), None)
     return Extension(loaded.fmt, tok, trainer, path if os.path.isfile(path) else "",
-                     preset.name if preset is not None else None)
+                     preset.name if preset is not None else None, loaded.stats)

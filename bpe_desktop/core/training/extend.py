@@ -100,11 +100,7 @@ class ExtendTrainer:
         return len(self.tokens)
 
     def __iter__(self) -> Iterator[MergeRecord]:
-        while True:
-            rec = self.step()
-            if rec is None:
-                return
-            yield rec
+        return iter(self.step, None)
 
     def run(self) -> list[MergeRecord]:
         return list(self)
@@ -198,17 +194,8 @@ class ExtendTrainer:
         return c
 
     def _rewrite(self, w: list[int], a: int, b: int, c: int) -> list[int]:
-        if self.kind == "merge-list":
-            out: list[int] = []
-            i, n = 0, len(w)
-            while i < n:
-                if i + 1 < n and w[i] == a and w[i + 1] == b:
-                    out.append(c)
-                    i += 2
-                else:
-                    out.append(w[i])
-                    i += 1
-            return out
+        if self.kind == "merge-list":  # left to right, no overlaps (ids fit in a character: Trainer's trick)
+            return list(map(ord, "".join(map(chr, w)).replace(chr(a) + chr(b), chr(c))))
         t, ranks = self.tokens, self.ranks
         parts = byte_pair_continue(ranks, [t[i] for i in w], len(t))  # type: ignore[misc]
         return [ranks[p] for p in parts]
