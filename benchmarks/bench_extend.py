@@ -18,15 +18,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import tiktoken  # noqa: E402
-import tiktoken.load  # noqa: E402
+import tiktoken
+import tiktoken.load
 
-from bpe_desktop.core.config import TrainConfig  # noqa: E402
-from bpe_desktop.core.extend import start  # noqa: E402
-from bpe_desktop.core.formats import load  # noqa: E402
-from bpe_desktop.core.formats.presets import PRESETS  # noqa: E402
-from bpe_desktop.core.logs.robotlogs import generate  # noqa: E402
-from bpe_desktop.core.text.pretokenize import Pretokenizer  # noqa: E402
+from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.extend import start
+from bpe_desktop.core.formats import load
+from bpe_desktop.core.formats.presets import PRESETS
+from bpe_desktop.core.logs.robotlogs import generate
+from bpe_desktop.core.text.pretokenize import Pretokenizer
 
 SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "resources", "samples",
                       "robotlogs_sample.txt")
