@@ -156,15 +156,15 @@ def extended(ranks: Mapping[bytes, int]) -> Preset | None:
     >>> extended({b"a": 0}) is None
     True
     """
-    for preset in KNOWN:
+    by_rank: list[tuple[bytes, int]] | None = None
+    for preset in sorted(KNOWN, key=lambda p: -(p.n_ranks or 0)):  # p50k (r50k + 24 ranks) before gpt2
         n = preset.n_ranks
         if n is None or len(ranks) <= n:
             continue
-        first = sorted((kv for kv in ranks.items() if kv[1] < n), key=lambda kv: kv[1])
-        if len(first) != n:
-            continue
-        top = max(preset.specials.values(), default=n - 1)
-        if any(r <= top for r in ranks.values() if r >= n):
+        by_rank = by_rank or sorted(ranks.items(), key=lambda kv: kv[1])
+        first = by_rank[:n]  # the n lowest ranks: the encoding's own (p50k's have a gap at 50256)
+        top = max([first[-1][1], *preset.specials.values()])
+        if by_rank[n][1] <= top:
             continue
         canonical = b"".join(b64encode(t) + b" %d\n" % r for t, r in first)
         if hashlib.sha256(canonical).hexdigest() == preset.sha256:

@@ -19,7 +19,7 @@ from tokenizers import Tokenizer as HFLib
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from bpe_desktop.core.config import TrainConfig
-from bpe_desktop.core.errors import ConfigError, PretokenizerNeeded
+from bpe_desktop.core.errors import ConfigError, FormatError, PretokenizerNeeded
 from bpe_desktop.core.extend import Extension, start
 from bpe_desktop.core.formats import Loaded, load, save_model
 from bpe_desktop.core.formats.presets import PRESETS
@@ -326,3 +326,25 @@ def test_merge_list_extension_is_the_textbook_on_the_segmentation(hf_file: Path,
     words = [list(bpe.encode(p)[0]) for p in pieces]
     want = textbook(words, list(pieces.values()), n, list(tok.model.tokens))  # type: ignore[arg-type]
     assert [(r.left_id, r.right_id, r.count) for r in ext.records] == want
+
+
+@pytest.mark.parametrize(("name", "other"), [("gpt2", "cl100k"), ("p50k", "gpt2")])
+def test_an_extension_is_read_as_its_own_encoding_only(name: str, other: str, tmp_path: Path) -> None:
+    """p50k is r50k plus 24 ranks after a gap: an extended p50k is p50k's, never "r50k extended"."""
+    ext = start(load(name), name, TRAIN[:20_000], TrainConfig(mode="bytes", merges=20))
+    out = tmp_path / f"{name}.tiktoken"
+    ext.save(str(out))
+    enc = tiktoken_encoding(out, name)
+    assert load(f"{name}:{out}").tokenizer.encode_ordinary(HELD) == enc.encode_ordinary(HELD)
+    assert load(f"{name}:{out}").tokenizer.special_tokens == PRESETS[name].specials
+    with pytest.raises(FormatError, match=f"write {name}:"):
+        load(f"{other}:{out}")
+
+
+def test_special_tokens_in_the_corpus_are_cut_out_first() -> None:
+    """cl100k's <|endoftext|> never takes part in a merge: the corpus is split at it before pre-tokenizing."""
+    ext = start(load("cl100k"), "cl100k", "Qzxv<|endoftext|>Qzxv<|endoftext|>" * 3,
+                TrainConfig(mode="bytes", merges=10))
+    # Q zx v: Q+zx and zx+v tie at 6, the smaller bytes win; uncut, "endo ft ext" would be merged too
+    assert [r.token for r in ext.records] == ["Qzx", "Qzxv"]
+    assert ext.tokenizer().encode("Qzxv<|endoftext|>", allowed_special="all")[-1] == 100257
