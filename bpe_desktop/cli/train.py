@@ -108,12 +108,8 @@ def _warn_kept_forbidden(point: BranchPoint, config: TrainConfig) -> None:
 def _run_extend(args: argparse.Namespace) -> int:
     """``--extend TOKENIZER``: the corpus is pre-tokenized and segmented by that tokenizer, new merges are learned
     on top (:mod:`bpe_desktop.core.extend`), the result is written in the tokenizer's own format."""
-    from collections import Counter
-
-    from ..core.counting.pieces import decode_chunk
-    from ..core.extend import corpus_pieces, prepare
+    from ..core.extend import count_files, prepare
     from ..core.forbid import parse_pair
-    from ..core.text.inputs import expand, iter_chunks
 
     given = [opt for opt, v in (("--from", args.source), ("--mode", args.mode), ("--pretokenizer", args.pretokenizer),
                                 ("--special", args.special), ("--tie-break", args.tie_break),
@@ -131,11 +127,7 @@ def _run_extend(args: argparse.Namespace) -> int:
                          forbid=tuple(parse_pair(x) for x in args.forbid), forbid_regex=args.forbid_regex)
     folder = loaded.fmt == "gpt2"
     preflight(None if folder else args.out, args.steps, folder=args.out if folder else None)
-    pieces: Counter[str] = Counter()
-    for item in expand(args.inputs, args.glob):
-        for offset, data in iter_chunks(item):
-            corpus_pieces(loaded.tokenizer, decode_chunk(data, item.name, offset, loaded.tokenizer.mode,
-                                                         args.encoding_errors), pieces)
+    pieces, _ = count_files(loaded.tokenizer, args.inputs, glob=args.glob, errors=args.encoding_errors)
     ext = prepare(loaded, args.extend, pieces, config)
     records = ext.trainer.run()
     how = ext.save(args.out)

@@ -26,11 +26,12 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config import TrainConfig
+from ..counting.pieces import decode_chunk
 from ..errors import ConfigError, CorpusError
 from ..formats import Loaded, gpt2, native
 from ..formats.hf.pipeline import HFTokenizer
@@ -40,6 +41,7 @@ from ..formats.textio import read_text
 from ..formats.tiktoken_file import dumps_ranks
 from ..io.atomic import atomic_write
 from ..records import MergeRecord
+from ..text.inputs import expand, iter_chunks
 from ..text.specials import split_specials
 from ..tokenizers.any_tokenizer import AnyTokenizer
 from ..tokenizers.model import BPEModel, token_text
@@ -66,6 +68,19 @@ def corpus_pieces(tok: AnyTokenizer, text: str, into: Counter[str] | None = None
         if sid is None:
             out.update(pre.split(segment))
     return out
+
+
+def count_files(tok: AnyTokenizer, paths: Sequence[str], *, glob: str | None = None,
+                errors: str = "strict") -> tuple[Counter[str], int]:
+    """The pieces of the files (folders, compressed files, ``-``: :func:`~..text.inputs.expand`) as *tok* sees
+    them, read in line-aligned chunks, and the number of lines read."""
+    pieces: Counter[str] = Counter()
+    lines = 0
+    for item in expand(paths, glob):
+        for offset, data in iter_chunks(item):
+            lines += data.count(b"\n")
+            corpus_pieces(tok, decode_chunk(data, item.name, offset, tok.mode, errors), pieces)
+    return pieces, lines
 
 
 def _segmenter(tok: AnyTokenizer) -> tuple[Kind, Callable[[str], list[int]]]:
