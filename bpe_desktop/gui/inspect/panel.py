@@ -257,6 +257,18 @@ class LogInspector(QtWidgets.QWidget):
         self._add_choice(TokenizerChoice(name, spec, pretokenizer=pre))
         return name
 
+    def compare_extension(self, original: str, extended: str, name: str) -> bool:
+        """Tick only the tokenizer *original* (added if it is not offered yet) and the extension *extended*
+        (added as *name*), to see them side by side; False (with a dialog) when one cannot be added."""
+        want = next((n for n, c in self.choices.items() if c.spec == original), None) or self.add_tokenizer(original)
+        ext = next((n for n, c in self.choices.items() if c.spec == extended), None) or self.add_tokenizer(
+            extended, name)
+        if want is None or ext is None:
+            return False
+        for n, box in self.checks.items():
+            box.setChecked(n in (want, ext))
+        return True
+
     def _pattern_for(self, spec: str, path: str) -> str | None:
         """For a .tiktoken file that is no known encoding, the pattern the user names (``""``: cancelled);
         None for every other file (the worker reads it, and refuses it if it must)."""
