@@ -18,7 +18,8 @@ stay as they were; the new tokens get the next ids as the home format numbers th
 
 Refused, naming the component: formats that are not a merge list or rank table (SentencePiece, tekken, CLIP's),
 and HF's ``ignore_merges`` (a piece that is a whole vocabulary token skips the merges, so appended merges do not
-act as appended).  It does not count files (the caller reads the corpus) nor draw anything.
+act as appended).  HF's ``unk_token`` is never taken into a new merge (a word is cut at it).  It counts a corpus's
+files (:func:`count_files`) but draws nothing.
 """
 
 from __future__ import annotations
@@ -81,6 +82,17 @@ def count_files(tok: AnyTokenizer, paths: Sequence[str], *, glob: str | None = N
             lines += data.count(b"\n")
             corpus_pieces(tok, decode_chunk(data, item.name, offset, tok.mode, errors), pieces)
     return pieces, lines
+
+
+def _cut(ids: list[int], unk: int) -> list[list[int]]:
+    """*ids* split at the unknown token (an HF ``unk_token``, which no new merge may take in)."""
+    out: list[list[int]] = [[]]
+    for i in ids:
+        if i == unk:
+            out.append([])
+        else:
+            out[-1].append(i)
+    return [w for w in out if w]
 
 
 def _segmenter(tok: AnyTokenizer) -> tuple[Kind, Callable[[str], list[int]]]:
@@ -255,14 +267,16 @@ def prepare(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: 
     if not pieces:
         raise CorpusError("the corpus has no text to learn from (nothing is left once the special tokens are cut "
                           "out) -- give a corpus with text")
+    unk = tok.bpe.unk if isinstance(tok, HFTokenizer) else None  # never merged: the word is cut there
     words, counts = [], []
     for p, c in pieces.items():
         ids = segment(p)
         if UNKNOWN_ID in ids:
             raise CorpusError(f"the piece {p[:30]!r} has a character this tokenizer has no token for -- remove it "
                               "from the corpus")
-        words.append(ids)
-        counts.append(c)
+        for part in _cut(ids, unk) if unk is not None and unk in ids else [ids]:
+            words.append(part)
+            counts.append(c)
     if isinstance(tok, RankTokenizer):
         tokens: list[Any] = [tok.token_bytes(i) if tok.has_id(i) and i not in tok.special_tokens.values() else b""
                              for i in range(tok.n_vocab)]

@@ -348,3 +348,22 @@ def test_special_tokens_in_the_corpus_are_cut_out_first() -> None:
     # Q zx v: Q+zx and zx+v tie at 6, the smaller bytes win; uncut, "endo ft ext" would be merged too
     assert [r.token for r in ext.records] == ["Qzx", "Qzxv"]
     assert ext.tokenizer().encode("Qzxv<|endoftext|>", allowed_special="all")[-1] == 100257
+
+
+def test_hf_unknown_token_is_never_merged(tmp_path: Path) -> None:
+    """A chars-mode tokenizer.json with unk_token: characters it lacks become [UNK], which no new merge takes in,
+    and tokenizers still gives our ids on text full of them."""
+    hf = HFLib(models.BPE(unk_token="[UNK]", end_of_word_suffix="</w>"))
+    hf.pre_tokenizer = pre_tokenizers.Whitespace()
+    hf.train_from_iterator(["low lower newest widest " * 20], trainers.BpeTrainer(
+        vocab_size=60, special_tokens=["[UNK]"], end_of_word_suffix="</w>", show_progress=False))
+    p = tmp_path / "unk.json"
+    hf.save(str(p))
+    corpus = "lowé lowé lowé éé newesté ñlow " * 5
+    ext = start(load(str(p)), str(p), corpus, TrainConfig(merges=15))
+    assert ext.records and all("[UNK]" not in r.token for r in ext.records)
+    out = tmp_path / "unk_ext.json"
+    ext.save(str(out))
+    home = HFLib.from_file(str(out))
+    for text in (corpus, "éloweré ñ lowlowé"):
+        assert load(str(out)).tokenizer.encode_ordinary(text) == home.encode(text, add_special_tokens=False).ids
