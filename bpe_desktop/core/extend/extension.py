@@ -18,7 +18,8 @@ stay as they were; the new tokens get the next ids as the home format numbers th
 
 Refused, naming the component: formats that are not a merge list or rank table (SentencePiece, tekken, CLIP's),
 and HF's ``ignore_merges`` (a piece that is a whole vocabulary token skips the merges, so appended merges do not
-act as appended).  HF's ``unk_token`` is never taken into a new merge (a word is cut at it).  It counts a corpus's
+act as appended).  HF's ``unk_token`` and byte-fallback ``<0xNN>`` tokens are never taken into a new merge (a word is
+cut at them: the decoder reads them one by one).  It counts a corpus's
 files (:func:`count_files`) but draws nothing.
 """
 
@@ -84,11 +85,11 @@ def count_files(tok: AnyTokenizer, paths: Sequence[str], *, glob: str | None = N
     return pieces, lines
 
 
-def _cut(ids: list[int], unk: int) -> list[list[int]]:
-    """*ids* split at the unknown token (an HF ``unk_token``, which no new merge may take in)."""
+def _cut(ids: list[int], barriers: set[int]) -> list[list[int]]:
+    """*ids* split at the *barriers* (tokens no new merge may take in), which are dropped."""
     out: list[list[int]] = [[]]
     for i in ids:
-        if i == unk:
+        if i in barriers:
             out.append([])
         else:
             out[-1].append(i)
@@ -267,14 +268,16 @@ def prepare(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: 
     if not pieces:
         raise CorpusError("the corpus has no text to learn from (nothing is left once the special tokens are cut "
                           "out) -- give a corpus with text")
-    unk = tok.bpe.unk if isinstance(tok, HFTokenizer) else None  # never merged: the word is cut there
+    barriers: set[int] = set()  # never merged: a word is cut there (HF's unk_token, byte-fallback <0xNN>)
+    if isinstance(tok, HFTokenizer):
+        barriers.update(i for i in [tok.bpe.unk, *(tok.bpe.byte_ids if tok.bpe.byte_fallback else ())] if i is not None)
     words, counts = [], []
     for p, c in pieces.items():
         ids = segment(p)
         if UNKNOWN_ID in ids:
             raise CorpusError(f"the piece {p[:30]!r} has a character this tokenizer has no token for -- remove it "
                               "from the corpus")
-        for part in _cut(ids, unk) if unk is not None and unk in ids else [ids]:
+        for part in _cut(ids, barriers) if barriers.intersection(ids) else [ids]:
             words.append(part)
             counts.append(c)
     if isinstance(tok, RankTokenizer):

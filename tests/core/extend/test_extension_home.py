@@ -367,3 +367,25 @@ def test_hf_unknown_token_is_never_merged(tmp_path: Path) -> None:
     home = HFLib.from_file(str(out))
     for text in (corpus, "éloweré ñ lowlowé"):
         assert load(str(out)).tokenizer.encode_ordinary(text) == home.encode(text, add_special_tokens=False).ids
+
+
+def test_hf_byte_fallback_tokens_are_never_merged(tmp_path: Path) -> None:
+    """byte_fallback: a character the vocabulary lacks is its <0xNN> byte tokens, which the decoder reads one by
+    one -- no new merge takes them in, and tokenizers still gives our ids."""
+    vocab = {c: i for i, c in enumerate("abcelnostw")} | {f"<0x{b:02X}>": 10 + b for b in range(256)}
+    vocab["lo"] = len(vocab)
+    hf = HFLib(models.BPE(vocab=vocab, merges=[("l", "o")], byte_fallback=True))
+    hf.pre_tokenizer = pre_tokenizers.Whitespace()
+    hf.decoder = decoders.ByteFallback()
+    p = tmp_path / "fallback.json"
+    hf.save(str(p))
+    corpus = "lowé lowé éé newesté ñlow ééé " * 4
+    ext = start(load(str(p)), str(p), corpus, TrainConfig(merges=12))
+    assert ext.records and all("<0x" not in r.token for r in ext.records)
+    out = tmp_path / "fallback_ext.json"
+    ext.save(str(out))
+    home = HFLib.from_file(str(out))
+    for text in (corpus, "élowe ñ lowlowé"):
+        ids = home.encode(text, add_special_tokens=False).ids
+        assert load(str(out)).tokenizer.encode_ordinary(text) == ids
+        assert home.decode(ids).replace(" ", "") == text.replace(" ", "")
