@@ -140,6 +140,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
         pane = LogInspector(self.session)
         pane.openRequested.connect(self.open_variant)
+        pane.extendRequested.connect(lambda source: extend_dialog(self, source))
         return pane
 
     # -- layout -------------------------------------------------------------------------------------

@@ -57,3 +57,27 @@ def test_a_word_count_table_is_refused(window, dialogs) -> None:
     assert not dlg.start()
     assert dialogs[-1][0] == "Cannot extend" and "word-count table" in dialogs[-1][1]
     dlg.close()
+
+
+def test_extend_on_the_log_from_the_inspector(window, qtbot, tmp_path) -> None:
+    """The Log inspector's *Extend on this log…* opens the dialog on the log it shows (a file, not the editor's
+    corpus), and Compare shows cl100k and the extension on that log."""
+    from PySide6 import QtWidgets
+
+    pane = window.inspector
+    pane.use_sample()
+    button = next(b for b in pane.findChildren(QtWidgets.QPushButton) if b.text() == "Extend on this log…")
+    button.click()
+    dlg = window.findChild(QtWidgets.QDialog, "extend_dialog")
+    assert dlg is not None and dlg.source.paths == (str(ROBOT_SAMPLE_FILE),)
+    dlg.out.setText(str(tmp_path / "e.tiktoken"))
+    dlg.merges.setValue(10)
+    with qtbot.waitSignal(dlg.runner.finished, timeout=WAIT_MS):
+        assert dlg.start()
+    assert dlg.done_result is not None and dlg.done_result.made == 10
+    assert dlg.done_result.lines == len(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines())
+    with qtbot.waitSignal(pane.runner.finished, timeout=WAIT_MS):
+        dlg.compare_button.click()
+    assert pane.path == str(ROBOT_SAMPLE_FILE)
+    assert [r.name for r in pane.done.inspection.reports] == ["cl100k_base", "e.tiktoken (extended)"]
+    dlg.close()

@@ -12,13 +12,14 @@ if TYPE_CHECKING:
     from .dialog import ExtendDialog
 
 
-def extend_dialog(window: Any) -> ExtendDialog:
-    """Training → Extend a tokenizer on this corpus…: the dialog on the editor's corpus (not modal)."""
+def extend_dialog(window: Any, source: CorpusSource | None = None) -> ExtendDialog:
+    """Training → Extend a tokenizer on this corpus…: the dialog on *source* (the editor's corpus when None; the
+    Log inspector's *Extend on this log…* gives its log), not modal."""
     from PySide6 import QtCore
 
     from .dialog import ExtendDialog
 
-    dlg = ExtendDialog(window, window.corpus.source(),
+    dlg = ExtendDialog(window, source if source is not None else window.corpus.source(),
                        compare=lambda a, b, src: compare_extension(window, a, b, src))
     dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
     dlg.show()
@@ -29,8 +30,12 @@ def compare_extension(window: Any, original: str, extended: str, source: CorpusS
     """The original tokenizer and its extension side by side in the window's Log inspector, on *source*."""
     pane = window.inspector
     name = f"{os.path.basename(extended.split(':', 1)[-1])} (extended)"
-    if not pane.compare_extension(original, extended, name):
-        return False
+    want = next((n for n, c in pane.choices.items() if c.spec == original), None) or pane.add_tokenizer(original)
+    ext = next((n for n, c in pane.choices.items() if c.spec == extended), None) or pane.add_tokenizer(extended, name)
+    if want is None or ext is None:
+        return False  # (the pane said why)
+    for n, box in pane.checks.items():  # only the two, side by side
+        box.setChecked(n in (want, ext))
     if source.paths:
         pane.open_log(source.paths[0])
     else:
