@@ -13,14 +13,15 @@ stay as they were; the new tokens get the next ids as the home format numbers th
   ``Encoding(pat_str=..., special_tokens=...)`` of the original.
 - ``tokenizer.json``: the file itself with the new tokens in ``model.vocab`` after the largest id (added tokens
   included) and the new merges appended to ``model.merges``; every other component is kept as written.
-- GPT-2 files (``encoder.json`` + ``vocab.bpe``): ids after the largest one (``<|endoftext|>`` keeps 50256).
+- GPT-2 files (``encoder.json`` + ``vocab.bpe``, or ``vocab.json`` + ``merges.txt``: the original's names): ids
+  after the largest one (``<|endoftext|>`` keeps 50256).
 - native: the model with the merges appended (the native format numbers specials after the last token).
 
-Refused, naming the component: formats that are not a merge list or rank table (SentencePiece, tekken, CLIP's),
-and HF's ``ignore_merges`` (a piece that is a whole vocabulary token skips the merges, so appended merges do not
-act as appended).  HF's ``unk_token`` and byte-fallback ``<0xNN>`` tokens are never taken into a new merge (a word is
-cut at them: the decoder reads them one by one).  It counts a corpus's
-files (:func:`count_files`) but draws nothing.
+Refused: other formats (SentencePiece, tekken, CLIP's, subword-nmt codes: not supported, said so), and, naming
+the component, HF's ``ignore_merges`` (a piece that is a whole vocabulary token skips the merges, so appended
+merges do not act as appended).  HF's ``unk_token`` and byte-fallback ``<0xNN>`` tokens are never taken into a
+new merge (a word is cut at them: the decoder reads them one by one).  It counts a corpus's files
+(:func:`count_files`) but draws nothing.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ class Extension:
     fmt: str
     original: AnyTokenizer
     trainer: ExtendTrainer
-    path: str  # the original's file ("" for a bundled encoding)
+    path: str  # the original's file or folder ("" for a bundled encoding)
     preset: str | None = None  # the bundled encoding's name (cl100k) when there is one
     original_stats: list[dict[str, Any]] = field(default_factory=list)  # a native original's per-merge stats
     _tokenizer: AnyTokenizer | None = field(default=None, repr=False)
@@ -230,8 +231,10 @@ class Extension:
         if self.fmt == "gpt2":
             model = self.model()
             ids = [self._to_file(i) for i in range(len(model.tokens))]
-            gpt2.save(out, model, "gpt2", self.original.special_tokens, file_ids=ids)
-            return "encoder.json and vocab.bpe, GPT-2's pattern"
+            vocab_name = os.path.basename(gpt2.find_pair(self.path)[0]) if self.path else gpt2.PAIRS[0][0]
+            flavor = "vocab-merges" if vocab_name == gpt2.PAIRS[1][0] else "gpt2"  # the original's file names
+            v, m = gpt2.save(out, model, flavor, self.original.special_tokens, file_ids=ids)
+            return f"{os.path.basename(v)} and {os.path.basename(m)}, GPT-2's pattern"
         before = records_from_stats(self.original.model, self.original_stats) if self.original_stats else []
         k = len(self.original.model.merges)
         rows = (before + [replace(r, rank=r.rank + k) for r in self.records]) if before or not k else None
@@ -259,9 +262,8 @@ def start(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: Tr
 def prepare(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: TrainConfig) -> Extension:
     """As :func:`start` without training: the trainer is ready for its first ``step()``."""
     if loaded.fmt not in EXTENDABLE:
-        raise ConfigError(f"{spec}: a {loaded.fmt} tokenizer cannot be extended exactly (its encoder is not a "
-                          "merge list replayed in order nor a rank table) -- extend a .tiktoken, tokenizer.json, "
-                          "GPT-2 or native tokenizer")
+        raise ConfigError(f"{spec}: extending a {loaded.fmt} tokenizer is not supported (only .tiktoken rank files, "
+                          "HF tokenizer.json, GPT-2 files and native files are) -- convert it, or extend one of those")
     tok = loaded.tokenizer
     kind, segment = _segmenter(tok)
     pieces = corpus_pieces(tok, corpus) if isinstance(corpus, str) else corpus
@@ -292,5 +294,5 @@ def prepare(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: 
     preset, path = split_spec(spec)
     if isinstance(tok, RankTokenizer):
         preset = preset or next((p for p in KNOWN if p.encoding == tok.name), None)
-    return Extension(loaded.fmt, tok, trainer, path if os.path.isfile(path) else "",
+    return Extension(loaded.fmt, tok, trainer, path if os.path.exists(path) else "",
                      preset.name if preset is not None else None, loaded.stats)

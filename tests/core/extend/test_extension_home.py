@@ -389,3 +389,23 @@ def test_hf_byte_fallback_tokens_are_never_merged(tmp_path: Path) -> None:
         ids = home.encode(text, add_special_tokens=False).ids
         assert load(str(out)).tokenizer.encode_ordinary(text) == ids
         assert home.decode(ids).replace(" ", "") == text.replace(" ", "")
+
+
+def test_vocab_merges_files_stay_vocab_merges(tmp_path: Path) -> None:
+    model, _ = train({"lowest": 3, "newer": 2, " low": 4}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=8))
+    folder = tmp_path / "vm"
+    save_model(model, folder, "vocab-merges")
+    ext = start(load(str(folder)), str(folder), "lowest lowest newer", TrainConfig(mode="bytes", merges=3))
+    out = tmp_path / "vm_ext"
+    assert "vocab.json and merges.txt" in ext.save(str(out))
+    home = HFLib(models.BPE.from_file(str(out / "vocab.json"), str(out / "merges.txt")))
+    home.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    assert load(str(out)).tokenizer.encode_ordinary("lowest newer") == home.encode("lowest newer").ids
+
+
+def test_other_formats_are_refused_saying_so(tmp_path: Path) -> None:
+    model, _ = train({"low": 5, "lower": 2}, TrainConfig(merges=2, glue_marker=True))
+    p = tmp_path / "codes.txt"
+    save_model(model, p, "subword-nmt")
+    with pytest.raises(ConfigError, match="extending a subword-nmt tokenizer is not supported"):
+        start(load(str(p)), str(p), "low lower", TrainConfig(merges=2))
