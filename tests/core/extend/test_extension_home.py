@@ -7,6 +7,7 @@ tables differ from merge lists)."""
 from __future__ import annotations
 
 import json
+from functools import cache
 from itertools import pairwise
 from pathlib import Path
 
@@ -409,3 +410,37 @@ def test_other_formats_are_refused_saying_so(tmp_path: Path) -> None:
     save_model(model, p, "subword-nmt")
     with pytest.raises(ConfigError, match="extending a subword-nmt tokenizer is not supported"):
         start(load(str(p)), str(p), "low lower", TrainConfig(merges=2))
+
+
+@cache
+def cl100k_loaded() -> Loaded:
+    return load("cl100k")
+
+
+hostile_bytes = st.lists(st.one_of(
+    st.binary(max_size=12), st.sampled_from([b"<|endoftext|>", b"\r\n", b"\xff\xfe", b"\xc3", b"  ", b"123456"]),
+    st.text(ASSIGNED_CHARS, max_size=8).map(str.encode)), max_size=25).map(b"".join)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(hostile_bytes, st.text(ASSIGNED_CHARS, max_size=60))
+def test_any_corpus_file_extends_cl100k_as_tiktoken_reads_it(tmp_path_factory, data: bytes, other: str) -> None:
+    """Any bytes as a corpus file (not UTF-8, specials, CRLF, lone bytes): the extension learns from them or says
+    there is nothing to learn, and tiktoken on the extended ranks agrees with us on any text."""
+    from bpe_desktop.core.errors import CorpusError
+    from bpe_desktop.core.extend import count_files
+
+    p = tmp_path_factory.mktemp("hostile") / "corpus.bin"
+    p.write_bytes(data)
+    pieces, _ = count_files(cl100k_loaded().tokenizer, [str(p)])
+    try:
+        ext = start(cl100k_loaded(), "cl100k", pieces, TrainConfig(mode="bytes", merges=8))
+    except CorpusError:
+        assert not pieces
+        return
+    pattern = Pretokenizer.from_spec("cl100k").pattern
+    assert pattern is not None
+    enc = tiktoken.Encoding(name="h", pat_str=pattern, mergeable_ranks=ext.ranks(), special_tokens={})
+    valid = data.decode("utf-8", "ignore")
+    for text in (valid, other, valid + other):
+        assert ext.tokenizer().encode_ordinary(text) == enc.encode_ordinary(text)
