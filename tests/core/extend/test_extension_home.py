@@ -351,6 +351,15 @@ def test_special_tokens_in_the_corpus_are_cut_out_first() -> None:
     assert ext.tokenizer().encode("Qzxv<|endoftext|>", allowed_special="all")[-1] == 100257
 
 
+def extended_hf(hf: HFLib, folder: Path, corpus: str, merges: int) -> tuple[Extension, HFLib, Path]:
+    """*hf* saved, extended on *corpus*, the extension saved and read back by tokenizers."""
+    p, out = folder / "original.json", folder / "extended.json"
+    hf.save(str(p))
+    ext = start(load(str(p)), str(p), corpus, TrainConfig(merges=merges))
+    ext.save(str(out))
+    return ext, HFLib.from_file(str(out)), out
+
+
 def test_hf_unknown_token_is_never_merged(tmp_path: Path) -> None:
     """A chars-mode tokenizer.json with unk_token: characters it lacks become [UNK], which no new merge takes in,
     and tokenizers still gives our ids on text full of them."""
@@ -358,14 +367,9 @@ def test_hf_unknown_token_is_never_merged(tmp_path: Path) -> None:
     hf.pre_tokenizer = pre_tokenizers.Whitespace()
     hf.train_from_iterator(["low lower newest widest " * 20], trainers.BpeTrainer(
         vocab_size=60, special_tokens=["[UNK]"], end_of_word_suffix="</w>", show_progress=False))
-    p = tmp_path / "unk.json"
-    hf.save(str(p))
     corpus = "lowé lowé lowé éé newesté ñlow " * 5
-    ext = start(load(str(p)), str(p), corpus, TrainConfig(merges=15))
+    ext, home, out = extended_hf(hf, tmp_path, corpus, 15)
     assert ext.records and all("[UNK]" not in r.token for r in ext.records)
-    out = tmp_path / "unk_ext.json"
-    ext.save(str(out))
-    home = HFLib.from_file(str(out))
     for text in (corpus, "éloweré ñ lowlowé"):
         assert load(str(out)).tokenizer.encode_ordinary(text) == home.encode(text, add_special_tokens=False).ids
 
@@ -378,14 +382,9 @@ def test_hf_byte_fallback_tokens_are_never_merged(tmp_path: Path) -> None:
     hf = HFLib(models.BPE(vocab=vocab, merges=[("l", "o")], byte_fallback=True))
     hf.pre_tokenizer = pre_tokenizers.Whitespace()
     hf.decoder = decoders.ByteFallback()
-    p = tmp_path / "fallback.json"
-    hf.save(str(p))
     corpus = "lowé lowé éé newesté ñlow ééé " * 4
-    ext = start(load(str(p)), str(p), corpus, TrainConfig(merges=12))
+    ext, home, out = extended_hf(hf, tmp_path, corpus, 12)
     assert ext.records and all("<0x" not in r.token for r in ext.records)
-    out = tmp_path / "fallback_ext.json"
-    ext.save(str(out))
-    home = HFLib.from_file(str(out))
     for text in (corpus, "élowe ñ lowlowé"):
         ids = home.encode(text, add_special_tokens=False).ids
         assert load(str(out)).tokenizer.encode_ordinary(text) == ids
