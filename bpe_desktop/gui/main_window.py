@@ -20,6 +20,7 @@ from ..core.errors import BpeError
 from . import file_actions, helper_threads, layouts, resources, view_menu, window_state
 from .compare.panel import ComparePanel
 from .deferred_pane import DeferredPane
+from .extend.open import extend_dialog
 from .help.menu import HelpMenu
 from .panes.corpus_editor import CorpusEditor
 from .panes.merge_list import MergeListPane
@@ -139,6 +140,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
         pane = LogInspector(self.session)
         pane.openRequested.connect(self.open_variant)
+        pane.extendRequested.connect(lambda source: extend_dialog(self, source))
         return pane
 
     # -- layout -------------------------------------------------------------------------------------
@@ -237,6 +239,10 @@ class MainWindow(QtWidgets.QMainWindow):
             tm.addAction(a)
         tm.addSeparator()
         tm.addAction(self.further_action)
+        tm.addSeparator()
+        self.extend_action = act("Extend a tokenizer on this corpus…", lambda: extend_dialog(self))
+        self.extend_action.setObjectName("extendAction")
+        tm.addAction(self.extend_action)
         vm = mb.addMenu("&View")
         view_menu.build(self, vm)
         vm.addAction(self.follow_merges.action)

@@ -58,7 +58,20 @@ def byte_pair_ranks(ranks: Mapping[bytes, int], piece: bytes, max_rank: int) -> 
     >>> byte_pair_ranks(r, b"abcab", 99)
     [b'abc', b'ab']
     """
-    parts = [piece[i : i + 1] for i in range(len(piece))]
+    return byte_pair_continue(ranks, [piece[i : i + 1] for i in range(len(piece))], max_rank)
+
+
+def byte_pair_continue(ranks: Mapping[bytes, int], parts: list[bytes], max_rank: int) -> list[bytes]:
+    """Go on with tiktoken's rank rule from *parts* (already a state of it), using only ranks below *max_rank*.
+
+    When the ranks below *max_rank* extend a table whose encoding of a piece was *parts*, by ranks higher than
+    all of that table's, this is the piece's encoding with the extended table: the rule takes every lower rank
+    first, so it passes through *parts* (what :mod:`..training.extend` relies on).
+
+    >>> byte_pair_continue({b"ab": 0, b"abc": 1}, [b"ab", b"c"], 2)
+    [b'abc']
+    """
+    parts = list(parts)
     get = ranks.get
     pair_ranks = []  # pair_ranks[i]: rank of parts[i] + parts[i + 1], or max_rank if not mergeable
     for i in range(len(parts) - 1):
