@@ -159,7 +159,8 @@ def _cut(pieces: Iterable[str], chunk_chars: int, rule: CutRule, what: str) -> I
                 f"{what}: more than {MAX_CHUNK_CHARS:,} characters from line {line + 1:,} (character "
                 f"{before + 1:,}) with no place where every tokenizer's pieces provably end ({rule.why}) -- "
                 f"inspect holds at most {MAX_CHUNK_CHARS:,} characters at once: inspect a part of the text "
-                "(e.g. split -C 4M FILE) or choose tokenizers with named pre-tokenizers")
+                "(e.g. split -C 4M FILE) or choose tokenizers whose pre-tokenizer splits lines (gpt2, cl100k, o200k, "
+                "the log presets, whitespace)")
         if c < 0:  # no cut yet: read on (twice as much each time, so reading stays linear)
             scanned = max(size, left - _LOOKAHEAD)
             want = 2 * left

@@ -173,27 +173,31 @@ class _Classified:
         gids: list[int] = []
         by = _CATEGORY_OF_INDEX
         numeric, hex_ = _NUMERIC, _HEX
+        get, add_cat, add_end, add_gid = groups.get, cats.append, ends.append, gids.append
         at, stop = len(left), len(left) + len(chunk)
         for m in PATTERN.finditer(left + chunk + right if left or right else chunk, at):  # spans cover all
             c = by[m.lastindex]
             t = m.group()
-            g = groups.get((c, t)) if c not in numeric and c != hex_ else None
+            g = get((c, t)) if c not in numeric and c != hex_ else None
             if g is None:
                 key = (c, t.translate(_DIGIT_SHAPE) if c in numeric else t.translate(_HEX_SHAPE) if c == hex_ else t)
-                g = groups.get(key)
+                g = get(key)
                 if g is None:
                     g = groups[key] = len(groups)
                     examples.append(t)
                     occurrences.append(0)
-            occurrences[g] += 1
-            gids.append(g)
-            cats.append(c)
+            add_gid(g)
+            add_cat(c)
             e = m.end()
-            ends.append(e)
+            add_end(e)
             if e >= stop:
                 break
         if ends and ends[-1] != stop:
             raise AssertionError(f"a span crosses the end of a chunk ({ends[-1] - at} of {len(chunk)}): a bad cut")
+        self.span_group = np.array(gids, dtype=np.int64)
+        seen, times = np.unique(self.span_group, return_counts=True)  # spans per group, counted at once
+        for g, k in zip(seen.tolist(), times.tolist(), strict=True):
+            occurrences[g] += k
         ends_arr = np.array(ends, dtype=np.int64) - at
         if not chunk.isascii():  # character ends -> byte ends
             cp = np.frombuffer(chunk.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
@@ -204,7 +208,6 @@ class _Classified:
         self.span_ends = ends_arr
         self.span_starts = np.concatenate([[0], ends_arr[:-1]]).astype(np.int64)
         self.span_cat = np.array(cats, dtype=np.int64)
-        self.span_group = np.array(gids, dtype=np.int64)
         self.category_bytes = np.bincount(self.span_cat, weights=ends_arr - self.span_starts,
                                           minlength=_N_CAT).astype(np.int64)
         self.newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)

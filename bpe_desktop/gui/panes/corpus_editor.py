@@ -8,7 +8,7 @@ time) is shown as a read-only preview of its beginning, its long lines cut at ``
 :meth:`CorpusEditor.source` names the file so that the worker process reads all of it.  A text set here
 (a session's, a run's) longer than ``LARGE_FILE_BYTES`` characters is shown the same way -- a read-only
 preview, the whole text kept beside it for :meth:`CorpusEditor.text` and training -- because laying out
-a text that large blocks the window for seconds (``setPlainText`` of 20 MB: about 2 s).  Edits reach the
+a text that large blocks the window for seconds (figures in benchmarks/RESULTS.md).  Edits reach the
 session ~300 ms after the last key as its ``display_text`` (the token view shows them tokenized by the
 current model); a previewed file is never pushed there.  It does not count or train.
 """
