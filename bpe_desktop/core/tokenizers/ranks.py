@@ -192,6 +192,7 @@ class RankTokenizer(EncodesSpecials):
 
     mode: Mode = Mode.BYTES
     unknown = "error"
+    piecewise = True  # each pre-tokenizer piece is encoded on its own (see AnyTokenizer.piecewise)
 
     def __init__(
         self, ranks: dict[bytes, int], pretokenizer: str = "gpt2", specials: Mapping[str, int] | None = None,
