@@ -53,7 +53,8 @@ class Session(QtCore.QObject):
       :meth:`set_display_text`); the token view shows it tokenized by the current model;
     * ``workLoaded()``               -- another work is shown (:meth:`load`, :meth:`switch`): the corpus
       editor and the settings show its corpus and settings (or the drafts it was left with);
-    * ``runsChanged()``              -- the list of runs changed (added, removed, renamed, one's merges).
+    * ``runsChanged()``              -- the list of runs changed (added, removed, renamed, one's merges);
+    * ``compareChanged()``           -- other reference tokenizers are ticked (:attr:`compare`).
 
     ``display_text`` is the edited text to show instead of the trained source (None: show the source),
     ``display_word_counts`` whether it is a word-count table.
@@ -75,6 +76,7 @@ class Session(QtCore.QObject):
     displayTextChanged = QtCore.Signal(str)
     workLoaded = QtCore.Signal()
     runsChanged = QtCore.Signal()
+    compareChanged = QtCore.Signal()
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -91,6 +93,7 @@ class Session(QtCore.QObject):
         self._holdout = 0.0  # share of the corpus's last lines the next run keeps out of training (0: none)
         self._playback_rate = 0.0  # steps a second while the timeline plays (0: not playing; the timeline's)
         self._count_pending = False  # records were appended quietly: countChanged is still to come
+        self._compare: tuple[str, ...] = ()  # the reference tokenizers ticked in Compare (their specs)
         #: what the window holds but has not trained on (editor's corpus, settings form), kept with a work
         #: when another is shown (the window sets it; None: nothing to keep)
         self.drafts: Callable[[], tuple[CorpusSource | None, TrainConfig | None]] | None = None
@@ -203,6 +206,19 @@ class Session(QtCore.QObject):
         """The user's runs and which is shown, as a session document writes them (the tour's work is not
         the user's: while it runs, the runs set aside)."""
         return self._list.saved()
+
+    @property
+    def compare(self) -> tuple[str, ...]:
+        """The reference tokenizers ticked in the Compare pane, as specs (paths or ``PRESET:PATH``), in the
+        pane's order: what a session document saves of it.  The pane follows :meth:`set_compare`."""
+        return self._compare
+
+    def set_compare(self, specs: Sequence[str]) -> None:
+        """Tick these references (each once, in this order) and no others; emits ``compareChanged``."""
+        ticked = tuple(dict.fromkeys(str(x) for x in specs))
+        if ticked != self._compare:
+            self._compare = ticked
+            self.compareChanged.emit()
 
     # -- small settings ---------------------------------------------------------------------------------------
     def set_error(self, message: str) -> None:
