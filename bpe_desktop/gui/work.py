@@ -227,7 +227,8 @@ def what_would_be_lost(replacing: Replacing, runs: list[Work] | tuple[Work, ...]
 
     Runs are never lost by a new corpus, a retrain, an opened tokenizer or the tour: each stays in the Runs
     list (and in the autosave).  *typed*: the text the user typed into the Corpus pane, if any (lost when
-    no run was trained on it); *unsaved*: the runs changed since the session was last saved.
+    no run holding merges was trained on it: an untrained run takes whatever the editor shows next);
+    *unsaved*: the runs changed since the session was last saved.
     """
     lost = []
     if unsaved and replacing == "session":
@@ -236,7 +237,7 @@ def what_would_be_lost(replacing: Replacing, runs: list[Work] | tuple[Work, ...]
             merges = sum(w.n_merges for w in kept)
             lost.append(f"{plural(len(kept), 'run')} with {plural(merges, 'merge')} not saved in a session file")
     if typed is not None and typed.text is not None and typed.text.strip() and not any(
-            same_corpus(typed, w.source) for w in runs):
+            same_corpus(typed, w.source) for w in runs if w.holds_work):  # (an untrained run follows the editor)
         lines = len(typed.text.splitlines())
         lost.append(f"the text typed into the Corpus pane ({plural(lines, 'line')}, not trained on)")
     return " and ".join(lost)

@@ -157,3 +157,20 @@ def test_an_opened_tokenizer_joins_the_runs_and_asks_nothing(qtbot, window, tmp_
     assert window.settings.config() == s.config and not window.settings.banner_shown
     check_one_truth(window)
     window.sessions.interactive = False  # quitting over unsaved runs asks: answered, not blocking
+
+
+def test_text_typed_into_a_fresh_window_is_asked_about_once_its_untrained_run_has_taken_it(
+        qtbot, window, tmp_path, monkeypatch) -> None:
+    from bpe_desktop.gui.session_io import dialogs
+
+    asked: list[str] = []
+    monkeypatch.setattr(dialogs, "ask_unsaved",
+                        lambda _w, action, lost: asked.append(lost) or dialogs.UnsavedAnswer.CANCEL)
+    window.sessions.enable(autosave=False, ask=True)
+    window.corpus.editor.setPlainText("mine\nall mine\n")
+    qtbot.waitUntil(lambda: window.session.source.text == "mine\nall mine\n")  # the untrained run took it
+    other = tmp_path / "other.txt"
+    other.write_text("other words\n", encoding="utf-8")
+    window.open_corpus(str(other))  # would replace the typed text: asked, and cancelled
+    assert asked == ["the text typed into the Corpus pane (2 lines, not trained on)"]
+    assert window.corpus.source().text == "mine\nall mine\n"

@@ -67,6 +67,9 @@ def test_only_typed_text_nobody_trained_on_and_unsaved_runs_are_at_risk() -> Non
     assert what_would_be_lost("corpus", [run], typed=CorpusSource.from_text("  \n"), unsaved=True) == ""
     assert what_would_be_lost("corpus", [run], typed=typed, unsaved=False) == \
         "the text typed into the Corpus pane (2 lines, not trained on)"
+    # an untrained run holding the typed text (the window's, which follows the editor) does not keep it
+    assert what_would_be_lost("corpus", [run, Work.empty(typed)], typed=typed, unsaved=False) == \
+        "the text typed into the Corpus pane (2 lines, not trained on)"
     assert what_would_be_lost("session", [run], typed=None, unsaved=False) == ""  # saved
     assert what_would_be_lost("session", [run, Work.empty()], typed=None, unsaved=True) == \
         "1 run with 3 merges not saved in a session file"
