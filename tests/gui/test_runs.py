@@ -341,6 +341,12 @@ def test_a_run_s_row_says_its_settings_and_its_merges_as_it_is_made_switched_and
         "1. whitespace, chars, up to 1 merge   —   1 merge", "2. up to 5 merges   —   5 merges"]
     window.runs.whatif.switch(0)
     check_run_labels(window)
+    pane.list.resize(160, 120)  # narrower than the rows: elided in the middle, nothing scrolled out of sight
+    qtbot.waitUntil(lambda: pane.list.viewport().width() < 160)
+    pane.list.doItemsLayout()
+    room = pane.list.viewport().width()
+    assert pane.list.horizontalScrollBar().maximum() == 0
+    assert all(pane.list.visualItemRect(pane.list.item(i)).right() < room for i in range(2))
     path = tmp_path / "labels.bpesession"
     assert window.sessions.save_to(str(path))
     other = gui_app.make_window(remember_layout=False)

@@ -37,6 +37,12 @@ class _NameDelegate(QtWidgets.QStyledItemDelegate):
         super().__init__(pane)
         self.pane = pane
 
+    def sizeHint(self, option: QtWidgets.QStyleOptionViewItem,
+                 index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> QtCore.QSize:
+        """No wider than the list: a long row is elided in its middle (its count stays in view), not cut."""
+        hint = super().sizeHint(option, index)
+        return QtCore.QSize(min(hint.width(), max(40, self.pane.list.viewport().width())), hint.height())
+
     def setEditorData(self, editor: QtWidgets.QWidget, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex
                       ) -> None:
         if isinstance(editor, QtWidgets.QLineEdit):
@@ -60,7 +66,9 @@ class RunsPane(QtWidgets.QWidget):
         self.list.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
                                   | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed)
         self.list.setAlternatingRowColors(True)
-        self.list.setUniformItemSizes(True)
+        self.list.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)  # (rows fit the width: _NameDelegate)
+        self.list.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QtWidgets.QListView.ResizeMode.Adjust)
         self.hint = QtWidgets.QLabel("Right-click a merge or use the timeline's <i>Branch here…</i> to ask "
                                      "“what if”. Double-click a run to rename it.", self)
         self.hint.setWordWrap(True)
