@@ -86,6 +86,16 @@ class Work:
         return len(self.records)
 
     @property
+    def target_merges(self) -> int | None:
+        """How many merges its settings ask for, if known (for progress and ETA)."""
+        cfg, goals = self.config, []
+        if cfg.merges is not None:
+            goals.append(cfg.merges)
+        if cfg.vocab_size is not None and self.model.base:
+            goals.append(max(0, cfg.vocab_size - self.model.vocab_size_at(0)))
+        return min(goals) if goals else None
+
+    @property
     def holds_work(self) -> bool:
         """It holds merges (trained or loaded): showing another work in its place would lose them."""
         return bool(self.records)
