@@ -13,7 +13,7 @@ old and new pairs.  What "rewritten" means depends on how the original encodes:
   to right, as :mod:`.trainer` does.  A pair is a pair of ids; a merge whose token already exists reuses its id.
 - ``ranks`` (tiktoken): the encoder merges the adjacent pair whose *concatenated bytes* have the lowest rank.
   A new token X gets a rank above all others, so a word's encoding with the extended table passes through its
-  encoding before X (:func:`~..tokenizers.ranks.byte_pair_continue`); the rewrite goes on from there with the
+  encoding before X (:func:`~..tokenizers.rank_bpe.byte_pair_continue`); the rewrite goes on from there with the
   extended table -- which may merge X with a neighbour into an *original* token of lower rank.  So a pair is
   keyed by its concatenated bytes (two different splits of X both make X), ``merged`` is the fall in symbols
   and :attr:`ExtendTrainer.made` the number of X really made.  A candidate whose bytes the table so far does
@@ -39,7 +39,7 @@ from ..forbid import ForbidRule
 from ..records import CONTENDERS, MergeRecord
 from ..stopping import StopReason
 from ..tokenizers.model import Token, joined, token_text
-from ..tokenizers.ranks import byte_pair_continue, byte_pair_ranks
+from ..tokenizers.rank_bpe import byte_pair_continue, byte_pair_ranks
 
 Kind = Literal["merge-list", "ranks"]
 Key = tuple[int, int] | bytes  # a pair of ids (merge-list) or the pair's concatenated bytes (ranks)
