@@ -32,6 +32,7 @@ from ..text.pretokenize import CL100K_PATTERN, Pretokenizer
 from ..text.regex_budget import RegexBudget
 from ..text.specials import EncodesSpecials, split_specials
 from .model import BPEModel
+from .rank_bpe import byte_pair_ranks
 from .tokenizer import TokenSpan
 
 _CACHE_LIMIT = 500_000
@@ -47,37 +48,6 @@ EQUIVALENT_PATTERNS: dict[str, str] = {
         r"""|\s+$|\s*[\r\n]|\s+(?!\S)|\s"""
     ),
 }
-
-
-def byte_pair_ranks(ranks: Mapping[bytes, int], piece: bytes, max_rank: int) -> list[bytes]:
-    """Split *piece* into tokens with tiktoken's rank rule, using only ranks below *max_rank*.
-
-    >>> r = {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5}
-    >>> byte_pair_ranks(r, b"abc", 5)
-    [b'ab', b'c']
-    >>> byte_pair_ranks(r, b"abcab", 99)
-    [b'abc', b'ab']
-    """
-    parts = [piece[i : i + 1] for i in range(len(piece))]
-    get = ranks.get
-    pair_ranks = []  # pair_ranks[i]: rank of parts[i] + parts[i + 1], or max_rank if not mergeable
-    for i in range(len(parts) - 1):
-        r = get(parts[i] + parts[i + 1])
-        pair_ranks.append(max_rank if r is None or r > max_rank else r)
-    while pair_ranks:
-        best = min(pair_ranks)
-        if best >= max_rank:
-            break
-        i = pair_ranks.index(best)  # the leftmost lowest rank, as tiktoken
-        parts[i : i + 2] = [parts[i] + parts[i + 1]]
-        del pair_ranks[i]
-        if i < len(pair_ranks):
-            r = get(parts[i] + parts[i + 1])
-            pair_ranks[i] = max_rank if r is None or r > max_rank else r
-        if i > 0:
-            r = get(parts[i - 1] + parts[i])
-            pair_ranks[i - 1] = max_rank if r is None or r > max_rank else r
-    return parts
 
 
 def recover_merges(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list[tuple[int, int]]]:
@@ -179,6 +149,7 @@ class RankTokenizer(EncodesSpecials):
 
     mode: Mode = Mode.BYTES
     unknown = "error"
+    piecewise = True  # each pre-tokenizer piece is encoded on its own (see AnyTokenizer.piecewise)
 
     def __init__(
         self, ranks: dict[bytes, int], pretokenizer: str = "gpt2", specials: Mapping[str, int] | None = None,

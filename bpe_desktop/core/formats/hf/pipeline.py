@@ -110,6 +110,14 @@ class HFTokenizer:
         return self._pre
 
     @property
+    def piecewise(self) -> bool:
+        """True when the pipeline is our pattern alone and each added token is cut out whole: no normalizer,
+        no prefix, no token that holds whitespace or takes the spaces beside it (``lstrip``...)."""
+        return self.plain_reason is None and all(
+            not any(c.isspace() for c in t.content) and not (t.lstrip or t.rstrip or t.single_word)
+            for t in self.added.tokens)
+
+    @property
     def unknown(self) -> str:
         return self.bpe.unknown
 
