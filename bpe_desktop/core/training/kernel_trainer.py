@@ -41,8 +41,8 @@ _CHUNK = 1 << 16  # words handed to the kernel per call (bounds the temporary st
 def _load() -> tuple[ModuleType | None, str]:
     try:
         from . import _kernel
-    except ImportError as e:
-        return None, f"the compiled training kernel is not built ({e})"
+    except ImportError:
+        return None, "the compiled training kernel is not built"
     if _kernel.CONTENDERS != CONTENDERS:
         return None, "the compiled training kernel is out of date (rebuild it: python setup.py build_ext --inplace)"
     return _kernel, ""
@@ -60,7 +60,8 @@ def pure_python_note() -> str | None:
     """One line saying training runs in pure Python because the kernel is not built, or ``None`` if it is."""
     if _KERNEL is not None:
         return None
-    return f"note: {_WHY_NOT}: training runs in pure Python (slower, same merges)"
+    return (f"note: {_WHY_NOT} (it needs a C compiler when installing): training runs in pure Python -- "
+            "same merges, slower")
 
 
 def path_name(config: TrainConfig, pure: bool | None = None) -> str:

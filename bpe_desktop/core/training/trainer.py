@@ -36,21 +36,20 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from operator import mul
 from typing import Any
 
 from ..choices import Mode, TieBreak
 from ..config import TrainConfig
 from ..counting.pieces import WordCounts
-from ..errors import ConfigError, CorpusError
 from ..forbid import ForbidRule
 from ..records import CONTENDERS, MergeRecord
 from ..stopping import StopReason
-from ..text.byte_level import text_to_bytes
-from ..tokenizers.model import BPEModel, Token, base_symbols, joined, token_text
+from ..tokenizers.model import BPEModel, Token, base_symbols, token_text
 from .descending import descending
 from .pair_index import pair_tables, word_strings
+from .trainer_base import TrainerBase
 
 #: a heap entry's first element is ``(-count << _SHIFT) | tie bits``: count = ``-(e[0] >> _SHIFT)``
 _SHIFT = 42
@@ -70,7 +69,7 @@ def word_symbols(word: str, config: TrainConfig) -> list[Token]:
     return base_symbols(word, config.mode, config.end_of_word, config.glue_marker)
 
 
-class Trainer:
+class Trainer(TrainerBase):
     """Learns merges one at a time.
 
     >>> t = Trainer({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=3))
@@ -141,10 +140,6 @@ class Trainer:
 
     # -- public -------------------------------------------------------------------------------------
     @property
-    def n_merges(self) -> int:
-        return len(self.model.merges)
-
-    @property
     def pair_counts(self) -> dict[tuple[int, int], int]:
         """The weighted count of every adjacent pair of ids seen so far (a fresh dict; may hold zeros)."""
         return {(ord(k[0]), ord(k[1])): n for k, n in self._counts.items()}
@@ -155,27 +150,12 @@ class Trainer:
         return [list(map(ord, w)) for w in self._words]
 
     @property
-    def vocab_size(self) -> int:
-        return len(self.tokens) + len(self.config.specials)
-
-    @property
     def forbidden_pairs(self) -> list[tuple[str, str, int]]:
         """The forbidden pairs skipped so far (they reached the top) that still occur, as ``(left, right, count)``,
         highest count first; when training ran out of pairs, every forbidden pair left."""
         t, counts = self.texts, self._counts
         met = [(t[ord(k[0])], t[ord(k[1])], counts.get(k, 0)) for k, b in self._blocked.items() if b]
         return sorted((m for m in met if m[2] > 0), key=lambda m: -m[2])
-
-    def __iter__(self) -> Iterator[MergeRecord]:
-        while True:
-            rec = self.step()
-            if rec is None:
-                return
-            yield rec
-
-    def run(self) -> list[MergeRecord]:
-        """Train to the end; return every record."""
-        return list(self)
 
     def step(self) -> MergeRecord | None:
         """Make the next merge, or return ``None`` (and set :attr:`stop_reason`) when training is over."""
@@ -217,57 +197,6 @@ class Trainer:
         contenders = tuple([(texts[ord(k[0])], texts[ord(k[1])], c) for k, c in best])
         return self._merge(key, count, contenders)
 
-    def set_limits(self, *, merges: int | None = None, vocab_size: int | None = None) -> None:
-        """Change the stop conditions mid-run (the GUI's "train further")."""
-        self.config = self.config.with_(merges=merges, vocab_size=vocab_size)
-        self.stop_reason = self.stopped_by = None
-
-    def _at_limit(self) -> bool:
-        """Whether the merge or vocabulary limit is reached (then :attr:`stop_reason` says which)."""
-        cfg = self.config
-        if cfg.merges is not None and self.n_merges >= cfg.merges:
-            noun = "merge" if cfg.merges == 1 else "merges"
-            self.stop_reason, self.stopped_by = f"reached {cfg.merges:,} {noun}", StopReason.MERGES
-            return True
-        if cfg.vocab_size is not None and self.vocab_size >= cfg.vocab_size:
-            self.stop_reason, self.stopped_by = f"reached vocabulary size {self.vocab_size:,}", StopReason.VOCAB_SIZE
-            return True
-        return False
-
-    def _stop_no_pair(self) -> None:
-        left = len(self.forbidden_pairs) if self._forbid is not None else 0
-        self.stop_reason = f"no pair left to merge but {left} forbidden" if left else "no pair left to merge"
-        self.stopped_by = StopReason.NO_PAIR
-
-    def _stop_below(self, count: int) -> None:
-        self.stop_reason = f"best pair count {count} is below the minimum frequency {self.config.min_frequency}"
-        self.stopped_by = StopReason.MIN_FREQUENCY
-
-    def replay(self, pairs: Iterable[tuple[str, str]]) -> list[MergeRecord]:
-        """Make the merges *pairs* (display texts, in order) whatever the rule would pick; return their records.
-
-        This rebuilds the state at step k of an earlier run on the same corpus (:mod:`.branch`) in the time
-        of k merges without ranking anything.  Limits, the minimum frequency and forbids do not apply to
-        these merges, and their records carry no contenders.  A pair that does not occur in the current
-        segmentation raises :class:`CorpusError`: the run was trained on another corpus or other settings.
-        """
-        out: list[MergeRecord] = []
-        bytes_mode = self.config.mode == Mode.BYTES
-        for n, (lt, rt) in enumerate(pairs, self.n_merges + 1):
-            try:
-                a = self.ids[text_to_bytes(lt) if bytes_mode else lt]
-                b = self.ids[text_to_bytes(rt) if bytes_mode else rt]
-            except KeyError:
-                a = b = -1
-            count = self._live_count(a, b) if a >= 0 else 0
-            if count <= 0:
-                raise CorpusError(
-                    f"merge {n} ({lt} {rt}) does not occur in this corpus after the merges before it -- the "
-                    "run was trained on another corpus or with other settings: use its corpus, or train from 0"
-                )
-            out.append(self._merge_ids(a, b, count, ()))
-        return out
-
     def _live_count(self, a: int, b: int) -> int:
         """The current count of pair (*a*, *b*) (0 when it does not occur)."""
         return self._counts.get(chr(a) + chr(b), 0)
@@ -285,12 +214,6 @@ class Trainer:
                 return False
             b = self._blocked[key] = self._forbids(ord(key[0]), ord(key[1]))
         return b
-
-    def _forbids(self, a: int, b: int) -> bool:
-        """The forbid rule's answer for pair (*a*, *b*) (there is a rule)."""
-        assert self._forbid is not None
-        t = self.tokens
-        return self._forbid.blocks(self.texts[a], self.texts[b], joined(t[a], t[b]))
 
     def _entry(self, key: str, count: int) -> tuple[Any, ...]:
         """The heap entry of pair *key*: smallest first = highest count, then the tie rule's order.
@@ -455,36 +378,6 @@ class Trainer:
             else:
                 push(heap, ((-n << _SHIFT) | (ord(gp[0]) << _ID_BITS) | ord(gp[1]), gp))
         return self._record(a, b, c, count, merged, touched, contenders)
-
-    def _new_token(self, a: int, b: int) -> int:
-        """The id of the token merging *a* and *b* makes (added when new); the merge joins the model."""
-        new_tok = joined(self.tokens[a], self.tokens[b])
-        c = self.ids.get(new_tok)
-        if c is None:
-            if len(self.tokens) > 0x10FFFF:  # ids must fit in one str character (see __init__)
-                raise ConfigError("more than 1,114,111 tokens is not supported: ask for fewer merges")
-            c = self.ids[new_tok] = len(self.tokens)
-            self.tokens.append(new_tok)
-            self.texts.append(self.texts[a] + self.texts[b])
-        self.model.merges.append((a, b))
-        self.model.invalidate()
-        return c
-
-    def _record(
-        self, a: int, b: int, c: int, count: int, merged: int, touched: int,
-        contenders: tuple[tuple[str, str, int], ...],
-    ) -> MergeRecord:
-        """The record of the merge just made (and the corpus size after it)."""
-        self.total_symbols -= merged
-        if merged == 0:  # cannot happen with consistent counts; guard against silent corruption
-            raise RuntimeError(f"internal error: pair {(a, b)} had count {count} but no occurrence")
-        texts = self.texts
-        return MergeRecord(
-            rank=self.n_merges, left=texts[a], right=texts[b], token=texts[c],
-            left_id=a, right_id=b, token_id=c, count=count, merged=merged,
-            symbols_after=self.total_symbols, vocab_size=self.vocab_size, words_touched=touched,
-            contenders=contenders,
-        )
 
     def segmentation(self) -> list[tuple[list[Token], int]]:
         """Every distinct word in its current segmentation, with its count (first-seen order)."""
