@@ -372,6 +372,78 @@ static PyObject *Kernel_add_words(Kernel *k, PyObject *args) {
     return PyLong_FromLongLong(added);
 }
 
+/* add_table(table, byte_ids) -> symbols added: the words of a count table {piece: count} in bytes mode, in
+ * the table's order, skipping empty pieces and counts <= 0; a piece's symbols are byte_ids[b] for each byte b
+ * of its UTF-8 form (surrogateescape: lone surrogates stand for the bytes they escaped).  The same words as
+ * pair_index.word_strings, without a temporary str per piece. */
+static PyObject *Kernel_add_table(Kernel *k, PyObject *args) {
+    PyObject *table, *byte_ids;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &table, &PyBytes_Type, &byte_ids)) return NULL;
+    if (k->built) {
+        PyErr_SetString(PyExc_RuntimeError, "add_table after build");
+        return NULL;
+    }
+    if (PyBytes_GET_SIZE(byte_ids) != 256) {
+        PyErr_SetString(PyExc_ValueError, "byte_ids maps the 256 bytes");
+        return NULL;
+    }
+    const unsigned char *map = (const unsigned char *)PyBytes_AS_STRING(byte_ids);
+    for (int i = 0; i < 256; i++)
+        if (map[i] >= k->ntok) {
+            PyErr_SetString(PyExc_ValueError, "byte_ids names an unknown token id");
+            return NULL;
+        }
+    Py_ssize_t n = PyDict_GET_SIZE(table);
+    if (k->nw + n >= INT32_MAX) {
+        PyErr_SetString(PyExc_MemoryError, "more than 2**31 distinct words");
+        return NULL;
+    }
+    int64_t cap = k->capw;
+    if (GROW(k->off, cap, k->nw + n) < 0) return NULL;
+    cap = k->capw;
+    if (grow((void **)&k->len, &cap, k->nw + n, sizeof(int32_t)) < 0) return NULL;
+    cap = k->capw;
+    if (GROW(k->wcount, cap, k->nw + n) < 0) return NULL;
+    k->capw = cap;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    int64_t added = 0;
+    while (PyDict_Next(table, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "a piece is a str");
+            return NULL;
+        }
+        long long c = PyLong_AsLongLong(value);
+        if (c == -1 && PyErr_Occurred()) return NULL;
+        if (c <= 0 || PyUnicode_GET_LENGTH(key) == 0) continue;
+        Py_ssize_t L;
+        PyObject *escaped = NULL;
+        const char *u = PyUnicode_AsUTF8AndSize(key, &L);
+        if (u == NULL) { /* lone surrogates: the bytes they escaped */
+            PyErr_Clear();
+            escaped = PyUnicode_AsEncodedString(key, "utf-8", "surrogateescape");
+            if (escaped == NULL) return NULL;
+            u = PyBytes_AS_STRING(escaped);
+            L = PyBytes_GET_SIZE(escaped);
+        }
+        if (L > INT32_MAX || GROW(k->sym, k->capsym, k->nsym + L) < 0) {
+            Py_XDECREF(escaped);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_MemoryError, "a word of more than 2**31 symbols");
+            return NULL;
+        }
+        int32_t *s = k->sym + k->nsym;
+        for (Py_ssize_t j = 0; j < L; j++) s[j] = map[(unsigned char)u[j]];
+        Py_XDECREF(escaped);
+        k->off[k->nw] = k->nsym;
+        k->len[k->nw] = (int32_t)L;
+        k->wcount[k->nw] = c;
+        k->nsym += L;
+        k->nw++;
+        added += (int64_t)L * c;
+    }
+    return PyLong_FromLongLong(added);
+}
+
 /* build(): count every pair, index its words, fill the heap.  Called once, after the last add_words. */
 static PyObject *Kernel_build(Kernel *k, PyObject *Py_UNUSED(ignored)) {
     if (k->built) {
@@ -388,6 +460,23 @@ static PyObject *Kernel_build(Kernel *k, PyObject *Py_UNUSED(ignored)) {
             q->count += f;
             if ((q->wlen == 0 || q->w[q->wlen - 1] != (int32_t)wi) && list_word(q, (int32_t)wi) < 0) return NULL;
         }
+    }
+    /* the words never grow again: give back the arrays' slack */
+    if (k->nsym > 0 && k->nsym < k->capsym) {
+        void *q = PyMem_Realloc(k->sym, (size_t)k->nsym * sizeof(int32_t));
+        if (q != NULL) {
+            k->sym = q;
+            k->capsym = k->nsym;
+        }
+    }
+    if (k->nw > 0 && k->nw < k->capw) {
+        void *o = PyMem_Realloc(k->off, (size_t)k->nw * sizeof(int64_t));
+        if (o != NULL) k->off = o;
+        void *l = PyMem_Realloc(k->len, (size_t)k->nw * sizeof(int32_t));
+        if (l != NULL) k->len = l;
+        void *c = PyMem_Realloc(k->wcount, (size_t)k->nw * sizeof(int64_t));
+        if (c != NULL) k->wcount = c;
+        if (o != NULL && l != NULL && c != NULL) k->capw = k->nw; /* else some keep their slack: capw stays */
     }
     if (GROW(k->heap, k->capheap, k->npairs) < 0) return NULL;
     for (int64_t p = 0; p < k->npairs; p++) {
@@ -736,6 +825,7 @@ static PyObject *Kernel_get_n_words(Kernel *k, void *Py_UNUSED(closure)) { retur
 
 static PyMethodDef Kernel_methods[] = {
     {"add_words", (PyCFunction)Kernel_add_words, METH_VARARGS, "add_words(words, counts) -> symbols added"},
+    {"add_table", (PyCFunction)Kernel_add_table, METH_VARARGS, "add_table(table, byte_ids) -> symbols added"},
     {"build", (PyCFunction)Kernel_build, METH_NOARGS, "build(): count pairs, index words, fill the heap"},
     {"step", (PyCFunction)Kernel_step, METH_VARARGS, "step(min_frequency, blocked) -> the next winner or None"},
     {"merge", (PyCFunction)Kernel_merge, METH_VARARGS, "merge(left, right, new, token) -> (merged, touched)"},

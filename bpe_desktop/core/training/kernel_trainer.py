@@ -119,12 +119,15 @@ class KernelTrainer(Trainer):
         self.ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}
         self.texts: list[str] = [token_text(t) for t in self.tokens]
         self._kernel = kernel = _KERNEL.Kernel(KERNEL_RULES[TieBreak(config.tie_break)], self.tokens)
-        total = 0
-        items = iter(table.items())
-        while chunk := list(islice(items, _CHUNK)):
-            kept = [(w, c) for w, c in chunk if c > 0 and w]
-            total += kernel.add_words(word_strings([w for w, _ in kept], self.ids, config), [c for _, c in kept])
-        del chunk
+        if config.mode == Mode.BYTES:  # pair_index.word_strings' mapping, done in C: no temporary str per piece
+            total = kernel.add_table(table, bytes(self.ids[bytes([i])] for i in range(256)))
+        else:
+            total = 0
+            items = iter(table.items())
+            while chunk := list(islice(items, _CHUNK)):
+                kept = [(w, c) for w, c in chunk if c > 0 and w]
+                total += kernel.add_words(word_strings([w for w, _ in kept], self.ids, config), [c for _, c in kept])
+            del chunk
         if release:
             table.clear()
         kernel.build()

@@ -158,6 +158,16 @@ def test_running_text_in_bytes_with_the_gpt2_pattern(rule) -> None:
     assert kernel.run() == pure.run() and state(kernel) == state(pure)
 
 
+@pytest.mark.parametrize("rule", RULES)
+def test_pieces_with_escaped_bytes_map_like_the_pure_path(rule) -> None:
+    """Lone surrogates (bytes a file's decoding escaped) stand for those bytes in bytes mode on both paths."""
+    table = {"a\udcffb": 2, "\udc80\udc80\udc80": 3, "ab": 1, "é\udcffé": 2, "": 4, "zero": 0}
+    pure, kernel = both(table, TrainConfig(mode="bytes", tie_break=rule))
+    assert [b"".join(kernel.tokens[i] for i in w) for w in kernel.words] == [  # type: ignore[misc]
+        b"a\xffb", b"\x80\x80\x80", b"ab", "é".encode() + b"\xff" + "é".encode()]
+    assert kernel.run() == pure.run() and state(kernel) == state(pure)
+
+
 def test_a_long_word_costs_the_same_index_work_on_both_paths() -> None:
     word = "ACGT" * 5_000 + "AC" * 3_000
     cfg = TrainConfig(mode="chars", end_of_word="", merges=25)
