@@ -4,11 +4,11 @@ Packages: every package under ``bpe_desktop/`` (``find_packages``), plus the top
 shipped as ``bpe_desktop.resources`` (the mapping is ``package-dir`` in pyproject.toml;
 ``[tool.setuptools.packages.find]`` cannot add a package that lives outside its tree).
 
-The kernel (``bpe_desktop/core/training/_kernel.c``, a C extension against the CPython API) is *optional*:
-where no compiler or no Python headers exist its build failure is reported and skipped, the package installs
-as pure Python and the trainer runs its pure-Python path (it says so once; see
-``bpe_desktop/core/training/kernel_trainer.py``).  A checkout builds it in place with
-``python setup.py build_ext --inplace``.
+The kernel (``bpe_desktop/core/training/_kernel.c``, a C extension against the CPython API) and the compiled
+counting loop (``core/counting/_accumulate.c``) are *optional*: where no compiler or no Python headers exist
+their build failure is reported and skipped, the package installs as pure Python and runs its pure-Python
+paths (the trainer says so once; see ``bpe_desktop/core/training/kernel_trainer.py``).  A checkout builds them
+in place with ``python setup.py build_ext --inplace``.
 """
 
 from setuptools import Extension, find_packages, setup
@@ -19,7 +19,13 @@ KERNEL = Extension(
     optional=True,  # no compiler: install pure Python instead of failing
 )
 
+COUNTING = Extension(  # the counting loop of core/counting/word_first.py, compiled; optional likewise
+    "bpe_desktop.core.counting._accumulate",
+    sources=["bpe_desktop/core/counting/_accumulate.c"],
+    optional=True,
+)
+
 setup(
     packages=[*find_packages(include=["bpe_desktop", "bpe_desktop.*"]), "bpe_desktop.resources"],
-    ext_modules=[KERNEL],
+    ext_modules=[KERNEL, COUNTING],
 )
