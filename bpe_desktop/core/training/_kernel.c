@@ -311,6 +311,32 @@ static int Kernel_init(Kernel *k, PyObject *args, PyObject *kw) {
     return 0;
 }
 
+/* Room for n more words (their offsets, lengths and counts); -1 on error. */
+static int reserve_words(Kernel *k, Py_ssize_t n) {
+    if (k->nw + n >= INT32_MAX) {
+        PyErr_SetString(PyExc_MemoryError, "more than 2**31 distinct words");
+        return -1;
+    }
+    int64_t cap = k->capw; /* the three arrays share one capacity: each grows from it to the same size */
+    if (GROW(k->off, cap, k->nw + n) < 0) return -1;
+    cap = k->capw;
+    if (grow((void **)&k->len, &cap, k->nw + n, sizeof(int32_t)) < 0) return -1;
+    cap = k->capw;
+    if (GROW(k->wcount, cap, k->nw + n) < 0) return -1;
+    k->capw = cap;
+    return 0;
+}
+
+/* The word of L symbols just written at sym[nsym..] becomes word nw, of weight c; its symbols times c. */
+static int64_t push_word(Kernel *k, int32_t L, int64_t c) {
+    k->off[k->nw] = k->nsym;
+    k->len[k->nw] = L;
+    k->wcount[k->nw] = c;
+    k->nsym += L;
+    k->nw++;
+    return (int64_t)L * c;
+}
+
 /* add_words(words, counts) -> symbols added (sum of length * count).  A word is a str whose characters are
  * chr(token id) (pair_index.word_strings); words of one symbol are kept (they hold no pair). */
 static PyObject *Kernel_add_words(Kernel *k, PyObject *args) {
@@ -325,17 +351,7 @@ static PyObject *Kernel_add_words(Kernel *k, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "words and counts differ in length");
         return NULL;
     }
-    if (k->nw + n >= INT32_MAX) {
-        PyErr_SetString(PyExc_MemoryError, "more than 2**31 distinct words");
-        return NULL;
-    }
-    int64_t cap = k->capw;
-    if (GROW(k->off, cap, k->nw + n) < 0) return NULL;
-    cap = k->capw;
-    if (grow((void **)&k->len, &cap, k->nw + n, sizeof(int32_t)) < 0) return NULL;
-    cap = k->capw;
-    if (GROW(k->wcount, cap, k->nw + n) < 0) return NULL;
-    k->capw = cap;
+    if (reserve_words(k, n) < 0) return NULL;
     int64_t added = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *w = PyList_GET_ITEM(words, i);
@@ -362,12 +378,7 @@ static PyObject *Kernel_add_words(Kernel *k, PyObject *args) {
             }
             s[j] = (int32_t)id;
         }
-        k->off[k->nw] = k->nsym;
-        k->len[k->nw] = (int32_t)L;
-        k->wcount[k->nw] = c;
-        k->nsym += L;
-        k->nw++;
-        added += (int64_t)L * c;
+        added += push_word(k, (int32_t)L, c);
     }
     return PyLong_FromLongLong(added);
 }
@@ -394,17 +405,7 @@ static PyObject *Kernel_add_table(Kernel *k, PyObject *args) {
             return NULL;
         }
     Py_ssize_t n = PyDict_GET_SIZE(table);
-    if (k->nw + n >= INT32_MAX) {
-        PyErr_SetString(PyExc_MemoryError, "more than 2**31 distinct words");
-        return NULL;
-    }
-    int64_t cap = k->capw;
-    if (GROW(k->off, cap, k->nw + n) < 0) return NULL;
-    cap = k->capw;
-    if (grow((void **)&k->len, &cap, k->nw + n, sizeof(int32_t)) < 0) return NULL;
-    cap = k->capw;
-    if (GROW(k->wcount, cap, k->nw + n) < 0) return NULL;
-    k->capw = cap;
+    if (reserve_words(k, n) < 0) return NULL;
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     int64_t added = 0;
@@ -434,12 +435,7 @@ static PyObject *Kernel_add_table(Kernel *k, PyObject *args) {
         int32_t *s = k->sym + k->nsym;
         for (Py_ssize_t j = 0; j < L; j++) s[j] = map[(unsigned char)u[j]];
         Py_XDECREF(escaped);
-        k->off[k->nw] = k->nsym;
-        k->len[k->nw] = (int32_t)L;
-        k->wcount[k->nw] = c;
-        k->nsym += L;
-        k->nw++;
-        added += (int64_t)L * c;
+        added += push_word(k, (int32_t)L, c);
     }
     return PyLong_FromLongLong(added);
 }
