@@ -29,11 +29,12 @@ from ..core.formats import load
 from ..core.formats.hf.pipeline import HFTokenizer, ModelIdEncoder
 from ..core.measure.holdout import count_with_totals
 from ..core.measure.quality import DEFAULT_ALPHA, TextTotals, check_alpha, measure
-from ..core.measure.reachability import PieceEncoder
+from ..core.measure.reachability import PieceEncoder, brute_force_unreachable, ordinary_count
 from ..core.measure.vocab_audit import DEFAULT_INTERMEDIATE_THRESHOLD, TokenFlag, VocabAudit, audit, made_counts
 from ..core.tokenizers.ranks import RankTokenizer
 from ..core.tokenizers.renumber import RenumberedTokenizer
 from ..core.tokenizers.tokenizer import Tokenizer
+from ..core.views.labels import token_label
 from .common import add_tokenizer_file_options, tokenizer_kwargs
 from .encode import TOKENIZER_HELP
 
@@ -125,8 +126,12 @@ def run(args: argparse.Namespace) -> int:
                 counts[i] += c
     freqs = [counts.get(i, 0) for i in range(size)]
     metrics = measure(counts, totals, model.vocab_size_at(k), alpha)
+    prefixed = tok if isinstance(tok, HFTokenizer) and tok.bpe.prefix else None
     report = audit(model, k, freqs, counts_when_made=made_counts(loaded.stats) if loaded.stats else None,
-                   threshold=x, encoder=encoder)
+                   threshold=x, encoder=encoder,
+                   unreachable=None if prefixed is None else _unreachable_by_definition(prefixed, k))
+    if prefixed is not None:
+        _with_file_texts(report, prefixed)
     to_file = tok.file_id if isinstance(tok, RenumberedTokenizer | HFTokenizer) else None
     lists = {key: _listed(report, flag, to_file) for key, flag in LISTS}
     outside = loaded.tokenizer.outside_merges if isinstance(loaded.tokenizer, RankTokenizer) else []
@@ -179,6 +184,29 @@ def run(args: argparse.Namespace) -> int:
             out.append(f"  ... {len(items) - SHOWN} more (--json lists them all)")
     sys.stdout.write("\n".join(out) + "\n")
     return 0
+
+
+def _unreachable_by_definition(tok: HFTokenizer, k: int) -> list[int]:
+    """A continuing_subword_prefix file (our names for its tokens are not its texts): the definition itself,
+    decode one token and encode the text with the file's pipeline at step *k*, in our ids."""
+    before = tok.unknown
+    tok.unknown = "keep"  # a text with a character the file lacks encodes to -1: not that one token
+    try:
+        n = ordinary_count(tok.model, k)
+        bad = set(brute_force_unreachable(lambda s: tok.encode(s, upto=k), tok.decode,
+                                          [tok.file_id(i) for i in range(n)]))
+        return [i for i in range(n) if tok.file_id(i) in bad]
+    finally:
+        tok.unknown = before
+
+
+def _with_file_texts(report: VocabAudit, tok: HFTokenizer) -> None:
+    """Labels and sizes as the file writes its tokens, not by our names for them (a prefixed file)."""
+    n = len(tok.model.tokens)
+    for r, i in enumerate(report.ids):
+        if i < n:
+            report.labels[r] = token_label(tok.bpe.token_text(i))
+            report.n_bytes[r] = tok.bpe.covered_bytes(i)
 
 
 def _listed(report: VocabAudit, flag: TokenFlag, to_file: Callable[[int], int] | None) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core.errors import FormatError
 from ..core.formats import WRITE_FORMATS, load, save_model
 from ..core.io.atomic import check_writable
 from .common import check_specials
@@ -34,6 +35,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         check_writable(args.output)
     loaded = load(args.input, pretokenizer=args.pretokenizer, specials=args.special)
+    if getattr(getattr(loaded.tokenizer, "bpe", None), "prefix", ""):
+        raise FormatError(f"{args.input}: a tokenizer.json with a continuing_subword_prefix cannot be written in "
+                          "another format (none of them has such a prefix) -- use the file as it is")
     model = loaded.model
     save_model(model, args.output, args.to, loaded.stats, special_ids=loaded.special_ids)
     print(f"read {args.input} ({loaded.fmt}, {len(model.merges)} merges, vocabulary {loaded.tokenizer.n_vocab}); "

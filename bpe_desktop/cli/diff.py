@@ -4,6 +4,11 @@ Prints the settings that differ, the first divergence, the merges only in A, onl
 different ranks; pairs are written as ``--forbid`` takes them, so a line can be pasted back.  Exit status as
 Unix ``diff``: 0 same merges, 1 different, 2 trouble.  The comparison itself is
 :mod:`bpe_desktop.core.measure.run_diff`.
+
+``bpe-desktop diff RUN --reference TOKENIZER [--corpus FILE ...]``: rediscovery
+(:mod:`bpe_desktop.core.measure.rediscovery`) -- the share of the reference's tokens RUN has made by step k, RUN's
+tokens the reference lacks (by how much of the corpus they cover, when the corpus is given) and each shared
+token's merge number here and there.  Exit status 0.
 """
 
 from __future__ import annotations
@@ -13,15 +18,26 @@ import json
 import os
 from collections.abc import Sequence
 
+from ..core.config import TrainConfig
+from ..core.counting.sources import CorpusSource, count_source
+from ..core.errors import ConfigError
 from ..core.forbid import format_pair
-from ..core.measure.run_diff import RunDiff, diff_models
+from ..core.formats import Loaded
+from ..core.formats.hf.pipeline import HFTokenizer
+from ..core.measure.rediscovery import Rediscovery, rediscover
+from ..core.measure.run_diff import RunDiff, diff_merges, settings_changes
+from ..core.tokenizers.tokenizer import Tokenizer
 from .common import add_tokenizer_file_options, load_each
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("diff", help="compare two tokenizers' merge lists (first divergence, merges unique to each)")
     p.add_argument("a", metavar="A", help="tokenizer file (any readable format, or PRESET:PATH)")
-    p.add_argument("b", metavar="B", help="tokenizer file to compare with A")
+    p.add_argument("b", metavar="B", nargs="?", default=None, help="tokenizer file to compare with A")
+    p.add_argument("--reference", metavar="TOKENIZER", default=None,
+                   help="instead of B: which of this tokenizer's tokens A rediscovers (a file or cl100k, o200k...)")
+    p.add_argument("--corpus", action="append", default=[], metavar="FILE",
+                   help="with --reference: A's corpus, to rank A's tokens the reference lacks by coverage")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     add_tokenizer_file_options(p, several=True)
     p.add_argument("--limit", type=int, default=50, metavar="N",
@@ -55,9 +71,69 @@ def render(d: RunDiff, name_a: str, name_b: str, limit: int) -> str:
     return "\n".join(lines)
 
 
+def _pairs(loaded: Loaded) -> list[tuple[str, str]]:
+    """The merges as display-text pairs: a tokenizer.json with a continuing_subword_prefix as the file writes
+    them (our names for its tokens are not its texts)."""
+    tok = loaded.tokenizer
+    if isinstance(tok, HFTokenizer) and tok.bpe.prefix:
+        return tok.bpe.merge_pairs_text()
+    return loaded.model.merge_pairs_text()
+
+
+def _steps(n: int) -> list[int]:
+    """Log-spaced steps up to *n* (1, 10, 100, ... and *n*)."""
+    out, k = [], 1
+    while k < n:
+        out.append(k)
+        k *= 10
+    return [*out, n] if n else []
+
+
+def render_rediscovery(r: Rediscovery, name_run: str, name_ref: str, limit: int) -> str:
+    lines = [f"run: {name_run} ({len(r.found)} merges)", f"reference: {name_ref} ({r.n_reference:,} merged tokens)"]
+    lines.append("reference tokens made by step k: " + ", ".join(
+        f"{k}: {r.found[k - 1]} ({r.share_at(k):.2%})" for k in _steps(len(r.found))))
+    cover = " (by corpus coverage)" if r.corpus_bytes else " (in the run's order; --corpus FILE ranks them by coverage)"
+    lines += _section(f"the run's tokens the reference lacks{cover}", [
+        f"{t.rank_here:>7}  {t.token!r}" + (f"  {t.occurrences} x, {t.corpus_share:.2%} of the corpus"
+                                           if r.corpus_bytes else "") for t in r.lacking], limit)
+    lines += _section("shared tokens (merge here -> there)",
+                      [f"{s.rank_here:>7} -> {s.rank_there:<7} {s.token!r}" for s in r.shared], limit)
+    return "\n".join(lines)
+
+
+def _run_reference(args: argparse.Namespace) -> int:
+    if args.b is not None:
+        raise ConfigError("give B or --reference TOKENIZER, not both -- diff compares two merge lists, --reference "
+                          "asks which of a tokenizer's tokens A rediscovers")
+    la, lr = load_each(args.a, args), load_each(args.reference, args)
+    run_tok = Tokenizer(la.model)
+    words = None
+    if args.corpus:
+        m = la.model
+        config = TrainConfig(mode=m.mode, pretokenizer=m.pretokenizer, end_of_word=m.end_of_word,
+                             glue_marker=m.glue_marker, specials=m.specials)
+        words = count_source(CorpusSource.from_files(args.corpus), config).counts
+    r = rediscover(run_tok, lr.tokenizer, words)
+    if args.json:
+        doc = {"run": os.fspath(args.a), "reference": args.reference, "n_reference": r.n_reference,
+               "found": list(r.found), "shared": [s._asdict() for s in r.shared],
+               "lacking": [t._asdict() for t in r.lacking], "corpus_bytes": r.corpus_bytes}
+        print(json.dumps(doc, ensure_ascii=False, indent=1))
+    else:
+        print(render_rediscovery(r, f"{args.a} [{la.fmt}]", f"{args.reference} [{lr.fmt}]", args.limit))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.reference is not None:
+        return _run_reference(args)
+    if args.corpus:
+        raise ConfigError("--corpus goes with --reference TOKENIZER -- drop it, or add --reference")
+    if args.b is None:
+        raise ConfigError("diff needs B (a second tokenizer) or --reference TOKENIZER")
     la, lb = load_each(args.a, args), load_each(args.b, args)
-    d = diff_models(la.model, lb.model)
+    d = diff_merges(_pairs(la), _pairs(lb), settings_changes(la.model, lb.model))
     if args.json:
         doc = {"a": {"path": os.fspath(args.a), "format": la.fmt}, "b": {"path": os.fspath(args.b), "format": lb.fmt},
                **d.to_json()}

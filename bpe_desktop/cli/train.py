@@ -48,6 +48,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="a native tokenizer file: keep its first K merges and continue with these settings "
                         "(settings not given are the file's; the budget is its merge count)")
     branch.add_argument("--at", type=int, default=None, metavar="K", help="the step to branch at (default: the end)")
+    extend = p.add_argument_group("extend a production tokenizer (its pre-tokenizer, specials and ids kept)")
+    extend.add_argument("--extend", metavar="TOKENIZER", default=None,
+                        help="learn --merges N new merges on top of this tokenizer (a file in any readable BPE "
+                        "format, or cl100k, o200k, gpt2...) and write it in its own format to --out")
     # None = "not given": with --from the file's value, otherwise TrainConfig's default (see _fill_defaults)
     p.set_defaults(run=run, mode=None, tie_break=None, end_of_word=None, glue_marker=None, special=None)
 
@@ -102,7 +106,46 @@ def _warn_kept_forbidden(point: BranchPoint, config: TrainConfig) -> None:
     )
 
 
+def _run_extend(args: argparse.Namespace) -> int:
+    """``--extend TOKENIZER``: the corpus is pre-tokenized and segmented by that tokenizer, new merges are learned
+    on top (:mod:`bpe_desktop.core.extend`), the result is written in the tokenizer's own format."""
+    from ..core.extend import count_files, prepare
+    from ..core.forbid import parse_pair
+
+    given = [opt for opt, v in (("--from", args.source), ("--mode", args.mode), ("--pretokenizer", args.pretokenizer),
+                                ("--special", args.special), ("--tie-break", args.tie_break),
+                                ("--end-of-word", args.end_of_word), ("--glue-marker", args.glue_marker),
+                                ("--vocab-size", args.vocab_size)) if v is not None]
+    given += ["--word-counts"] if args.word_counts else []
+    given += ["--format"] if args.format != "native" else []
+    if given:
+        raise ConfigError(f"{given[0]} does not go with --extend: the extension keeps the tokenizer's own "
+                          "pre-tokenizer, specials, ids and format, and learns --merges N merges -- drop it")
+    if args.merges is None:
+        raise ConfigError("--extend needs --merges N: how many merges to add to the tokenizer")
+    loaded = load(args.extend)
+    config = TrainConfig(mode=loaded.tokenizer.mode, merges=args.merges, min_frequency=args.min_frequency,
+                         forbid=tuple(parse_pair(x) for x in args.forbid), forbid_regex=args.forbid_regex)
+    folder = loaded.fmt == "gpt2"
+    preflight(None if folder else args.out, args.steps, folder=args.out if folder else None)
+    pieces, _ = count_files(loaded.tokenizer, args.inputs, glob=args.glob, errors=args.encoding_errors)
+    ext = prepare(loaded, args.extend, pieces, config)
+    records = ext.trainer.run()
+    how = ext.save(args.out)
+    if args.steps:
+        with atomic_write(args.steps) as f:
+            f.write(steps_csv(records))
+    t = ext.trainer
+    ids = ext.file_ids
+    new_ids = f"ids {ids[0]}..{ids[-1]}" if ids else "no new ids"
+    print(f"{len(records)} new merges on {args.extend} ({t.stop_reason}); {new_ids}; symbols {t.initial_symbols} "
+          f"-> {t.total_symbols}; wrote {args.out} ({how})")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.extend is not None:
+        return _run_extend(args)
     if args.at is not None and args.source is None:
         raise ConfigError("--at K needs --from TOKENIZER: the run whose first K merges to keep")
     point, n_source, rule = _branch_point(args) if args.source else (None, 0, None)

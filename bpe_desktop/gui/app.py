@@ -114,6 +114,7 @@ def make_window(
         w.docks["tokens"].raise_()  # the card lies on the token stream: in front of a restored layout's tabs
     if merges is not None:
         w.settings.merges.setValue(merges)
+    w.keep_drafts()  # the untrained run is the corpus and settings shown
     w.sessions.mark_clean()  # a fresh window holds no work to lose
     return w
 

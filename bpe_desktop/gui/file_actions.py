@@ -10,6 +10,7 @@ success is said in the status bar.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from PySide6 import QtCore, QtWidgets
@@ -20,10 +21,14 @@ from ..core.counting.sources import CorpusSource
 from ..core.errors import BpeError, FormatError, PretokenizerNeeded
 from ..core.formats import save_model
 from ..core.formats.csv_stats import steps_csv
+from ..core.formats.presets import is_bundled, split_spec
 from ..core.io.atomic import atomic_write
 from ..core.records import MergeRecord
 from ..core.text.pretokenize import NAMED_PATTERNS
 from ..core.tokenizers.model import BPEModel
+from ..core.tokenizers.ranks import RankTokenizer
+from ..core.tokenizers.renumber import RenumberedTokenizer
+from .modal_job import Cancelled, Progress, run_modal
 from .session import Session
 from .work import Work
 
@@ -46,12 +51,16 @@ def show_error(parent: QtWidgets.QWidget | None, title: str, message: str) -> No
     QtWidgets.QMessageBox.critical(parent, title, message)
 
 
-def records_for(model: BPEModel, stats: list[dict[str, Any]] | None = None) -> list[MergeRecord]:
+def records_for(model: BPEModel, stats: list[dict[str, Any]] | None = None,
+                progress: Callable[[int, int], None] | None = None) -> list[MergeRecord]:
     """Merge records rebuilt from a loaded model, with the native file's per-merge stats when it has them
-    (otherwise counts are 0: the file does not say why each merge was chosen)."""
+    (otherwise counts are 0: the file does not say why each merge was chosen); *progress(done, total)* is
+    called every few thousand merges."""
     out = []
     usable = stats if stats and len(stats) == len(model.merges) else None
     for k, ((a, b), c) in enumerate(zip(model.merges, model.merge_token_ids, strict=True), 1):
+        if progress is not None and k % 4096 == 0:
+            progress(k, len(model.merges))
         st = usable[k - 1] if usable else {}
         out.append(MergeRecord(
             rank=k, left=model.token_str(a), right=model.token_str(b), token=model.token_str(c),
@@ -63,45 +72,84 @@ def records_for(model: BPEModel, stats: list[dict[str, Any]] | None = None) -> l
     return out
 
 
+#: a tokenizer file bigger than this (or a bundled one) is read on a helper thread behind a progress dialog
+BACKGROUND_BYTES = 1 << 20
+
+
+def _read_in_background(spec: str) -> bool:
+    _, path = split_spec(spec)
+    if is_bundled(path):
+        return True
+    try:
+        return os.path.getsize(path) > BACKGROUND_BYTES
+    except OSError:
+        return False
+
+
+def load_for_timeline(spec: str, pretokenizer: str | None, progress: Progress) -> tuple[
+        BPEModel, list[MergeRecord], str]:
+    """Read *spec* and build what the timeline shows: (model, records, format).  Qt-free (it runs on a
+    helper thread for big files); a file whose ids the timeline's replay would not give is refused."""
+    progress.stage = f"Reading {os.path.basename(spec)}…"
+    loaded = formats.load(spec, pretokenizer=pretokenizer)
+    progress.check()
+    if loaded.fmt == "sentencepiece":  # the timeline replays merges; this file encodes by piece scores
+        raise BpeError(f"{spec}: a SentencePiece model encodes by piece scores after its own "
+                       "normalization, not by replaying a merge list, so the timeline would show other "
+                       "tokens -- open it in Compare tokenizers or the Log inspector, which use its own ids")
+    reason = getattr(loaded.tokenizer, "plain_reason", None)  # a tokenizer.json beyond our pre-tokenizers
+    if reason is not None:
+        raise FormatError(f"{spec}: the timeline replays merges with our pre-tokenizers, and this "
+                          f"tokenizer.json has {reason}, which they cannot express -- add it under Compare "
+                          "tokenizers or the Log inspector, which run its whole pipeline")
+    tok = loaded.tokenizer.inner if isinstance(loaded.tokenizer, RenumberedTokenizer) else loaded.tokenizer
+    if isinstance(tok, RankTokenizer) and not tok.has_model:  # (tekken: ranks under renumbered ids)
+        progress.stage = f"Recovering the {tok.n_merges:,} merges of {os.path.basename(spec)} from its ranks…"
+        model = tok.recover(progress.step)
+    else:
+        model = loaded.model
+    progress.stage, progress.total = "Listing the merges…", 0
+    records = records_for(model, loaded.stats, progress.step)
+    return model, records, loaded.fmt
+
+
 def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
                    ) -> tuple[BPEModel, list[MergeRecord], str, str] | None:
     """Read and fully validate a tokenizer file (any format, through :func:`core.formats.load`) without
-    touching the window: (model, records, path, format), or None after a dialog saying why it was refused."""
+    touching the window: (model, records, path, format), or None after a dialog saying why it was refused
+    (or after Cancel).  A big file is read on a helper thread behind a progress dialog (:mod:`.modal_job`)."""
     if path is None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(parent, "Open tokenizer", "", OPEN_TOKENIZER_FILTER)
         if not path:
             return None
-    # a big tokenizer (cl100k: 100k merges recovered from its ranks) takes a second: say so with the cursor
-    QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
+    spec = path
+    background = _read_in_background(spec)
+
+    def read(pretokenizer: str | None) -> tuple[BPEModel, list[MergeRecord], str]:
+        if background:
+            return run_modal(parent, "Opening tokenizer", lambda p: load_for_timeline(spec, pretokenizer, p))
+        QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)  # a small file: a moment
+        try:
+            return load_for_timeline(spec, pretokenizer, Progress())
+        finally:
+            QtWidgets.QApplication.restoreOverrideCursor()
+
     try:
         try:
-            loaded = formats.load(path)
+            model, records, fmt = read(None)
         except PretokenizerNeeded as need:
-            QtWidgets.QApplication.restoreOverrideCursor()
             pre = ask_pretokenizer(parent, str(need))
-            QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
             if pre is None:
                 return None  # cancelled: nothing changes
-            loaded = formats.load(path, pretokenizer=pre)
-        if loaded.fmt == "sentencepiece":  # the timeline replays merges; this file encodes by piece scores
-            raise BpeError(f"{path}: a SentencePiece model encodes by piece scores after its own "
-                           "normalization, not by replaying a merge list, so the timeline would show other "
-                           "tokens -- open it in Compare tokenizers or the Log inspector, which use its own ids")
-        reason = getattr(loaded.tokenizer, "plain_reason", None)  # a tokenizer.json beyond our pre-tokenizers
-        if reason is not None:
-            raise FormatError(f"{path}: the timeline replays merges with our pre-tokenizers, and this "
-                              f"tokenizer.json has {reason}, which they cannot express -- add it under Compare "
-                              "tokenizers or the Log inspector, which run its whole pipeline")
-        model = loaded.model
-        records = records_for(model, loaded.stats)
+            model, records, fmt = read(pre)
+    except Cancelled:
+        return None
     except BpeError as e:
         message = str(e)
     except (TypeError, KeyError, ValueError, AttributeError, IndexError, UnicodeError, RecursionError) as e:
         message = f"{path}: malformed tokenizer file ({type(e).__name__}: {str(e)[:80]}) -- the file is damaged"
     else:
-        return model, records, path, loaded.fmt
-    finally:
-        QtWidgets.QApplication.restoreOverrideCursor()
+        return model, records, path, fmt
     show_error(parent, "Cannot open tokenizer", message)
     return None
 

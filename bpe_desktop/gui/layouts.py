@@ -18,6 +18,7 @@ exist is :mod:`.main_window`'s.
 
 from __future__ import annotations
 
+import base64
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -106,6 +107,22 @@ def docks(window: QtWidgets.QMainWindow) -> dict[str, QtWidgets.QDockWidget]:
     if d is None:
         raise TypeError("the window has no 'docks' dict -- layouts arrange a MainWindow's docks")
     return d
+
+
+@dataclass(frozen=True)
+class Captured:
+    """The window's layout as a session saves it: Qt's ``saveState()`` in base64, and the named layout."""
+
+    state: str
+    name: str
+
+
+def capture(window: QtWidgets.QMainWindow) -> Captured:
+    """The layout on screen now (a change still pending -- a named layout, ``resizeDocks`` -- fitted first)."""
+    lay = window.layout()
+    if lay is not None:
+        lay.activate()
+    return Captured(base64.b64encode(bytes(window.saveState().data())).decode("ascii"), current(window))
 
 
 def current(window: QtWidgets.QMainWindow) -> str:

@@ -20,8 +20,9 @@ from ..core.errors import BpeError
 from . import file_actions, helper_threads, layouts, resources, view_menu, window_state
 from .compare.panel import ComparePanel
 from .deferred_pane import DeferredPane
+from .extend.open import extend_dialog
 from .help.menu import HelpMenu
-from .panes.corpus_editor import CorpusEditor
+from .panes.corpus_editor import LIVE_TEXT_MS, CorpusEditor
 from .panes.merge_list import MergeListPane
 from .panes.settings import SettingsPanel
 from .panes.status_bar import StatusBar
@@ -39,6 +40,7 @@ from .stream.view import TokenStreamView
 from .training.controller import TrainingController
 from .training.protocol import TrainingState
 from .vocab.pane import VocabPane
+from .widgets.timers import one_shot
 from .work import continuation, same_corpus
 
 if TYPE_CHECKING:
@@ -95,7 +97,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.base_preview = BasePreview(s, self.settings.config, self.token_view.canvas.rows, self)  # step 0: base
         self.settings.changed.connect(self.base_preview.refresh)
         self.token_view.set_play_speed(self.timeline.steps_per_second())
-        s.drafts = self._drafts  # kept with a run when another is shown
+        s.drafts = self._drafts  # kept with a run when another is shown; an untrained run *is* them:
+        self._drafts_due = one_shot(self, LIVE_TEXT_MS, self.keep_drafts)  # (the corpus a moment after a key)
+        self.settings.changed.connect(self.keep_drafts)  # its name follows the settings form at once
+        self.corpus.edited.connect(self._drafts_due.start)
         s.trainingStateChanged.connect(self._update_actions)
         s.modelReset.connect(self._update_actions)
         s.trainingStateChanged.connect(self._update_stale)
@@ -139,6 +144,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
         pane = LogInspector(self.session)
         pane.openRequested.connect(self.open_variant)
+        pane.extendRequested.connect(lambda source: extend_dialog(self, source))
         return pane
 
     # -- layout -------------------------------------------------------------------------------------
@@ -237,6 +243,10 @@ class MainWindow(QtWidgets.QMainWindow):
             tm.addAction(a)
         tm.addSeparator()
         tm.addAction(self.further_action)
+        tm.addSeparator()
+        self.extend_action = act("Extend a tokenizer on this corpus…", lambda: extend_dialog(self))
+        self.extend_action.setObjectName("extendAction")
+        tm.addAction(self.extend_action)
         vm = mb.addMenu("&View")
         view_menu.build(self, vm)
         vm.addAction(self.follow_merges.action)
@@ -304,6 +314,12 @@ class MainWindow(QtWidgets.QMainWindow):
         except BpeError:
             config = None
         return self.corpus.source(), config
+
+    def keep_drafts(self) -> None:
+        """The window's corpus and settings go with the shown run now (an untrained run takes them as its own,
+        so its name in the Runs list says what the form says; a trained one keeps them as drafts)."""
+        self._drafts_due.stop()
+        self.session.keep_drafts()
 
     def _merges_box_changed(self, value: int) -> None:
         if not self._syncing_limits and value > 0:

@@ -41,10 +41,9 @@ class Session(QtCore.QObject):
       another work shown;
     * ``modelReset()``               -- the model was replaced (new training run, file opened, run switched);
     * ``recordsAppended(int, int)``  -- ranks first..last (1-based, inclusive) were appended;
-    * ``countChanged()``             -- the number of merges to *show* changed (timeline range, status line,
-      counts): after each batch of records, except a batch appended ``quiet`` (a streaming run whose step
-      follows the newest merge), which is announced with the next step change or state change, so the
-      labels and the followed step repaint together (each batch alone cost a window repaint);
+    * ``countChanged()``             -- the number of merges to *show* changed (timeline range, counts): after
+      each batch of records, except one appended ``quiet`` (a streaming run whose step follows the newest
+      merge), announced with the next step or state change so labels and step repaint together;
     * ``trainingStateChanged(object)`` -- the new :class:`~.training.protocol.TrainingState`;
     * ``stepChanged(int)``           -- the timeline moved to step k (0 <= k <= len(records));
     * ``progressChanged(str, int, int)`` -- stage (a :class:`~.training.protocol.Stage` value), done, total
@@ -53,16 +52,12 @@ class Session(QtCore.QObject):
       :meth:`set_display_text`); the token view shows it tokenized by the current model;
     * ``workLoaded()``               -- another work is shown (:meth:`load`, :meth:`switch`): the corpus
       editor and the settings show its corpus and settings (or the drafts it was left with);
-    * ``runsChanged()``              -- the list of runs changed (added, removed, renamed, one's merges).
+    * ``runsChanged()``              -- the list of runs changed (added, removed, renamed, one's merges);
+    * ``compareChanged()``           -- other reference tokenizers are ticked (:attr:`compare`).
 
-    ``display_text`` is the edited text to show instead of the trained source (None: show the source),
-    ``display_word_counts`` whether it is a word-count table.
-
-    Trainer fields: ``progress`` (stage, done, total), ``merges_per_s``, ``stop_reason`` (a
-    :class:`~bpe_desktop.core.stopping.StopReason`, None while running or before any run) with
-    ``stop_text`` (its sentence, e.g. "reached 700 merges"), and ``error`` (the last worker error, "" if none).
-    ``playback_rate`` is the timeline's speed while it plays (0 when not): panes whose redraw is costly
-    coalesce the step changes of fast playback.
+    ``stop_reason`` (None while running or before any run) has its sentence in ``stop_text`` ("reached 700
+    merges"); ``error`` is the last worker error; ``playback_rate`` the timeline's speed while it plays (0 when
+    not: panes whose redraw is costly coalesce the steps of fast playback).
     """
 
     corpusChanged = QtCore.Signal()
@@ -75,6 +70,7 @@ class Session(QtCore.QObject):
     displayTextChanged = QtCore.Signal(str)
     workLoaded = QtCore.Signal()
     runsChanged = QtCore.Signal()
+    compareChanged = QtCore.Signal()
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -91,6 +87,7 @@ class Session(QtCore.QObject):
         self._holdout = 0.0  # share of the corpus's last lines the next run keeps out of training (0: none)
         self._playback_rate = 0.0  # steps a second while the timeline plays (0: not playing; the timeline's)
         self._count_pending = False  # records were appended quietly: countChanged is still to come
+        self._compare: tuple[str, ...] = ()  # the reference tokenizers ticked in Compare (their specs)
         #: what the window holds but has not trained on (editor's corpus, settings form), kept with a work
         #: when another is shown (the window sets it; None: nothing to keep)
         self.drafts: Callable[[], tuple[CorpusSource | None, TrainConfig | None]] | None = None
@@ -171,6 +168,7 @@ class Session(QtCore.QObject):
 
     @property
     def display_text(self) -> str | None:
+        """The edited text to show instead of the trained source (None: the source; see ``display_word_counts``)."""
         return self._display_text
 
     @property
@@ -203,6 +201,18 @@ class Session(QtCore.QObject):
         """The user's runs and which is shown, as a session document writes them (the tour's work is not
         the user's: while it runs, the runs set aside)."""
         return self._list.saved()
+
+    @property
+    def compare(self) -> tuple[str, ...]:
+        """The references ticked in Compare, as specs in the pane's order (saved with a session)."""
+        return self._compare
+
+    def set_compare(self, specs: Sequence[str]) -> None:
+        """Tick these references (each once, in this order) and no others; emits ``compareChanged``."""
+        ticked = tuple(dict.fromkeys(str(x) for x in specs))
+        if ticked != self._compare:
+            self._compare = ticked
+            self.compareChanged.emit()
 
     # -- small settings ---------------------------------------------------------------------------------------
     def set_error(self, message: str) -> None:
@@ -326,17 +336,6 @@ class Session(QtCore.QObject):
         if merges_per_s is not None:
             self._merges_per_s = merges_per_s
         self.progressChanged.emit(stage, int(done), int(total))
-
-    @property
-    def target_merges(self) -> int | None:
-        """How many merges the current settings ask for, if known (for progress and ETA)."""
-        cfg = self.config
-        goals = []
-        if cfg.merges is not None:
-            goals.append(cfg.merges)
-        if cfg.vocab_size is not None and self.model.base:
-            goals.append(max(0, cfg.vocab_size - self.model.vocab_size_at(0)))
-        return min(goals) if goals else None
 
     # -- which work is shown ----------------------------------------------------------------------------------
     def load(self, work: Work, *, runs: Sequence[Work] | None = None) -> None:

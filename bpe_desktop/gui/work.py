@@ -86,6 +86,16 @@ class Work:
         return len(self.records)
 
     @property
+    def target_merges(self) -> int | None:
+        """How many merges its settings ask for, if known (for progress and ETA)."""
+        cfg, goals = self.config, []
+        if cfg.merges is not None:
+            goals.append(cfg.merges)
+        if cfg.vocab_size is not None and self.model.base:
+            goals.append(max(0, cfg.vocab_size - self.model.vocab_size_at(0)))
+        return min(goals) if goals else None
+
+    @property
     def holds_work(self) -> bool:
         """It holds merges (trained or loaded): showing another work in its place would lose them."""
         return bool(self.records)
@@ -227,7 +237,8 @@ def what_would_be_lost(replacing: Replacing, runs: list[Work] | tuple[Work, ...]
 
     Runs are never lost by a new corpus, a retrain, an opened tokenizer or the tour: each stays in the Runs
     list (and in the autosave).  *typed*: the text the user typed into the Corpus pane, if any (lost when
-    no run was trained on it); *unsaved*: the runs changed since the session was last saved.
+    no run holding merges was trained on it: an untrained run takes whatever the editor shows next);
+    *unsaved*: the runs changed since the session was last saved.
     """
     lost = []
     if unsaved and replacing == "session":
@@ -236,7 +247,7 @@ def what_would_be_lost(replacing: Replacing, runs: list[Work] | tuple[Work, ...]
             merges = sum(w.n_merges for w in kept)
             lost.append(f"{plural(len(kept), 'run')} with {plural(merges, 'merge')} not saved in a session file")
     if typed is not None and typed.text is not None and typed.text.strip() and not any(
-            same_corpus(typed, w.source) for w in runs):
+            same_corpus(typed, w.source) for w in runs if w.holds_work):  # (an untrained run follows the editor)
         lines = len(typed.text.splitlines())
         lost.append(f"the text typed into the Corpus pane ({plural(lines, 'line')}, not trained on)")
     return " and ".join(lost)

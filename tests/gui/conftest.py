@@ -72,3 +72,25 @@ def window(qtbot, dialogs):
     qtbot.waitExposed(w)
     yield w
     w.close()
+
+
+@pytest.fixture(autouse=True)
+def _free_closed_windows():
+    """Free what earlier tests closed before this one starts.
+
+    pytest-qt closes a test's widgets and asks Qt to delete them later; those deletions run here, and when
+    many parentless widgets are left (pyqtgraph's menus belong to the Python objects of their plots, which
+    the GUI's gc policy may have frozen) a full collection frees them -- otherwise thousands of dead
+    windows' menus stay, and each app-wide restyle (View -> Theme) repolishes them all."""
+    from PySide6 import QtCore, QtWidgets
+
+    app = QtWidgets.QApplication.instance()
+    if app is not None:
+        QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+        if len(app.topLevelWidgets()) > 150:
+            import gc
+
+            gc.unfreeze()
+            gc.collect()
+            QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    yield

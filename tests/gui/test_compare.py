@@ -392,3 +392,34 @@ def test_narrow_pane_rows_fit_and_figures_line_up(qtbot, log_training) -> None:
     assert len(xs) == 1  # the columns line up across rows
     p.resize(1000, 520)
     qtbot.waitUntil(lambda: own.cpt_label.text().endswith("chars/tok"))
+
+
+def test_the_ticked_references_are_the_session_s_and_a_saved_session_brings_them_back(
+        qtbot, dialogs, tmp_path, log_training, cl100k: str) -> None:
+    from bpe_desktop.gui import app as gui_app
+    from bpe_desktop.gui.session_io import document
+
+    model, recs = log_training
+    ref = tmp_path / "mine.json"
+    save_model(model, str(ref), "native", recs)
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    s, pane = w.session, w.compare
+    ticked = lambda p: tuple(r.spec for r in p.references if r.enabled)
+    assert s.compare == ticked(pane) and len(s.compare) == 1 and s.compare[0].startswith("cl100k")
+    pane.set_reference_enabled(CL100K_NAME, False)  # the user's ticks go into the model
+    assert s.compare == ()
+    assert pane.add_reference(str(ref))
+    assert s.compare == (str(ref),)
+    assert document.capture(w).compare == s.compare  # the document is written from the model
+    path = tmp_path / "refs.bpesession"
+    assert w.sessions.save_to(str(path))
+    other = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(other)
+    assert other.sessions.open_session(str(path))
+    assert other.session.compare == (str(ref),) == ticked(other.compare)  # cl100k unticked, as saved
+    other.session.set_compare([other.compare.reference(CL100K_NAME).spec])  # the pane follows the model
+    assert ticked(other.compare) == other.session.compare and other.compare.reference("mine.json") is None
+    assert dialogs == []
+    other.close()
+    w.close()

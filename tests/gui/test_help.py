@@ -7,6 +7,8 @@ import dataclasses
 import re
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PySide6 import QtCore, QtGui
 
 from bpe_desktop.gui.training.protocol import TrainingState
@@ -37,11 +39,15 @@ def test_the_tour_runs_to_its_end_with_the_seeds_merges(window, qtbot) -> None:
     qtbot.waitUntil(lambda: w.session.state is TrainingState.FINISHED and not w.controller.running,
                     timeout=30_000)
     assert len(w.session.records) >= 7
+    w.resize(1440, 900)  # room beside every pane
+    qtbot.waitUntil(lambda: w.size() == QtCore.QSize(1440, 900))
     tour = w.help.show_tour()
     qtbot.addWidget(tour)
     assert tour.isVisible() and tour.index == 0
+    assert not tour.isWindow() and tour.parentWidget() is w  # a bubble inside the window
     shown: list[tuple[str, str, int]] = []
     framed: list[str] = []
+    buttons: set[tuple[int, int, int, int]] = set()
     for i in range(len(tour.pages)):
         page = tour.pages[i]
         assert tour.index == i and tour.counter.text() == f"{i + 1} / {len(tour.pages)}"
@@ -52,6 +58,12 @@ def test_the_tour_runs_to_its_end_with_the_seeds_merges(window, qtbot) -> None:
         if page.step == 0:
             qtbot.waitUntil(lambda: tour.next_btn.isEnabled(), timeout=30_000)  # trains the seed, then Next
             assert w.session.step == 0 and w.token_view.visible_tokens()[0] == ["l", "o", "w", "</w>"]
+        # beside the framed pane, not over it, inside the window's pane area; the buttons stay put
+        assert tour._room().contains(tour.geometry()) and not tour.geometry().intersects(tour.frame.geometry())
+        assert tour.body_area.verticalScrollBar().maximum() == 0  # the page's text fits the bubble
+        buttons.add((*tour.size().toTuple(), *tour.back_btn.mapTo(tour, QtCore.QPoint(0, 0)).toTuple()))
+        if tour.next_btn.isVisible():
+            buttons.add((*tour.size().toTuple(), *tour.next_btn.mapTo(tour, QtCore.QPoint(0, 0)).toTuple()))
         if page.merge is not None:
             assert w.session.step == page.step
             got = tour.shown_merge()
@@ -66,6 +78,7 @@ def test_the_tour_runs_to_its_end_with_the_seeds_merges(window, qtbot) -> None:
             assert tour.next_btn.isVisible() and not tour.robot_btn.isVisible()
             qtbot.mouseClick(tour.next_btn, QtCore.Qt.MouseButton.LeftButton)
     assert shown == seed_table()  # the 7 merges the tour showed are the seed's table
+    assert len(buttons) == 2, buttons  # one bubble size, Back and Next each at one place on every page
     assert w.session.config.tie_break == "lexical" and w.corpus.table_toggle.isChecked()
     assert {"corpus", "settings", "tokens", "why"} <= set(framed)
     # the end offers the robot-log sample
@@ -133,3 +146,40 @@ def test_platform_warnings_are_filtered_but_errors_pass() -> None:
     assert not is_platform_noise(M.QtWarningMsg, "default", "QPainter::begin: Paint device returned engine == 0")
     assert not is_platform_noise(M.QtFatalMsg, "qt.qpa.plugin", "Could not load the Qt platform plugin")
     assert not is_platform_noise(M.QtWarningMsg, "qt.qpa.plugin", "xcb-cursor0 or libxcb-cursor0 is needed")
+
+
+@settings(max_examples=60, deadline=None)
+@given(win=st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(1, 40), st.integers(1, 40)),
+       size=st.tuples(st.integers(1, 30), st.integers(1, 30)),
+       avoid=st.tuples(st.integers(-5, 45), st.integers(-5, 45), st.integers(1, 40), st.integers(1, 40)),
+       gap=st.integers(0, 3))
+def test_the_tour_bubble_goes_beside_the_pane_when_any_spot_in_the_window_is_beside_it(win, size, avoid, gap
+                                                                                        ) -> None:
+    from bpe_desktop.gui.help.tour import bubble_spot
+
+    window, avoid_r, sz = QtCore.QRect(*win), QtCore.QRect(*avoid), QtCore.QSize(*size)
+    near = avoid_r.adjusted(-gap, -gap, gap, gap)
+
+    def covered(r: QtCore.QRect) -> int:
+        c = r.intersected(avoid_r)
+        return c.width() * c.height() if c.isValid() else 0
+
+    # every spot inside the window, by brute force: which are beside the pane, and the least covered
+    spots = [QtCore.QRect(x, y, *size) for x in range(win[0], win[0] + win[2] - size[0] + 1)
+             for y in range(win[1], win[1] + win[3] - size[1] + 1)]
+    got = QtCore.QRect(bubble_spot(window, sz, avoid_r, gap), sz)
+    if not spots:  # wider (taller) than the window: at its left (top) edge, inside it along the other axis
+        if size[0] > win[2]:
+            assert got.x() == win[0]
+        else:
+            assert win[0] <= got.x() and got.right() <= window.right()
+        if size[1] > win[3]:
+            assert got.y() == win[1]
+        else:
+            assert win[1] <= got.y() and got.bottom() <= window.bottom()
+        return
+    assert window.contains(got)
+    if any(not r.intersects(near) for r in spots):
+        assert not got.intersects(near)
+    else:
+        assert covered(got) == min(covered(r) for r in spots)

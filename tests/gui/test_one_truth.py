@@ -157,3 +157,43 @@ def test_an_opened_tokenizer_joins_the_runs_and_asks_nothing(qtbot, window, tmp_
     assert window.settings.config() == s.config and not window.settings.banner_shown
     check_one_truth(window)
     window.sessions.interactive = False  # quitting over unsaved runs asks: answered, not blocking
+
+
+def test_text_typed_into_a_fresh_window_is_asked_about_once_its_untrained_run_has_taken_it(
+        qtbot, window, tmp_path, monkeypatch) -> None:
+    from bpe_desktop.gui.session_io import dialogs
+
+    asked: list[str] = []
+    monkeypatch.setattr(dialogs, "ask_unsaved",
+                        lambda _w, action, lost: asked.append(lost) or dialogs.UnsavedAnswer.CANCEL)
+    window.sessions.enable(autosave=False, ask=True)
+    window.corpus.editor.setPlainText("mine\nall mine\n")
+    qtbot.waitUntil(lambda: window.session.source.text == "mine\nall mine\n")  # the untrained run took it
+    other = tmp_path / "other.txt"
+    other.write_text("other words\n", encoding="utf-8")
+    window.open_corpus(str(other))  # would replace the typed text: asked, and cancelled
+    assert asked == ["the text typed into the Corpus pane (2 lines, not trained on)"]
+    assert window.corpus.source().text == "mine\nall mine\n"
+
+
+def test_retrain_a_preset_with_its_sample_and_the_tour_ask_nothing_about_saving(qtbot, window, questions,
+                                                                                monkeypatch) -> None:
+    from PySide6 import QtWidgets
+
+    from bpe_desktop.gui.session_io import dialogs
+    from bpe_desktop.gui.start import preset_corpus
+
+    asked: list[str] = []
+    monkeypatch.setattr(dialogs, "ask_unsaved",
+                        lambda _w, action, lost: asked.append(action) or dialogs.UnsavedAnswer.CANCEL)
+    window.sessions.enable(autosave=False, ask=True)
+    click_train(qtbot, window)  # the seed run
+    wait_finished(qtbot, window)
+    window.train_action.trigger()  # F5 again, same corpus and settings: the same run, retrained
+    wait_finished(qtbot, window)
+    questions.answer = QtWidgets.QMessageBox.StandardButton.Yes  # "Open the sample corpus?" Yes
+    window.settings.preset.setCurrentText("Robot logs")
+    assert preset_corpus.offer(window, "Robot logs") and window.corpus.name == ROBOT_SAMPLE
+    window.help.show_tour().close()
+    assert asked == [] and len(questions) == 1  # only the sample was offered; no "Save the session…?"
+    assert len(window.session.runs) == 1 and window.session.records

@@ -89,7 +89,8 @@ def test_branch_from_the_merge_list_equals_a_fresh_run_with_the_same_forbids(qtb
     assert forbidden not in pairs(s.records)
     assert table_pairs(window) == pairs(s.records)
     assert len(window.runs.store.runs) == 2
-    assert window.runs.pane.names()[1] == f"branch of run 1 at {k}: {MERGES + 20}, forbid {'+'.join(forbidden)}"
+    assert (window.runs.pane.names()[1]
+            == f"branch of run 1 at {k}: up to {MERGES + 20} merges, forbid {'+'.join(forbidden)}")
 
 
 def test_forbid_and_branch_never_merges_the_pair(qtbot, window, text, monkeypatch) -> None:
@@ -318,4 +319,39 @@ def test_runs_survive_save_session_and_open_session_in_the_window(qtbot, window,
     assert other.sessions.open_session(str(one))
     assert len(other.runs.store.runs) == 1
     assert pairs(other.session.records) == pairs(window.session.records)
+    other.close()
+
+
+def test_a_run_s_row_says_its_settings_and_its_merges_as_it_is_made_switched_and_reopened(qtbot, window, tmp_path
+                                                                                          ) -> None:
+    from support.window import check_run_labels
+
+    pane = window.runs.pane
+    assert window.settings.merges.value() == 7  # the seed settings, before anything is trained
+    assert pane.list.item(0).text() == "1. whitespace, chars, up to 7 merges   —   not trained yet"
+    window.settings.merges.setValue(1)
+    assert pane.list.item(0).text() == "1. whitespace, chars, up to 1 merge   —   not trained yet"
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    assert pane.list.item(0).text() == "1. whitespace, chars, up to 1 merge   —   1 merge"
+    window.settings.merges.setValue(5)
+    click_train(qtbot, window)  # a second run beside the first
+    wait_finished(qtbot, window)
+    assert [pane.list.item(i).text() for i in range(2)] == [
+        "1. whitespace, chars, up to 1 merge   —   1 merge", "2. up to 5 merges   —   5 merges"]
+    window.runs.whatif.switch(0)
+    check_run_labels(window)
+    pane.list.resize(160, 120)  # narrower than the rows: elided in the middle, nothing scrolled out of sight
+    qtbot.waitUntil(lambda: pane.list.viewport().width() < 160)
+    pane.list.doItemsLayout()
+    room = pane.list.viewport().width()
+    assert pane.list.horizontalScrollBar().maximum() == 0
+    assert all(pane.list.visualItemRect(pane.list.item(i)).right() < room for i in range(2))
+    path = tmp_path / "labels.bpesession"
+    assert window.sessions.save_to(str(path))
+    other = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(other)
+    assert other.sessions.open_session(str(path))
+    assert [other.runs.pane.list.item(i).text() for i in range(2)] == [pane.list.item(i).text() for i in range(2)]
+    check_run_labels(other)
     other.close()

@@ -40,4 +40,4 @@ def test_set_step_clamps_and_symbols_at(qtbot) -> None:
     s.set_step(-3)
     assert s.step == 0 and s.symbols_at(0) == t.initial_symbols
     s.set_config(TrainConfig(merges=7))
-    assert s.target_merges == 7
+    assert s.work.target_merges == 7

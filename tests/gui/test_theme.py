@@ -126,3 +126,27 @@ def test_plots_restyle_when_the_theme_changes(qapp_themed, qtbot) -> None:
     assert card.backgroundBrush().color().name() == theme.DARK.plot_bg
     assert card.top_plot.titleLabel.opts["color"] == theme.DARK.plot_ink
     assert card.here_label.color.name() == QtGui.QColor(theme.DARK.plot_ink).name()
+
+
+def test_a_closed_window_is_freed_whole(qapp_themed, qtbot) -> None:
+    """Nothing long-lived keeps a closed window's Python objects: the theme's notifier (which lives as long as the
+    program) once held every widget styled through it by a closure, and with it the window, its session and
+    pyqtgraph's parentless menus -- each closed window or dialog stayed in memory and in every later restyle."""
+    import gc
+    import weakref
+
+    from bpe_desktop.gui.session import Session
+
+    w = gui_app.make_window()
+    w.show()
+    qtbot.wait(400)  # the deferred panes are built (a pending single-shot timer holds its callable)
+    theme.choose(theme.Scheme.DARK)  # the notifier's connections are live
+    refs = [weakref.ref(w), weakref.ref(w.session)]
+    assert isinstance(refs[1](), Session)
+    w.close()
+    w.deleteLater()
+    del w
+    QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    gc.unfreeze()
+    gc.collect()
+    assert [r() for r in refs] == [None, None]

@@ -67,6 +67,9 @@ def test_only_typed_text_nobody_trained_on_and_unsaved_runs_are_at_risk() -> Non
     assert what_would_be_lost("corpus", [run], typed=CorpusSource.from_text("  \n"), unsaved=True) == ""
     assert what_would_be_lost("corpus", [run], typed=typed, unsaved=False) == \
         "the text typed into the Corpus pane (2 lines, not trained on)"
+    # an untrained run holding the typed text (the window's, which follows the editor) does not keep it
+    assert what_would_be_lost("corpus", [run, Work.empty(typed)], typed=typed, unsaved=False) == \
+        "the text typed into the Corpus pane (2 lines, not trained on)"
     assert what_would_be_lost("session", [run], typed=None, unsaved=False) == ""  # saved
     assert what_would_be_lost("session", [run, Work.empty()], typed=None, unsaved=True) == \
         "1 run with 3 merges not saved in a session file"
@@ -164,3 +167,30 @@ def test_a_snapshot_is_not_changed_by_later_merges() -> None:
     snap = snapshot([w], active=0)
     w.records.append(w.records[-1])
     assert len(snap[0].records) == 3 and snap[0].stop_reason is StopReason.STOPPED  # saved while training
+
+
+SPECS = st.lists(st.sampled_from(["cl100k:/opt/t/cl100k_base.tiktoken", "o200k:/opt/t/o200k.tiktoken",
+                                  "/home/ü/ref.json", "gpt2:/x/encoder.json", "a b/tok.model"]), max_size=6)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), specs=SPECS)
+def test_the_session_model_written_as_a_document_reads_back_equal_references_included(
+        opened_files: dict[str, str], data: st.DataObject, specs: list[str]) -> None:
+    """Session (runs, shown run, compare references) -> document -> JSON -> a fresh Session: equal."""
+    from bpe_desktop.gui.panes.corpus_editor import corpus_of_file
+    from bpe_desktop.gui.session import Session
+    from bpe_desktop.gui.session_io.document import HashCache, load_model, of_model, to_doc
+
+    runs = data.draw(works(opened_files))
+    current = data.draw(st.integers(0, len(runs) - 1))
+    a = Session()
+    a.load(runs[current], runs=runs)
+    a.set_compare(specs)
+    assert a.compare == tuple(dict.fromkeys(specs))  # each once, in the order ticked
+    doc = loads_session(dumps_session(to_doc(of_model(a, opened=opened_files), HashCache())))
+    works_back, shown = from_document(doc, file_source=corpus_of_file)
+    b = Session()
+    load_model(b, doc, works_back, shown)
+    assert list(b.runs) == list(snapshot(a.runs)) and b.current == a.current
+    assert b.compare == a.compare

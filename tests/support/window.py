@@ -41,6 +41,27 @@ def shown_pairs(w) -> list[tuple[str, str]]:
     return [(token_plain(r.left, mode), token_plain(r.right, mode)) for r in w.session.records]
 
 
+def check_run_labels(w) -> None:
+    """Each row of the Runs list says as many merges as its run holds ("1 merge", "not trained yet"), the
+    first run's name says its merge limit, and an untrained shown run has the settings the form shows."""
+    s, pane = w.session, w.runs.pane
+    assert pane.list.count() == len(s.runs)
+    for i, run in enumerate(s.runs):
+        text = pane.list.item(i).text()
+        n = len(run.records)
+        count = "not trained yet" if not n else f"{n:,} merge" if n == 1 else f"{n:,} merges"
+        assert text.startswith(f"{i + 1}. {run.name}   —   {count}"), (text, n)
+        if i == 0 and not run.renamed and run.origin.parent is None:
+            limit = run.config.merges
+            assert ("no merge limit" if limit is None else f"up to {limit:,} merge") in run.name, run.name
+    if not s.records:
+        try:
+            shown = w.settings.config()
+        except BpeError:
+            return
+        assert s.work.config == shown, "an untrained run is what the settings form says"
+
+
 def check_one_truth(w) -> None:
     """The invariant: the merges shown are the shown run's, trained on the corpus shown with the settings
     shown -- or the window says, where the user looks, that the corpus or settings changed since."""
@@ -48,6 +69,8 @@ def check_one_truth(w) -> None:
     work = s.work
     assert any(r is work for r in s.runs)
     assert table_pairs(w) == shown_pairs(w) and w.timeline.slider.maximum() == len(s.records)
+    if not s.state.active:
+        check_run_labels(w)
     if not s.records or s.state.active:
         return
     if not same_corpus(w.corpus.source(), work.source):

@@ -50,7 +50,7 @@ from .detect import detect
 
 if TYPE_CHECKING:  # (CLIP's, SentencePiece's and tekken's readers are imported when such a file is read)
     from .hf.pipeline import HFTokenizer
-from .presets import PRESETS_HELP, Preset, bundled_data, is_bundled, recognise, split_spec
+from .presets import PRESETS_HELP, Preset, bundled_data, extended, is_bundled, recognise, split_spec
 
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
 READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken", "sentencepiece", "tekken")
@@ -186,6 +186,15 @@ def _rank_tokenizer(ranks: dict[bytes, int], data: bytes, preset: Preset | None,
     if preset is not None and known is not None and known is not preset:
         raise FormatError(f"{path}: this is {known.encoding}'s rank file, not {preset.encoding}'s -- write "
                           f"{known.name}:{path}, or the path alone (a known file is recognised)")
+    grown = extended(ranks) if known is None and (preset is None or preset.n_ranks != len(ranks)) else None
+    if preset is not None and grown is not None and grown is not preset:
+        raise FormatError(f"{path}: this file extends {grown.encoding}'s ranks, not {preset.encoding}'s -- write "
+                          f"{grown.name}:{path}")
+    if preset is None and grown is not None and pretokenizer is None:
+        raise PretokenizerNeeded(
+            f"{path}: a .tiktoken file holds no pre-tokenization pattern; this one extends {grown.encoding} (its "
+            f"first {grown.n_ranks:,} ranks are {grown.encoding}'s) -- open it as {grown.name}:{path} to use "
+            f"{grown.encoding}'s pattern and special tokens", path)
     preset = preset or known
     if preset is None and pretokenizer is None:
         raise PretokenizerNeeded(
@@ -196,7 +205,7 @@ def _rank_tokenizer(ranks: dict[bytes, int], data: bytes, preset: Preset | None,
     n = len(ranks)
     special_ids: dict[str, int] = {}
     if preset is not None:
-        if preset.n_ranks == n:
+        if preset.n_ranks == n or grown is preset:  # the encoding itself, or extended after its specials
             special_ids.update(preset.specials)
         else:
             special_ids.update({s: n + k for k, s in enumerate(preset.specials)})

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Sequence
 
 from ..choices import Mode
 from ..errors import FormatError, WriteError
@@ -111,8 +112,10 @@ def load(path: str | os.PathLike[str]) -> BPEModel:
     return read(path)[0]
 
 
-def dumps(model: BPEModel, special_ids: dict[str, int] | None = None) -> tuple[str, str]:
-    """(vocabulary JSON, merges text) of a bytes-mode model."""
+def dumps(model: BPEModel, special_ids: dict[str, int] | None = None,
+          file_ids: Sequence[int] | None = None) -> tuple[str, str]:
+    """(vocabulary JSON, merges text) of a bytes-mode model; *file_ids* (the file's id of each token, by our
+    id) numbers the tokens otherwise than we do (an extension keeps the original's ids)."""
     if model.mode != Mode.BYTES:
         raise FormatError(
             "GPT-2 vocab/merges files are byte-level: this is a chars-mode tokenizer -- write it as "
@@ -124,21 +127,21 @@ def dumps(model: BPEModel, special_ids: dict[str, int] | None = None) -> tuple[s
             f"{model.pretokenizer!r} -- write hf (tokenizer.json, which stores the pattern), native, or "
             "tiktoken (and give the pattern when reading it)"
         )
-    vocab = {token_text(t): i for i, t in enumerate(model.tokens)}
+    vocab = {token_text(t): i if file_ids is None else file_ids[i] for i, t in enumerate(model.tokens)}
     vocab.update(special_ids if special_ids is not None else model.special_ids)
     merges = "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in model.merge_pairs_text())
     return json.dumps(vocab, ensure_ascii=False), merges
 
 
 def save(path: str | os.PathLike[str], model: BPEModel, flavor: str = "gpt2",
-         special_ids: dict[str, int] | None = None) -> tuple[str, str]:
+         special_ids: dict[str, int] | None = None, *, file_ids: Sequence[int] | None = None) -> tuple[str, str]:
     """Write into folder *path* (created if needed): ``encoder.json`` + ``vocab.bpe`` (flavor ``gpt2``)
     or ``vocab.json`` + ``merges.txt`` (flavor ``vocab-merges``).  A path ending in ``.json`` names the
     vocabulary file itself.  The two files are written as a unit (:func:`~..atomic.write_group`): both
     new or, on any error, both as before.  Returns the two paths written."""
     path = os.fspath(path)
     names = PAIRS[0] if flavor == "gpt2" else PAIRS[1]
-    vtext, mtext = dumps(model, special_ids)  # refuses before anything is created
+    vtext, mtext = dumps(model, special_ids, file_ids)  # refuses before anything is created
     created = ""
     if path.endswith(".json") and not os.path.isdir(path):
         folder = os.path.dirname(path) or "."

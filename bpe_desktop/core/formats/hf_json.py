@@ -9,10 +9,11 @@ chars-mode model with a separate marker symbol (the seeds' ``w </w>``) is refuse
 
 Read: the whole pipeline as today's models write it -- added tokens, normalizer, pre-tokenizer, decoder
 (:mod:`.hf`, which names what it reads) and the BPE model with ``byte_fallback``, ``ignore_merges``,
-``unk_token``/``fuse_unk`` and ``end_of_word_suffix``, merges as pairs or as ``"A B"`` strings -- into an
-:class:`~.hf.pipeline.HFTokenizer`.  A file has bytes mode when its pre-tokenizer contains ``ByteLevel``.
-Other model types (WordPiece, Unigram, WordLevel), ``continuing_subword_prefix``, BPE dropout and any
-unknown component are refused with an error naming it.  The post-processor, truncation and padding are not
+``unk_token``/``fuse_unk``, ``end_of_word_suffix`` and ``continuing_subword_prefix`` (:mod:`.hf.subword_prefix`),
+merges as pairs or as ``"A B"`` strings -- into an :class:`~.hf.pipeline.HFTokenizer`.  A file has bytes
+mode when its pre-tokenizer contains ``ByteLevel`` (with a suffix or prefix, chars mode over the byte
+alphabet).  Other model types (WordPiece, Unigram, WordLevel), BPE dropout and any unknown component are
+refused with an error naming it.  The post-processor, truncation and padding are not
 applied (encoding is HF's ``add_special_tokens=False``).  It does not check that a custom regex means the
 same to HF's Oniguruma engine as to Python's ``regex`` module.
 """
@@ -28,13 +29,14 @@ from ..choices import Mode
 from ..errors import FormatError
 from ..io.atomic import atomic_write
 from ..text.pretokenize import GPT2_PATTERN, NAMED_PATTERNS, Pretokenizer
-from ..tokenizers.model import BPEModel, Token, token_text
+from ..tokenizers.model import BPEModel, Token, text_token, token_text
 from .hf.added_tokens import AddedTokens, read_added
 from .hf.bpe_model import HFBPE
 from .hf.decoders import read_decoder
 from .hf.normalizers import read_normalizer
 from .hf.pipeline import HFTokenizer
 from .hf.pretokenizers import read_pretokenizer
+from .hf.subword_prefix import made_token, prefixed_names
 from .textio import read_text, token_reader
 from .vocab_merges import model_from_vocab
 
@@ -209,9 +211,6 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
     if kind != "BPE":
         raise FormatError(f"{source}: model type {kind!r} is not supported -- only BPE tokenizers can be "
                           "read (WordPiece, Unigram and WordLevel have no merge list)")
-    if m.get("continuing_subword_prefix"):
-        raise FormatError(f"{source}: model option \"continuing_subword_prefix\" "
-                          f"({m['continuing_subword_prefix']!r:.20}) is not supported")
     if m.get("dropout"):
         raise FormatError(f"{source}: model option \"dropout\" (BPE dropout) is not supported -- its ids "
                           "are random")
@@ -228,10 +227,13 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
     decoder = read_decoder(doc.get("decoder"), source)
     spec = _our_spec(doc.get("pre_tokenizer"))
     suffix = m.get("end_of_word_suffix") or ""
-    if not isinstance(suffix, str):
-        raise FormatError(f"{source}: model.end_of_word_suffix must be text or null, not {suffix!r:.40}")
-    byte_chars = byte_level and bool(suffix)  # CLIP: byte-level pieces, chars-mode tokens with a suffix
-    byte_level = byte_level and not suffix
+    prefix = m.get("continuing_subword_prefix") or ""
+    for key, v in (("end_of_word_suffix", suffix), ("continuing_subword_prefix", prefix)):
+        if not isinstance(v, str):
+            raise FormatError(f"{source}: model.{key} must be text or null, not {v!r:.40}")
+    # CLIP: byte-level pieces, chars-mode tokens (over the byte alphabet) with a suffix or prefix
+    byte_chars = byte_level and bool(suffix or prefix)
+    byte_level = byte_level and not byte_chars
     if byte_level and flags["byte_fallback"]:
         raise FormatError(f"{source}: model option \"byte_fallback\" with a ByteLevel pre-tokenizer is not "
                           "supported (every byte has a token there)")
@@ -241,7 +243,7 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
     pairs_text = _merge_pairs(m.get("merges", []), source)
     added = read_added(doc.get("added_tokens"), source)
     conv = token_reader(byte_level, source)
-    in_merges = {t for a, b in pairs_text for t in (a, b, a + b)}
+    in_merges = {t for a, b in pairs_text for t in (a, b, made_token(a, b, prefix))}
     file_text = (lambda s: token_text(s.encode("utf-8"))) if byte_level or byte_chars else (lambda s: s)
     specials = [a.content for a in sorted(added, key=lambda a: a.id) if file_text(a.content) not in in_merges]
     special_set = set(specials)
@@ -252,6 +254,11 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
         if a.content in special_set:
             vocab[a.content] = a.id
     pairs = [(conv(a), conv(b)) for a, b in pairs_text]
+    if prefix:  # our names for the file's tokens, so that merges concatenate (chars mode: all are str)
+        names = prefixed_names({text_token(t): i for t, i in vocab.items()}, pairs_text, prefix, special_set,
+                               source)
+        vocab = {names[text_token(t)]: i for t, i in vocab.items()}
+        pairs = [(names[a], names[b]) for a, b in pairs_text]
     model, to_file = model_from_vocab(
         Mode.BYTES if byte_level else Mode.CHARS, vocab, pairs, source, specials, pretokenizer=spec or "none",
         end_of_word=suffix, glue_marker=bool(suffix),
@@ -264,13 +271,14 @@ def _from_doc(doc: Any, source: str) -> HFTokenizer:
             raise FormatError(f"{source}: model.unk_token {unk_name!r:.40} is not in the vocabulary")
         unk = ours[unk_name]
     bpe = HFBPE(model, byte_fallback=flags["byte_fallback"], unk=unk, fuse_unk=flags["fuse_unk"],
-                ignore_merges=flags["ignore_merges"], byte_chars=byte_chars)
+                ignore_merges=flags["ignore_merges"], byte_chars=byte_chars, prefix=prefix)
     n = len(model.tokens) + len(model.specials)
     reasons = [f'normalizer "{doc["normalizer"].get("type")}"' if normalizer is not None else "",
                _named_pre(doc.get("pre_tokenizer")) if spec is None else "",
                *(f"model option {k}" for k in ("byte_fallback", "ignore_merges") if flags[k]),
                "model option unk_token" if unk is not None else "",
-               "a byte-level end_of_word_suffix" if byte_chars else "",
+               "model option continuing_subword_prefix" if prefix else "",
+               "a byte-level end_of_word_suffix" if byte_chars and not prefix else "",
                *(f"added token {a.content!r:.30} (not special, normalized, or with strip options)" for a in added
                  if not a.special or a.normalized or a.lstrip or a.rstrip or a.single_word)]
     plain = next((r for r in reasons if r), None)

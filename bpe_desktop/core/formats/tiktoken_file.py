@@ -5,7 +5,8 @@ see :mod:`.presets`) supplies them.  A file may be compressed (gzip, xz or bzip2
 not its name); it is decompressed whole, up to :data:`MAX_BYTES`.  Reading is fast (one ``split`` and a
 C-level base64 decode per token); the merge list is not recovered here (see
 :func:`bpe_desktop.core.tokenizers.ranks.recover_merges`).  Writing takes a bytes-mode model and writes its
-tokens in id order, so ranks equal our ids.  Chars-mode models cannot be written: tiktoken is byte-level only.
+tokens in id order, so ranks equal our ids; :func:`dumps_ranks` writes a rank table as it is (an
+extension's).  Chars-mode models cannot be written: tiktoken is byte-level only.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import lzma
 import os
 import zlib
 from base64 import b64encode
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import IO, cast
 
 from ..choices import Mode
@@ -27,6 +28,8 @@ from ..io.atomic import atomic_write
 from ..io.reading import open_regular
 from ..tokenizers.model import BPEModel, bytes_token
 from .textio import TOKENIZER_LIMIT
+
+_SLICE = 1 << 15  # fields parsed in one C call (an even number: token and rank stay together)
 
 
 def parse(data: bytes, source: str = "<bytes>") -> dict[bytes, int]:
@@ -39,7 +42,10 @@ def parse(data: bytes, source: str = "<bytes>") -> dict[bytes, int]:
     try:
         if len(fields) % 2:
             raise ValueError("odd number of fields")
-        ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
+        ranks: dict[bytes, int] = {}
+        for lo in range(0, len(fields), _SLICE):  # slices: a thread waiting for the GIL gets it between them
+            part = fields[lo : lo + _SLICE]
+            ranks.update(zip(map(binascii.a2b_base64, part[0::2]), map(int, part[1::2]), strict=True))
     except (ValueError, binascii.Error):
         _raise_bad_line(data, source)
     if len(ranks) * 2 != len(fields):
@@ -165,6 +171,15 @@ def dumps(model: BPEModel) -> bytes:
             "hf (tokenizer.json) or subword-nmt, or train in bytes mode"
         )
     return b"".join(b64encode(bytes_token(t)) + b" %d\n" % i for i, t in enumerate(model.tokens))
+
+
+def dumps_ranks(ranks: Mapping[bytes, int]) -> bytes:
+    """The rank file of a rank table, in rank order (gaps stay gaps, as tiktoken allows).
+
+    >>> dumps_ranks({b"b": 1, b"a": 0, b"ab": 5})
+    b'YQ== 0\\nYg== 1\\nYWI= 5\\n'
+    """
+    return b"".join(b64encode(t) + b" %d\n" % r for t, r in sorted(ranks.items(), key=lambda kv: kv[1]))
 
 
 def save(path: str | os.PathLike[str], model: BPEModel) -> None:

@@ -4,7 +4,9 @@ A tokenizer's boundary set is every offset where one of its tokens starts or end
 the end of the text.  The offsets in *every* set are the common boundaries; consecutive common
 boundaries delimit regions, and a region *differs* when some tokenizer has a boundary strictly inside it
 (then at least one other lacks it, or it would be common).  Each tokenizer's tokens nest inside the
-regions, so a region's token counts ("``_controller``: 1 token vs 2") sum to the totals.
+regions, so a region's token counts ("``_controller``: 1 token vs 2") sum to the totals; a token that
+covers no text (a chars-mode end-of-word marker) counts in the region of the byte before it, as
+:mod:`.log_inspect` attributes it, so a chunk boundary there changes nothing.
 
 :func:`differing_regions` works on one chunk of offsets (numpy arrays); :class:`DiffCollector` adds up
 chunks into :class:`Differences`: every differing region (for highlighting) and the regions grouped by
@@ -52,11 +54,13 @@ def differing_regions(offsets: Sequence[tuple[np.ndarray, np.ndarray]], n_bytes:
     counts = np.zeros((len(offsets), max(n_regions, 0)), dtype=np.int64)
     if n_regions <= 0:
         return RegionChunk(common[:0], common[:0], counts)
-    for t, (b, (starts, _)) in enumerate(zip(sets, offsets, strict=True)):
+    for t, (b, (starts, ends)) in enumerate(zip(sets, offsets, strict=True)):
         inner = np.setdiff1d(b, common, assume_unique=True)
         differ[np.searchsorted(common, inner, side="right") - 1] = True
         if len(starts):
-            region = np.searchsorted(common, starts, side="right") - 1
+            # a token that covers no text (an end-of-word marker) counts where the byte before it is
+            at = np.where((ends <= starts) & (starts > 0), starts - 1, starts)
+            region = np.searchsorted(common, at, side="right") - 1
             counts[t] = np.bincount(np.minimum(region, n_regions - 1), minlength=n_regions)
     idx = np.flatnonzero(differ)
     return RegionChunk(common[idx], common[idx + 1], counts[:, idx])

@@ -14,17 +14,19 @@ first byte of that category (a line owns its ``\\n``).  So ``[INFO`` counts as a
 word and ``"]\\n"`` as punctuation of its line.  A token that covers no text (a chars-mode end-of-word
 marker on its own) counts as the byte before it.
 
-The text is processed in chunks of whole lines (:mod:`.log_chunks` says where it may be cut without
-changing any named pre-tokenizer's pieces), with ``progress(stage, done, total)`` in bytes and ``cancel()``
-polled between chunks and tokenizers (raising :class:`~.errors.Cancelled`), so a GUI can run it off its
-thread; :func:`inspect_file` reads a file chunk by chunk.
+The text is processed in bounded chunks (:mod:`.log_chunks` says where the given tokenizers and the
+classifier may be cut without changing a piece or a span, whatever the line ends; a line may span
+chunks and is still counted as one), with the same result as the whole text at once, and with
+``progress(stage, done, total)`` in bytes and ``cancel()`` polled between chunks and tokenizers (raising
+:class:`~.errors.Cancelled`), so a GUI can run it off its thread; :func:`inspect_file` reads a file chunk
+by chunk.
 This module does not load tokenizers (:mod:`.formats`) nor draw anything.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -33,7 +35,7 @@ import numpy as np
 from ..errors import Cancelled
 from ..tokenizers.any_tokenizer import AnyTokenizer
 from .boundaries import DiffCollector, Differences, differing_regions
-from .log_chunks import CHUNK_CHARS, iter_chunks, iter_file_chunks
+from .log_chunks import CHUNK_CHARS, cut_rule, iter_chunks, iter_file_chunks
 from .logclass import CATEGORY_OF_GROUP, PATTERN, Category
 
 ProgressFn = Callable[[str, int, int], None]
@@ -45,6 +47,9 @@ _NUMERIC = (Category.TIMESTAMP, Category.FLOAT, Category.INTEGER)
 _HEX = Category.HEX
 # a match's ``lastindex`` -> its category (faster than looking ``lastgroup`` up by name)
 _CATEGORY_OF_INDEX = (None, *(CATEGORY_OF_GROUP[g] for g in sorted(PATTERN.groupindex, key=PATTERN.groupindex.get)))
+#: characters of the text on each side of a chunk the classifier sees: its look-arounds read at most
+#: nine across a cut that :mod:`.log_chunks` allows (a CAN frame's ``(?<={_B} {_B} ..)``)
+CONTEXT_CHARS = 64
 
 
 class NamedTokenizer(NamedTuple):
@@ -161,28 +166,39 @@ class _Classified:
     """One chunk's classified spans as arrays (byte offsets), shared by every tokenizer."""
 
     def __init__(self, chunk: str, data: bytes, groups: dict[tuple[int, str], int], examples: list[str],
-                 occurrences: list[int]) -> None:
+                 occurrences: list[int], left: str = "", right: str = "") -> None:
+        """Classify *chunk*, seen between the *left* and *right* text around it."""
         cats: list[int] = []
         ends: list[int] = []
         gids: list[int] = []
         by = _CATEGORY_OF_INDEX
         numeric, hex_ = _NUMERIC, _HEX
-        for m in PATTERN.finditer(chunk):
+        get, add_cat, add_end, add_gid = groups.get, cats.append, ends.append, gids.append
+        at, stop = len(left), len(left) + len(chunk)
+        for m in PATTERN.finditer(left + chunk + right if left or right else chunk, at):  # spans cover all
             c = by[m.lastindex]
             t = m.group()
-            g = groups.get((c, t)) if c not in numeric and c != hex_ else None
+            g = get((c, t)) if c not in numeric and c != hex_ else None
             if g is None:
                 key = (c, t.translate(_DIGIT_SHAPE) if c in numeric else t.translate(_HEX_SHAPE) if c == hex_ else t)
-                g = groups.get(key)
+                g = get(key)
                 if g is None:
                     g = groups[key] = len(groups)
                     examples.append(t)
                     occurrences.append(0)
-            occurrences[g] += 1
-            gids.append(g)
-            cats.append(c)
-            ends.append(m.end())
-        ends_arr = np.array(ends, dtype=np.int64)
+            add_gid(g)
+            add_cat(c)
+            e = m.end()
+            add_end(e)
+            if e >= stop:
+                break
+        if ends and ends[-1] != stop:
+            raise AssertionError(f"a span crosses the end of a chunk ({ends[-1] - at} of {len(chunk)}): a bad cut")
+        self.span_group = np.array(gids, dtype=np.int64)
+        seen, times = np.unique(self.span_group, return_counts=True)  # spans per group, counted at once
+        for g, k in zip(seen.tolist(), times.tolist(), strict=True):
+            occurrences[g] += k
+        ends_arr = np.array(ends, dtype=np.int64) - at
         if not chunk.isascii():  # character ends -> byte ends
             cp = np.frombuffer(chunk.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
             width = (1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)).astype(np.int64)
@@ -192,7 +208,6 @@ class _Classified:
         self.span_ends = ends_arr
         self.span_starts = np.concatenate([[0], ends_arr[:-1]]).astype(np.int64)
         self.span_cat = np.array(cats, dtype=np.int64)
-        self.span_group = np.array(gids, dtype=np.int64)
         self.category_bytes = np.bincount(self.span_cat, weights=ends_arr - self.span_starts,
                                           minlength=_N_CAT).astype(np.int64)
         self.newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
@@ -231,12 +246,13 @@ class _Tally:
         self.per_line: list[np.ndarray] = []
         self.groups = np.zeros(0, dtype=np.int64)
 
-    def add(self, starts: np.ndarray, ends: np.ndarray, cl: _Classified, n_groups: int) -> None:
+    def add(self, starts: np.ndarray, ends: np.ndarray, cl: _Classified, n_groups: int, continues: bool) -> None:
+        """Add a chunk's tokens; *continues*: its first line is the last line of the chunk before."""
         self.tokens += len(starts)
         if len(self.groups) < n_groups:
             self.groups = np.concatenate([self.groups, np.zeros(n_groups - len(self.groups), dtype=np.int64)])
         if not len(starts) or not cl.n:
-            self.per_line.append(np.zeros(cl.n_lines, dtype=np.int64))
+            self._lines(np.zeros(cl.n_lines, dtype=np.int64), continues)
             return
         empty = ends <= starts  # an end-of-word marker alone covers no text: it counts as the byte before it
         if empty.any():
@@ -247,7 +263,14 @@ class _Tally:
         self.groups += np.bincount(cl.span_group[owner], minlength=n_groups)
         owner_byte = np.maximum(cl.span_starts[owner], starts)
         line = np.searchsorted(cl.newlines, owner_byte, side="left")
-        self.per_line.append(np.bincount(line, minlength=cl.n_lines))
+        self._lines(np.bincount(line, minlength=cl.n_lines), continues)
+
+    def _lines(self, counts: np.ndarray, continues: bool) -> None:
+        if continues and self.per_line and len(counts):
+            self.per_line[-1][-1] += counts[0]
+            counts = counts[1:]
+        if len(counts):  # (a chunk inside one line adds to that line only)
+            self.per_line.append(counts)
 
 
 class _Offsets:
@@ -305,8 +328,9 @@ def inspect_text(
     (9, {'level': 3, 'integer': 2, 'punct': 2, 'space': 2}, [9])
     """
     total = len(text.encode("utf-8", "surrogateescape"))
-    return inspect_chunks(iter_chunks(text, chunk_chars), tokenizers, total=total, top=top, progress=progress,
-                          cancel=cancel)
+    rule = cut_rule([(t.name, t.tokenizer) for t in tokenizers])
+    return inspect_chunks(iter_chunks(text, chunk_chars, rule), tokenizers, total=total, top=top,
+                          progress=progress, cancel=cancel)
 
 
 def inspect_file(
@@ -320,7 +344,8 @@ def inspect_file(
 ) -> Inspection:
     """:func:`inspect_text` of a UTF-8 file, read chunk by chunk (the text is never held whole)."""
     total = os.path.getsize(path) if os.path.isfile(path) else 0
-    return inspect_chunks(iter_file_chunks(path, chunk_chars), tokenizers, total=total, top=top,
+    rule = cut_rule([(t.name, t.tokenizer) for t in tokenizers])
+    return inspect_chunks(iter_file_chunks(path, chunk_chars, rule), tokenizers, total=total, top=top,
                           progress=progress, cancel=cancel)
 
 
@@ -333,8 +358,9 @@ def inspect_chunks(
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
 ) -> Inspection:
-    """:func:`inspect_text` over a text given as consecutive chunks cut where :func:`iter_chunks` cuts;
-    *total* (bytes, for progress only) may be an estimate."""
+    """:func:`inspect_text` over a text given as consecutive chunks cut where :func:`iter_chunks` cuts by
+    :func:`~.log_chunks.cut_rule` of these *tokenizers*; *total* (bytes, for progress only) may be an
+    estimate."""
     names = [t.name for t in tokenizers]
     tallies = [_Tally() for _ in tokenizers]
     encoders = [_Offsets(nt) for nt in tokenizers]
@@ -344,16 +370,17 @@ def inspect_chunks(
     occurrences: list[int] = []  # spans per group
     category_bytes = np.zeros(_N_CAT, dtype=np.int64)
     done = chars = 0
-    for chunk in chunks:
+    continues = False  # the chunk before ended inside a line
+    for left, chunk, right in _in_context(chunks, CONTEXT_CHARS):
         if cancel is not None and cancel():
             raise Cancelled()
         data = chunk.encode("utf-8", "surrogateescape")
-        cl = _Classified(chunk, data, groups, examples, occurrences)
+        cl = _Classified(chunk, data, groups, examples, occurrences, left, right)
         category_bytes += cl.category_bytes
         offsets = []
         for tally, encode in zip(tallies, encoders, strict=True):
             starts, ends = encode(chunk, len(data))
-            tally.add(starts, ends, cl, len(groups))
+            tally.add(starts, ends, cl, len(groups), continues)
             offsets.append((starts, ends))
             if cancel is not None and cancel():
                 raise Cancelled()
@@ -361,6 +388,7 @@ def inspect_chunks(
             diffs.add(differing_regions(offsets, len(data)), data, done)
         done += len(data)
         chars += len(chunk)
+        continues = not chunk.endswith("\n") if chunk else continues
         if progress is not None:
             progress("inspect", done, max(total, done))
     keys = list(groups)
@@ -377,3 +405,33 @@ def inspect_chunks(
     return Inspection(chars, done, {c: int(category_bytes[c]) for c in Category}, tuple(reports),
                       diffs.result() if diffs is not None else None)
 
+
+
+def _in_context(chunks: Iterable[str], n: int) -> Iterator[tuple[str, str, str]]:
+    """Each chunk with the *n* characters of the text before it and after it (fewer at the ends)."""
+    pending: list[str] = []  # pending[0] is the next to give; the rest is its right-hand text
+    ahead = 0  # characters in pending[1:]
+    left = ""
+    for chunk in chunks:
+        pending.append(chunk)
+        if len(pending) > 1:
+            ahead += len(chunk)
+        while len(pending) > 1 and ahead >= n:
+            cur = pending.pop(0)
+            ahead -= len(pending[0])
+            yield left, cur, _head(pending, n)
+            left = (left + cur[-n:])[-n:]
+    while pending:
+        cur = pending.pop(0)
+        yield left, cur, _head(pending, n)
+        left = (left + cur[-n:])[-n:]
+
+
+def _head(parts: list[str], n: int) -> str:
+    """The first *n* characters of the parts joined."""
+    out = ""
+    for p in parts:
+        out += p[: n - len(out)]
+        if len(out) >= n:
+            break
+    return out

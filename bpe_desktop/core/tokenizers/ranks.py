@@ -19,7 +19,7 @@ where a token can be formed from a different split than the one that created it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Literal
 
@@ -32,6 +32,7 @@ from ..text.pretokenize import CL100K_PATTERN, Pretokenizer
 from ..text.regex_budget import RegexBudget
 from ..text.specials import EncodesSpecials, split_specials
 from .model import BPEModel
+from .rank_bpe import byte_pair_ranks
 from .tokenizer import TokenSpan
 
 _CACHE_LIMIT = 500_000
@@ -47,37 +48,6 @@ EQUIVALENT_PATTERNS: dict[str, str] = {
         r"""|\s+$|\s*[\r\n]|\s+(?!\S)|\s"""
     ),
 }
-
-
-def byte_pair_ranks(ranks: Mapping[bytes, int], piece: bytes, max_rank: int) -> list[bytes]:
-    """Split *piece* into tokens with tiktoken's rank rule, using only ranks below *max_rank*.
-
-    >>> r = {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5}
-    >>> byte_pair_ranks(r, b"abc", 5)
-    [b'ab', b'c']
-    >>> byte_pair_ranks(r, b"abcab", 99)
-    [b'abc', b'ab']
-    """
-    parts = [piece[i : i + 1] for i in range(len(piece))]
-    get = ranks.get
-    pair_ranks = []  # pair_ranks[i]: rank of parts[i] + parts[i + 1], or max_rank if not mergeable
-    for i in range(len(parts) - 1):
-        r = get(parts[i] + parts[i + 1])
-        pair_ranks.append(max_rank if r is None or r > max_rank else r)
-    while pair_ranks:
-        best = min(pair_ranks)
-        if best >= max_rank:
-            break
-        i = pair_ranks.index(best)  # the leftmost lowest rank, as tiktoken
-        parts[i : i + 2] = [parts[i] + parts[i + 1]]
-        del pair_ranks[i]
-        if i < len(pair_ranks):
-            r = get(parts[i] + parts[i + 1])
-            pair_ranks[i] = max_rank if r is None or r > max_rank else r
-        if i > 0:
-            r = get(parts[i - 1] + parts[i])
-            pair_ranks[i - 1] = max_rank if r is None or r > max_rank else r
-    return parts
 
 
 def recover_merges(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list[tuple[int, int]]]:
@@ -109,11 +79,14 @@ def _by_rank(ranks: Mapping[bytes, int]) -> list[bytes]:
     return by_rank  # type: ignore[return-value]
 
 
-def recover_merges_prefix(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list[tuple[int, int]], list[int]]:
+def recover_merges_prefix(
+    ranks: Mapping[bytes, int], progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[bytes], list[tuple[int, int]], list[int]]:
     """As :func:`recover_merges`, but the last ranks may be tokens that are no merge of lower ranks
     (Whisper's multilingual file ends with the empty token): they are returned apart, as the third item,
     and the merge list stops before them, so every id stays the file's.  A non-merge followed by a merge
-    is still refused (the list would have to skip an id).
+    is still refused (the list would have to skip an id).  *progress(done, total)* is called every
+    :data:`PROGRESS_EVERY` ranks (and may raise to stop the work).
 
     >>> base, merges, outside = recover_merges_prefix({**{bytes([b]): b for b in range(256)}, b"ab": 256, b"": 257})
     >>> merges, outside
@@ -125,7 +98,10 @@ def recover_merges_prefix(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list
         raise FormatError("ranks 0-255 must be the 256 single bytes -- this is not a byte-level BPE rank file")
     merges: list[tuple[int, int]] = []
     outside: list[int] = []
+    total = len(by_rank) - 256
     for r in range(256, len(by_rank)):
+        if progress is not None and r % PROGRESS_EVERY == 0:
+            progress(r - 256, total)
         tok = by_rank[r]
         parts = byte_pair_ranks(ranks, tok, r)
         if len(parts) == 2 and not outside:
@@ -139,6 +115,10 @@ def recover_merges_prefix(ranks: Mapping[bytes, int]) -> tuple[list[bytes], list
         else:
             outside.append(r)
     return base, merges, outside
+
+
+#: how many ranks :func:`recover_merges_prefix` recovers between two progress calls
+PROGRESS_EVERY = 2048
 
 
 def _bounded(caches: dict[int, dict], key: int) -> dict:
@@ -169,6 +149,7 @@ class RankTokenizer(EncodesSpecials):
 
     mode: Mode = Mode.BYTES
     unknown = "error"
+    piecewise = True  # each pre-tokenizer piece is encoded on its own (see AnyTokenizer.piecewise)
 
     def __init__(
         self, ranks: dict[bytes, int], pretokenizer: str = "gpt2", specials: Mapping[str, int] | None = None,
@@ -226,14 +207,24 @@ class RankTokenizer(EncodesSpecials):
         Special tokens keep their names; a :class:`BPEModel` numbers them after the last token, so their
         ids there may differ from :attr:`special_tokens`.
         """
+        return self.recover()
+
+    def recover(self, progress: Callable[[int, int], None] | None = None) -> BPEModel:
+        """:attr:`model`, recovering it now if needed with *progress* as :func:`recover_merges_prefix` takes
+        it (a caller off the GUI thread shows it; if *progress* raises, nothing is kept)."""
         if self._model is None:
-            base, merges, self._outside = recover_merges_prefix(self._rank_of)
+            base, merges, outside = recover_merges_prefix(self._rank_of, progress)
             model = BPEModel(
                 mode=Mode.BYTES, base=list(base), merges=merges, pretokenizer=self.pretokenizer.spec,
                 specials=tuple(sorted(self._specials, key=self._specials.__getitem__)),
             )
-            self._model = model
+            self._model, self._outside = model, outside
         return self._model
+
+    @property
+    def has_model(self) -> bool:
+        """Whether the merge list is already recovered (reading :attr:`model` is then instant)."""
+        return self._model is not None
 
     @property
     def outside_merges(self) -> list[int]:

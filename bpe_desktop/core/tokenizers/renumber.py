@@ -49,6 +49,10 @@ class RenumberedTokenizer:
         return self.inner.pretokenizer
 
     @property
+    def piecewise(self) -> bool:
+        return self.inner.piecewise
+
+    @property
     def unknown(self) -> str:
         return self.inner.unknown
 

@@ -62,6 +62,7 @@ class SpmTokenizer:
 
     mode = Mode.CHARS
     unknown = "keep"
+    piecewise = False  # the normalizer reads the whole text (a dummy prefix, collapsed spaces)
 
     def __init__(self, pieces: Sequence[SpmPiece], normalizer: SpmNormalizer, *, byte_fallback: bool = False,
                  unk_surface: str = " \u2047 ", name: str = "") -> None:

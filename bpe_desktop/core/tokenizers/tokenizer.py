@@ -58,6 +58,8 @@ class Tokenizer(EncodesSpecials):
     'newest low'
     """
 
+    piecewise = True  # each pre-tokenizer piece is encoded on its own (see AnyTokenizer.piecewise)
+
     def __init__(self, model: BPEModel, *, unknown: Literal["error", "keep"] = "error") -> None:
         self.model = model
         self.mode = model.mode

@@ -14,8 +14,10 @@ cl100k_base on this text") and one :class:`~.compare_rows.TokenizerRow` per toke
    formats read (a .tiktoken file that is no known encoding: it asks for the pattern; GPT-2's
    ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
 
-Only the text in the box is encoded (at most :data:`TEXT_LIMIT` characters), and results are cached per
-(tokenizer, step, text).  It does not train, change the session, or download anything.
+Which references are ticked is the session's (``Session.compare``, saved with a session): a tick, an added or
+removed reference sets it, and the pane follows it when it changes (a session opened).  Only the text in
+the box is encoded (at most :data:`TEXT_LIMIT` characters), and results are cached per (tokenizer, step,
+text).  It does not train, change the session otherwise, or download anything.
 """
 
 from __future__ import annotations
@@ -154,9 +156,12 @@ class ComparePanel(QtWidgets.QWidget):
             if spec is not None:
                 self._add_row(Reference(known.name, spec, enabled=known.ticked, removable=False))
 
+        self._following = False  # set while the rows follow the session's ticks (they are not published)
+        self._publish()
         session.stepChanged.connect(self._schedule)
         session.recordsAppended.connect(self._schedule)
         session.modelReset.connect(self._model_reset)
+        session.compareChanged.connect(self._follow_session)
         self.set_sample(SAMPLE_NAMES[0])
 
     # -- text ---------------------------------------------------------------------------------------
@@ -238,6 +243,7 @@ class ComparePanel(QtWidgets.QWidget):
             row.clear("Tick to compare (loads the tokenizer)")
         row.setVisible(on)
         self._schedule()
+        self._publish()
         return on
 
     def add_reference(self, spec: str, name: str | None = None) -> bool:
@@ -257,6 +263,7 @@ class ComparePanel(QtWidgets.QWidget):
         ref.enabled = True
         self._add_row(ref)
         self._schedule()
+        self._publish()
         return True
 
     def remove_reference(self, name: str) -> None:
@@ -272,6 +279,37 @@ class ComparePanel(QtWidgets.QWidget):
         row.deleteLater()
         self.no_refs.setVisible(not self.references)
         self._schedule()
+        self._publish()
+
+    def _publish(self) -> None:
+        """The ticks as they are now become the session's (:attr:`Session.compare`)."""
+        if not self._following:
+            self.session.set_compare([r.spec for r in self.references if r.enabled])
+
+    def _follow_session(self) -> None:
+        """Tick what the session ticks (adding the references it names; one that does not load stays
+        unticked), untick or drop the rest; then the session holds what the pane could do."""
+        if self._following:
+            return
+        specs = self.session.compare
+        self._following = True
+        try:
+            for ref in list(self.references):
+                if ref.spec in specs:
+                    continue
+                if ref.removable:
+                    self.remove_reference(ref.name)
+                elif ref.enabled:
+                    self.set_reference_enabled(ref.name, False)
+            for spec in specs:
+                found = next((r for r in self.references if r.spec == spec), None)
+                if found is None:
+                    self.add_reference(spec)
+                elif not found.enabled:
+                    self.set_reference_enabled(found.name, True)
+        finally:
+            self._following = False
+        self._publish()
 
     def _add_file(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(

@@ -1,11 +1,13 @@
-"""Help → Tour: a small non-modal window that walks through the seeds' worked example on the real window.
+"""Help → Tour: a bubble inside the main window that walks through the seeds' worked example on it.
 
 It runs on a piece of work of its own (the seed's word counts and settings: ``Session.set_aside``), trains
 it with the window's own Train, then steps the timeline through the seven merges, each with the seed's
 explanation (:mod:`.tour_script`), the sentence
 the run's own record gives for its tie (:func:`~bpe_desktop.core.records.explain`) and a coloured frame
-(:class:`Highlight`) around the pane being talked about.  Back, Next and Close move through it; the last
-page offers to train on the robot-log sample.  Closing it gives the user's runs back as they were
+(:class:`Highlight`) around the pane being talked about.  The bubble is a child of the main window, of one
+size on every page (its buttons stay where they are: a long text scrolls), placed beside the framed pane
+(:func:`bubble_spot`), never over it when the window has room.  Back, Next and Close move through it; the
+last page offers to train on the robot-log sample.  Closing it gives the user's runs back as they were
 (``Session.bring_back``: corpus, settings, merges, step; a run still training is stopped first, its
 merges kept).  It leaves out the lesson text (:mod:`.tour_script`) and
 training itself (the main window's).
@@ -26,6 +28,39 @@ from ..work import Work
 from .tour_script import SEED_TABLE, Page, pages
 
 FRAME = QtGui.QColor("#f59e0b")  # amber: visible on light and dark panes alike
+BUBBLE = QtCore.QSize(380, 300)  # every page's text fits (a test checks); narrow enough to sit beside a pane
+GAP = 8  # between the bubble and the framed pane
+
+
+def bubble_spot(window: QtCore.QRect, size: QtCore.QSize, avoid: QtCore.QRect | None, gap: int = GAP
+                ) -> QtCore.QPoint:
+    """Where a bubble of *size* goes in *window*: beside *avoid*, at least *gap* away (to its right, left,
+    below or above, the first side with room), wholly inside *window*; when no side has room, the spot
+    inside *window* that covers the least of *avoid* (one of the window's corners: the covered area is
+    smallest at an end of each axis).  A bubble wider (taller) than the window starts at its left (top) edge.
+    """
+    w, h = size.width(), size.height()
+    x_lo, y_lo = window.x(), window.y()
+    x_hi, y_hi = max(x_lo, x_lo + window.width() - w), max(y_lo, y_lo + window.height() - h)
+
+    def inside(x: int, y: int) -> QtCore.QPoint:
+        return QtCore.QPoint(max(x_lo, min(x, x_hi)), max(y_lo, min(y, y_hi)))
+
+    if avoid is None:
+        return inside(x_hi, y_lo)
+    ax, ay, aw, ah = avoid.x(), avoid.y(), avoid.width(), avoid.height()
+    sides = ((ax + aw + gap, ay, ax + aw + gap <= x_hi), (ax - gap - w, ay, ax - gap - w >= x_lo),
+             (ax, ay + ah + gap, ay + ah + gap <= y_hi), (ax, ay - gap - h, ay - gap - h >= y_lo))
+    for x, y, room in sides:
+        if room:
+            return inside(x, y)
+
+    def covered(p: QtCore.QPoint) -> int:
+        r = QtCore.QRect(p, size).intersected(avoid)
+        return r.width() * r.height() if r.isValid() else 0
+
+    corners = [QtCore.QPoint(x, y) for y in (y_lo, y_hi) for x in (x_hi, x_lo)]
+    return min(corners, key=covered)
 
 
 class Highlight(QtWidgets.QWidget):
@@ -77,6 +112,9 @@ class TourDialog(QtWidgets.QDialog):
 
     def __init__(self, window: Any) -> None:
         super().__init__(window)
+        self.setWindowFlags(QtCore.Qt.WindowType.Widget)  # a bubble inside the main window, not a window
+        self.setAutoFillBackground(True)
+        self.setFixedSize(BUBBLE)
         self.setObjectName("tour")
         self.setWindowTitle("Tour: BPE on four words")
         self.setModal(False)
@@ -94,28 +132,51 @@ class TourDialog(QtWidgets.QDialog):
         self.body.setWordWrap(True)
         self.body.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.body.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop | QtCore.Qt.AlignmentFlag.AlignLeft)
-        self.body.setMinimumHeight(150)
+        self.body_area = QtWidgets.QScrollArea(self)  # the bubble keeps its size: a long text scrolls
+        self.body_area.setWidget(self.body)
+        self.body_area.setWidgetResizable(True)
+        self.body_area.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.body_area.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.counter = QtWidgets.QLabel(self)
         self.back_btn = QtWidgets.QPushButton("Back", self)
         self.next_btn = QtWidgets.QPushButton("Next", self)
         self.next_btn.setDefault(True)
         self.robot_btn = QtWidgets.QPushButton("Train on robot logs", self)
         self.close_btn = QtWidgets.QPushButton("Close", self)
+        keep = self.next_btn.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)  # the last page hides Next: Back and Close stay where they were
+        self.next_btn.setSizePolicy(keep)
+        offer = QtWidgets.QHBoxLayout()  # the last page's offer, on a line of its own above the buttons
+        offer.addStretch(1)
+        offer.addWidget(self.robot_btn)
         row = QtWidgets.QHBoxLayout()
         row.addWidget(self.counter, 1)
-        for b in (self.back_btn, self.next_btn, self.robot_btn, self.close_btn):
+        for b in (self.back_btn, self.next_btn, self.close_btn):
             row.addWidget(b)
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.title)
-        lay.addWidget(self.body, 1)
-        lay.addLayout(row)
-        self.setMinimumWidth(460)
+        lay.addWidget(self.body_area, 1)
+        lay.addLayout(offer)
+        lay.addLayout(row)  # at the bottom of a bubble of fixed size: the buttons never move
         self.back_btn.clicked.connect(lambda: self.go(self.index - 1))
         self.next_btn.clicked.connect(lambda: self.go(self.index + 1))
         self.robot_btn.clicked.connect(self.train_robot_logs)
         self.close_btn.clicked.connect(self.close)
         self.session.trainingStateChanged.connect(self._state_changed)
         self.session.countChanged.connect(self._refresh_buttons)
+        window.installEventFilter(self)  # a resized window places the bubble again
+
+    def eventFilter(self, obj: QtCore.QObject, e: QtCore.QEvent) -> bool:
+        if obj is self.main and e.type() == QtCore.QEvent.Type.Resize and self.isVisible():
+            QtCore.QTimer.singleShot(0, self, lambda: self._place_beside(self.frame.target))  # (docks resized)
+        return False
+
+    def paintEvent(self, e: QtGui.QPaintEvent) -> None:
+        super().paintEvent(e)
+        p = QtGui.QPainter(self)
+        p.setPen(QtGui.QPen(self.palette().color(QtGui.QPalette.ColorRole.Mid), 2))  # (the amber frames the pane)
+        p.drawRect(QtCore.QRectF(self.rect()).adjusted(1, 1, -1, -1))
+        p.end()
 
     # -- navigation ---------------------------------------------------------------------------------
     def start(self) -> None:
@@ -151,7 +212,7 @@ class TourDialog(QtWidgets.QDialog):
             dock.show()
             dock.raise_()
         self.frame.follow(dock)
-        self._place_beside_window(dock)
+        self._place_beside(dock)
         self.title.setText(escape(self._title(page)))
         self.body.setText(self._body(page))
         self.counter.setText(f"{index + 1} / {len(self.pages)}")
@@ -240,16 +301,19 @@ class TourDialog(QtWidgets.QDialog):
         self._give_back()
         super().closeEvent(e)
 
-    def _place_beside_window(self, avoid: QtWidgets.QWidget | None = None) -> None:
-        """Move to a corner of the window that does not cover *avoid* (the framed pane), if one does not."""
-        g = self.main.geometry()
-        self.adjustSize()
-        w, h, m = self.width(), self.height(), 24
-        corners = [QtCore.QPoint(g.right() - w - m, g.top() + 90), QtCore.QPoint(g.right() - w - m, g.bottom() - h - m),
-                   QtCore.QPoint(g.left() + m, g.bottom() - h - m), QtCore.QPoint(g.left() + m, g.top() + 90)]
+    def _place_beside(self, avoid: QtWidgets.QWidget | None) -> None:
+        """Beside the framed pane *avoid*, inside the window (:func:`bubble_spot`), above the docks."""
         target = None
         if avoid is not None and avoid.isVisible():
-            target = QtCore.QRect(avoid.mapToGlobal(QtCore.QPoint(0, 0)), avoid.size())
-        spot = next((c for c in corners if target is None or not QtCore.QRect(c, self.size()).intersects(target)),
-                    corners[0])
-        self.move(spot)
+            target = QtCore.QRect(avoid.mapTo(self.main, QtCore.QPoint(0, 0)), avoid.size())
+        self.move(bubble_spot(self._room(), self.size(), target))
+        self.raise_()
+
+    def _room(self) -> QtCore.QRect:
+        """The window's panes' area: below its menu and tool bars, above its status bar."""
+        w = self.main
+        room = w.rect()
+        bars = [b for b in (w.menuBar(), *w.findChildren(QtWidgets.QToolBar)) if b.isVisible()]
+        top = max((b.geometry().bottom() + 1 for b in bars), default=room.top())
+        bottom = w.statusBar().geometry().top() if w.statusBar().isVisible() else room.bottom() + 1
+        return QtCore.QRect(room.left(), top, room.width(), max(1, bottom - top))

@@ -22,6 +22,7 @@ import os
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core import formats
+from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError, PretokenizerNeeded
 from ...core.formats.detect import detect
 from ...core.formats.presets import is_bundled, split_spec
@@ -68,6 +69,7 @@ def _size(n: int) -> str:
 
 class LogInspector(QtWidgets.QWidget):
     openRequested = QtCore.Signal(object)  # a VariantResult to make the main run
+    extendRequested = QtCore.Signal(object)  # the log, as a CorpusSource: extend a tokenizer on it
 
     def __init__(self, session: Session, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -92,8 +94,11 @@ class LogInspector(QtWidgets.QWidget):
         sample_b = QtWidgets.QPushButton("Robot-log sample")
         sample_b.setToolTip("The bundled ROS 2-style robot log (1,800 lines)")
         sample_b.clicked.connect(self.use_sample)
+        extend_b = QtWidgets.QPushButton("Extend on this log…")
+        extend_b.setToolTip("Learn merges for this log on top of cl100k (or another tokenizer), then compare")
+        extend_b.clicked.connect(lambda: self.extendRequested.emit(self.log_source()))
         row1 = QtWidgets.QHBoxLayout()
-        for w in (open_b, paste_b, sample_b):
+        for w in (open_b, paste_b, sample_b, extend_b):
             _room_for_text(w)
             row1.addWidget(w)
         row1.addWidget(self.source_label, 1)
@@ -196,6 +201,10 @@ class LogInspector(QtWidgets.QWidget):
         self.source_label.setText(f"{os.path.basename(path)} · {_size(os.path.getsize(path))}")
         self.source_label.setToolTip(path)
         return True
+
+    def log_source(self) -> CorpusSource:
+        """The log shown, as a corpus (empty text when there is none yet)."""
+        return CorpusSource.from_files([self.path]) if self.path else CorpusSource.from_text(self.text or "")
 
     def use_sample(self) -> None:
         self.open_log(str(resources.ROBOT_LOGS))

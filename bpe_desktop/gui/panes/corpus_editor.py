@@ -5,7 +5,10 @@ detected with :func:`~bpe_desktop.core.counting.pieces.looks_like_word_counts` u
 Files open from the menu or by drag-and-drop.  A file larger than ``LARGE_FILE_BYTES`` (or not valid
 UTF-8, or holding a line longer than ``LONG_LINE_CHARS``: a text editor lays a long line out for a long
 time) is shown as a read-only preview of its beginning, its long lines cut at ``LONG_LINE_CHARS``, and
-:meth:`CorpusEditor.source` names the file so that the worker process reads all of it.  Edits reach the
+:meth:`CorpusEditor.source` names the file so that the worker process reads all of it.  A text set here
+(a session's, a run's) longer than ``LARGE_FILE_BYTES`` characters is shown the same way -- a read-only
+preview, the whole text kept beside it for :meth:`CorpusEditor.text` and training -- because laying out
+a text that large blocks the window for seconds (figures in benchmarks/RESULTS.md).  Edits reach the
 session ~300 ms after the last key as its ``display_text`` (the token view shows them tokenized by the
 current model); a previewed file is never pushed there.  It does not count or train.
 """
@@ -39,6 +42,13 @@ def _longest_line(text: str) -> int:
 def _cut_long_lines(text: str) -> str:
     return "\n".join(ln if len(ln) <= LONG_LINE_CHARS else ln[:LONG_LINE_CHARS] + " …"
                      for ln in text.split("\n"))
+
+
+def _preview(text: str) -> str:
+    """The first ``PREVIEW_BYTES`` characters of a large text, whole lines when it has any, long lines cut."""
+    head = text[:PREVIEW_BYTES]
+    head = head[: head.rfind("\n") + 1] or head
+    return _cut_long_lines(head) if _longest_line(head) > LONG_LINE_CHARS else head
 
 
 def corpus_of_file(path: str, word_counts: bool = False) -> CorpusSource:
@@ -105,6 +115,7 @@ class CorpusEditor(QtWidgets.QWidget):
         self.name = "<editor>"
         self._user_toggled = False
         self._typed = False  # the text was typed or edited here since it was last set
+        self._whole: str | None = None  # a large text set here, of which the editor shows a preview
         self.title = ElidedLabel("", self)  # a long file name is elided, not widening the dock (and the window)
         self.title.setProperty("muted", True)
         self.title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -143,7 +154,11 @@ class CorpusEditor(QtWidgets.QWidget):
         table = self.table_toggle.isChecked()
         if self.path is not None:
             return CorpusSource.from_files([self.path], word_counts=table)
-        return CorpusSource.from_text(self.editor.toPlainText(), word_counts=table, name=self.name)
+        return CorpusSource.from_text(self.text(), word_counts=table, name=self.name)
+
+    def text(self) -> str:
+        """The corpus text (all of it when the editor previews a large one; a file's preview otherwise)."""
+        return self._whole if self._whole is not None else self.editor.toPlainText()
 
     def typed_source(self) -> CorpusSource | None:
         """The corpus, when its text was typed or edited here (and so exists nowhere else); else None."""
@@ -178,10 +193,18 @@ class CorpusEditor(QtWidgets.QWidget):
         self.notice.hide()
         self.editor.setReadOnly(False)
         self._user_toggled = word_counts is not None
+        self._whole = text if len(text) > LARGE_FILE_BYTES else None
+        shown = text if self._whole is None else _preview(text)
         self.editor.blockSignals(True)
-        self.editor.setPlainText(text)
+        self.editor.setPlainText(shown)
         self.editor.blockSignals(False)
-        self.table_toggle.setChecked(looks_like_word_counts(text) if word_counts is None else word_counts)
+        self.table_toggle.setChecked(looks_like_word_counts(shown) if word_counts is None else word_counts)
+        if self._whole is not None:
+            self.editor.setReadOnly(True)
+            self.notice.setText(f"This text is {_size(len(text.encode('utf-8', 'surrogateescape')))}: a read-only "
+                                f"preview of its first {_size(len(shown.encode('utf-8', 'surrogateescape')))} is "
+                                "shown (a text this large is not edited here). Training reads the whole text.")
+            self.notice.show()
         self._update_title()
         self._live.start()
         self.edited.emit()
@@ -192,7 +215,7 @@ class CorpusEditor(QtWidgets.QWidget):
         if self.path is not None:
             self.session.set_display_text(None)
         else:
-            self.session.set_display_text(self.editor.toPlainText(), self.table_toggle.isChecked())
+            self.session.set_display_text(self.text(), self.table_toggle.isChecked())
 
     def open_file(self, path: str) -> None:
         """Open a text file: small UTF-8 files become editable text, others a read-only preview; a counts
@@ -261,7 +284,7 @@ class CorpusEditor(QtWidgets.QWidget):
 
     def _auto_detect(self) -> None:
         if not self._user_toggled:
-            self.table_toggle.setChecked(looks_like_word_counts(self.editor.toPlainText()))
+            self.table_toggle.setChecked(looks_like_word_counts(self.editor.toPlainText()[:PREVIEW_BYTES]))
         self._update_title()
 
     def _toggled(self) -> None:
@@ -273,7 +296,8 @@ class CorpusEditor(QtWidgets.QWidget):
     def _update_title(self) -> None:
         kind = "word-count table" if self.table_toggle.isChecked() else "text"
         size = self.path and os.path.getsize(self.path)
-        extra = f" · {_size(size)} file" if size else f" · {plural(self.editor.blockCount(), 'line')}"
+        lines = self._whole.count("\n") + 1 if self._whole is not None else self.editor.blockCount()
+        extra = f" · {_size(size)} file" if size else f" · {plural(lines, 'line')}"
         # short of room, the kind goes first (the tick box says it too), then the size
         self.title.set_parts([Part(self.name), Part(f" · {kind}", drop=2), Part(extra, drop=1)])
         self.title.setToolTip(self.path or self.name)

@@ -55,7 +55,7 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         session.recordsAppended.connect(self._appended)  # (the step comes from the pane: set_step)
         self._step = session.step
         self._future = QtGui.QBrush(QtGui.QColor(theme.current().faint))
-        theme.notifier().changed.connect(lambda t: setattr(self, "_future", QtGui.QBrush(QtGui.QColor(t.faint))))
+        theme.notifier().changed.connect(self._themed)  # a method: Qt drops it with the pane (a lambda kept it)
         self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         self._label_cache: dict[int, tuple[str, str, str]] = {}
         self._grow = one_shot(self, TRAINING_ROWS_EVERY_MS, self._batch_due)  # while training: rows arrive in
@@ -118,6 +118,9 @@ class MergeTableModel(QtCore.QAbstractTableModel):
             got = self._label_cache[row] = (token_label(r.left, mode), token_label(r.right, mode),
                                             token_label(r.token, mode))
         return got
+
+    def _themed(self, t: theme.Theme) -> None:
+        self._future = QtGui.QBrush(QtGui.QColor(t.faint))
 
     def _reset(self) -> None:
         self.beginResetModel()

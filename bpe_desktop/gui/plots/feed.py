@@ -80,8 +80,8 @@ class PlotFeed:
             return None
         if s.word_counts is not None:
             return s.word_counts
-        if not s.records and s.state is TrainingState.IDLE and not s.source.paths and not s.source.text:
-            self.note = "Train (F5) to see pair frequencies"
+        if not s.records and s.state is TrainingState.IDLE and not s.source.paths:  # (an untrained run's text
+            self.note = "Train (F5) to see pair frequencies"  # follows the editor: counted now, it would go stale)
             return None
         if self._words is not None:
             return self._words

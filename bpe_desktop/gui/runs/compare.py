@@ -34,6 +34,7 @@ from ..session import Session
 from ..stream.view import TokenStreamView
 from ..training.protocol import TrainingState
 from ..widgets import tab_titles
+from .rediscovery import RediscoveryPage
 from .store import Run, RunStore
 
 STYLES = (QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
@@ -108,6 +109,8 @@ class CompareRunsDialog(QtWidgets.QDialog):
         self._build_curves()
         self._build_diff()
         self._build_streams()
+        self.rediscovery = RediscoveryPage(self.runs, self)
+        self.tabs.addTab(self.rediscovery, "Rediscovery")
         tab_titles.share_room(self.tabs)
         left = QtWidgets.QVBoxLayout()
         left.addWidget(QtWidgets.QLabel("Runs", self))

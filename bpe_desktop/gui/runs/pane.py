@@ -12,10 +12,22 @@ from collections.abc import Callable
 from PySide6 import QtCore, QtWidgets
 
 from ...core.stopping import StopReason
-from .store import RunStore
+from ..wording import plural
+from .store import Run, RunStore
 from .whatif import WhatIf
 
 NAME_ROLE = QtCore.Qt.ItemDataRole.UserRole
+
+
+def run_label(i: int, run: Run, *, training: bool = False) -> tuple[str, str]:
+    """Row *i*'s text and tooltip: the run's name, its merges (as many as it holds: "1 merge", "7 merges";
+    "not trained yet" or "training…" when it holds none) and why it stopped when that says more."""
+    n = run.n_merges
+    count = plural(n, "merge") if n else ("training…" if training else "not trained yet")
+    reason = run.stop_reason
+    shown = "" if reason is StopReason.MERGES else run.stop_text  # "reached N merges" says nothing new
+    text = f"{i + 1}. {run.name}   —   {count}" + (f" · {shown}" if shown else "")
+    return text, f"run {i + 1}: {run.name}\n{count}{f', {run.stop_text}' if run.stop_text else ''}"
 
 
 class _NameDelegate(QtWidgets.QStyledItemDelegate):
@@ -24,6 +36,12 @@ class _NameDelegate(QtWidgets.QStyledItemDelegate):
     def __init__(self, pane: RunsPane) -> None:
         super().__init__(pane)
         self.pane = pane
+
+    def sizeHint(self, option: QtWidgets.QStyleOptionViewItem,
+                 index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> QtCore.QSize:
+        """No wider than the list: a long row is elided in its middle (its count stays in view), not cut."""
+        hint = super().sizeHint(option, index)
+        return QtCore.QSize(min(hint.width(), max(40, self.pane.list.viewport().width())), hint.height())
 
     def setEditorData(self, editor: QtWidgets.QWidget, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex
                       ) -> None:
@@ -48,7 +66,9 @@ class RunsPane(QtWidgets.QWidget):
         self.list.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
                                   | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed)
         self.list.setAlternatingRowColors(True)
-        self.list.setUniformItemSizes(True)
+        self.list.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)  # (rows fit the width: _NameDelegate)
+        self.list.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QtWidgets.QListView.ResizeMode.Adjust)
         self.hint = QtWidgets.QLabel("Right-click a merge or use the timeline's <i>Branch here…</i> to ask "
                                      "“what if”. Double-click a run to rename it.", self)
         self.hint.setWordWrap(True)
@@ -94,23 +114,17 @@ class RunsPane(QtWidgets.QWidget):
             for i, run in enumerate(runs):
                 it = self.list.item(i)
                 current = i == self.store.current
-                n = len(self.store.session.records) if current else run.n_merges
-                stop = self.store.session.stop_text if current else run.stop_text
-                reason = self.store.session.stop_reason if current else run.stop_reason
-                shown = "" if reason is StopReason.MERGES else stop  # "reached N merges" says nothing new
-                text = f"{i + 1}. {run.name}   —   {n:,} merges" + (f" · {shown}" if shown else "")
+                text, tip = run_label(i, run, training=current and self.store.session.state.active)
                 if it.text() != text:
                     it.setText(text)
                 it.setData(NAME_ROLE, run.name)
-                it.setToolTip(f"run {i + 1}: {run.name}\n{n:,} merges{f', {stop}' if stop else ''}"
-                              + ("\n(shown)" if current else "\nclick to show it (nothing is retrained)"))
+                it.setToolTip(tip + ("\n(shown)" if current else "\nclick to show it (nothing is retrained)"))
                 f = it.font()
                 f.setBold(current)
                 it.setFont(f)
             self.list.setCurrentRow(self.store.current)
             self.delete_btn.setEnabled(len(runs) > 1)
-            trained = sum(1 for i, r in enumerate(runs)
-                          if (self.store.session.records if i == self.store.current else r.records))
+            trained = sum(1 for r in runs if r.records)
             self.compare_btn.setEnabled(trained >= 2)
         finally:
             self._filling = False

@@ -10,8 +10,10 @@ session's methods.  :meth:`RunStore.switch` shows another run (``Session.switch`
 (or reuses the shown run when it holds no merges or is retrained with the very same settings and corpus).
 
 Names are made from what differs (:func:`auto_name`, with :func:`~bpe_desktop.core.training.branch.config_changes`):
-the first run by its main settings, later runs by what they change from it, branches as "branch of run 1 at
-500: forbid Ġt+he".  A run renamed by the user keeps its name.  It trains nothing and draws nothing.
+the first run by its main settings ("whitespace, chars, up to 7 merges"), later runs by what they change
+from it, branches as "branch of run 1 at 500: forbid Ġt+he".  A run not trained yet is what the window
+holds (``Session.keep_drafts``), so its name follows the settings form.  A run renamed by the user keeps
+its name.  It trains nothing and draws nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ...core.config import TrainConfig
 from ...core.counting.sources import CorpusSource
 from ...core.training.branch import config_changes
 from ..session import Session
+from ..wording import plural
 from ..work import NO_ORIGIN, Origin, Work, same_corpus
 
 __all__ = ["Origin", "Run", "RunStore", "auto_name"]
@@ -33,7 +36,7 @@ Run = Work  # a run is a piece of work: the names are one
 def _value(name: str, cfg: TrainConfig) -> str:
     """One setting of *cfg* as a short phrase for a run's name."""
     if name == "merges":
-        return f"{cfg.merges:,}" if cfg.merges is not None else "no merge limit"
+        return f"up to {plural(cfg.merges, 'merge')}" if cfg.merges is not None else "no merge limit"
     if name == "vocab_size":
         return f"vocab {cfg.vocab_size:,}" if cfg.vocab_size is not None else "no vocab limit"
     if name == "min_frequency":

@@ -1,7 +1,8 @@
 """What a session holds in the window: captured from its :class:`~..session.Session`, applied to one.
 
-:func:`capture` takes the session's runs on the GUI thread (cheap: the merge lists are copied, nothing
-hashed) with the few things that are the window's, not a run's (compare references, layout, extras);
+:func:`capture` takes the session's model on the GUI thread -- its runs (cheap: the merge lists are copied,
+nothing hashed) and the references ticked in Compare (``Session.compare``) -- with what is the window's,
+not the model's: the layout (:func:`..layouts.capture`, the one place it is read) and the extras;
 :func:`to_doc` turns them into a :class:`~bpe_desktop.core.formats.session_file.SessionDoc` anywhere
 (:func:`..runs.persist.to_document`; corpus files are hashed once per size and modification time, so an
 autosave thread can run it); :func:`apply` puts a document's runs into the session with ``Session.load``
@@ -19,7 +20,7 @@ from __future__ import annotations
 import base64
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +36,10 @@ from .recent import RecentKind
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow
+    from ..session import Session
 
+#: the extras field holding the named layout the docks were arranged by (View → Layout)
+LAYOUT_NAME = "layout_name"
 #: name -> (save(window) -> JSON value, load(window, value) -> None); see :func:`register_extra`
 EXTRAS: dict[str, tuple[Callable[[MainWindow], Any], Callable[[MainWindow, Any], None]]] = {}
 
@@ -59,17 +63,29 @@ class Snapshot:
 
 
 def capture(w: MainWindow) -> Snapshot:
-    s = w.session
-    s.keep_drafts()  # what the editor and settings hold, not trained on yet, goes with the shown run
+    """The window's session now: the model's (:func:`of_model`), the layout and the extras."""
+    w.session.keep_drafts()  # what the editor and settings hold, not trained on yet, goes with the shown run
+    layout = layouts.capture(w)
+    extras = {name: save(w) for name, (save, _) in EXTRAS.items()}
+    extras[LAYOUT_NAME] = layout.name
+    return of_model(w.session, opened=w.sessions.opened_files, layout=layout.state, extras=extras)
+
+
+def of_model(s: Session, *, opened: Mapping[str, str] | None = None, layout: str = "",
+             extras: Mapping[str, Any] | None = None) -> Snapshot:
+    """What *s* holds as a session saves it -- the user's runs (a run still training saved as stopped),
+    which is shown, the compare references -- read from the session alone, never from a pane."""
     runs, current = s.saved_runs()
     active = current if s.state.active and not s.touring else None
-    compare = tuple(r.spec for r in w.compare.references if r.enabled)
-    lay = w.layout()
-    if lay is not None:
-        lay.activate()  # a layout change still pending (a named layout, resizeDocks) is fitted first
-    layout = base64.b64encode(bytes(w.saveState().data())).decode("ascii")  # what is on screen
-    extras = {name: save(w) for name, (save, _) in EXTRAS.items()}
-    return Snapshot(snapshot(runs, active=active), current, dict(w.sessions.opened_files), compare, layout, extras)
+    return Snapshot(snapshot(runs, active=active), current, dict(opened or {}), s.compare, layout,
+                    dict(extras or {}))
+
+
+def load_model(s: Session, doc: SessionDoc, works: list[Work], current: int) -> None:
+    """*doc*'s model into *s*: its runs (*works*, read from it), run *current* shown, its compare references
+    (the panes follow the session's signals)."""
+    s.load(works[current], runs=works)
+    s.set_compare(doc.compare)
 
 
 class HashCache:
@@ -140,10 +156,11 @@ def apply(w: MainWindow, doc: SessionDoc, corpus_path: str | None, where: str) -
     w.sessions.opened_files.update(opened)
     if corpus_path is not None:
         w.sessions.note_recent(RecentKind.CORPUS, corpus_path)
-    w.session.load(works[current], runs=works)
-    _apply_compare(w, doc.compare)
+    load_model(w.session, doc, works, current)
     if doc.layout:
         restore_layout(w, doc.layout)
+    if doc.extras.get(LAYOUT_NAME) in layouts.LAYOUTS:
+        layouts.state(w).name = doc.extras[LAYOUT_NAME]  # View → Layout ticks it; later docks go where it says
     for name, value in doc.extras.items():
         hook = EXTRAS.get(name)
         if hook is not None:
@@ -164,28 +181,3 @@ def restore_layout(w: MainWindow, state: str) -> bool:
         return False
     layouts.state(w).restored = True
     return True
-
-
-def _layout_name(w: MainWindow, name: Any) -> None:
-    if isinstance(name, str) and name in layouts.LAYOUTS:
-        layouts.state(w).name = name  # View → Layout ticks it; docks placed later go where it puts them
-
-
-register_extra("layout_name", layouts.current, _layout_name)
-
-
-def _apply_compare(w: MainWindow, specs: tuple[str, ...]) -> None:
-    panel = w.compare
-    for ref in list(panel.references):
-        if ref.spec in specs:
-            continue
-        if ref.removable:
-            panel.remove_reference(ref.name)
-        elif ref.enabled:
-            panel.set_reference_enabled(ref.name, False)
-    for spec in specs:
-        found = next((r for r in panel.references if r.spec == spec), None)
-        if found is None:
-            panel.add_reference(spec)
-        elif not found.enabled:
-            panel.set_reference_enabled(found.name, True)

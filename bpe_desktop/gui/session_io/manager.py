@@ -141,7 +141,7 @@ class SessionManager(QtCore.QObject):
         recent.add(RecentKind.CORPUS, path)
         c = self.w.corpus
         if c.path is None:
-            self.opened_files[os.path.abspath(path)] = c.editor.toPlainText()
+            self.opened_files[os.path.abspath(path)] = c.text()
         threading.Thread(target=self._prehash, args=(path,), name="bpe-corpus-hash", daemon=True).start()
 
     def _prehash(self, path: str) -> None:  # a worker thread: Save session then finds the hash ready

@@ -23,9 +23,9 @@ def sample_to_offer(window: Any, preset: str) -> str | None:
     corpus = window.corpus
     if sample is None:
         return None
-    if corpus.path is None and (corpus.name == sample or corpus.editor.toPlainText() == SAMPLES[sample][0]()):
+    if corpus.path is None and (corpus.name == sample or corpus.text() == SAMPLES[sample][0]()):
         return None  # already open
-    own = corpus.path is not None or (corpus.name not in BUNDLED_NAMES and corpus.editor.toPlainText().strip())
+    own = corpus.path is not None or (corpus.name not in BUNDLED_NAMES and corpus.text().strip())
     return None if own else sample
 
 

@@ -118,7 +118,7 @@ class TrainingController(QtCore.QObject):
         self._rate = [(time.monotonic(), len(s.records))]
         self._gc.pause()
         s.set_state(TrainingState.TRAINING)
-        s.set_progress(Stage.MERGING, len(s.records), s.target_merges or 0, 0.0)
+        s.set_progress(Stage.MERGING, len(s.records), s.work.target_merges or 0, 0.0)
         return True
 
     def start(self, source: CorpusSource, config: TrainConfig, *, paused: bool = False,
@@ -269,7 +269,7 @@ class TrainingController(QtCore.QObject):
             self._rate.pop(0)
         t0, n0 = self._rate[0]
         rate = wording.rate(len(s.records) - n0, now - t0) if s.state is TrainingState.TRAINING else None
-        self._progress = (Stage.MERGING, len(s.records), s.target_merges or 0, rate or 0.0)
+        self._progress = (Stage.MERGING, len(s.records), s.work.target_merges or 0, rate or 0.0)
         if not quiet:
             self._show_progress()
         if self.follow and at_end:
@@ -303,7 +303,7 @@ class TrainingController(QtCore.QObject):
                 s.set_counted(words, initial, held)
                 s.reset_model(model)
                 self._rate = [(time.monotonic(), 0)]
-                s.set_progress(Stage.MERGING, 0, s.target_merges or 0, 0.0)
+                s.set_progress(Stage.MERGING, 0, s.work.target_merges or 0, 0.0)
             case StateChanged(state):
                 if state is TrainingState.PAUSED:
                     self._gc.resume()  # a pause may last long: let the collector run meanwhile

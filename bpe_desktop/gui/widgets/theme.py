@@ -197,17 +197,27 @@ def stylesheet(template: str, theme: Theme | None = None) -> str:
     return string.Template(template).safe_substitute({k: v for k, v in asdict(t).items() if isinstance(v, str)})
 
 
+class _Restyler(QtCore.QObject):
+    """A child of a styled widget that gives it the template's stylesheet on every theme change.
+
+    The notifier lives as long as the program: connecting it to a closure would keep the widget's Python
+    object, and everything it references, alive after the widget is destroyed (closed windows and dialogs
+    piled up).  A bound method of a child QObject is disconnected by Qt when the child goes with its widget."""
+
+    def __init__(self, widget: QtWidgets.QWidget, template: str) -> None:
+        super().__init__(widget)
+        self._widget = widget
+        self._template = template
+        notifier().changed.connect(self.restyle)
+
+    def restyle(self, t: Theme) -> None:
+        self._widget.setStyleSheet(stylesheet(self._template, t))
+
+
 def style_widget(widget: QtWidgets.QWidget, template: str) -> None:
     """Give *widget* the stylesheet *template* in the current theme, and again whenever the theme changes."""
     widget.setStyleSheet(stylesheet(template))
-
-    def restyle(t: Theme) -> None:
-        try:
-            widget.setStyleSheet(stylesheet(template, t))
-        except RuntimeError:  # the widget is gone
-            notifier().changed.disconnect(restyle)
-
-    notifier().changed.connect(restyle)
+    _Restyler(widget, template)
 
 
 def palette(theme: Theme) -> QtGui.QPalette:

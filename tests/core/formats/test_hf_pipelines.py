@@ -260,6 +260,88 @@ def test_upto_replays_only_the_first_merges(corpus, tmp_path) -> None:
     assert lens == sorted(lens, reverse=True) and ours.encode(text, upto=ours.n_merges) == ours.encode(text)
 
 
+def _train_affixed(corpus: list[str], tmp_path: Path, name: str, prefix: str | None, suffix: str | None, pre: Any,
+                   decoder: Any, *, vocab: int = 900, byte_fallback: bool = False, byte_level: bool = False) -> Path:
+    """A file HF's own trainer wrote with ``continuing_subword_prefix`` and/or ``end_of_word_suffix``."""
+    affixes = {k: v for k, v in (("continuing_subword_prefix", prefix), ("end_of_word_suffix", suffix)) if v}
+    tok = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]", byte_fallback=byte_fallback, **affixes))
+    tok.pre_tokenizer = pre
+    if decoder is not None:
+        tok.decoder = decoder
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(
+        vocab_size=vocab, special_tokens=["[UNK]"], show_progress=False,
+        initial_alphabet=BYTE_ALPHABET if byte_level else [], **affixes))
+    path = tmp_path / f"{name}.json"
+    tok.save(str(path))
+    if byte_fallback:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        _add_byte_tokens(doc)
+        path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+AFFIXED = {  # prefix, suffix, pre-tokenizer, decoder
+    "wordpiece": ("##", None, pre_tokenizers.Whitespace(), decoders.WordPiece("##")),
+    "wordpiece-raw": ("##", None, pre_tokenizers.BertPreTokenizer(), decoders.WordPiece("##", cleanup=False)),
+    "prefix-and-suffix": ("##", "</w>", pre_tokenizers.WhitespaceSplit(), decoders.BPEDecoder("</w>")),
+    "at-prefix-no-decoder": ("@@", None, pre_tokenizers.Whitespace(), None),
+    "suffix-only": (None, "</w>", pre_tokenizers.Whitespace(), decoders.BPEDecoder("</w>")),
+    "byte-level-prefix": ("##", None, pre_tokenizers.ByteLevel(add_prefix_space=False), decoders.ByteLevel()),
+}
+
+
+@pytest.mark.parametrize("kind", list(AFFIXED))
+def test_continuing_subword_prefix_and_end_of_word_suffix(corpus, texts, tmp_path, kind: str) -> None:
+    """HF's trainer with a prefix (``##``) and/or suffix (``</w>``): the same ids and decoded text on every
+    text, and with only the first k merges the ids of HF given only those merges."""
+    prefix, suffix, pre, decoder = AFFIXED[kind]
+    p = _train_affixed(corpus, tmp_path, kind, prefix, suffix, pre, decoder, byte_level=kind.startswith("byte"))
+    ours = _same(p, texts | {"hashes": "### x# ## #x #### a##b ## #", "at": "@@ a@@b @@@"})
+    if prefix:
+        assert ours.plain_reason is not None  # its merges are not our own replay's
+        hf_tokens = set(tokenizers.Tokenizer.from_file(str(p)).get_vocab())
+        assert {ours.token_str(i) for i in range(ours.n_vocab)} == hf_tokens  # shown as the file writes them
+    doc = json.loads(p.read_text(encoding="utf-8"))
+    k = len(doc["model"]["merges"]) // 3
+    doc["model"]["merges"] = doc["model"]["merges"][:k]
+    cut = tmp_path / f"{kind}-first-k.json"
+    cut.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    hf_k = tokenizers.Tokenizer.from_file(str(cut))
+    for text in texts.values():
+        assert ours.encode(text, upto=k) == hf_k.encode(text, add_special_tokens=False).ids
+
+
+def test_prefix_with_byte_fallback(corpus, texts, tmp_path) -> None:
+    """A character the vocabulary lacks falls back to the bytes of ``##`` + the character, as HF does."""
+    p = _train_affixed(corpus[:40], tmp_path, "pfx-bf", "##", None, pre_tokenizers.Whitespace(),
+                       decoders.Sequence([decoders.ByteFallback(), decoders.WordPiece("##")]), vocab=500,
+                       byte_fallback=True)
+    ours = _same(p, texts | {"unseen": "ok龘 龘 a龘b ☃"})
+    assert [ours.token_str(i) for i in ours.encode("a龘")][-5:] == ["<0x23>", "<0x23>", "<0xE9>", "<0xBE>", "<0x98>"]
+
+
+@pytest.mark.parametrize(("words", "named"), [
+    ("### x# ## #x ####", "HF gives it one id for both"),  # '###' is a word and '#' after a letter
+])
+def test_prefix_collisions_are_refused(tmp_path, words: str, named: str) -> None:
+    """A token HF would need as a word's start and as a continuation (one id) cannot be a merge list."""
+    p = _train_affixed([words] * 50, tmp_path, "collide", "##", None, pre_tokenizers.WhitespaceSplit(), None,
+                       vocab=60)
+    with pytest.raises(FormatError, match=named):
+        load_tokenizer(str(p))
+
+
+def test_prefix_merge_without_prefix_is_refused(corpus, tmp_path) -> None:
+    p = _train_affixed(corpus[:10], tmp_path, "nopfx", "##", None, pre_tokenizers.Whitespace(), None, vocab=300)
+    doc = json.loads(p.read_text(encoding="utf-8"))
+    a, b = doc["model"]["merges"][0]
+    doc["model"]["merges"][0] = [a, b.removeprefix("##")]
+    doc["model"]["vocab"].setdefault(b.removeprefix("##"), len(doc["model"]["vocab"]))
+    p.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(FormatError, match="does not begin with the continuing_subword_prefix"):
+        load_tokenizer(str(p))
+
+
 @pytest.fixture(scope="module")
 def hypothesis_files(corpus, tmp_path_factory) -> list[Path]:
     d = tmp_path_factory.mktemp("hyp")
@@ -273,6 +355,8 @@ def hypothesis_files(corpus, tmp_path_factory) -> list[Path]:
         _train(corpus[:30], d, "h-nfkc", models.BPE(unk_token="<unk>"), normalizer=normalizers.Sequence(
             [normalizers.NFKC(), normalizers.Lowercase()]), pre=pre_tokenizers.WhitespaceSplit(),
             specials=["<unk>"], vocab=400),
+        _train_affixed(corpus[:30], d, "h-wordpiece", "##", None, pre_tokenizers.Whitespace(),
+                       decoders.WordPiece("##"), vocab=400),
     ]
 
 
@@ -307,7 +391,7 @@ REFUSED: list[tuple[str, Any, str]] = [
      'pre-tokenizer "FixedLength"'),
     ("pre_tokenizer", {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Sideways", "invert": False},
      "behavior 'Sideways'"),
-    ("decoder", {"type": "WordPiece", "prefix": "##"}, 'decoder "WordPiece"'),
+    ("decoder", {"type": "WordPiece", "prefix": 2}, 'decoder "WordPiece"'),
     ("decoder", {"type": "CTC"}, 'decoder "CTC"'),
 ]
 
@@ -323,7 +407,7 @@ def test_unsupported_components_are_refused_by_name(corpus, tmp_path, key: str, 
 
 
 @pytest.mark.parametrize(("option", "value", "named"), [
-    ("continuing_subword_prefix", "##", "continuing_subword_prefix"), ("dropout", 0.1, "dropout"),
+    ("continuing_subword_prefix", 2, "continuing_subword_prefix"), ("dropout", 0.1, "dropout"),
     ("type", "WordPiece", "WordPiece"), ("byte_fallback", "yes", "byte_fallback"),
 ])
 def test_unsupported_model_options_are_refused_by_name(corpus, tmp_path, option: str, value: Any, named: str) -> None:
@@ -467,3 +551,38 @@ def test_hostile_components_are_read_or_refused_clearly(hostile_doc, tmp_path_fa
 @pytest.fixture(scope="module")
 def hostile_doc(corpus, tmp_path_factory) -> dict[str, Any]:
     return _doc(corpus, tmp_path_factory.mktemp("hostile"))
+
+
+def test_analyze_and_convert_on_a_prefixed_file(corpus, tmp_path, capsys) -> None:
+    """analyze lists a prefixed file's tokens as the file writes them, and its unreachable tokens are the
+    definition run by ``tokenizers`` itself (decode one token, encode the text: not that token); convert
+    refuses, since no other format has a continuing prefix."""
+    from bpe_desktop.cli import main as cli_main
+
+    p = _train_affixed(corpus[:30], tmp_path, "wp", "##", None, pre_tokenizers.Whitespace(), decoders.WordPiece(),
+                       vocab=500)
+    src = tmp_path / "t.txt"
+    src.write_text(MULTILINGUAL + corpus[40], encoding="utf-8")
+    assert cli_main(["analyze", str(src), "--tokenizer", str(p), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    hf = tokenizers.Tokenizer.from_file(str(p))
+    ordinary = [i for i in range(hf.get_vocab_size()) if hf.id_to_token(i) != "[UNK]"]
+    want = {i for i in ordinary if hf.encode(hf.decode([i]), add_special_tokens=False).ids != [i]}
+    assert {it["id"] for it in doc["unreachable"]} == want
+    assert all(it["text"] == hf.id_to_token(it["id"]) for it in doc["unused"])
+    assert any(it["text"].startswith("##") for it in doc["unreachable"])
+    assert cli_main(["convert", str(p), str(tmp_path / "out.json"), "--to", "native"]) == 2
+    assert "continuing_subword_prefix" in capsys.readouterr().err
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_diff_of_prefixed_files_names_merges_as_the_files_do(corpus, tmp_path, capsys) -> None:
+    from bpe_desktop.cli import main as cli_main
+
+    a = _train_affixed(corpus[:30], tmp_path, "a", "##", None, pre_tokenizers.Whitespace(), None, vocab=400)
+    b = _train_affixed(corpus[30:60], tmp_path, "b", "##", None, pre_tokenizers.Whitespace(), None, vocab=400)
+    assert cli_main(["diff", str(a), str(b), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    merges = [[tuple(m) for m in json.loads(p.read_text(encoding="utf-8"))["model"]["merges"]] for p in (a, b)]
+    assert [(m["left"], m["right"]) for m in doc["only_a"]] == [m for m in merges[0] if m not in merges[1]]
+    assert [(m["left"], m["right"]) for m in doc["only_b"]] == [m for m in merges[1] if m not in merges[0]]

@@ -14,7 +14,8 @@ from bpe_desktop.core.errors import FormatError, SpecialTokenError
 from bpe_desktop.core.formats import load_tokenizer
 from bpe_desktop.core.formats.presets import CL100K_SPECIALS, installed_tiktoken_file
 from bpe_desktop.core.text.pretokenize import CL100K_PATTERN
-from bpe_desktop.core.tokenizers.ranks import EQUIVALENT_PATTERNS, RankTokenizer, byte_pair_ranks, recover_merges
+from bpe_desktop.core.tokenizers.rank_bpe import byte_pair_ranks
+from bpe_desktop.core.tokenizers.ranks import EQUIVALENT_PATTERNS, RankTokenizer, recover_merges
 from support import ASSIGNED_CHARS
 
 # text that exercises the pattern's corners: spaces, newlines, CR, apostrophes, digits, letters, marks

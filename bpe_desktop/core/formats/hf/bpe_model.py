@@ -1,21 +1,25 @@
 """HF's BPE model on one pre-tokenized piece (``BPE::tokenize``), over our merge list.
 
 A piece becomes symbols as ``BPE::merge_word`` builds them: in bytes mode (a ``ByteLevel`` file) its UTF-8
-bytes; otherwise its characters, the last one with ``end_of_word_suffix`` glued on, and a character the
-vocabulary lacks as its ``<0xNN>`` byte tokens (``byte_fallback``), else as ``unk_token`` (consecutive
-ones fused with ``fuse_unk``), else refused (HF would drop it without a word) or kept as id -1 when the
-caller asks for unknowns to be shown.  With ``ignore_merges`` a piece that is itself in the vocabulary is
-that one token.  The merges are then replayed in order by the inner :class:`Tokenizer`'s replay, which gives
-HF's result (lowest rank first, left to right).  Ids here are ours (the model's); :mod:`.pipeline` maps
-them to the file's.  It does not split text into pieces.
+bytes; otherwise its characters, every one but the first with ``continuing_subword_prefix`` before it and
+the last one with ``end_of_word_suffix`` glued on, looked up by the file's text (:mod:`.subword_prefix`
+says how our model names a prefixed file's tokens); a character the vocabulary lacks becomes the
+``<0xNN>`` byte tokens of that text, prefix and suffix included as in HF (``byte_fallback``), else
+``unk_token`` (consecutive ones fused with ``fuse_unk``), else it is refused (HF would drop it without a
+word) or kept as id -1 when the caller asks for unknowns to be shown.  With ``ignore_merges`` a piece that
+is itself in the vocabulary is that one token.  The merges are then replayed in order by the inner
+:class:`Tokenizer`'s replay, which gives HF's result (lowest rank first, left to right).  Ids here are ours
+(the model's); :mod:`.pipeline` maps them to the file's.  It does not split text into pieces.
 """
 
 from __future__ import annotations
 
 from ...choices import Mode
 from ...errors import ConfigError
-from ...tokenizers.model import BPEModel, token_text
+from ...tokenizers.model import BPEModel, text_token, token_text
 from ...tokenizers.tokenizer import UNKNOWN_ID, Tokenizer
+from .decoders import text_bytes
+from .subword_prefix import START, file_text
 
 _CACHE_LIMIT = 200_000
 
@@ -25,7 +29,7 @@ class HFBPE:
 
     def __init__(
         self, model: BPEModel, *, byte_fallback: bool = False, unk: int | None = None, fuse_unk: bool = False,
-        ignore_merges: bool = False, byte_chars: bool = False,
+        ignore_merges: bool = False, byte_chars: bool = False, prefix: str = "",
     ) -> None:
         self.model = model
         self.inner = Tokenizer(model)
@@ -39,12 +43,14 @@ class HFBPE:
         #: piece is mapped to that alphabet, one character per byte, before it becomes symbols
         self.byte_chars = byte_chars
         self.unknown = "error"  # or "keep": a character with no token becomes id -1
-        self.ids: dict[str | bytes, int] = {t: i for i, t in enumerate(model.tokens)}
+        self.prefix = prefix  # continuing_subword_prefix: our token names are not the file's texts
+        self.texts = [file_text(text_token(t), prefix) for t in model.tokens] if prefix else None
+        self.ids: dict[str | bytes, int] = {t: i for i, t in enumerate(self.texts or model.tokens)}
         self.made_at = [-1] * len(model.base) + [len(model.merges)] * (len(model.tokens) - len(model.base))
         for r, i in reversed(list(enumerate(model.merge_token_ids))):
             self.made_at[i] = r  # the first merge that makes the token
         # ignore_merges looks a piece up in the whole vocabulary (which may hold tokens no merge makes)
-        self.whole = {token_text(t): i for i, t in enumerate(model.tokens)} | model.special_ids
+        self.whole = {self.token_text(i): i for i in range(len(model.tokens))} | model.special_ids
         self.made_at += [-1] * len(model.specials)
         self.byte_ids = [self.ids.get(f"<0x{b:02X}>") for b in range(256)]
         self._cache: dict[tuple[int, str], tuple[tuple[int, ...], tuple[int, ...]]] = {}
@@ -73,7 +79,8 @@ class HFBPE:
         last = len(piece) - 1
         for k, c in enumerate(piece):
             n = 1 if self.byte_chars else len(c.encode("utf-8", "surrogateescape"))
-            s = c + self.suffix if k == last else c
+            head = self.prefix if k else ""
+            s = head + c + self.suffix if k == last else head + c
             i = self.ids.get(s)
             if self._exists(i, limit):
                 ids.append(i)  # type: ignore[arg-type]
@@ -84,7 +91,9 @@ class HFBPE:
                 fb = [self.byte_ids[b] for b in data]
                 if all(self._exists(j, limit) for j in fb):
                     ids.extend(fb)  # type: ignore[arg-type]
-                    lens.extend([1] * len(data))
+                    # the prefix's and suffix's bytes cover none of the piece (the character's cover one each)
+                    h = len(head.encode("utf-8", "surrogateescape"))
+                    lens.extend([0] * h + [1] * n + [0] * (len(data) - h - n))
                     continue
             if self.unk is not None:
                 if self.fuse_unk and ids and ids[-1] == self.unk:
@@ -156,6 +165,17 @@ class HFBPE:
             out.append(n)
         return tuple(out)
 
+    def covered_bytes(self, i: int) -> int:
+        """How many bytes of a piece our token *i* stands for (neither prefix nor suffix counts)."""
+        t = text_token(self.model.tokens[i]).removeprefix(START) if self.prefix else token_text(self.model.tokens[i])
+        if self.suffix and t.endswith(self.suffix):
+            t = t[: -len(self.suffix)]
+        return len(text_bytes(t)) if self.byte_chars or self.bytes_mode else len(t.encode("utf-8", "surrogateescape"))
+
+    def merge_pairs_text(self) -> list[tuple[str, str]]:
+        """The merges as the file writes them (a prefixed file: ``h ##e``, not our names for the tokens)."""
+        return [(self.token_text(a), self.token_text(b)) for a, b in self.model.merges]
+
     def token_text(self, i: int) -> str:
         """How the file writes our token *i* (bytes through GPT-2's alphabet)."""
-        return token_text(self.model.tokens[i])
+        return self.texts[i] if self.texts is not None else token_text(self.model.tokens[i])

@@ -1,12 +1,13 @@
 """HF decoders, read from their ``tokenizer.json`` objects: token strings back to text, as ``tokenizers``
 decodes them.
 
-Read: ``ByteLevel``, ``Metaspace``, ``ByteFallback``, ``Fuse``, ``Strip``, ``Replace``, ``BPEDecoder``
-and ``Sequence``; any other (``WordPiece``, ``CTC``...) is refused with its name.  A decoder has two faces:
-:attr:`Decoder.chain` is HF's ``decode_chain`` on the whole token list (what ``decode`` returns, joined),
-:attr:`Decoder.one` what one token stands for on its own (the bytes a token view shows: ``<0x0A>`` is a
-newline, ``▁the`` is `` the``; position-dependent steps such as ``Strip`` and Metaspace's first-token rule
-are left out there).  With no decoder, HF joins the tokens with spaces.  It does not encode.
+Read: ``ByteLevel``, ``Metaspace``, ``ByteFallback``, ``Fuse``, ``Strip``, ``Replace``, ``BPEDecoder``,
+``WordPiece`` (with its ``cleanup``) and ``Sequence``; any other (``CTC``...) is refused with its name.  A
+decoder has two faces: :attr:`Decoder.chain` is HF's ``decode_chain`` on the whole token list (what
+``decode`` returns, joined), :attr:`Decoder.one` what one token stands for on its own (the bytes a token
+view shows: ``<0x0A>`` is a newline, ``▁the`` is `` the``, ``##ing`` is ``ing``; position-dependent steps
+such as ``Strip``, Metaspace's first-token rule and the space WordPiece puts before a word are left out
+there).  With no decoder, HF joins the tokens with spaces.  It does not encode.
 """
 
 from __future__ import annotations
@@ -107,6 +108,24 @@ def _bpe_suffix(suffix: str) -> Chain:
     return lambda tokens: [t.replace(suffix, "" if i == len(tokens) - 1 else " ") for i, t in enumerate(tokens)]
 
 
+#: HF's ``wordpiece::cleanup``, in its order
+_CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
+            (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
+
+
+def _wordpiece(prefix: str, cleanup: bool) -> Chain:
+    """HF's WordPiece decoder: a token after the first loses the prefix, or gets a space before it."""
+    def one(i: int, t: str) -> str:
+        if i:
+            t = t[len(prefix):] if t.startswith(prefix) else " " + t
+        if cleanup:
+            for a, b in _CLEANUP:
+                t = t.replace(a, b)
+        return t
+
+    return lambda tokens: [one(i, t) for i, t in enumerate(tokens)]
+
+
 def _int(obj: dict[str, Any], key: str, what: str, source: str) -> int:
     v = obj.get(key, 0)
     if type(v) is not int or v < 0:
@@ -156,6 +175,12 @@ def read_decoder(obj: Any, source: str) -> Decoder | None:
         if not suffix:
             return Decoder(lambda tokens: tokens, lambda t: t)
         return Decoder(_bpe_suffix(suffix), _per_token(lambda t: t.replace(suffix, " ")))
+    if kind == "WordPiece":
+        prefix, cleanup = obj.get("prefix", "##"), obj.get("cleanup", True)
+        if not isinstance(prefix, str) or not isinstance(cleanup, bool):
+            raise FormatError(f"{source}: {what}: \"prefix\" must be text and \"cleanup\" true or false")
+        return Decoder(_wordpiece(prefix, cleanup),
+                       _per_token(lambda t: t[len(prefix):] if prefix and t.startswith(prefix) else t))
     if kind == "Sequence":
         items = obj.get("decoders")
         if not isinstance(items, list):
@@ -174,4 +199,4 @@ def read_decoder(obj: Any, source: str) -> Decoder | None:
 
         return Decoder(chain, one)
     raise FormatError(f"{source}: {what} is not supported -- this program reads the decoders ByteLevel, "
-                      "Metaspace, ByteFallback, Fuse, Strip, Replace, BPEDecoder and Sequence")
+                      "Metaspace, ByteFallback, Fuse, Strip, Replace, BPEDecoder, WordPiece and Sequence")

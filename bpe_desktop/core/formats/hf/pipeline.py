@@ -110,6 +110,14 @@ class HFTokenizer:
         return self._pre
 
     @property
+    def piecewise(self) -> bool:
+        """True when the pipeline is our pattern alone and each added token is cut out whole: no normalizer,
+        no prefix, no token that holds whitespace or takes the spaces beside it (``lstrip``...)."""
+        return self.plain_reason is None and all(
+            not any(c.isspace() for c in t.content) and not (t.lstrip or t.rstrip or t.single_word)
+            for t in self.added.tokens)
+
+    @property
     def unknown(self) -> str:
         return self.bpe.unknown
 
@@ -143,7 +151,9 @@ class HFTokenizer:
         ours = self._ours(i)
         if ours == UNKNOWN_ID:
             return "<unk>"
-        return self.bpe.model.token_str(ours) if 0 <= ours < len(self.bpe.model.tokens) else "\ufffd"
+        if not 0 <= ours < len(self.bpe.model.tokens):
+            return "\ufffd"
+        return self.bpe.token_text(ours) if self.bpe.prefix else self.bpe.model.token_str(ours)
 
     def token_bytes(self, i: int) -> bytes:
         """What token *i* stands for in a text on its own (the decoder's per-token rules)."""
@@ -244,7 +254,11 @@ class HFTokenizer:
                 char_at.extend([k] * n)
             b = 0
             for i, n in zip(ids, lens, strict=True):
-                if n == 0:
+                if n == 0:  # byte tokens of a prefix or suffix alone: an empty span where they stand
+                    inside = b < len(char_at)
+                    s0, e0 = part.char_span(char_at[b] if inside else len(p) - 1)
+                    at = ob(s0) if inside else ob(e0)
+                    spans.append(TokenSpan(to[i], at, at))
                     continue
                 k0, k1 = char_at[b], char_at[b + n - 1]
                 s0, e0 = part.char_span(k0)

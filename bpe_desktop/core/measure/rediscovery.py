@@ -1,0 +1,129 @@
+"""Rediscovery: does a trained run relearn a reference tokenizer's tokens (cl100k's, say), and where does it depart?
+
+Tokens are compared by the bytes they stand for in a text (``token_bytes``), so a run and a reference of any
+format, ids or marker compare.  Only *merged* tokens count: the reference's tokens that no merge makes (its
+base bytes or characters, its specials) are left out of the share, and so are the run's base symbols.
+
+- :attr:`Rediscovery.found` -- after each merge k of the run, how many of the reference's merged tokens the run
+  has made so far; :meth:`Rediscovery.share_at` divides by the reference's count.
+- :attr:`Rediscovery.shared` -- each token both make: its merge number here and there (1-based: a rank table's
+  rank 256 is merge 1).
+- :attr:`Rediscovery.lacking` -- the run's tokens the reference lacks, ranked by how much of the corpus they
+  cover when the run's tokenizer encodes it (occurrences x bytes), when the corpus's piece counts are given;
+  otherwise in the run's order, with no coverage.
+
+This module only compares: it does not read files, and the plot and the CLI (``diff RUN --reference``) draw it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..text.byte_level import bytes_to_text
+from ..tokenizers.any_tokenizer import AnyTokenizer
+from ..tokenizers.ranks import RankTokenizer
+from ..tokenizers.tokenizer import Tokenizer
+
+#: CSV columns of :meth:`Rediscovery.curve_rows`, :meth:`Rediscovery.shared_rows` and :meth:`Rediscovery.lacking_rows`
+CURVE_COLUMNS = ("step", "found", "share")
+SHARED_COLUMNS = ("token", "rank_here", "rank_there")
+LACKING_COLUMNS = ("token", "rank_here", "occurrences", "bytes_covered", "corpus_share")
+
+
+class SharedToken(NamedTuple):
+    token: str  # display text (bytes through GPT-2's mapping)
+    rank_here: int  # the run's merge that first made it (1-based)
+    rank_there: int  # the reference's merge number (1-based)
+
+
+class LackingToken(NamedTuple):
+    token: str
+    rank_here: int
+    occurrences: int  # in the corpus as the run's final tokenizer encodes it (0 without a corpus)
+    bytes_covered: int  # occurrences x its bytes
+    corpus_share: float  # bytes_covered / the corpus's bytes (0.0 without a corpus)
+
+
+@dataclass(frozen=True)
+class Rediscovery:
+    n_reference: int  #: the reference's merged tokens
+    found: tuple[int, ...]  #: found[k - 1]: reference tokens made by the run's first k merges
+    shared: tuple[SharedToken, ...]  #: in the run's order
+    lacking: tuple[LackingToken, ...]  #: by coverage (most first), then the run's order
+    corpus_bytes: int = 0  #: the corpus's bytes (0: no corpus given)
+
+    def share_at(self, k: int) -> float:
+        """The share of the reference's merged tokens the run has made by step *k* (0 at step 0)."""
+        if k <= 0 or not self.found or not self.n_reference:
+            return 0.0
+        return self.found[min(k, len(self.found)) - 1] / self.n_reference
+
+    def curve_rows(self) -> list[tuple[object, ...]]:
+        return [(k, f, f / self.n_reference if self.n_reference else 0.0) for k, f in enumerate(self.found, 1)]
+
+    def shared_rows(self) -> list[tuple[object, ...]]:
+        return [tuple(s) for s in self.shared]
+
+    def lacking_rows(self) -> list[tuple[object, ...]]:
+        return [tuple(t) for t in self.lacking]
+
+
+def merge_numbers(tok: AnyTokenizer) -> dict[bytes, int]:
+    """Token bytes -> the (1-based) merge that first makes it, for every merged token of *tok*.
+
+    A rank table's order is its ranks (rank 256 is merge 1; tiktoken's ranks are merge order); a merge list's
+    is its merge list, read through the tokenizer's ``token_bytes`` (its own ids)."""
+    if isinstance(tok, RankTokenizer):
+        out: dict[bytes, int] = {}
+        for b, r in tok.ranks.items():
+            if r >= 256 and len(b) > 1:
+                out.setdefault(b, r - 255)
+        return out
+    model = tok.model
+    inner = Tokenizer(model)  # the model's own ids; token_bytes strips an end-of-word marker as encoding does
+    out = {}
+    for k, i in enumerate(model.merge_token_ids, 1):
+        out.setdefault(inner.token_bytes(i), k)
+    return out
+
+
+def rediscover(run: Tokenizer, reference: AnyTokenizer, words: Mapping[str, int] | None = None) -> Rediscovery:
+    """Compare the run *run* (its merge list, every step) with *reference*; *words* (piece -> count, the run's
+    corpus as its pre-tokenizer counted it) ranks the run's own tokens by coverage.
+
+    >>> from bpe_desktop.core import TrainConfig, train
+    >>> ref, _ = train({"abc": 5, "ab": 2}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=2))  # ab, abc
+    >>> mine, _ = train({"abd": 3, "ab": 1}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=2))  # ab, abd
+    >>> r = rediscover(Tokenizer(mine), Tokenizer(ref), {"abd": 3, "ab": 1})
+    >>> r.n_reference, r.found, r.shared, [(t.token, t.occurrences, t.bytes_covered) for t in r.lacking]
+    (2, (1, 1), (SharedToken(token='ab', rank_here=1, rank_there=1),), [('abd', 3, 9)])
+    """
+    theirs = merge_numbers(reference)
+    mine = merge_numbers(run)
+    order = sorted(mine, key=mine.__getitem__)
+    model = run.model
+    found: list[int] = []
+    seen: set[bytes] = set()
+    n = 0
+    for i in model.merge_token_ids:
+        b = run.token_bytes(i)
+        if b not in seen:
+            seen.add(b)
+            n += b in theirs
+        found.append(n)
+    shared = tuple(SharedToken(bytes_to_text(b), mine[b], theirs[b]) for b in order if b in theirs)
+    occurrences: Counter[bytes] = Counter()
+    total = 0
+    if words is not None:
+        for piece, c in words.items():
+            for i in run.encode_piece(piece):
+                occurrences[run.token_bytes(i)] += c
+            total += len(piece.encode("utf-8", "surrogateescape")) * c
+    lacking = [LackingToken(bytes_to_text(b), mine[b], occurrences[b], occurrences[b] * len(b),
+                            occurrences[b] * len(b) / total if total else 0.0) for b in order if b not in theirs]
+    lacking.sort(key=lambda t: (-t.bytes_covered, t.rank_here))
+    return Rediscovery(len(theirs), tuple(found), shared, tuple(lacking), total)
+

@@ -1,0 +1,67 @@
+"""The window's extension job, run in a worker process: extend a tokenizer on the corpus, write the file, and say
+what it changed (Qt-free, picklable in and out).
+
+It is :func:`bpe_desktop.core.extend.start` plus writing, as ``train --extend`` does; the counts it reports are
+the trainer's (tokens of the corpus under the original and under the extension).  It leaves out what the window
+shows (:mod:`.dialog`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...core.config import TrainConfig
+from ...core.extend import corpus_pieces, count_files, prepare
+from ...core.formats import load
+
+
+@dataclass(frozen=True)
+class ExtendJob:
+    spec: str  # the tokenizer to extend: cl100k, o200k, gpt2, a file
+    merges: int
+    out: str  # where to write the extension (in the tokenizer's own format)
+    text: str | None = None  # the corpus: the editor's text, or
+    paths: tuple[str, ...] = ()  # its files
+
+
+@dataclass(frozen=True)
+class ExtendDone:
+    spec: str
+    out: str
+    read_as: str  # the spec that reads the written file back (cl100k:FILE for an extended rank file)
+    made: int  # new merges
+    stop_reason: str
+    first_id: int | None  # the new tokens' ids (None: no merge made)
+    last_id: int | None
+    how: str  # how to read the file, in a sentence
+    lines: int  # lines of the corpus
+    tokens_before: int  # the corpus's tokens under the original
+    tokens_after: int  # and under the extension
+
+    @property
+    def summary(self) -> str:
+        ids = f", ids {self.first_id:,}..{self.last_id:,}" if self.first_id is not None else ""
+        per = ""
+        if self.lines:
+            b, a = self.tokens_before / self.lines, self.tokens_after / self.lines
+            per = f"; tokens per line on this corpus {b:.2f} -> {a:.2f} ({a / b - 1:+.1%})" if b else ""
+        return (f"{self.made:,} new merges on {self.spec} ({self.stop_reason}{ids}){per}; wrote {self.out} "
+                f"({self.how})")
+
+
+def run(job: ExtendJob) -> ExtendDone:
+    """Extend, write, report (a :class:`~bpe_desktop.core.errors.BpeError` for a refusal)."""
+    loaded = load(job.spec)
+    tok = loaded.tokenizer
+    if job.text is not None:
+        pieces, lines = corpus_pieces(tok, job.text), job.text.count("\n") + (not job.text.endswith("\n"))
+    else:
+        pieces, lines = count_files(tok, job.paths)
+    ext = prepare(loaded, job.spec, pieces, TrainConfig(mode=tok.mode, merges=job.merges))
+    ext.trainer.run()
+    how = ext.save(job.out)
+    ids = ext.file_ids
+    read_as = f"{ext.preset}:{job.out}" if loaded.fmt == "tiktoken" and ext.preset else job.out
+    t = ext.trainer
+    return ExtendDone(job.spec, job.out, read_as, len(ext.records), t.stop_reason or "", ids[0] if ids else None,
+                      ids[-1] if ids else None, how, lines, t.initial_symbols, t.total_symbols)

@@ -1,0 +1,98 @@
+"""Work the window must wait for (reading a big tokenizer: o200k's 200k merges are recovered from its ranks)
+done on a helper thread while a modal progress dialog keeps the window painted and offers Cancel.
+
+:func:`run_modal` returns the job's result as a plain call would, or raises what the job raised; the
+dialog blocks input to the other windows meanwhile, so nothing else can change under the job.  The job
+reports through its :class:`Progress` (a plain object the GUI thread polls; the job never touches Qt), and
+Cancel makes the job's next report raise :class:`Cancelled`.  The helper thread runs Python, so it shares
+the GIL with the GUI thread: the interpreter hands the GIL over every switch interval, which is what keeps
+the GUI thread's stalls short (measured in benchmarks/RESULTS.md, "Bundled encodings"); the cyclic
+collector is paused meanwhile and what exists frozen (:mod:`.widgets.gc_policy`), since a full collection
+over the job's new objects would hold the GIL as long as anything else.  It leaves out
+what the jobs do and any work that may run on the GUI thread itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from PySide6 import QtCore, QtWidgets
+
+from . import helper_threads
+from .widgets.gc_policy import GcPolicy
+
+T = TypeVar("T")
+POLL_MS = 40  # how often the dialog reads the job's progress (and notices that it ended)
+GC_FREEZE_EVERY_S = 0.5  # the job's objects live on: a full collection scanning them would stall the window
+
+
+class Cancelled(Exception):
+    """The user cancelled the job: nothing it made is kept."""
+
+
+@dataclass
+class Progress:
+    """What a job reports: its stage's words and how far it is (``total`` 0: no count to show)."""
+
+    stage: str = ""
+    done: int = 0
+    total: int = 0
+    cancelled: bool = False
+
+    def step(self, done: int, total: int) -> None:
+        """Report *done* of *total*; raises :class:`Cancelled` once the user has cancelled."""
+        self.done, self.total = done, total
+        self.check()
+
+    def check(self) -> None:
+        if self.cancelled:
+            raise Cancelled
+
+
+def run_modal(parent: QtWidgets.QWidget | None, title: str, job: Callable[[Progress], T]) -> T:
+    """Run *job* on the ``jobs`` helper thread behind a modal progress dialog; its result or its exception
+    (:class:`Cancelled` after Cancel)."""
+    progress = Progress(stage=title)
+    future = helper_threads.pool("jobs").submit(job, progress)
+    dialog = QtWidgets.QProgressDialog(title, "Cancel", 0, 0, parent)
+    dialog.setWindowTitle(title)
+    dialog.setWindowModality(QtCore.Qt.WindowModality.ApplicationModal)
+    dialog.setMinimumDuration(0)
+    dialog.setAutoClose(False)
+    dialog.setAutoReset(False)
+    dialog.canceled.connect(lambda: setattr(progress, "cancelled", True))
+    loop = QtCore.QEventLoop()
+    timer = QtCore.QTimer()
+    timer.setInterval(POLL_MS)
+
+    def poll() -> None:
+        if future.done():
+            loop.quit()
+            return
+        if dialog.wasCanceled():  # the button, Esc or closing the dialog (cancel() emits no signal)
+            progress.cancelled = True
+        if progress.cancelled:
+            dialog.setLabelText("Cancelling…")
+            return
+        dialog.setLabelText(progress.stage)
+        if progress.total:
+            dialog.setMaximum(progress.total)
+            dialog.setValue(progress.done)
+
+    gc_policy = GcPolicy(GC_FREEZE_EVERY_S)
+    timer.timeout.connect(gc_policy.tick)
+    timer.timeout.connect(poll)
+    gc_policy.pause()
+    timer.start()
+    dialog.show()
+    try:
+        if not future.done():
+            loop.exec()
+    finally:
+        gc_policy.resume()
+    timer.stop()
+    dialog.close()
+    dialog.deleteLater()
+    return future.result()

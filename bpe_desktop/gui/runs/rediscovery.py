@@ -1,0 +1,178 @@
+"""The Rediscovery tab of Compare runs: for one run and a reference tokenizer (cl100k, o200k, GPT-2 or a file),
+the share of the reference's merged tokens the run has made by step k (a plot card that exports PNG, SVG and CSV
+like the others), the run's tokens the reference lacks ranked by how much of the run's corpus they cover, and each
+shared token's merge number here and there (:mod:`bpe_desktop.core.measure.rediscovery`).
+
+The comparison runs on the GUI thread when *Compare* is pressed (reading a reference's ranks takes a fraction
+of a second; the comparison itself one pass over the run's pieces); it leaves out the runs' other curves
+(:mod:`.compare`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from ...core.errors import BpeError
+from ...core.formats import load_tokenizer
+from ...core.measure.rediscovery import CURVE_COLUMNS, Rediscovery, rediscover
+from ...core.tokenizers.tokenizer import Tokenizer
+from .. import file_actions
+from ..plots.common import PlotCard, set_title, style_plot
+from ..widgets import theme
+from .store import Run
+
+#: the references offered first (name shown, spec)
+REFERENCES = (("cl100k_base", "cl100k"), ("o200k_base", "o200k"), ("GPT-2 (r50k_base)", "gpt2"))
+
+
+class RediscoveryCard(PlotCard):
+    """How many of the reference's merged tokens the run has made by step k (the CSV adds the share)."""
+
+    name = "rediscovery"
+    csv_header = CURVE_COLUMNS
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = self.addPlot(row=0, col=0)
+        style_plot(self.plot, "Reference tokens the run has made", "merges", "reference tokens made")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.curve = self.plot.plot([], [], pen=pg.mkPen(theme.current().plot_ink, width=2))
+        self.result: Rediscovery | None = None
+
+    def show_result(self, r: Rediscovery | None) -> None:
+        self.result = r
+        if r is None or not r.found:
+            self.curve.setData([], [])
+            return
+        steps = list(range(len(r.found) + 1))
+        self.curve.setData(steps, [0, *r.found])
+        set_title(self.plot, f"Reference tokens the run has made (of {r.n_reference:,}; y = x: every merge one)",
+                  f"Reference tokens made (of {r.n_reference:,})", "Reference tokens made")
+        self.plot.enableAutoRange()
+
+    def csv_rows(self) -> list[Sequence[object]]:
+        return list(self.result.curve_rows()) if self.result is not None else []
+
+
+def _table(headers: Sequence[str]) -> QtWidgets.QTableWidget:
+    t = QtWidgets.QTableWidget(0, len(headers))
+    t.setHorizontalHeaderLabels(list(headers))
+    t.verticalHeader().setVisible(False)
+    t.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.horizontalHeader().setStretchLastSection(True)
+    return t
+
+
+def _fill(t: QtWidgets.QTableWidget, rows: Sequence[Sequence[object]], limit: int = 500) -> None:
+    t.setRowCount(min(len(rows), limit))
+    for i, row in enumerate(rows[:limit]):
+        for j, v in enumerate(row):
+            item = QtWidgets.QTableWidgetItem(f"{v:.2%}" if isinstance(v, float) else str(v))
+            if not isinstance(v, str):
+                item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+            t.setItem(i, j, item)
+
+
+class RediscoveryPage(QtWidgets.QWidget):
+    def __init__(self, runs: list[Run], parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runs = runs
+        self.run_pick = QtWidgets.QComboBox()
+        for i, r in enumerate(runs):
+            self.run_pick.addItem(f"{i + 1}. {r.name}")
+        self.reference = QtWidgets.QComboBox()
+        for label, spec in REFERENCES:
+            self.reference.addItem(label, spec)
+        other = QtWidgets.QPushButton("File…")
+        other.clicked.connect(self._pick_reference)
+        self.compare_button = QtWidgets.QPushButton("Compare")
+        self.compare_button.clicked.connect(self.compare)
+        self.export_button = QtWidgets.QPushButton("Export…")
+        self.export_button.clicked.connect(self._export)
+        top = QtWidgets.QHBoxLayout()
+        for w in (QtWidgets.QLabel("Run"), self.run_pick, QtWidgets.QLabel("Reference"), self.reference, other,
+                  self.compare_button, self.export_button):
+            top.addWidget(w)
+        top.addStretch(1)
+        self.card = RediscoveryCard()
+        self.summary = QtWidgets.QLabel("Which of the reference's tokens does the run relearn, and where does it "
+                                        "depart?  Choose a run and a reference, then Compare.")
+        self.summary.setWordWrap(True)
+        self.lacking = _table(("token", "merge here", "occurrences", "bytes covered", "corpus share"))
+        self.shared = _table(("token", "merge here", "merge there"))
+        tables = QtWidgets.QSplitter()
+        for title, t in (("The run's tokens the reference lacks, by corpus coverage", self.lacking),
+                         ("Shared tokens", self.shared)):
+            box = QtWidgets.QWidget()
+            lay = QtWidgets.QVBoxLayout(box)
+            lay.setContentsMargins(0, 0, 0, 0)
+            lay.addWidget(QtWidgets.QLabel(title))
+            lay.addWidget(t)
+            tables.addWidget(box)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.card, 1)
+        lay.addWidget(self.summary)
+        lay.addWidget(tables, 1)
+        self.result: Rediscovery | None = None
+
+    def _pick_reference(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Reference tokenizer", "",
+                                                        file_actions.OPEN_TOKENIZER_FILTER)
+        if path:
+            self.add_reference(path)
+
+    def add_reference(self, spec: str) -> None:
+        self.reference.addItem(spec, spec)
+        self.reference.setCurrentIndex(self.reference.count() - 1)
+
+    def compare(self) -> bool:
+        """Compare the chosen run with the chosen reference (a dialog when the reference cannot be read)."""
+        if not self.runs:
+            return False
+        run = self.runs[self.run_pick.currentIndex()]
+        spec = str(self.reference.currentData())
+        QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
+        try:
+            ref = load_tokenizer(spec)
+            words = run.word_counts.counts if run.word_counts is not None else None
+            r = rediscover(Tokenizer(run.model), ref, words)
+        except BpeError as e:
+            file_actions.show_error(self, "Cannot compare", str(e))
+            return False
+        finally:
+            QtWidgets.QApplication.restoreOverrideCursor()
+        self.result = r
+        self.card.show_result(r)
+        n = len(r.found)
+        cover = "" if words is not None else " (the run's corpus is not counted: its tokens are in merge order)"
+        self.summary.setText(
+            f"By step {n:,} the run has made {r.found[-1] if r.found else 0:,} of {spec}'s {r.n_reference:,} merged "
+            f"tokens ({r.share_at(n):.2%}); {len(r.lacking):,} of its tokens are not in {spec}{cover}.")
+        _fill(self.lacking, r.lacking_rows())
+        _fill(self.shared, r.shared_rows())
+        return True
+
+    def _export(self) -> None:
+        if not self.card.has_data():
+            file_actions.show_error(self, "Nothing to export", "press Compare first")
+            return
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export rediscovery", "rediscovery.png",
+                                                             "PNG (*.png);;SVG (*.svg);;CSV (*.csv)")
+        if path:
+            self.export(path)
+
+    def export(self, path: str) -> None:
+        """Write the plot as PNG or SVG, or its numbers as CSV, by the file's extension."""
+        try:
+            if path.lower().endswith(".svg"):
+                self.card.export_svg(path)
+            elif path.lower().endswith(".csv"):
+                self.card.export_csv(path)
+            else:
+                self.card.export_png(path)
+        except BpeError as e:
+            file_actions.show_error(self, "Cannot export", str(e))

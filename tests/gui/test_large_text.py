@@ -1,0 +1,54 @@
+"""Issue 26 item 13: a session (or a run) whose corpus is a large typed text opens without laying the whole
+text out in the editor -- the editor gets a bounded preview (counted in characters, not timed), the
+whole text stays the corpus training reads, and a small text stays editable as before."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpe_desktop.core.logs.robotlogs import generate
+from bpe_desktop.gui import app as gui_app
+from bpe_desktop.gui.panes.corpus_editor import LARGE_FILE_BYTES, LONG_LINE_CHARS, PREVIEW_BYTES, CorpusEditor
+from bpe_desktop.gui.session import Session
+
+BIG = generate(int(1.2 * LARGE_FILE_BYTES / 95), seed=13)  # just over the limit: a few MB
+assert len(BIG) > LARGE_FILE_BYTES
+
+
+@pytest.fixture
+def editor(qtbot) -> CorpusEditor:
+    ed = CorpusEditor(Session())
+    qtbot.addWidget(ed)
+    return ed
+
+
+@pytest.mark.parametrize("text", [BIG, BIG.replace("\n", " ")], ids=["lines", "one line"])
+def test_a_large_text_is_a_read_only_preview_of_bounded_size(editor: CorpusEditor, text: str) -> None:
+    editor.set_text(text, name="typed")
+    shown = editor.editor.toPlainText()
+    assert editor.editor.document().characterCount() <= PREVIEW_BYTES + 1  # what Qt lays out: bounded
+    assert max(map(len, shown.split("\n"))) <= LONG_LINE_CHARS + 2
+    assert text.startswith(shown.split("\n")[0][:LONG_LINE_CHARS])
+    assert editor.editor.isReadOnly() and not editor.notice.isHidden()
+    assert "read-only preview" in editor.notice.text() and "Training reads the whole text" in editor.notice.text()
+    assert editor.text() == text and editor.source().text == text and editor.source().paths == ()
+    assert f"{text.count(chr(10)) + 1:,} line" in editor.title.text()
+    editor.set_text("low 5\nlower 2\n")  # a small text after it: editable and whole again
+    assert not editor.editor.isReadOnly() and editor.notice.isHidden()
+    assert editor.text() == editor.editor.toPlainText() == "low 5\nlower 2\n"
+
+
+def test_a_session_with_a_large_typed_text_opens_with_the_preview(qtbot, dialogs, tmp_path) -> None:
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.corpus.editor.setPlainText(BIG)  # typed
+    assert w.corpus.typed_source() is not None
+    path = tmp_path / "big.bpesession"
+    assert w.sessions.save_to(str(path))
+    w2 = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w2)
+    assert w2.sessions.open_session(str(path))
+    assert w2.corpus.editor.document().characterCount() <= PREVIEW_BYTES + 1
+    assert w2.corpus.source().text == BIG and w2.session.work.source.text == BIG
+    assert dialogs == []
