@@ -3,12 +3,14 @@
 It runs, in order, and stops at the first failure:
 
 1. ``resources`` -- the seed table, the icon and the stylesheet are where the program looks for them;
-2. ``worker`` -- the seeds' worked example (low 5, lower 2, newest 6, widest 3; chars mode, ``</w>``,
+2. ``trainer`` -- which path trains: the compiled kernel, or pure Python and why (never a failure: pure
+   Python gives the same merges, slower);
+3. ``worker`` -- the seeds' worked example (low 5, lower 2, newest 6, widest 3; chars mode, ``</w>``,
    lexical ties, 7 merges) trained by the window's training entry point in a *spawned* process (in the
    bundle: the frozen executable re-entered through ``multiprocessing.freeze_support``), which must not
    load Qt and must give the seven merges of seed 000 with their counts;
-3. ``encode`` -- ``lowest`` under those merges is ``low | est</w>`` (the seed's "encoding a new word");
-4. ``window`` -- the main window, offscreen unless ``QT_QPA_PLATFORM`` says otherwise, trains the same
+4. ``encode`` -- ``lowest`` under those merges is ``low | est</w>`` (the seed's "encoding a new word");
+5. ``window`` -- the main window, offscreen unless ``QT_QPA_PLATFORM`` says otherwise, trains the same
    table through its own controller and worker process, gets the same merges, and renders: the picture
    has the window's size and is not blank, the title is the program's, the SVG icon renders (QtSvg and
    its plugins are present) and fonts exist.
@@ -81,6 +83,15 @@ def check_resources(state: dict[str, object]) -> str:
         raise CheckFailed(f"missing bundled file(s): {', '.join(missing)} (looked in {res.RESOURCES})")
     state["seed_text"] = res.read_text(res.SEED_TABLE)
     return f"seed table, icon and stylesheet in {res.RESOURCES}"
+
+
+def check_trainer(state: dict[str, object]) -> str:
+    from .core.config import TrainConfig
+    from .core.training.kernel_trainer import path_name
+
+    config = _seed_config()
+    assert isinstance(config, TrainConfig)
+    return path_name(config)
 
 
 def check_worker(state: dict[str, object]) -> str:
@@ -223,7 +234,8 @@ def check_window(state: dict[str, object]) -> str:
 
 
 CHECKS: list[tuple[str, Callable[[dict[str, object]], str]]] = [
-    ("resources", check_resources), ("worker", check_worker), ("encode", check_encode), ("window", check_window),
+    ("resources", check_resources), ("trainer", check_trainer), ("worker", check_worker), ("encode", check_encode),
+    ("window", check_window),
 ]
 
 

@@ -115,6 +115,15 @@ def check_specials(specials: Sequence[str]) -> None:
         raise ConfigError("--special names the same token twice -- list each special token once")
 
 
+def note_pure_python(config: TrainConfig) -> None:
+    """Say once on stderr when *config* trains in pure Python because the compiled kernel is not built."""
+    from ..core.training.kernel_trainer import KERNEL_RULES, pure_python_note
+
+    note = pure_python_note()
+    if note is not None and config.tie_break in KERNEL_RULES:
+        sys.stderr.write(f"bpe-desktop: {note}\n")
+
+
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     pre = args.pretokenizer or ("gpt2" if args.mode == Mode.BYTES else "whitespace")
     return TrainConfig(

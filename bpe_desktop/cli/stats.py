@@ -27,6 +27,7 @@ from .common import (
     add_training_options,
     budget_from_args,
     config_from_args,
+    note_pure_python,
     preflight,
     progress_printer,
     source_from_args,
@@ -59,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     source = source_from_args(args)
     words = count_source(source, config, progress=progress_printer(args), budget=budget_from_args(args))
     require_pieces(words, config, source.name)
+    note_pure_python(config)
     trainer = Trainer(words, config)
     records = trainer.run()
     k = len(records) if args.step is None else args.step

@@ -29,6 +29,7 @@ from .common import (
     add_training_options,
     budget_from_args,
     config_from_args,
+    note_pure_python,
     preflight,
     progress_printer,
     source_from_args,
@@ -160,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
     source = source_from_args(args)
     words = count_source(source, config, progress=progress, budget=budget_from_args(args))
     require_pieces(words, config, source.name)
+    note_pure_python(config)
     records: list[MergeRecord] = []
     if point is None:
         trainer = Trainer(words, config, release=True)  # the table is not needed once the trainer has its words

@@ -26,6 +26,9 @@ characters ``\\x00``-``\\x03``, is counted with the regex pass.  Every field end
 the table and its order are the same either way (tests/core/counting/test_inputs_and_engines.py compares
 both with the per-line split).
 
+The loop that adds each distinct unit's pieces to the table runs compiled when ``_accumulate.c`` was built
+(the same loop; the Python one is the fallback).
+
 Only the ``gpt2`` pattern is handled (cl100k and o200k glue newlines to punctuation, which this split would
 cut); :mod:`.corpus` uses this for it and the plain per-line split for every other pattern.
 """
@@ -35,6 +38,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from types import ModuleType
+
+_accumulate: ModuleType | None
+try:  # the loop of WordsFirst._count in C, built with the package where a compiler exists
+    from . import _accumulate
+except ImportError:  # pure Python: the loop below
+    _accumulate = None
 
 #: exactly what the ``regex`` module's ``\s`` matches (tests/core/counting/test_inputs_and_engines.py checks
 #: every code point)
@@ -130,8 +140,11 @@ class WordsFirst:
 
     def _count(self, counted: dict[str, int], known: dict[str, list[str]],
                pieces_of: Callable[[str], list[str]], into: dict[str, int]) -> None:
-        get = into.get
         room = CACHE_FIELDS - len(known)
+        if _accumulate is not None:  # the same loop, compiled (_accumulate.c)
+            _accumulate.accumulate(counted, known, pieces_of, into, room)
+            return
+        get = into.get
         for unit, n in counted.items():
             pieces = known.get(unit)
             if pieces is None:

@@ -23,6 +23,10 @@ never listed among a record's contenders (the runner-ups are the pairs the rule 
 kept up to date like any other's (:attr:`pair_counts` includes them). :meth:`Trainer.replay` makes given merges
 whatever the rule says, to rebuild the state at step k of an earlier run (see :mod:`.branch`).
 
+This pure-Python code is the definition and the fallback: where the compiled kernel is built,
+``Trainer(...)`` makes a :class:`~.kernel_trainer.KernelTrainer` (the same records from compact C arrays) for
+the tie rules the kernel has; :func:`.kernel_trainer.uses_kernel` decides, ``pure=True`` forces this code.
+
 The trainer is a plain object: ``step()`` makes one merge, so a caller can pause, step or cancel between merges from
 any process.  It does not read files (:mod:`..counting`) or encode text (:mod:`..tokenizers`).
 """
@@ -32,21 +36,20 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from operator import mul
 from typing import Any
 
 from ..choices import Mode, TieBreak
 from ..config import TrainConfig
 from ..counting.pieces import WordCounts
-from ..errors import ConfigError, CorpusError
 from ..forbid import ForbidRule
 from ..records import CONTENDERS, MergeRecord
 from ..stopping import StopReason
-from ..text.byte_level import text_to_bytes
-from ..tokenizers.model import BPEModel, Token, base_symbols, joined, token_text
+from ..tokenizers.model import BPEModel, Token, base_symbols, token_text
 from .descending import descending
 from .pair_index import pair_tables, word_strings
+from .trainer_base import TrainerBase
 
 #: a heap entry's first element is ``(-count << _SHIFT) | tie bits``: count = ``-(e[0] >> _SHIFT)``
 _SHIFT = 42
@@ -66,7 +69,7 @@ def word_symbols(word: str, config: TrainConfig) -> list[Token]:
     return base_symbols(word, config.mode, config.end_of_word, config.glue_marker)
 
 
-class Trainer:
+class Trainer(TrainerBase):
     """Learns merges one at a time.
 
     >>> t = Trainer({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=3))
@@ -74,11 +77,26 @@ class Trainer:
     [('e', 's', 9), ('es', 't', 9), ('est', '</w>', 9)]
     """
 
+    def __new__(
+        cls, word_counts: WordCounts | Mapping[str, int], config: TrainConfig, *, release: bool = False,
+        pure: bool | None = None,
+    ) -> Trainer:
+        """``Trainer(...)`` runs on the compiled kernel when :func:`.kernel_trainer.uses_kernel` says so (the
+        one place that decides; *pure* forces a path), else it is this pure-Python trainer."""
+        if cls is Trainer:
+            from .kernel_trainer import KernelTrainer, uses_kernel
+
+            if uses_kernel(config, pure):
+                return super().__new__(KernelTrainer)
+        return super().__new__(cls)
+
     def __init__(
-        self, word_counts: WordCounts | Mapping[str, int], config: TrainConfig, *, release: bool = False
+        self, word_counts: WordCounts | Mapping[str, int], config: TrainConfig, *, release: bool = False,
+        pure: bool | None = None,
     ) -> None:
         """*release*: empty the table (``word_counts``' dict) once its words are taken, so that a table of
-        millions of pieces is not held beside the trainer's own copy; the caller must not use it afterwards."""
+        millions of pieces is not held beside the trainer's own copy; the caller must not use it afterwards.
+        *pure*: ``True`` runs this pure-Python code, ``False`` the compiled kernel (see ``__new__``)."""
         table = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
         self.config = config
         pieces = [w for w, c in table.items() if c > 0 and w]
@@ -122,10 +140,6 @@ class Trainer:
 
     # -- public -------------------------------------------------------------------------------------
     @property
-    def n_merges(self) -> int:
-        return len(self.model.merges)
-
-    @property
     def pair_counts(self) -> dict[tuple[int, int], int]:
         """The weighted count of every adjacent pair of ids seen so far (a fresh dict; may hold zeros)."""
         return {(ord(k[0]), ord(k[1])): n for k, n in self._counts.items()}
@@ -136,10 +150,6 @@ class Trainer:
         return [list(map(ord, w)) for w in self._words]
 
     @property
-    def vocab_size(self) -> int:
-        return len(self.tokens) + len(self.config.specials)
-
-    @property
     def forbidden_pairs(self) -> list[tuple[str, str, int]]:
         """The forbidden pairs skipped so far (they reached the top) that still occur, as ``(left, right, count)``,
         highest count first; when training ran out of pairs, every forbidden pair left."""
@@ -147,39 +157,20 @@ class Trainer:
         met = [(t[ord(k[0])], t[ord(k[1])], counts.get(k, 0)) for k, b in self._blocked.items() if b]
         return sorted((m for m in met if m[2] > 0), key=lambda m: -m[2])
 
-    def __iter__(self) -> Iterator[MergeRecord]:
-        while True:
-            rec = self.step()
-            if rec is None:
-                return
-            yield rec
-
-    def run(self) -> list[MergeRecord]:
-        """Train to the end; return every record."""
-        return list(self)
-
     def step(self) -> MergeRecord | None:
         """Make the next merge, or return ``None`` (and set :attr:`stop_reason`) when training is over."""
         cfg = self.config
-        if cfg.merges is not None and self.n_merges >= cfg.merges:
-            noun = "merge" if cfg.merges == 1 else "merges"
-            self.stop_reason, self.stopped_by = f"reached {cfg.merges:,} {noun}", StopReason.MERGES
-            return None
-        if cfg.vocab_size is not None and self.vocab_size >= cfg.vocab_size:
-            self.stop_reason, self.stopped_by = f"reached vocabulary size {self.vocab_size:,}", StopReason.VOCAB_SIZE
+        if self._at_limit():
             return None
         ranked = self._ranked()
         if not ranked:
-            left = len(self.forbidden_pairs) if self._forbid is not None else 0
-            self.stop_reason = f"no pair left to merge but {left} forbidden" if left else "no pair left to merge"
-            self.stopped_by = StopReason.NO_PAIR
+            self._stop_no_pair()
             return None
         top = ranked[0]
         count = -(top[0] >> _SHIFT)
         if count < cfg.min_frequency:
             self._aside = ranked
-            self.stop_reason = f"best pair count {count} is below the minimum frequency {cfg.min_frequency}"
-            self.stopped_by = StopReason.MIN_FREQUENCY
+            self._stop_below(count)
             return None
         # The best CONTENDERS runner-ups -- and every pair tied with the winner when there are more, which
         # first-seen must look at again anyway -- stay aside for the next step's _ranked (most of them are
@@ -206,36 +197,13 @@ class Trainer:
         contenders = tuple([(texts[ord(k[0])], texts[ord(k[1])], c) for k, c in best])
         return self._merge(key, count, contenders)
 
-    def set_limits(self, *, merges: int | None = None, vocab_size: int | None = None) -> None:
-        """Change the stop conditions mid-run (the GUI's "train further")."""
-        self.config = self.config.with_(merges=merges, vocab_size=vocab_size)
-        self.stop_reason = self.stopped_by = None
+    def _live_count(self, a: int, b: int) -> int:
+        """The current count of pair (*a*, *b*) (0 when it does not occur)."""
+        return self._counts.get(chr(a) + chr(b), 0)
 
-    def replay(self, pairs: Iterable[tuple[str, str]]) -> list[MergeRecord]:
-        """Make the merges *pairs* (display texts, in order) whatever the rule would pick; return their records.
-
-        This rebuilds the state at step k of an earlier run on the same corpus (:mod:`.branch`) in the time
-        of k merges without ranking anything.  Limits, the minimum frequency and forbids do not apply to
-        these merges, and their records carry no contenders.  A pair that does not occur in the current
-        segmentation raises :class:`CorpusError`: the run was trained on another corpus or other settings.
-        """
-        out: list[MergeRecord] = []
-        bytes_mode = self.config.mode == Mode.BYTES
-        for n, (lt, rt) in enumerate(pairs, self.n_merges + 1):
-            try:
-                a = self.ids[text_to_bytes(lt) if bytes_mode else lt]
-                b = self.ids[text_to_bytes(rt) if bytes_mode else rt]
-            except KeyError:
-                a = b = -1
-            key = chr(a) + chr(b) if a >= 0 else ""
-            count = self._counts.get(key, 0)
-            if count <= 0:
-                raise CorpusError(
-                    f"merge {n} ({lt} {rt}) does not occur in this corpus after the merges before it -- the "
-                    "run was trained on another corpus or with other settings: use its corpus, or train from 0"
-                )
-            out.append(self._merge(key, count, ()))
-        return out
+    def _merge_ids(self, a: int, b: int, count: int, contenders: tuple[tuple[str, str, int], ...]) -> MergeRecord:
+        """Merge pair (*a*, *b*) of count *count* everywhere; its record."""
+        return self._merge(chr(a) + chr(b), count, contenders)
 
     # -- internals ----------------------------------------------------------------------------------
     def _is_blocked(self, key: str) -> bool:
@@ -244,9 +212,7 @@ class Trainer:
         if b is None:
             if self._forbid is None:
                 return False
-            t = self.tokens
-            a, c = ord(key[0]), ord(key[1])
-            b = self._blocked[key] = self._forbid.blocks(self.texts[a], self.texts[c], joined(t[a], t[c]))
+            b = self._blocked[key] = self._forbids(ord(key[0]), ord(key[1]))
         return b
 
     def _entry(self, key: str, count: int) -> tuple[Any, ...]:
@@ -351,16 +317,7 @@ class Trainer:
 
     def _merge(self, ab: str, count: int, contenders: tuple[tuple[str, str, int], ...]) -> MergeRecord:
         a, b = ord(ab[0]), ord(ab[1])
-        new_tok = joined(self.tokens[a], self.tokens[b])
-        c = self.ids.get(new_tok)
-        if c is None:
-            if len(self.tokens) > 0x10FFFF:  # ids must fit in one str character (see __init__)
-                raise ConfigError("more than 1,114,111 tokens is not supported: ask for fewer merges")
-            c = self.ids[new_tok] = len(self.tokens)
-            self.tokens.append(new_tok)
-            self.texts.append(self.texts[a] + self.texts[b])
-        self.model.merges.append((a, b))
-        self.model.invalidate()
+        c = self._new_token(a, b)
 
         counts, where = self._counts, self.where
         words, wcounts = self._words, self.wcounts
@@ -420,16 +377,7 @@ class Trainer:
                 push(heap, (-n << _SHIFT, desc(t[ord(gp[0])]), desc(t[ord(gp[1])]), gp))
             else:
                 push(heap, ((-n << _SHIFT) | (ord(gp[0]) << _ID_BITS) | ord(gp[1]), gp))
-        self.total_symbols -= merged
-        if merged == 0:  # cannot happen with consistent counts; guard against silent corruption
-            raise RuntimeError(f"internal error: pair {(a, b)} had count {count} but no occurrence")
-        texts = self.texts
-        return MergeRecord(
-            rank=self.n_merges, left=texts[a], right=texts[b], token=texts[c],
-            left_id=a, right_id=b, token_id=c, count=count, merged=merged,
-            symbols_after=self.total_symbols, vocab_size=self.vocab_size, words_touched=touched,
-            contenders=contenders,
-        )
+        return self._record(a, b, c, count, merged, touched, contenders)
 
     def segmentation(self) -> list[tuple[list[Token], int]]:
         """Every distinct word in its current segmentation, with its count (first-seen order)."""

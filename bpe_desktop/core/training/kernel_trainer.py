@@ -1,0 +1,188 @@
+"""The trainer on the compiled kernel, and the one place that decides which path trains.
+
+:class:`KernelTrainer` is a :class:`~.trainer.Trainer` whose hot state -- the words as runs of int32 ids in
+one buffer, the pair counts in an open-addressing hash, the pair-to-word index as int32 vectors (a word once
+per pair), the lazy heap and its set-aside runner-ups -- lives in the C extension ``_kernel``
+(``_kernel.c``), a port of the pure trainer's ``_ranked``/``step``/``_merge``.  Python keeps the model, the
+token texts, the records, the limits and the stop messages (shared with the pure trainer), and the forbid
+rule, which the kernel calls once per distinct pair that reaches the top.  Its records are identical to
+the pure path's, field for field (tests: ``tests/core/training/test_kernel.py``).
+
+:func:`uses_kernel` decides: the kernel runs when it is built, the tie rule is one it has (``hf``,
+``lexical``, ``subword-nmt``; ``first-seen``, whose order changes as words are rewritten, stays pure), and
+neither ``pure=True`` nor the environment variable ``BPE_DESKTOP_PURE=1`` asks for pure Python.  The pure
+trainer stays the definition and the fallback; this module does not count corpora or write files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from itertools import islice
+from types import ModuleType
+
+from ..choices import Mode, TieBreak
+from ..config import TrainConfig
+from ..counting.pieces import WordCounts
+from ..errors import ConfigError
+from ..forbid import ForbidRule
+from ..records import CONTENDERS, MergeRecord
+from ..tokenizers.model import BPEModel, Token, token_text
+from .pair_index import word_strings
+from .trainer import Trainer
+
+#: set to 1 to run the pure-Python trainer even when the kernel is built
+PURE_ENV = "BPE_DESKTOP_PURE"
+#: the kernel's number for each tie rule it implements
+KERNEL_RULES = {TieBreak.HF: 0, TieBreak.LEXICAL: 1, TieBreak.SUBWORD_NMT: 2}
+_CHUNK = 1 << 16  # words handed to the kernel per call (bounds the temporary strs)
+
+
+def _load() -> tuple[ModuleType | None, str]:
+    try:
+        from . import _kernel
+    except ImportError:
+        return None, "the compiled training kernel is not built"
+    if _kernel.CONTENDERS != CONTENDERS:
+        return None, "the compiled training kernel is out of date (rebuild it: python setup.py build_ext --inplace)"
+    return _kernel, ""
+
+
+_KERNEL, _WHY_NOT = _load()
+
+
+def kernel_built() -> bool:
+    """Whether the compiled kernel can be imported (a compiler was there when this package was built)."""
+    return _KERNEL is not None
+
+
+def pure_python_note() -> str | None:
+    """One line saying training runs in pure Python because the kernel is not built, or ``None`` if it is."""
+    if _KERNEL is not None:
+        return None
+    return (f"note: {_WHY_NOT} (it needs a C compiler when installing): training runs in pure Python -- "
+            "same merges, slower")
+
+
+def path_name(config: TrainConfig, pure: bool | None = None) -> str:
+    """Which path trains *config*: ``"compiled kernel"`` or ``"pure Python"`` (with why, when not the kernel)."""
+    if uses_kernel(config, pure):
+        return "compiled kernel"
+    if _KERNEL is None:
+        return f"pure Python ({_WHY_NOT})"
+    if config.tie_break not in KERNEL_RULES:
+        return f"pure Python (the {config.tie_break} tie rule has no kernel)"
+    return "pure Python (asked for)"
+
+
+def uses_kernel(config: TrainConfig, pure: bool | None = None) -> bool:
+    """Whether a :class:`~.trainer.Trainer` for *config* runs on the kernel (the one place that decides).
+
+    *pure*: ``True`` forces pure Python, ``False`` the kernel (a :class:`ConfigError` when it cannot run
+    *config*), ``None`` the kernel where it can, unless ``BPE_DESKTOP_PURE=1`` is set.
+    """
+    if pure:
+        return False
+    can = _KERNEL is not None and config.tie_break in KERNEL_RULES
+    if pure is False and not can:
+        why = _WHY_NOT if _KERNEL is None else f"the {config.tie_break} tie rule has no kernel"
+        raise ConfigError(f"cannot train on the compiled kernel: {why} -- train in pure Python (pure=None)")
+    if pure is None and os.environ.get(PURE_ENV, "") not in ("", "0"):
+        return False
+    return can
+
+
+class KernelTrainer(Trainer):
+    """A :class:`~.trainer.Trainer` whose pair counts, index, heap and words live in the compiled kernel.
+
+    Made by ``Trainer(...)`` when :func:`uses_kernel` says so; same API, same records.
+
+    >>> t = Trainer({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=3), pure=False)
+    >>> type(t).__name__, [(r.left, r.right, r.count) for r in t]
+    ('KernelTrainer', [('e', 's', 9), ('es', 't', 9), ('est', '</w>', 9)])
+    """
+
+    def __init__(
+        self, word_counts: WordCounts | Mapping[str, int], config: TrainConfig, *, release: bool = False,
+        pure: bool | None = None,
+    ) -> None:
+        assert _KERNEL is not None
+        table = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
+        self.config = config
+        alphabet: set[str] = set()
+        if config.mode == Mode.CHARS:
+            items = iter(table.items())
+            while chunk := list(islice(items, _CHUNK)):
+                alphabet.update("".join(w for w, c in chunk if c > 0))
+        self.model = BPEModel.empty(config, alphabet)
+        self.tokens: list[Token] = list(self.model.base)
+        self.ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}
+        self.texts: list[str] = [token_text(t) for t in self.tokens]
+        self._kernel = kernel = _KERNEL.Kernel(KERNEL_RULES[TieBreak(config.tie_break)], self.tokens)
+        if config.mode == Mode.BYTES:  # pair_index.word_strings' mapping, done in C: no temporary str per piece
+            total = kernel.add_table(table, bytes(self.ids[bytes([i])] for i in range(256)))
+        else:
+            total = 0
+            items = iter(table.items())
+            while chunk := list(islice(items, _CHUNK)):
+                kept = [(w, c) for w, c in chunk if c > 0 and w]
+                total += kernel.add_words(word_strings([w for w, _ in kept], self.ids, config), [c for _, c in kept])
+            del chunk
+        if release:
+            table.clear()
+        kernel.build()
+        self.total_symbols = self.initial_symbols = total
+        self.stop_reason = None
+        self.stopped_by = None
+        self.word_visits = 0
+        self._forbid = ForbidRule.from_settings(config.forbid, config.forbid_regex)
+
+    @property
+    def pair_counts(self) -> dict[tuple[int, int], int]:
+        return self._kernel.pair_counts()
+
+    @property
+    def words(self) -> list[list[int]]:
+        return self._kernel.words()
+
+    @property
+    def wcounts(self) -> list[int]:  # type: ignore[override]
+        """Every distinct word's count (first-seen order; a fresh list)."""
+        return self._kernel.word_counts()
+
+    @property
+    def forbidden_pairs(self) -> list[tuple[str, str, int]]:
+        t = self.texts
+        met = [(t[a], t[b], n) for a, b, n in self._kernel.forbidden() if n > 0]
+        return sorted(met, key=lambda m: -m[2])
+
+    def step(self) -> MergeRecord | None:
+        if self._at_limit():
+            return None
+        got = self._kernel.step(self.config.min_frequency, self._forbids if self._forbid is not None else None)
+        if got is None:
+            self._stop_no_pair()
+            return None
+        a, b, count, best = got
+        if best is None:
+            self._stop_below(count)
+            return None
+        t = self.texts
+        return self._merge_ids(a, b, count, tuple([(t[x], t[y], n) for x, y, n in best]))
+
+    def _live_count(self, a: int, b: int) -> int:
+        return self._kernel.count(a, b)
+
+    def _merge_ids(self, a: int, b: int, count: int, contenders: tuple[tuple[str, str, int], ...]) -> MergeRecord:
+        c = self._new_token(a, b)
+        merged, touched = self._kernel.merge(a, b, c, self.tokens[c])
+        self.word_visits = self._kernel.word_visits
+        return self._record(a, b, c, count, merged, touched, contenders)
+
+    def segmentation(self) -> list[tuple[list[Token], int]]:
+        t = self.tokens
+        return [([t[i] for i in w], c) for w, c in zip(self._kernel.words(), self._kernel.word_counts(), strict=True)]
+
+    def memory(self) -> dict[str, int]:
+        """Bytes the kernel holds, by part (symbols, words, pairs, index, heap, tokens; capacities)."""
+        return self._kernel.nbytes()
