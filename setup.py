@@ -4,11 +4,12 @@ Packages: every package under ``bpe_desktop/`` (``find_packages``), plus the top
 shipped as ``bpe_desktop.resources`` (the mapping is ``package-dir`` in pyproject.toml;
 ``[tool.setuptools.packages.find]`` cannot add a package that lives outside its tree).
 
-The kernel (``bpe_desktop/core/training/_kernel.c``, a C extension against the CPython API) and the compiled
-counting loop (``core/counting/_accumulate.c``) are *optional*: where no compiler or no Python headers exist
-their build failure is reported and skipped, the package installs as pure Python and runs its pure-Python
-paths (the trainer says so once; see ``bpe_desktop/core/training/kernel_trainer.py``).  A checkout builds them
-in place with ``python setup.py build_ext --inplace``.
+The kernel (``bpe_desktop/core/training/_kernel.c``, a C extension against the CPython API), the compiled
+counting loop (``core/counting/_accumulate.c``) and the rank encoder (``core/tokenizers/_rank_bpe.c``) are
+*optional*: where no compiler or no Python headers exist their build failure is reported and skipped, the
+package installs as pure Python and runs its pure-Python paths (the trainer says so once; see
+``bpe_desktop/core/training/kernel_trainer.py``).  A checkout builds them in place with
+``python setup.py build_ext --inplace``.
 """
 
 from setuptools import Extension, find_packages, setup
@@ -25,7 +26,13 @@ COUNTING = Extension(  # the counting loop of core/counting/word_first.py, compi
     optional=True,
 )
 
+RANK_BPE = Extension(  # tiktoken's rank rule on one piece (core/tokenizers/rank_bpe.py), compiled; optional
+    "bpe_desktop.core.tokenizers._rank_bpe",
+    sources=["bpe_desktop/core/tokenizers/_rank_bpe.c"],
+    optional=True,
+)
+
 setup(
     packages=[*find_packages(include=["bpe_desktop", "bpe_desktop.*"]), "bpe_desktop.resources"],
-    ext_modules=[KERNEL, COUNTING],
+    ext_modules=[KERNEL, COUNTING, RANK_BPE],
 )

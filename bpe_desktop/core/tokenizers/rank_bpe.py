@@ -4,11 +4,37 @@ concatenation has the lowest rank (leftmost on ties), or go on with that rule fr
 :class:`~.ranks.RankTokenizer` encodes with it and recovers merge lists with it; :mod:`..training.extend`
 continues it after a new rank.  It leaves out caching, pre-tokenization and the whole-piece shortcut (the
 callers' business).
+
+:func:`piece_ids` runs the same rule compiled (``_rank_bpe.c``) when it was built, and this Python otherwise;
+the tests hold the two equal (tests/core/tokenizers/test_ranks.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import ModuleType
+
+
+def _load() -> ModuleType | None:
+    try:
+        from . import _rank_bpe
+    except ImportError:  # no compiler when the package was built: the Python below
+        return None
+    return _rank_bpe
+
+
+_compiled = _load()
+
+
+def piece_ids(ranks: Mapping[bytes, int], piece: bytes, max_rank: int, *, pure: bool = False) -> list[int]:
+    """The ids (ranks) of :func:`byte_pair_ranks`'s tokens -- compiled unless *pure* or not built.
+
+    >>> piece_ids({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5}, b"abcab", 99)
+    [5, 3]
+    """
+    if _compiled is not None and not pure and type(ranks) is dict:
+        return _compiled.encode(ranks, piece, max_rank)
+    return [ranks[p] for p in byte_pair_ranks(ranks, piece, max_rank)]
 
 
 def byte_pair_ranks(ranks: Mapping[bytes, int], piece: bytes, max_rank: int) -> list[bytes]:

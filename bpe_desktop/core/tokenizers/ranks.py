@@ -32,7 +32,7 @@ from ..text.pretokenize import CL100K_PATTERN, Pretokenizer
 from ..text.regex_budget import RegexBudget
 from ..text.specials import EncodesSpecials, split_specials
 from .model import BPEModel
-from .rank_bpe import byte_pair_ranks
+from .rank_bpe import byte_pair_ranks, piece_ids
 from .tokenizer import TokenSpan
 
 _CACHE_LIMIT = 500_000
@@ -265,7 +265,7 @@ class RankTokenizer(EncodesSpecials):
         r = ranks.get(data)
         if r is not None and r < max_rank:
             return [r]
-        return [ranks[p] for p in byte_pair_ranks(ranks, data, max_rank)]
+        return piece_ids(ranks, data, max_rank)
 
     def encode_piece(self, piece: str, upto: int | None = None) -> list[int]:
         """Encode one pre-tokenized piece (no cache)."""

@@ -14,6 +14,7 @@ from bpe_desktop.core.errors import FormatError, SpecialTokenError
 from bpe_desktop.core.formats import load_tokenizer
 from bpe_desktop.core.formats.presets import CL100K_SPECIALS, installed_tiktoken_file
 from bpe_desktop.core.text.pretokenize import CL100K_PATTERN
+from bpe_desktop.core.tokenizers import rank_bpe
 from bpe_desktop.core.tokenizers.rank_bpe import byte_pair_ranks
 from bpe_desktop.core.tokenizers.ranks import EQUIVALENT_PATTERNS, RankTokenizer, recover_merges
 from support import ASSIGNED_CHARS
@@ -84,6 +85,30 @@ def small_ranks(topics_text: str) -> dict[bytes, int]:
        cut=st.integers(0, 700))
 def test_incremental_byte_pair_equals_naive(small_ranks, data: bytes, cut: int) -> None:
     assert byte_pair_ranks(small_ranks, data, cut) == naive_byte_pair(small_ranks, data, cut)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(max_size=60) | st.text(max_size=60).map(lambda s: s.encode("utf-8", "surrogatepass")),
+       cut=st.integers(-1, 700))
+def test_compiled_rank_rule_equals_the_definition(small_ranks, data: bytes, cut: int) -> None:
+    """The compiled encoder (_rank_bpe.c, built in CI and by pip install -e .) gives the definition's ids, and
+    fails as it does when a part is no token (a table without some single bytes)."""
+    assert rank_bpe._compiled is not None, "the rank encoder is not built (python setup.py build_ext --inplace)"
+    expected = [small_ranks[p] for p in naive_byte_pair(small_ranks, data, cut)] if all(
+        bytes([b]) in small_ranks for b in data) else KeyError
+    for pure in (False, True):
+        try:
+            got: object = rank_bpe.piece_ids(small_ranks, data, cut, pure=pure)
+        except KeyError:
+            got = KeyError
+        assert got == expected
+    tie = {bytes([b]): b for b in range(256)} | {b"aa": 256, b"ab": 257}  # equal pairs: the leftmost merges first
+    for piece, ids in ((b"aaa", [256, 97]), (b"aaab", [256, 257]), (b"aaaaa", [256, 256, 97])):
+        assert rank_bpe.piece_ids(tie, piece, 999) == ids == rank_bpe.piece_ids(tie, piece, 999, pure=True)
+    holed = {t: r for t, r in small_ranks.items() if t != b"e"}
+    if b"e" in data:
+        with pytest.raises(KeyError):
+            rank_bpe.piece_ids(holed, data, 0)
 
 
 def test_specials_follow_tiktoken_rules(cl100k) -> None:

@@ -1,0 +1,3 @@
+"""Types of the compiled rank encoder (``_rank_bpe.c``); the definition is :mod:`.rank_bpe`."""
+
+def encode(ranks: dict[bytes, int], data: bytes, max_rank: int, /) -> list[int]: ...
