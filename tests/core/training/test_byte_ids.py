@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json.decoder
 import pydoc_data.topics
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -34,14 +35,18 @@ def _reference(text: str, n: int, rule: str) -> dict[tuple[int, int], int]:
     """minbpe's RegexTokenizer.train (rule "minbpe": ties go to the pair seen first, ``max(stats,
     key=stats.get)``) or rustbpe's (rule "rustbpe": ties go to the smallest pair of ids).  Fed line by line,
     as our corpus counting reads a text (no piece crosses a line end)."""
-    chunks = [list(c.encode("utf-8")) for line in text.splitlines(keepends=True)
-              for c in regex.findall(GPT2_PATTERN, line)]
+    # Equal chunks are counted once with their number (first-seen order kept: a pair's first appearance, which
+    # minbpe's ties follow, is the same), so the reference recounts distinct chunks, not every occurrence.
+    weights = Counter(tuple(c.encode("utf-8")) for line in text.splitlines(keepends=True)
+                      for c in regex.findall(GPT2_PATTERN, line))
+    chunks = [list(c) for c in weights]
+    counts = list(weights.values())
     merges: dict[tuple[int, int], int] = {}
     for i in range(n):
         stats: dict[tuple[int, int], int] = {}
-        for ids in chunks:
+        for ids, w in zip(chunks, counts, strict=True):
             for pair in itertools.pairwise(ids):
-                stats[pair] = stats.get(pair, 0) + 1
+                stats[pair] = stats.get(pair, 0) + w
         if not stats:
             break
         pair = (max(stats, key=stats.__getitem__) if rule == "minbpe"
