@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import json
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -39,7 +41,7 @@ from ..choices import ByteIds
 from ..config import TrainConfig
 from ..errors import BpeError, SessionError
 from ..io.atomic import atomic_write
-from ..io.reading import read_regular
+from ..io.reading import PIECE_BYTES, read_regular
 from ..records import MergeRecord
 from ..stopping import StopReason
 from ..tokenizers.model import BPEModel
@@ -141,15 +143,33 @@ def settings_json(config: TrainConfig) -> dict[str, Any]:
     return out
 
 
-def load_session(path: str | os.PathLike[str]) -> SessionDoc:
-    """Read and fully validate a session file."""
+def load_session(path: str | os.PathLike[str], step: Callable[[int, int], None] | None = None) -> SessionDoc:
+    """Read and fully validate a session file; with *step*, read and decoded in pieces with
+    ``step(done, size)`` after each (a helper thread's progress: each piece holds the GIL briefly)."""
     path = os.fspath(path)
-    data = read_regular(path, error=SessionError, what="session file", limit=SESSION_LIMIT)
+    data = read_regular(path, error=SessionError, what="session file", limit=SESSION_LIMIT, step=step)
     try:
-        text = data.decode("utf-8-sig")  # a byte order mark some editors add is not part of the session
+        text = _decode(data, step)  # a byte order mark some editors add is not part of the session
     except UnicodeDecodeError as e:
         raise SessionError(f"{path}: not UTF-8 text at byte {e.start} -- is this a bpe-desktop session?") from None
     return loads_session(text, path)
+
+
+def _decode(data: bytes, step: Callable[[int, int], None] | None) -> str:
+    """``data.decode("utf-8-sig")``, in pieces when there is a *step* (the error's offsets are the file's)."""
+    if step is None or len(data) <= PIECE_BYTES:
+        return data.decode("utf-8-sig")
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    parts = []
+    view = memoryview(data)
+    for at in range(0, len(data), PIECE_BYTES):
+        try:
+            parts.append(decoder.decode(view[at:at + PIECE_BYTES], final=at + PIECE_BYTES >= len(data)))
+        except UnicodeDecodeError:
+            data.decode("utf-8-sig")  # the same error, with the offset in the whole file
+            raise
+        step(min(at + PIECE_BYTES, len(data)), len(data))
+    return "".join(parts)
 
 
 def loads_session(text: str, source: str = "<session>") -> SessionDoc:
