@@ -164,11 +164,18 @@ class SpanRuns:
         ends = (run_end + at).tolist()
         covered = np.zeros(len(norm), dtype=bool)
         reached = at
-        for i in np.flatnonzero(context).tolist():
-            e = ends[i]
+        flagged = np.flatnonzero(context).tolist()
+        k = 0
+        while k < len(flagged):
+            i = j = flagged[k]
+            while k + 1 < len(flagged) and flagged[k + 1] == j + 1:  # a block of them (a CAN frame): one scan
+                k += 1
+                j += 1
+            k += 1
+            e = ends[j]
             if reached >= e:
                 continue
-            pos = max(e - int(run_len[i]), reached)
+            pos = max(ends[i] - int(run_len[i]), reached)
             while True:
                 reached = self._scan(text, pos, e, exact)
                 j = bisect.bisect_left(ends, reached)
