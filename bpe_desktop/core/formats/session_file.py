@@ -152,7 +152,7 @@ def load_session(path: str | os.PathLike[str], step: Callable[[int, int], None] 
         text = _decode(data, step)  # a byte order mark some editors add is not part of the session
     except UnicodeDecodeError as e:
         raise SessionError(f"{path}: not UTF-8 text at byte {e.start} -- is this a bpe-desktop session?") from None
-    return loads_session(text, path)
+    return loads_session(text, path, step)
 
 
 def _decode(data: bytes, step: Callable[[int, int], None] | None) -> str:
@@ -172,13 +172,77 @@ def _decode(data: bytes, step: Callable[[int, int], None] | None) -> str:
     return "".join(parts)
 
 
-def loads_session(text: str, source: str = "<session>") -> SessionDoc:
-    """Parse and validate session JSON (see :func:`load_session`)."""
+_TEXT_KEY = '"text": "'  # how dumps_session writes the corpus text (json.dumps, indent)
+_PLACEHOLDER = "\x00the corpus text, parsed in pieces\x00"
+_MAX_BACKSLASHES = 64  # a longer run of backslashes before a quote: parsed whole (bounded work per quote)
+
+
+def _json_in_pieces(text: str, step: Callable[[int, int], None] | None) -> Any:
+    """``json.loads(text)``; with *step*, a corpus text longer than a piece (the one long string of a session)
+    is parsed in pieces cut before its ``\\n`` escapes, each one short call (a helper thread holds the GIL
+    briefly), with ``step(done, total)`` after each.  Anything not shaped so -- no such key, the key
+    elsewhere, a damaged document -- is parsed whole, so results and errors are those of ``json.loads``."""
+    key = text.find(_TEXT_KEY) if step is not None and len(text) > PIECE_BYTES else -1
+    start = key + len(_TEXT_KEY) - 1  # its opening quote
+    end = _closing_quote(text, start + 1) if key >= 0 else -1
+    if end - start < PIECE_BYTES:
+        return json.loads(text)
+    try:
+        raw = json.loads(text[:start] + json.dumps(_PLACEHOLDER) + text[end + 1:])
+        corpus = raw.get("corpus") if isinstance(raw, dict) else None
+        if not isinstance(corpus, dict) or corpus.get("text") != _PLACEHOLDER:
+            return json.loads(text)
+        parts = []
+        at = start + 1
+        while at < end:
+            cut = _escape_before(text, at + PIECE_BYTES, end)
+            parts.append(json.loads(f'"{text[at:cut]}"'))
+            at = cut
+            assert step is not None
+            step(at - start, end - start)
+    except (json.JSONDecodeError, RecursionError):
+        return json.loads(text)  # the whole document's own error
+    corpus["text"] = "".join(parts)
+    return raw
+
+
+def _backslashes_before(text: str, i: int) -> int:
+    """How many backslashes stand right before ``text[i]`` (at most :data:`_MAX_BACKSLASHES` + 1)."""
+    n = 0
+    while n <= _MAX_BACKSLASHES and i - n > 0 and text[i - n - 1] == "\\":
+        n += 1
+    return n
+
+
+def _closing_quote(text: str, i: int) -> int:
+    """The index of the quote that ends the JSON string whose text starts at *i*, or -1."""
+    while (q := text.find('"', i)) >= 0:
+        n = _backslashes_before(text, q)
+        if n > _MAX_BACKSLASHES:
+            return -1
+        if n % 2 == 0:
+            return q
+        i = q + 1
+    return -1
+
+
+def _escape_before(text: str, i: int, end: int) -> int:
+    """The first ``\\n`` escape at or after *i* (before *end*), where a piece of a string may end; else *end*."""
+    while i < end and (p := text.find("\\n", i, end)) >= 0:
+        if _backslashes_before(text, p) % 2 == 0:
+            return p
+        i = p + 1
+    return end
+
+
+def loads_session(text: str, source: str = "<session>", step: Callable[[int, int], None] | None = None
+                  ) -> SessionDoc:
+    """Parse and validate session JSON (see :func:`load_session`; with *step*, the corpus text in pieces)."""
     text = session_check.strip_bom(text)
     if not text.strip():
         raise SessionError(f"{source}: the file is empty -- it holds no session")
     try:
-        raw = json.loads(text)
+        raw = _json_in_pieces(text, step)
     except RecursionError:
         raise fail(source, "the JSON is nested too deeply to read", "the file is damaged or not a bpe-desktop "
                    "session") from None

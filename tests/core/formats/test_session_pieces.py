@@ -27,15 +27,37 @@ def _typed_session(tmp_path, text: str) -> str:
     return path
 
 
-def test_pieces_give_the_whole_document(tmp_path, small_pieces) -> None:
-    text = "".join(f"[INFO] é日🤖 Überhitzung {i}\n" for i in range(400))  # 1-4 byte characters across pieces
-    path = _typed_session(tmp_path, text)
+# 1-4 byte characters across pieces, quotes, backslashes (one before an n), emoji, tabs
+TEXT = "".join(f'[INFO] é日🤖 "Überhitzung" C:\\new\\ {i}\t\\\\n\n' for i in range(400))
+
+
+def test_pieces_give_the_whole_document(tmp_path, small_pieces, monkeypatch) -> None:
+    path = _typed_session(tmp_path, TEXT)
+    seen: list[int] = []  # the length of every json.loads call's text
+    real = session_file.json.loads
+
+    def loads(s: str, *a: object, **k: object) -> object:
+        seen.append(len(s))
+        return real(s, *a, **k)
+
+    monkeypatch.setattr(session_file.json, "loads", loads)
     steps: list[tuple[int, int]] = []
     doc = load_session(path, lambda done, total: steps.append((done, total)))
-    assert doc == load_session(path) and doc.corpus.text == text
+    pieced = list(seen)
+    assert doc == load_session(path) and doc.corpus.text == TEXT
     size = len(open(path, "rb").read())
     pieces = [(min(k, size), size) for k in range(PIECE, size + PIECE, PIECE)]
-    assert size > 10 * PIECE and steps == pieces + pieces  # read piece by piece, then decoded piece by piece
+    assert size > 10 * PIECE and steps[:2 * len(pieces)] == pieces + pieces  # read, then decoded, in pieces
+    parsed = steps[2 * len(pieces):]
+    assert len(parsed) >= 10 and [d for d, _ in parsed] == sorted(d for d, _ in parsed)  # then parsed in pieces
+    assert max(pieced) < 2 * PIECE  # no call saw the document whole
+    assert seen[-1] == len(open(path, encoding="utf-8").read())  # (the plain load did)
+
+
+def test_a_text_without_line_ends_or_another_shape_is_parsed_whole(tmp_path, small_pieces) -> None:
+    for text in ("x" * (5 * PIECE), TEXT.replace("\n", " ")):
+        path = _typed_session(tmp_path, text)
+        assert load_session(path, lambda done, total: None) == load_session(path)
 
 
 def test_a_refusal_is_the_same_and_names_the_files_byte(tmp_path, small_pieces) -> None:
