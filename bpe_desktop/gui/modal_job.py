@@ -1,5 +1,6 @@
-"""Work the window must wait for (reading a big tokenizer: o200k's 200k merges are recovered from its ranks)
-done on a helper thread while a modal progress dialog keeps the window painted and offers Cancel.
+"""Work the window must wait for (reading a big tokenizer: o200k's 200k merges are recovered from its ranks;
+reading a big session file) done on a helper thread while a modal progress dialog keeps the window painted
+and offers Cancel.
 
 :func:`run_modal` returns the job's result as a plain call would, or raises what the job raised; the
 dialog blocks input to the other windows meanwhile, so nothing else can change under the job.  The job

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from typing import BinaryIO
 
 from ..errors import BpeError
 
 #: what a file read whole into memory may weigh unless its reader says otherwise
 WHOLE_FILE_LIMIT = 1 << 30
+#: a piece read at once when the reader reports progress (:func:`read_regular`'s *step*)
+PIECE_BYTES = 8 << 20
 
 _KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -111,9 +114,10 @@ def open_regular(path: str | os.PathLike[str], *, error: type[BpeError] = BpeErr
 
 
 def read_regular(path: str | os.PathLike[str], *, error: type[BpeError] = BpeError, what: str = "file",
-                 limit: int = WHOLE_FILE_LIMIT) -> bytes:
+                 limit: int = WHOLE_FILE_LIMIT, step: Callable[[int, int], None] | None = None) -> bytes:
     """The whole of a regular file of at most *limit* bytes (a file that grows past it while read is
-    refused too: never more than ``limit + 1`` bytes are held).
+    refused too: never more than ``limit + 1`` bytes are held).  With *step*, the file is read in pieces of
+    :data:`PIECE_BYTES` and ``step(done, size)`` called after each (it may raise to stop the reading).
 
     >>> read_regular("/dev/urandom", what="session")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -122,7 +126,16 @@ def read_regular(path: str | os.PathLike[str], *, error: type[BpeError] = BpeErr
     name = os.fspath(path)
     with open_regular(name, error=error, what=what, limit=limit) as f:
         try:
-            data = f.read(limit + 1)
+            if step is None:
+                data = f.read(limit + 1)
+            else:
+                size = os.fstat(f.fileno()).st_size
+                parts, done = [], 0
+                while done <= limit and (part := f.read(min(PIECE_BYTES, limit + 1 - done))):
+                    parts.append(part)
+                    done += len(part)
+                    step(done, max(size, done))
+                data = b"".join(parts)
         except OSError as e:
             raise error(_os_error(name, e, what)) from None
     if len(data) > limit:

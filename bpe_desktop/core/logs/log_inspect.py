@@ -19,7 +19,8 @@ classifier may be cut without changing a piece or a span, whatever the line ends
 chunks and is still counted as one), with the same result as the whole text at once, and with
 ``progress(stage, done, total)`` in bytes and ``cancel()`` polled between chunks and tokenizers (raising
 :class:`~.errors.Cancelled`), so a GUI can run it off its thread; :func:`inspect_file` reads a file chunk
-by chunk.
+by chunk.  The spans come from :mod:`.span_runs` (each distinct run of the text classified once, the
+chunk's spans gathered as arrays), the same as the classifier's one by one.
 This module does not load tokenizers (:mod:`.formats`) nor draw anything.
 """
 
@@ -36,17 +37,12 @@ from ..errors import Cancelled
 from ..tokenizers.any_tokenizer import AnyTokenizer
 from .boundaries import DiffCollector, Differences, differing_regions
 from .log_chunks import CHUNK_CHARS, cut_rule, iter_chunks, iter_file_chunks
-from .logclass import CATEGORY_OF_GROUP, PATTERN, Category
+from .logclass import Category
+from .span_runs import SpanRuns
 
 ProgressFn = Callable[[str, int, int], None]
 CancelFn = Callable[[], bool]
 _N_CAT = len(Category)
-_DIGIT_SHAPE = str.maketrans("0123456789", "9999999999")
-_HEX_SHAPE = str.maketrans("0123456789abcdefABCDEF", "h" * 22)
-_NUMERIC = (Category.TIMESTAMP, Category.FLOAT, Category.INTEGER)
-_HEX = Category.HEX
-# a match's ``lastindex`` -> its category (faster than looking ``lastgroup`` up by name)
-_CATEGORY_OF_INDEX = (None, *(CATEGORY_OF_GROUP[g] for g in sorted(PATTERN.groupindex, key=PATTERN.groupindex.get)))
 #: characters of the text on each side of a chunk the classifier sees: its look-arounds read at most
 #: nine across a cut that :mod:`.log_chunks` allows (a CAN frame's ``(?<={_B} {_B} ..)``)
 CONTEXT_CHARS = 64
@@ -162,43 +158,49 @@ class Inspection:
         }
 
 
+class _Groups:
+    """The span groups met so far, numbered in the order of the text, with the first text of each (its
+    example) and its spans."""
+
+    def __init__(self) -> None:
+        self.runs = SpanRuns()
+        self.keys: list[tuple[int, str]] = []  # group -> (category, shape)
+        self.examples: list[str] = []
+        self.occurrences = np.zeros(0, dtype=np.int64)  # spans per group
+        self._group_of_key = np.zeros(0, dtype=np.int64)  # SpanRuns' key id -> group, -1 = not met yet
+
+    def number(self, kids: np.ndarray, ends: np.ndarray, chunk: str) -> np.ndarray:
+        """The group of each span of *chunk* (key ids and character ends from :meth:`SpanRuns.classify`)."""
+        n_keys = len(self.runs.key_list)
+        if len(self._group_of_key) < n_keys:
+            self._group_of_key = np.concatenate(
+                [self._group_of_key, np.full(n_keys - len(self._group_of_key), -1, dtype=np.int64)])
+        group = self._group_of_key[kids]
+        new = np.flatnonzero(group < 0)
+        if len(new):
+            _, first = np.unique(kids[new], return_index=True)
+            for i in np.sort(new[first]).tolist():  # first spans of new groups, in the order of the text
+                self._group_of_key[kids[i]] = len(self.keys)
+                self.keys.append(self.runs.key_list[kids[i]])
+                self.examples.append(chunk[int(ends[i - 1]) if i else 0:int(ends[i])])
+            group = self._group_of_key[kids]
+        self.occurrences = np.concatenate(
+            [self.occurrences, np.zeros(len(self.keys) - len(self.occurrences), dtype=np.int64)])
+        self.occurrences += np.bincount(group, minlength=len(self.keys))
+        return group
+
+
 class _Classified:
     """One chunk's classified spans as arrays (byte offsets), shared by every tokenizer."""
 
-    def __init__(self, chunk: str, data: bytes, groups: dict[tuple[int, str], int], examples: list[str],
-                 occurrences: list[int], left: str = "", right: str = "") -> None:
+    def __init__(self, chunk: str, data: bytes, groups: _Groups, left: str = "", right: str = "") -> None:
         """Classify *chunk*, seen between the *left* and *right* text around it."""
-        cats: list[int] = []
-        ends: list[int] = []
-        gids: list[int] = []
-        by = _CATEGORY_OF_INDEX
-        numeric, hex_ = _NUMERIC, _HEX
-        get, add_cat, add_end, add_gid = groups.get, cats.append, ends.append, gids.append
         at, stop = len(left), len(left) + len(chunk)
-        for m in PATTERN.finditer(left + chunk + right if left or right else chunk, at):  # spans cover all
-            c = by[m.lastindex]
-            t = m.group()
-            g = get((c, t)) if c not in numeric and c != hex_ else None
-            if g is None:
-                key = (c, t.translate(_DIGIT_SHAPE) if c in numeric else t.translate(_HEX_SHAPE) if c == hex_ else t)
-                g = get(key)
-                if g is None:
-                    g = groups[key] = len(groups)
-                    examples.append(t)
-                    occurrences.append(0)
-            add_gid(g)
-            add_cat(c)
-            e = m.end()
-            add_end(e)
-            if e >= stop:
-                break
-        if ends and ends[-1] != stop:
-            raise AssertionError(f"a span crosses the end of a chunk ({ends[-1] - at} of {len(chunk)}): a bad cut")
-        self.span_group = np.array(gids, dtype=np.int64)
-        seen, times = np.unique(self.span_group, return_counts=True)  # spans per group, counted at once
-        for g, k in zip(seen.tolist(), times.tolist(), strict=True):
-            occurrences[g] += k
-        ends_arr = np.array(ends, dtype=np.int64) - at
+        full = left + chunk + right if left or right else chunk
+        cats, ends_arr, kids = groups.runs.classify(full, at, stop)
+        if len(ends_arr) and ends_arr[-1] != len(chunk):
+            raise AssertionError(f"a span crosses the end of a chunk ({ends_arr[-1]} of {len(chunk)}): a bad cut")
+        self.span_group = groups.number(kids, ends_arr, chunk)
         if not chunk.isascii():  # character ends -> byte ends
             cp = np.frombuffer(chunk.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
             width = (1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)).astype(np.int64)
@@ -207,7 +209,7 @@ class _Classified:
         self.n = len(data)
         self.span_ends = ends_arr
         self.span_starts = np.concatenate([[0], ends_arr[:-1]]).astype(np.int64)
-        self.span_cat = np.array(cats, dtype=np.int64)
+        self.span_cat = cats
         self.category_bytes = np.bincount(self.span_cat, weights=ends_arr - self.span_starts,
                                           minlength=_N_CAT).astype(np.int64)
         self.newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
@@ -365,9 +367,7 @@ def inspect_chunks(
     tallies = [_Tally() for _ in tokenizers]
     encoders = [_Offsets(nt) for nt in tokenizers]
     diffs = DiffCollector(names) if len(tokenizers) > 1 else None
-    groups: dict[tuple[int, str], int] = {}
-    examples: list[str] = []
-    occurrences: list[int] = []  # spans per group
+    groups = _Groups()
     category_bytes = np.zeros(_N_CAT, dtype=np.int64)
     done = chars = 0
     continues = False  # the chunk before ended inside a line
@@ -375,12 +375,12 @@ def inspect_chunks(
         if cancel is not None and cancel():
             raise Cancelled()
         data = chunk.encode("utf-8", "surrogateescape")
-        cl = _Classified(chunk, data, groups, examples, occurrences, left, right)
+        cl = _Classified(chunk, data, groups, left, right)
         category_bytes += cl.category_bytes
         offsets = []
         for tally, encode in zip(tallies, encoders, strict=True):
             starts, ends = encode(chunk, len(data))
-            tally.add(starts, ends, cl, len(groups), continues)
+            tally.add(starts, ends, cl, len(groups.keys), continues)
             offsets.append((starts, ends))
             if cancel is not None and cancel():
                 raise Cancelled()
@@ -391,7 +391,7 @@ def inspect_chunks(
         continues = not chunk.endswith("\n") if chunk else continues
         if progress is not None:
             progress("inspect", done, max(total, done))
-    keys = list(groups)
+    keys, examples, occurrences = groups.keys, groups.examples, groups.occurrences.tolist()
     reports = []
     for tally, name in zip(tallies, names, strict=True):
         order: list[int] = np.argsort(-tally.groups, kind="stable")[:top].tolist()

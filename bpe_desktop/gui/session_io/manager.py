@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.errors import BpeError
-from ...core.formats.session_file import CorpusCheck, load_session, save_session
+from ...core.formats.session_file import CorpusCheck, SessionDoc, load_session, save_session
 from .. import file_actions
+from ..modal_job import Cancelled, run_modal
 from ..training.protocol import TrainingState
 from ..work import Replacing, what_would_be_lost
 from . import autosave, autosave_files, dialogs, document, recent
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from ..main_window import MainWindow
 
 UNTITLED = "bpe-desktop — watch BPE learn a tokenizer"
+#: a session file bigger than this (a large typed corpus) is read behind a progress dialog
+BACKGROUND_BYTES = 16 << 20
 
 
 class SessionManager(QtCore.QObject):
@@ -208,7 +211,9 @@ class SessionManager(QtCore.QObject):
         elif not recovered and not self.may_discard("open another session"):
             return False
         try:
-            doc = load_session(path)
+            doc = self._read(path)
+        except Cancelled:
+            return False
         except BpeError as e:
             file_actions.show_error(self.w, "Cannot open session", str(e))
             return False
@@ -234,6 +239,17 @@ class SessionManager(QtCore.QObject):
             recent.add(RecentKind.SESSION, path)
         self.opened.emit(path)
         return True
+
+    def _read(self, path: str) -> SessionDoc:
+        """The validated document of *path*: a big file read, decoded, parsed and checked on a helper thread
+        behind a progress dialog with Cancel (:mod:`..modal_job`), a small one here."""
+        try:
+            big = os.path.getsize(path) > BACKGROUND_BYTES
+        except OSError:
+            big = False  # load_session says why
+        if not big:
+            return load_session(path)
+        return run_modal(self.w, "Opening session", lambda p: load_session(path, p.step))
 
     def _unquiet(self) -> None:
         self._quiet = max(0, self._quiet - 1)
