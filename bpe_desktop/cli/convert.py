@@ -38,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
     if getattr(getattr(loaded.tokenizer, "bpe", None), "prefix", ""):
         raise FormatError(f"{args.input}: a tokenizer.json with a continuing_subword_prefix cannot be written in "
                           "another format (none of them has such a prefix) -- use the file as it is")
+    reason = getattr(loaded.tokenizer, "plain_reason", None)
+    if reason is not None:  # the merges alone, written without the pipeline, would tokenize otherwise
+        raise FormatError(f"{args.input}: its pipeline ({reason}) cannot be written with its merges in any format "
+                          "we write, and the merges alone tokenize differently -- use the file as it is")
     model = loaded.model
     save_model(model, args.output, args.to, loaded.stats, special_ids=loaded.special_ids)
     print(f"read {args.input} ({loaded.fmt}, {len(model.merges)} merges, vocabulary {loaded.tokenizer.n_vocab}); "

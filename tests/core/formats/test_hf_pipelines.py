@@ -586,3 +586,29 @@ def test_diff_of_prefixed_files_names_merges_as_the_files_do(corpus, tmp_path, c
     merges = [[tuple(m) for m in json.loads(p.read_text(encoding="utf-8"))["model"]["merges"]] for p in (a, b)]
     assert [(m["left"], m["right"]) for m in doc["only_a"]] == [m for m in merges[0] if m not in merges[1]]
     assert [(m["left"], m["right"]) for m in doc["only_b"]] == [m for m in merges[1] if m not in merges[0]]
+
+
+def test_convert_refuses_a_pipeline_it_would_drop(corpus, tmp_path, capsys) -> None:
+    """convert writes merges (and a pattern); a normalizer or a Metaspace pre-tokenizer has no place in any format
+    we write, and the merges without it tokenize otherwise -- so it is refused naming the component, and nothing is
+    written (it used to write the merges alone, silently).  A plain ByteLevel file still converts, with its ids."""
+    from bpe_desktop.cli import main as cli_main
+
+    nfkc = _train(corpus[:40], tmp_path, "nfkc", models.BPE(), normalizer=normalizers.NFKC(),
+                  pre=pre_tokenizers.ByteLevel(add_prefix_space=False), decoder=decoders.ByteLevel(),
+                  alphabet=BYTE_ALPHABET, vocab=400)
+    meta = _train(corpus[:40], tmp_path, "meta", models.BPE(unk_token="<unk>"), pre=pre_tokenizers.Metaspace(),
+                  decoder=decoders.Metaspace(), specials=["<unk>"], vocab=400)
+    for p, component in ((nfkc, "NFKC"), (meta, "Metaspace")):
+        out = tmp_path / f"{p.stem}-out.json"
+        assert cli_main(["convert", str(p), str(out), "--to", "native"]) == 2
+        err = capsys.readouterr().err
+        assert component in err and "use the file as it is" in err and err.count("\n") == 1
+        assert not out.exists()
+    plain = _train(corpus[:40], tmp_path, "plain", models.BPE(), pre=pre_tokenizers.ByteLevel(add_prefix_space=False),
+                   decoder=decoders.ByteLevel(), alphabet=BYTE_ALPHABET, vocab=400)
+    assert cli_main(["convert", str(plain), str(tmp_path / "plain.json"), "--to", "hf"]) == 0
+    back = tokenizers.Tokenizer.from_file(str(tmp_path / "plain.json"))
+    hf = tokenizers.Tokenizer.from_file(str(plain))
+    text = "\n".join(corpus[40:45])
+    assert back.encode(text).ids == hf.encode(text).ids
