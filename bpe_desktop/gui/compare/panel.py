@@ -9,7 +9,9 @@ cl100k_base on this text") and one :class:`~.compare_rows.TokenizerRow` per toke
    ``recordsAppended`` (throttled; nothing is encoded or laid out while the pane is off screen -- hidden,
    or a background tab of a dock, which Qt moves out of sight without hiding it);
 2. references -- each of :data:`~.sources.KNOWN_REFERENCES` (cl100k_base ticked, o200k_base and gpt2),
-   whose files ship with bpe-desktop, loaded the first time they are ticked and on screen (a missing one is
+   whose files ship with bpe-desktop, loaded the first time they are ticked and on screen -- on the
+   ``references`` helper thread (:mod:`..helper_threads`), the row saying "Loading o200k_base…" until it is
+   read; unticked meanwhile, the result is dropped; loaded once, a later tick reuses it (a missing one is
    named beside the tick boxes, the tooltip saying what to do); "Add reference…" reads any file or folder our
    formats read (a .tiktoken file that is no known encoding: it asks for the pattern; GPT-2's
    ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
@@ -23,16 +25,20 @@ text).  It does not train, change the session otherwise, or download anything.
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core import formats
 from ...core.errors import BpeError, PretokenizerNeeded, RegexTimeout
 from ...core.formats.presets import split_spec
-from .. import file_actions
+from ...core.tokenizers.any_tokenizer import AnyTokenizer
+from .. import file_actions, helper_threads
+from ..modal_job import GC_FREEZE_EVERY_S
 from ..regex_guard import report_timeout, text_budget
 from ..session import Session
 from ..widgets.elided_label import ElidedLabel
+from ..widgets.gc_policy import GcPolicy
 from ..widgets.lru import LRU
 from ..widgets.on_screen import DockWatch, on_screen
 from ..widgets.timers import one_shot
@@ -55,8 +61,16 @@ from .sources import (
 #: at most this many characters of the box are tokenized (a pasted book would stall the window)
 TEXT_LIMIT = 10_000
 THROTTLE_MS = 120
+LOAD_POLL_MS = 30  # how often the pane looks whether a reference read on the helper thread has ended
+#: what a reference's read may raise that is the file's fault (a dialog, the row unticked)
+_LOAD_ERRORS = (BpeError, OSError, ValueError, KeyError, UnicodeError)
 OWN_NAME = "Your tokenizer"
 CL100K_NAME = "cl100k_base"
+
+def _read(spec: str, pretokenizer: str | None) -> AnyTokenizer:
+    """A reference's tokenizer (run on the helper thread or, for an added file, on the GUI thread)."""
+    return keep_unknowns(formats.load_tokenizer(spec, pretokenizer=pretokenizer))
+
 
 # its colours (compareSummary, compareRow, ...) are in resources/styles/style.qss, per theme
 
@@ -66,6 +80,13 @@ class ComparePanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.session = session
         self.references: list[Reference] = []
+        self._loading: dict[str, Future[AnyTokenizer]] = {}  # reference name -> its read on the helper thread
+        self._load_timer = QtCore.QTimer(self)
+        self._load_timer.setInterval(LOAD_POLL_MS)
+        self._gc_policy = GcPolicy(GC_FREEZE_EVERY_S)  # paused while a read runs, as behind the modal dialog
+        self._load_timer.timeout.connect(self._gc_policy.tick)
+        self.destroyed.connect(self._gc_policy.resume)  # closed while a read runs: the collector back on
+        self._load_timer.timeout.connect(self._poll_loads)
         self._own_cache: LRU[tuple[int, int, str], Tokenized] = LRU(CACHE_SIZE)  # (model, step, text)
         self._dirty = True
         self._timer = one_shot(self, THROTTLE_MS, self._refresh_if_shown)
@@ -199,48 +220,92 @@ class ComparePanel(QtWidgets.QWidget):
         return next((r for r in self.references if r.name == name), None)
 
     def _load(self, ref: Reference) -> bool:
+        """Load *ref* now, on the GUI thread (an added file: it may ask for a pre-tokenizer); False if it failed."""
         if ref.tokenizer is not None:
             return True
         QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
         try:
             try:
-                ref.tokenizer = keep_unknowns(formats.load_tokenizer(ref.spec, pretokenizer=ref.pretokenizer))
+                ref.tokenizer = _read(ref.spec, ref.pretokenizer)
             except PretokenizerNeeded as need:  # a rank file that is no known encoding: ask, never guess
                 QtWidgets.QApplication.restoreOverrideCursor()
                 pre = file_actions.ask_pretokenizer(self, str(need))
                 QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
                 if pre is None:
                     return False
-                ref.tokenizer = keep_unknowns(formats.load_tokenizer(ref.spec, pretokenizer=pre))
+                ref.tokenizer = _read(ref.spec, pre)
                 ref.pretokenizer = pre
-        except BpeError as e:
-            self._error(f"Cannot load {ref.name}", str(e))
-            return False
-        except (OSError, ValueError, KeyError, UnicodeError) as e:  # a file none of our readers expected
-            self._error(f"Cannot load {ref.name}", f"{ref.spec}: not a tokenizer our formats read ({e})")
+        except _LOAD_ERRORS as e:
+            self._load_failed(ref, e)
             return False
         finally:
             QtWidgets.QApplication.restoreOverrideCursor()
         return True
 
+    def _load_failed(self, ref: Reference, e: Exception) -> None:
+        if isinstance(e, BpeError):
+            self._error(f"Cannot load {ref.name}", str(e))
+        else:  # a file none of our readers expected
+            self._error(f"Cannot load {ref.name}", f"{ref.spec}: not a tokenizer our formats read ({e})")
+
+    def _start_load(self, ref: Reference) -> None:
+        """Read *ref* on the ``references`` helper thread (the row says so); :meth:`_poll_loads` takes it in."""
+        if ref.tokenizer is not None or ref.name in self._loading:
+            return
+        self._loading[ref.name] = helper_threads.pool("references").submit(_read, ref.spec, ref.pretokenizer)
+        self.ref_rows[ref.name].clear(f"Loading {ref.name}…", "reading the tokenizer")
+        if not self._load_timer.isActive():
+            self._gc_policy.pause()
+            self._load_timer.start()
+
+    def loading(self) -> list[str]:
+        """The names of the references being read on the helper thread now."""
+        return list(self._loading)
+
+    def _poll_loads(self) -> None:
+        """Take in the loads that ended: kept if the row is still ticked, else dropped (unticked meanwhile)."""
+        for name, future in list(self._loading.items()):
+            if not future.done():
+                continue
+            del self._loading[name]
+            ref = self.reference(name)
+            if ref is None or not ref.enabled:  # unticked or removed while it loaded: the result is discarded
+                continue
+            try:
+                ref.tokenizer = future.result()
+            except PretokenizerNeeded:  # (not for the bundled references) ask on this thread, as an add does
+                if not self._load(ref):
+                    self.set_reference_enabled(name, False)
+                    continue
+            except _LOAD_ERRORS as e:
+                self._load_failed(ref, e)
+                self.set_reference_enabled(name, False)
+                continue
+            self._schedule()
+        if not self._loading:
+            self._load_timer.stop()
+            self._gc_policy.resume()
+
     def _error(self, title: str, message: str) -> None:
         file_actions.show_error(self, title, message)
 
     def set_reference_enabled(self, name: str, on: bool) -> bool:
-        """Tick or untick a reference row; ticking loads the tokenizer the first time (False if it failed)."""
+        """Tick or untick a reference row; ticking reads the tokenizer the first time on a helper thread (the
+        row says "Loading…" until :meth:`_poll_loads` takes it in; a failed read is a dialog and unticks it)."""
         ref = self.reference(name)
         if ref is None:
             return False
         row = self.ref_rows[name]
-        if on and not self._load(ref):
-            on = False
         ref.enabled = on
         if row.check is not None and row.check.isChecked() != on:
             row.check.blockSignals(True)
             row.check.setChecked(on)
             row.check.blockSignals(False)
         if not on:
+            # a read under way goes on (a thread cannot be stopped midway); its result is dropped unless re-ticked
             row.clear("Tick to compare (loads the tokenizer)")
+        elif ref.tokenizer is None:
+            self._start_load(ref)
         row.setVisible(on)
         self._schedule()
         self._publish()
@@ -398,9 +463,9 @@ class ComparePanel(QtWidgets.QWidget):
         ratios: list[str] = []
         for ref in self.references:
             row = self.ref_rows[ref.name]
-            if ref.enabled and ref.tokenizer is None and not self._load(ref):  # ticked from the start (cl100k)
-                self.set_reference_enabled(ref.name, False)
-            if not ref.enabled:
+            if ref.enabled and ref.tokenizer is None:  # ticked from the start (cl100k): read off this thread
+                self._start_load(ref)
+            if not ref.enabled or ref.tokenizer is None:
                 continue
             try:
                 res = self.reference_result(ref.name, text)
