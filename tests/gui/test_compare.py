@@ -439,20 +439,20 @@ def test_ticking_o200k_reads_it_on_a_helper_thread_while_the_window_keeps_proces
     timer fires meanwhile; once read, the row's ids are tiktoken's (the home library reading the same file)."""
     import threading
 
-    from bpe_desktop.gui.compare import panel as panel_mod
+    from bpe_desktop.gui.compare import loading as panel_mod
 
     pytest.importorskip("tiktoken")
     import tiktoken.load
     if panel.reference("o200k_base") is None:
         pytest.skip("o200k's bundled file is missing")
     threads: list[str] = []
-    real = panel_mod._read
+    real = panel_mod.read
 
     def reading(spec, pre):
         threads.append(threading.current_thread().name)
         return real(spec, pre)
 
-    monkeypatch.setattr(panel_mod, "_read", reading)
+    monkeypatch.setattr(panel_mod, "read", reading)
     ticks = []
     probe = QtCore.QTimer()
     probe.setInterval(1)
@@ -485,7 +485,7 @@ def test_ticking_o200k_reads_it_on_a_helper_thread_while_the_window_keeps_proces
 def test_unticking_while_loading_drops_the_result_and_a_failed_read_is_a_dialog(
         qtbot, panel, dialogs, monkeypatch) -> None:
     from bpe_desktop.core.errors import BpeError
-    from bpe_desktop.gui.compare import panel as panel_mod
+    from bpe_desktop.gui.compare import loading as panel_mod
 
     if panel.reference("gpt2") is None:
         pytest.skip("gpt2's bundled file is missing")
@@ -498,7 +498,7 @@ def test_unticking_while_loading_drops_the_result_and_a_failed_read_is_a_dialog(
     def broken(spec, pre):
         raise BpeError(f"{spec}: damaged rank file -- reinstall bpe-desktop")
 
-    monkeypatch.setattr(panel_mod, "_read", broken)
+    monkeypatch.setattr(panel_mod, "read", broken)
     panel.set_reference_enabled("gpt2", True)
     qtbot.waitUntil(lambda: not panel.loading())
     assert not panel.reference("gpt2").enabled and "gpt2" not in panel.session.compare  # unticked again

@@ -25,30 +25,25 @@ text).  It does not train, change the session otherwise, or download anything.
 from __future__ import annotations
 
 import os
-from concurrent.futures import Future
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ...core import formats
 from ...core.errors import BpeError, PretokenizerNeeded, RegexTimeout
 from ...core.formats.presets import split_spec
-from ...core.tokenizers.any_tokenizer import AnyTokenizer
-from .. import file_actions, helper_threads
-from ..modal_job import GC_FREEZE_EVERY_S
+from .. import file_actions
 from ..regex_guard import report_timeout, text_budget
 from ..session import Session
 from ..widgets.elided_label import ElidedLabel
-from ..widgets.gc_policy import GcPolicy
 from ..widgets.lru import LRU
 from ..widgets.on_screen import DockWatch, on_screen
 from ..widgets.timers import one_shot
+from . import loading
 from .rows import CACHE_SIZE, Reference, TokenizerRow
 from .sources import (
     KNOWN_REFERENCES,
     SAMPLE_NAMES,
     Tokenized,
     describe,
-    keep_unknowns,
     missing_hint,
     missing_line,
     missing_references,
@@ -61,16 +56,8 @@ from .sources import (
 #: at most this many characters of the box are tokenized (a pasted book would stall the window)
 TEXT_LIMIT = 10_000
 THROTTLE_MS = 120
-LOAD_POLL_MS = 30  # how often the pane looks whether a reference read on the helper thread has ended
-#: what a reference's read may raise that is the file's fault (a dialog, the row unticked)
-_LOAD_ERRORS = (BpeError, OSError, ValueError, KeyError, UnicodeError)
 OWN_NAME = "Your tokenizer"
 CL100K_NAME = "cl100k_base"
-
-def _read(spec: str, pretokenizer: str | None) -> AnyTokenizer:
-    """A reference's tokenizer (run on the helper thread or, for an added file, on the GUI thread)."""
-    return keep_unknowns(formats.load_tokenizer(spec, pretokenizer=pretokenizer))
-
 
 # its colours (compareSummary, compareRow, ...) are in resources/styles/style.qss, per theme
 
@@ -80,13 +67,7 @@ class ComparePanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.session = session
         self.references: list[Reference] = []
-        self._loading: dict[str, Future[AnyTokenizer]] = {}  # reference name -> its read on the helper thread
-        self._load_timer = QtCore.QTimer(self)
-        self._load_timer.setInterval(LOAD_POLL_MS)
-        self._gc_policy = GcPolicy(GC_FREEZE_EVERY_S)  # paused while a read runs, as behind the modal dialog
-        self._load_timer.timeout.connect(self._gc_policy.tick)
-        self.destroyed.connect(self._gc_policy.resume)  # closed while a read runs: the collector back on
-        self._load_timer.timeout.connect(self._poll_loads)
+        self._loads = loading.BackgroundLoads(self, self._poll_loads)  # bundled references read off this thread
         self._own_cache: LRU[tuple[int, int, str], Tokenized] = LRU(CACHE_SIZE)  # (model, step, text)
         self._dirty = True
         self._timer = one_shot(self, THROTTLE_MS, self._refresh_if_shown)
@@ -221,53 +202,20 @@ class ComparePanel(QtWidgets.QWidget):
 
     def _load(self, ref: Reference) -> bool:
         """Load *ref* now, on the GUI thread (an added file: it may ask for a pre-tokenizer); False if it failed."""
-        if ref.tokenizer is not None:
-            return True
-        QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
-        try:
-            try:
-                ref.tokenizer = _read(ref.spec, ref.pretokenizer)
-            except PretokenizerNeeded as need:  # a rank file that is no known encoding: ask, never guess
-                QtWidgets.QApplication.restoreOverrideCursor()
-                pre = file_actions.ask_pretokenizer(self, str(need))
-                QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
-                if pre is None:
-                    return False
-                ref.tokenizer = _read(ref.spec, pre)
-                ref.pretokenizer = pre
-        except _LOAD_ERRORS as e:
-            self._load_failed(ref, e)
-            return False
-        finally:
-            QtWidgets.QApplication.restoreOverrideCursor()
-        return True
-
-    def _load_failed(self, ref: Reference, e: Exception) -> None:
-        if isinstance(e, BpeError):
-            self._error(f"Cannot load {ref.name}", str(e))
-        else:  # a file none of our readers expected
-            self._error(f"Cannot load {ref.name}", f"{ref.spec}: not a tokenizer our formats read ({e})")
+        return loading.load_now(self, ref, self._error)
 
     def _start_load(self, ref: Reference) -> None:
         """Read *ref* on the ``references`` helper thread (the row says so); :meth:`_poll_loads` takes it in."""
-        if ref.tokenizer is not None or ref.name in self._loading:
-            return
-        self._loading[ref.name] = helper_threads.pool("references").submit(_read, ref.spec, ref.pretokenizer)
-        self.ref_rows[ref.name].clear(f"Loading {ref.name}…", "reading the tokenizer")
-        if not self._load_timer.isActive():
-            self._gc_policy.pause()
-            self._load_timer.start()
+        if ref.tokenizer is None and self._loads.start(ref.name, ref.spec, ref.pretokenizer):
+            self.ref_rows[ref.name].clear(f"Loading {ref.name}…", "reading the tokenizer")
 
     def loading(self) -> list[str]:
         """The names of the references being read on the helper thread now."""
-        return list(self._loading)
+        return self._loads.names()
 
     def _poll_loads(self) -> None:
         """Take in the loads that ended: kept if the row is still ticked, else dropped (unticked meanwhile)."""
-        for name, future in list(self._loading.items()):
-            if not future.done():
-                continue
-            del self._loading[name]
+        for name, future in self._loads.take_done():
             ref = self.reference(name)
             if ref is None or not ref.enabled:  # unticked or removed while it loaded: the result is discarded
                 continue
@@ -277,14 +225,11 @@ class ComparePanel(QtWidgets.QWidget):
                 if not self._load(ref):
                     self.set_reference_enabled(name, False)
                     continue
-            except _LOAD_ERRORS as e:
-                self._load_failed(ref, e)
+            except loading.LOAD_ERRORS as e:
+                self._error(*loading.failure(ref, e))
                 self.set_reference_enabled(name, False)
                 continue
             self._schedule()
-        if not self._loading:
-            self._load_timer.stop()
-            self._gc_policy.resume()
 
     def _error(self, title: str, message: str) -> None:
         file_actions.show_error(self, title, message)
