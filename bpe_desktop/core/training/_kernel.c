@@ -7,7 +7,8 @@
  * runner-ups and the same stopping rule, so even the pairs whose forbid rule is asked are the same.
  *
  * State:
- *   words  : symbol ids (int32) of every distinct word, one buffer; word w is sym[off[w] .. off[w]+len[w]),
+ *   words  : symbol ids (int32) of every distinct word, one buffer of at most 2**32 - 1 symbols (the
+ *            offsets are uint32); word w is sym[off[w] .. off[w]+len[w]),
  *            rewritten in place by a merge (words only shrink); wcount[w] its weight (int64).
  *   pairs  : one Pair per distinct adjacent pair ever seen (dense, by pair number), found by an
  *            open-addressing hash of int32 pair numbers keyed on (left << 32 | right).
@@ -57,7 +58,7 @@ typedef struct {
     /* words */
     int32_t *sym;
     int64_t nsym, capsym;
-    int64_t *off;
+    uint32_t *off; /* 16 bytes a word with len and wcount, not 20 */
     int32_t *len;
     int64_t *wcount;
     int64_t nw, capw;
@@ -351,9 +352,19 @@ static int reserve_words(Kernel *k, Py_ssize_t n) {
     return 0;
 }
 
+/* Room for L more symbols in the words' buffer; -1 on error (also past 2**32 - 1 symbols in all). */
+static int room_for_symbols(Kernel *k, Py_ssize_t L) {
+    if (k->nsym + L > (int64_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_MemoryError, "more than 2**32 - 1 symbols in the distinct words -- train on a "
+                                           "part of the corpus, or with a pre-tokenizer that splits it finer");
+        return -1;
+    }
+    return GROW(k->sym, k->capsym, k->nsym + L);
+}
+
 /* The word of L symbols just written at sym[nsym..] becomes word nw, of weight c; its symbols times c. */
 static int64_t push_word(Kernel *k, int32_t L, int64_t c) {
-    k->off[k->nw] = k->nsym;
+    k->off[k->nw] = (uint32_t)k->nsym;
     k->len[k->nw] = L;
     k->wcount[k->nw] = c;
     k->nsym += L;
@@ -390,7 +401,7 @@ static PyObject *Kernel_add_words(Kernel *k, PyObject *args) {
             PyErr_SetString(PyExc_MemoryError, "a word of more than 2**31 symbols");
             return NULL;
         }
-        if (GROW(k->sym, k->capsym, k->nsym + L) < 0) return NULL;
+        if (room_for_symbols(k, L) < 0) return NULL;
         int kind = PyUnicode_KIND(w);
         const void *d = PyUnicode_DATA(w);
         int32_t *s = k->sym + k->nsym;
@@ -451,7 +462,7 @@ static PyObject *Kernel_add_table(Kernel *k, PyObject *args) {
             u = PyBytes_AS_STRING(escaped);
             L = PyBytes_GET_SIZE(escaped);
         }
-        if (L > INT32_MAX || GROW(k->sym, k->capsym, k->nsym + L) < 0) {
+        if (L > INT32_MAX || room_for_symbols(k, L) < 0) {
             Py_XDECREF(escaped);
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_MemoryError, "a word of more than 2**31 symbols");
             return NULL;
@@ -490,7 +501,7 @@ static PyObject *Kernel_build(Kernel *k, PyObject *Py_UNUSED(ignored)) {
         }
     }
     if (k->nw > 0 && k->nw < k->capw) {
-        void *o = PyMem_Realloc(k->off, (size_t)k->nw * sizeof(int64_t));
+        void *o = PyMem_Realloc(k->off, (size_t)k->nw * sizeof(uint32_t));
         if (o != NULL) k->off = o;
         void *l = PyMem_Realloc(k->len, (size_t)k->nw * sizeof(int32_t));
         if (l != NULL) k->len = l;
@@ -833,7 +844,7 @@ static PyObject *Kernel_nbytes(Kernel *k, PyObject *Py_UNUSED(ignored)) {
     for (int64_t p = 0; p < k->npairs; p++) lists += list_cap(k->pairs[p].wlen) * 4;
     return Py_BuildValue(
         "{sLsLsLsLsLsL}", "symbols", (long long)(k->capsym * 4),
-        "words", (long long)(k->capw * (8 + 4 + 8)), "pairs", (long long)(k->cappairs * (int64_t)sizeof(Pair)
+        "words", (long long)(k->capw * (4 + 4 + 8)), "pairs", (long long)(k->cappairs * (int64_t)sizeof(Pair)
         + k->tabcap * 4), "index", (long long)lists, "heap", (long long)(k->capheap * (int64_t)sizeof(Entry)),
         "tokens", (long long)(k->capunits * 4 + k->captok * 12));
 }
