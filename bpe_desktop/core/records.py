@@ -11,6 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, overload
 
 from .choices import TIE_RULES, TieBreak
@@ -88,6 +89,7 @@ def explain(record: MergeRecord, tie_break: TieBreak | str) -> str:
 _ROW = ("rank", "left", "right", "token", "left_id", "right_id", "token_id", "count", "merged", "symbols_after",
         "vocab_size", "words_touched")
 _TEXTS = frozenset(("left", "right", "token"))
+_INTS = attrgetter(*_ROW[4:])
 _STRIDE = len(_ROW) + 1  # and where the record's contenders start
 
 
@@ -107,33 +109,36 @@ class RecordLog(Sequence[MergeRecord]):
     def __init__(self, records: Iterable[MergeRecord] = ()) -> None:
         self._rows = array("q")
         self._contenders = array("q")  # (left name, right name, count) triples
-        self._names: dict[str, int] = {}
-        self._texts: list[str] = []
+        self._names: dict[str, int] = {}  # each text -> its number, in the order met
+        self._texts: list[str] = []  # the texts by number (made on reading: list(_names))
         self._whole: dict[int, MergeRecord] = {}  # the records that do not fit in int64
         self._n = 0
         for rec in records:
             self.append(rec)
 
-    def _name(self, text: str) -> int:
-        n = self._names.get(text)
-        if n is None:
-            n = self._names[text] = len(self._texts)
-            self._texts.append(text)
-        return n
-
     def append(self, rec: MergeRecord) -> None:
-        name = self._name
-        row = [name(getattr(rec, f)) if f in _TEXTS else getattr(rec, f) for f in _ROW]
-        row.append(len(self._contenders))
-        flat = [x for a, b, c in rec.contenders for x in (name(a), name(b), c)]
+        names = self._names
+        name = names.setdefault  # name(text, len(names)): its number, a new one if it is new
+        flat: list[int] = []
+        for a, b, c in rec.contenders:
+            flat += (name(a, len(names)), name(b, len(names)), c)
+        row = (rec.rank, name(rec.left, len(names)), name(rec.right, len(names)), name(rec.token, len(names)),
+               *_INTS(rec), len(self._contenders))
+        rows, contenders = self._rows, self._contenders
+        n_rows, n_contenders = len(rows), len(contenders)
         try:
-            rows, contenders = array("q", row), array("q", flat)
-        except OverflowError:
+            rows.extend(row)
+            contenders.extend(flat)
+        except OverflowError:  # kept whole; its row and contenders, as far as they got, are taken back
+            del rows[n_rows:], contenders[n_contenders:]
             self._whole[self._n] = rec
-            rows, contenders = array("q", [0] * len(_ROW) + [len(self._contenders)]), array("q")
-        self._rows.extend(rows)
-        self._contenders.extend(contenders)
+            rows.extend([0] * len(_ROW) + [n_contenders])
         self._n += 1
+
+    def _text_list(self) -> list[str]:
+        if len(self._texts) != len(self._names):
+            self._texts = list(self._names)
+        return self._texts
 
     def __len__(self) -> int:
         return self._n
@@ -143,7 +148,7 @@ class RecordLog(Sequence[MergeRecord]):
         return self._rows[(i + 1) * _STRIDE + len(_ROW)] if i + 1 < self._n else len(self._contenders)
 
     def _contenders_of(self, i: int) -> tuple[tuple[str, str, int], ...]:
-        t = self._texts
+        t = self._text_list()
         flat = self._contenders[self._rows[i * _STRIDE + len(_ROW)]:self._end(i)]
         return tuple((t[flat[j]], t[flat[j + 1]], flat[j + 2]) for j in range(0, len(flat), 3))
 
@@ -151,7 +156,7 @@ class RecordLog(Sequence[MergeRecord]):
         whole = self._whole.get(i)
         if whole is not None:
             return whole
-        t, r = self._texts, self._rows[i * _STRIDE:(i + 1) * _STRIDE - 1]
+        t, r = self._text_list(), self._rows[i * _STRIDE:(i + 1) * _STRIDE - 1]
         return MergeRecord(r[0], t[r[1]], t[r[2]], t[r[3]], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
                            self._contenders_of(i))
 
@@ -177,4 +182,4 @@ class RecordLog(Sequence[MergeRecord]):
             return [self._contenders_of(i) for i in range(start, stop)]
         k = _ROW.index(name)
         values = self._rows[start * _STRIDE + k:stop * _STRIDE:_STRIDE].tolist()
-        return [self._texts[v] for v in values] if name in _TEXTS else values
+        return [self._text_list()[v] for v in values] if name in _TEXTS else values
