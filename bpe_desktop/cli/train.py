@@ -18,9 +18,8 @@ from ..core.config import TIE_BREAKS, TrainConfig
 from ..core.counting.sources import count_source, require_pieces
 from ..core.errors import ConfigError
 from ..core.formats import WRITE_FORMATS, load, save_model
-from ..core.formats.csv_stats import steps_csv
 from ..core.io.atomic import atomic_write
-from ..core.records import MergeRecord
+from ..core.records import RecordLog
 from ..core.training.trainer import Trainer
 
 if TYPE_CHECKING:
@@ -130,9 +129,12 @@ def _run_extend(args: argparse.Namespace) -> int:
     preflight(None if folder else args.out, args.steps, folder=args.out if folder else None)
     pieces, _ = count_files(loaded.tokenizer, args.inputs, glob=args.glob, errors=args.encoding_errors)
     ext = prepare(loaded, args.extend, pieces, config)
+
     records = ext.trainer.run()
     how = ext.save(args.out)
     if args.steps:
+        from ..core.formats.csv_stats import steps_csv
+
         with atomic_write(args.steps) as f:
             f.write(steps_csv(records))
     t = ext.trainer
@@ -162,13 +164,15 @@ def run(args: argparse.Namespace) -> int:
     words = count_source(source, config, progress=progress, budget=budget_from_args(args))
     require_pieces(words, config, source.name)
     note_pure_python(config)
-    records: list[MergeRecord] = []
+    records = RecordLog()  # every record until they are written: as columns, not a kilobyte of objects each
     if point is None:
         trainer = Trainer(words, config, release=True)  # the table is not needed once the trainer has its words
     else:
         from ..core.training.branch import start_branch
 
-        trainer, records = start_branch(words, config, point)
+        trainer, replayed = start_branch(words, config, point)
+        records = RecordLog(replayed)
+        del replayed
     del words
     t0 = time.monotonic()
     last = t0
@@ -190,6 +194,8 @@ def run(args: argparse.Namespace) -> int:
         progress("merging", len(records), len(records))
     save_model(trainer.model, args.out, args.format, records)
     if args.steps:
+        from ..core.formats.csv_stats import steps_csv
+
         with atomic_write(args.steps) as f:
             f.write(steps_csv(records))
     kept = f"kept the first {point.step} of {args.source}, " if point is not None else ""

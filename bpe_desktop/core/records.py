@@ -2,12 +2,17 @@
 
 It holds what one merge did (pair, counts, corpus size after it) and which pairs competed with it, so a
 view can explain the choice.  It carries display text, not model data: the merge list itself lives in
-:class:`bpe_desktop.core.tokenizers.model.BPEModel`.
+:class:`bpe_desktop.core.tokenizers.model.BPEModel`.  A :class:`RecordLog` holds a whole run's records
+compactly (columns of int64s), for a command that keeps every record until it writes them.
 """
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any, overload
 
 from .choices import TIE_RULES, TieBreak
 
@@ -78,3 +83,103 @@ def explain(record: MergeRecord, tie_break: TieBreak | str) -> str:
         a, b, c = record.contenders[0]
         return f"{win} has the highest count, {record.count}; the runner-up is {a}+{b} with {c}."
     return f"{win} is the only pair left, with count {record.count}."
+
+
+#: the integer fields of a record, in the order a :class:`RecordLog` row holds them (texts as name numbers)
+_ROW = ("rank", "left", "right", "token", "left_id", "right_id", "token_id", "count", "merged", "symbols_after",
+        "vocab_size", "words_touched")
+_TEXTS = frozenset(("left", "right", "token"))
+_INTS = attrgetter(*_ROW[4:])
+_STRIDE = len(_ROW) + 1  # and where the record's contenders start
+
+
+class RecordLog(Sequence[MergeRecord]):
+    """A run's records held as columns of machine integers, not one object each: what a long run keeps.
+
+    A :class:`MergeRecord` with its contenders is about a kilobyte of Python objects; a row here is 13 int64s
+    plus 3 per contender, with each distinct text stored once.  Indexing rebuilds records equal to the ones
+    appended, field for field.  A record with a number beyond int64 (possible only with huge word counts) is
+    kept as it is.
+
+    >>> r = MergeRecord(1, "e", "s", "es", 0, 0, 0, 9, 9, 86, 1, 2, (("s", "t", 9),))
+    >>> log = RecordLog([r]); log[0] == r, len(log)
+    (True, 1)
+    """
+
+    def __init__(self, records: Iterable[MergeRecord] = ()) -> None:
+        self._rows = array("q")
+        self._contenders = array("q")  # (left name, right name, count) triples
+        self._names: dict[str, int] = {}  # each text -> its number, in the order met
+        self._texts: list[str] = []  # the texts by number (made on reading: list(_names))
+        self._whole: dict[int, MergeRecord] = {}  # the records that do not fit in int64
+        self._n = 0
+        for rec in records:
+            self.append(rec)
+
+    def append(self, rec: MergeRecord) -> None:
+        names = self._names
+        name = names.setdefault  # name(text, len(names)): its number, a new one if it is new
+        flat: list[int] = []
+        for a, b, c in rec.contenders:
+            flat += (name(a, len(names)), name(b, len(names)), c)
+        row = (rec.rank, name(rec.left, len(names)), name(rec.right, len(names)), name(rec.token, len(names)),
+               *_INTS(rec), len(self._contenders))
+        rows, contenders = self._rows, self._contenders
+        n_rows, n_contenders = len(rows), len(contenders)
+        try:
+            rows.extend(row)
+            contenders.extend(flat)
+        except OverflowError:  # kept whole; its row and contenders, as far as they got, are taken back
+            del rows[n_rows:], contenders[n_contenders:]
+            self._whole[self._n] = rec
+            rows.extend([0] * len(_ROW) + [n_contenders])
+        self._n += 1
+
+    def _text_list(self) -> list[str]:
+        if len(self._texts) != len(self._names):
+            self._texts = list(self._names)
+        return self._texts
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _end(self, i: int) -> int:
+        """Where record *i*'s contenders end."""
+        return self._rows[(i + 1) * _STRIDE + len(_ROW)] if i + 1 < self._n else len(self._contenders)
+
+    def _contenders_of(self, i: int) -> tuple[tuple[str, str, int], ...]:
+        t = self._text_list()
+        flat = self._contenders[self._rows[i * _STRIDE + len(_ROW)]:self._end(i)]
+        return tuple((t[flat[j]], t[flat[j + 1]], flat[j + 2]) for j in range(0, len(flat), 3))
+
+    def _one(self, i: int) -> MergeRecord:
+        whole = self._whole.get(i)
+        if whole is not None:
+            return whole
+        t, r = self._text_list(), self._rows[i * _STRIDE:(i + 1) * _STRIDE - 1]
+        return MergeRecord(r[0], t[r[1]], t[r[2]], t[r[3]], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
+                           self._contenders_of(i))
+
+    @overload
+    def __getitem__(self, i: int) -> MergeRecord: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[MergeRecord]: ...
+    def __getitem__(self, i: int | slice) -> MergeRecord | list[MergeRecord]:
+        if isinstance(i, slice):
+            return [self._one(j) for j in range(*i.indices(self._n))]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("record index out of range")
+        return self._one(i)
+
+    def column(self, name: str, start: int, stop: int) -> list[Any]:
+        """Field *name* of records ``start:stop`` (contenders as tuples), without building the records."""
+        stop = min(stop, self._n)
+        if self._whole:
+            return [getattr(r, name) for r in self[start:stop]]
+        if name == "contenders":
+            return [self._contenders_of(i) for i in range(start, stop)]
+        k = _ROW.index(name)
+        values = self._rows[start * _STRIDE + k:stop * _STRIDE:_STRIDE].tolist()
+        return [self._text_list()[v] for v in values] if name in _TEXTS else values

@@ -26,8 +26,9 @@ characters ``\\x00``-``\\x03``, is counted with the regex pass.  Every field end
 the table and its order are the same either way (tests/core/counting/test_inputs_and_engines.py compares
 both with the per-line split).
 
-The loop that adds each distinct unit's pieces to the table runs compiled when ``_accumulate.c`` was built
-(the same loop; the Python one is the fallback).
+The loop that adds each distinct unit's pieces to the table, and the count of the fields of the fast split
+(``Counter.update(text.split(" "))``, without a str per field), run compiled when ``_accumulate.c`` was built
+(the same loops; the Python ones are the fallback).
 
 Only the ``gpt2`` pattern is handled (cl100k and o200k glue newlines to punctuation, which this split would
 cut); :mod:`.corpus` uses this for it and the plain per-line split for every other pattern.
@@ -128,7 +129,10 @@ class WordsFirst:
             self.flush(into)  # the table keeps first-seen order: earlier chunks first
             self._count(Counter(COARSE.findall(text)), self._words, self._pieces, into)
             return
-        self._pending.update(marked.split(" "))
+        if _accumulate is not None:  # the same counts in the same order, a str only per distinct field
+            _accumulate.count_fields(marked, self._pending)
+        else:
+            self._pending.update(marked.split(" "))
         if len(self._pending) > PENDING_FIELDS:
             self.flush(into)
 

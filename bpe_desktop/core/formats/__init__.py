@@ -40,17 +40,16 @@ from ..errors import BpeError, FormatError, PatternError, PretokenizerNeeded
 from ..io.reading import read_head
 from ..records import MergeRecord
 from ..text.pretokenize import Pretokenizer
-from ..tokenizers.any_tokenizer import AnyTokenizer
 from ..tokenizers.model import BPEModel
-from ..tokenizers.ranks import RankTokenizer
-from ..tokenizers.renumber import RenumberedTokenizer
-from ..tokenizers.tokenizer import Tokenizer
-from . import csv_stats, gpt2, hf_json, native, subword_nmt, tiktoken_file
 from .detect import detect
 
-if TYPE_CHECKING:  # (CLIP's, SentencePiece's and tekken's readers are imported when such a file is read)
+# Each format's module is imported when a file of that format is read or written, not at start-up: ``train``
+# writes a native file and needs none of the others (nor the tokenizers they build).
+if TYPE_CHECKING:
+    from ..tokenizers.any_tokenizer import AnyTokenizer
+    from ..tokenizers.ranks import RankTokenizer
     from .hf.pipeline import HFTokenizer
-from .presets import PRESETS_HELP, Preset, bundled_data, extended, is_bundled, recognise, split_spec
+    from .presets import Preset
 
 WRITE_FORMATS = ("native", "hf", "gpt2", "vocab-merges", "subword-nmt", "tiktoken", "csv")
 READ_FORMATS = ("native", "hf", "gpt2", "subword-nmt", "tiktoken", "sentencepiece", "tekken")
@@ -81,16 +80,28 @@ def save_model(
     True
     """
     if fmt == "native":
+        from . import native
+
         native.save(path, model, records)
     elif fmt == "hf":
+        from . import hf_json
+
         hf_json.save(path, model, special_ids)
     elif fmt in ("gpt2", "vocab-merges"):
+        from . import gpt2
+
         gpt2.save(path, model, fmt, special_ids)
     elif fmt == "subword-nmt":
+        from . import subword_nmt
+
         subword_nmt.save(path, model)
     elif fmt == "tiktoken":
+        from . import tiktoken_file
+
         tiktoken_file.save(path, model)
     elif fmt == "csv":
+        from . import csv_stats
+
         csv_stats.save(path, model, records)
     else:
         raise FormatError(f"unknown output format {fmt!r} -- use one of {', '.join(WRITE_FORMATS)}")
@@ -182,6 +193,9 @@ def _special_items(specials: SpecialsArg, path: str) -> list[tuple[str, int | No
 
 def _rank_tokenizer(ranks: dict[bytes, int], data: bytes, preset: Preset | None, pretokenizer: str | None,
                     specials: SpecialsArg, path: str) -> RankTokenizer:
+    from ..tokenizers.ranks import RankTokenizer
+    from .presets import PRESETS_HELP, extended, is_bundled, recognise
+
     known = recognise(data, ranks)
     if preset is not None and known is not None and known is not preset:
         raise FormatError(f"{path}: this is {known.encoding}'s rank file, not {preset.encoding}'s -- write "
@@ -248,6 +262,9 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: SpecialsArg = 
     >>> load("o200k").special_ids["<|endoftext|>"]
     199999
     """
+    from . import tiktoken_file
+    from .presets import bundled_data, is_bundled, split_spec
+
     spec = os.fspath(spec)
     clip = spec.startswith("clip:")
     preset, path = (None, spec[5:]) if clip else split_spec(spec)
@@ -276,6 +293,10 @@ def load(spec: str, *, pretokenizer: str | None = None, specials: SpecialsArg = 
 
 def _load(fmt: str, path: str, preset: Preset | None, pretokenizer: str | None,
           specials: SpecialsArg) -> Loaded:
+    from ..tokenizers.renumber import RenumberedTokenizer
+    from ..tokenizers.tokenizer import Tokenizer
+    from . import gpt2, native, subword_nmt, tiktoken_file
+
     if fmt == "csv":
         raise FormatError(f"{path}: a per-merge statistics CSV is a report, not a tokenizer -- open the "
                           "tokenizer file that was saved with it")
@@ -341,6 +362,8 @@ def _hf_tokenizer(path: str, preset: Preset | None, pretokenizer: str | None,
                   specials: SpecialsArg) -> HFTokenizer:
     """A ``tokenizer.json`` runs its own pipeline: a preset or pre-tokenizer would silently replace part of
     it, and its added tokens are its specials, so those options are refused."""
+    from . import hf_json
+
     tok = hf_json.read_tokenizer(path)
     if preset is not None:
         chars = " (and the preset needs a byte-level file, this one is chars-mode)" if tok.mode != Mode.BYTES else ""
@@ -368,6 +391,15 @@ def load_model(spec: str, **kwargs: Any) -> BPEModel:
 def load_tokenizer(spec: str, **kwargs: Any) -> AnyTokenizer:
     """A ready tokenizer from a file (any readable format, or ``PRESET:PATH``)."""
     return load(spec, **kwargs).tokenizer
+
+
+def __getattr__(name: str) -> Any:
+    """``AnyTokenizer``, re-exported here, imported on first use (see the imports above)."""
+    if name == "AnyTokenizer":
+        from ..tokenizers.any_tokenizer import AnyTokenizer
+
+        return AnyTokenizer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

@@ -12,14 +12,14 @@ import re
 import zlib
 
 from ..errors import FormatError
-from . import gpt2
-from .tiktoken_file import open_maybe_compressed
 
 _TIKTOKEN_LINE = re.compile(rb"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)? \d+$")
 
 
 def detect(path: str) -> str:
     """One of ``native``, ``hf``, ``gpt2``, ``subword-nmt``, ``tiktoken``, ``csv``, ``sentencepiece``, ``tekken``."""
+    from .tiktoken_file import open_maybe_compressed
+
     if os.path.isdir(path):
         return "gpt2"
     try:
@@ -27,7 +27,8 @@ def detect(path: str) -> str:
             head = f.read(65536)
     except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as e:
         raise FormatError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e}) -- check the path") from None
-    from .sentencepiece_model import looks_like_model  # (only when a file is detected: not at start-up)
+    from . import gpt2  # (the format modules only when a file is detected: not at start-up)
+    from .sentencepiece_model import looks_like_model
     from .tekken import looks_like_tekken
 
     if looks_like_model(head):

@@ -18,14 +18,14 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
 from ..choices import ByteIds, Mode
 from ..config import MODES, TIE_BREAKS
 from ..errors import BpeError, FormatError
 from ..io.atomic import atomic_write
-from ..records import MergeRecord
+from ..records import MergeRecord, RecordLog
 from ..text.pretokenize import Pretokenizer
 from ..tokenizers.model import BYTE_BASE, BPEModel, Token, token_text
 from .textio import read_text, token_reader
@@ -48,16 +48,55 @@ def _string(token: str) -> str:
     return _compact(token) if _needs_escape(token) else f'"{token}"'
 
 
-def _columns(records: Sequence[MergeRecord] | Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
-    if isinstance(records[0], MergeRecord):
-        recs = cast(Sequence[MergeRecord], records)  # one kind throughout: records or stats dicts
-        cols: dict[str, list[Any]] = {name: [getattr(r, name) for r in recs] for name in INT_STATS}
-        cols["contenders"] = [r.contenders for r in recs]  # tuples encode as arrays
-        return cols
-    dicts = cast(Sequence[dict[str, Any]], records)
-    cols = {name: [int(d.get(name, 0)) for d in dicts] for name in INT_STATS}
-    cols["contenders"] = [[list(c) for c in d.get("contenders", ())] for d in dicts]
-    return cols
+#: records per slice of a stats column when writing: the document is written a slice at a time, so saving
+#: holds one slice's JSON text, not the whole document's (32,000 merges' contenders are several MB of text)
+_SLICE = 2048
+
+
+def _column(records: Sequence[MergeRecord] | Sequence[dict[str, Any]], name: str, start: int) -> list[Any]:
+    """Statistic *name* of ``records[start:start + _SLICE]`` as JSON-ready values."""
+    if isinstance(records, RecordLog):  # a long run's records, as columns
+        return records.column(name, start, start + _SLICE)
+    part = records[start:start + _SLICE]
+    if isinstance(records[0], MergeRecord):  # one kind throughout: records or stats dicts
+        recs = cast(Sequence[MergeRecord], part)
+        if name == "contenders":
+            return [r.contenders for r in recs]  # tuples encode as arrays
+        return [getattr(r, name) for r in recs]
+    dicts = cast(Sequence[dict[str, Any]], part)
+    if name == "contenders":
+        return [[list(c) for c in d.get("contenders", ())] for d in dicts]
+    return [int(d.get(name, 0)) for d in dicts]
+
+
+def _parts(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, Any]] | None) -> Iterator[str]:
+    """The document as consecutive pieces of text (:func:`dumps` joins them, :func:`save` writes them)."""
+    settings = {
+        "mode": model.mode, "pretokenizer": model.pretokenizer, "end_of_word": model.end_of_word,
+        "glue_marker": model.glue_marker, "specials": list(model.specials), "tie_break": model.tie_break,
+    }
+    # bytes mode: null for GPT-2's byte order (what every file before byte_ids held), else the 256 in id order
+    base = None if model.mode == Mode.BYTES and model.byte_ids == ByteIds.GPT2 else [token_text(t) for t in model.base]
+    quoted = [_string(token_text(t)) for t in model.tokens]  # each token once, not once per merge it is in
+    yield f'{{"format":"{FORMAT_NAME}","version":{VERSION},\n'
+    yield f'"settings":{_compact(settings)},\n'
+    yield f'"base":{_compact(base)},\n'
+    yield '"merges":[\n'
+    yield ",\n".join([f"[{quoted[a]},{quoted[b]}]" for a, b in model.merges])
+    del quoted
+    yield "]"
+    if records:
+        yield ',\n"stats":{\n'
+        for i, name in enumerate(STATS):
+            # one JSON array per statistic, encoded a slice at a time: "[" + the slices' items + "]" is the
+            # text the encoder gives for the whole column
+            yield (",\n" if i else "") + f'"{name}":['
+            for start in range(0, len(records), _SLICE):
+                text = _compact(_column(records, name, start))
+                yield ("," if start else "") + text[1:-1]
+            yield "]"
+        yield "}"
+    yield "}\n"
 
 
 def dumps(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, Any]] | None = None) -> str:
@@ -71,38 +110,17 @@ def dumps(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, A
     >>> loads(text)[0].merge_pairs_text() == model.merge_pairs_text()
     True
     """
-    settings = {
-        "mode": model.mode, "pretokenizer": model.pretokenizer, "end_of_word": model.end_of_word,
-        "glue_marker": model.glue_marker, "specials": list(model.specials), "tie_break": model.tie_break,
-    }
-    # bytes mode: null for GPT-2's byte order (what every file before byte_ids held), else the 256 in id order
-    base = None if model.mode == Mode.BYTES and model.byte_ids == ByteIds.GPT2 else [token_text(t) for t in model.base]
-    quoted = [_string(token_text(t)) for t in model.tokens]  # each token once, not once per merge it is in
-    parts = [
-        f'{{"format":"{FORMAT_NAME}","version":{VERSION},\n',
-        f'"settings":{_compact(settings)},\n',
-        f'"base":{_compact(base)},\n',
-        '"merges":[\n',
-        ",\n".join([f"[{quoted[a]},{quoted[b]}]" for a, b in model.merges]),
-        "]",
-    ]
-    if records:
-        cols = _columns(records)
-        parts.append(',\n"stats":{\n')
-        parts.append(",\n".join(f'"{name}":{_compact(values)}' for name, values in cols.items()))
-        parts.append("}")
-    parts.append("}\n")
-    return "".join(parts)
+    return "".join(_parts(model, records))
 
 
 def save(
     path: str | os.PathLike[str], model: BPEModel,
     records: Sequence[MergeRecord] | Sequence[dict[str, Any]] | None = None,
 ) -> None:
-    """Write atomically."""
-    text = dumps(model, records)
+    """Write atomically, a piece at a time (what is held is one piece of the text, not the document)."""
     with atomic_write(path) as f:
-        f.write(text)
+        for part in _parts(model, records):
+            f.write(part)
 
 
 # -- the schema ---------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@
  * runner-ups and the same stopping rule, so even the pairs whose forbid rule is asked are the same.
  *
  * State:
- *   words  : symbol ids (int32) of every distinct word, one buffer; word w is sym[off[w] .. off[w]+len[w]),
+ *   words  : symbol ids (int32) of every distinct word, one buffer of at most 2**32 - 1 symbols (the
+ *            offsets are uint32); word w is sym[off[w] .. off[w]+len[w]),
  *            rewritten in place by a merge (words only shrink); wcount[w] its weight (int64).
  *   pairs  : one Pair per distinct adjacent pair ever seen (dense, by pair number), found by an
  *            open-addressing hash of int32 pair numbers keyed on (left << 32 | right).
@@ -29,21 +30,27 @@
 
 enum { RULE_HF = 0, RULE_LEXICAL = 1, RULE_SUBWORD_NMT = 2 };
 
+/* 32 bytes: one per distinct pair ever seen, so the merges' new pairs cost little (a big log makes millions). */
 typedef struct {
     int32_t a, b;
     int64_t count;
-    int32_t *w;       /* words listed for this pair */
-    int32_t wlen, wcap;
-    int32_t stamp;    /* merge number that last gained this pair (dedups its words within that merge) */
-    int32_t got;      /* ranking round that last took this pair (the `got` set of _ranked) */
-    uint8_t blocked;  /* 0 not asked, 1 allowed, 2 forbidden */
-    uint8_t removed;  /* merged away: counts as absent (the pure trainer pops it) */
+    int32_t *w;            /* words listed for this pair; room for list_cap(wlen) */
+    int32_t wlen;
+    uint32_t mark : 29;    /* the epoch that last marked it: the ranking round that took it (the `got` set of
+                              _ranked), or the merge that gained it (dedups its words within that merge) */
+    uint32_t blocked : 2;  /* 0 not asked, 1 allowed, 2 forbidden */
+    uint32_t removed : 1;  /* merged away: counts as absent (the pure trainer pops it) */
 } Pair;
 
+#define MAX_EPOCH ((1 << 29) - 1)
+_Static_assert(sizeof(Pair) <= 32, "a Pair fits in 32 bytes");
+
+#pragma pack(push, 4) /* 12 bytes, not 16: the heap holds one entry per pair and more */
 typedef struct {
     int64_t count;
     int32_t pid;
 } Entry;
+#pragma pack(pop)
 
 typedef struct {
     PyObject_HEAD
@@ -51,7 +58,7 @@ typedef struct {
     /* words */
     int32_t *sym;
     int64_t nsym, capsym;
-    int64_t *off;
+    uint32_t *off; /* 16 bytes a word with len and wcount, not 20 */
     int32_t *len;
     int64_t *wcount;
     int64_t nw, capw;
@@ -67,8 +74,7 @@ typedef struct {
     int64_t naside, capaside;
     Entry *got;
     int64_t ngot, capgot;
-    int32_t round;
-    int32_t merge_no;
+    int32_t epoch; /* one per ranking round and per merge: what Pair.mark is compared with */
     int32_t *gained;
     int64_t ngained, capgained;
     int32_t *asked; /* forbidden pairs in the order they were asked */
@@ -155,23 +161,42 @@ static int32_t get_pair(Kernel *k, int32_t a, int32_t b) {
     memset(q, 0, sizeof(Pair));
     q->a = a;
     q->b = b;
-    q->stamp = -1;
-    q->got = -1;
     uint64_t mask = (uint64_t)k->tabcap - 1, h = mix(pkey(a, b)) & mask;
     while (k->table[h] >= 0) h = (h + 1) & mask;
     k->table[h] = p;
     return p;
 }
 
+/* A word list's room, a function of its length (so no Pair stores it): 4, then doubling. */
+static inline int64_t list_cap(int32_t n) {
+    if (n == 0) return 0;
+    int64_t c = 4;
+    while (c < n) c *= 2;
+    return c;
+}
+
 static int list_word(Pair *q, int32_t wi) {
-    if (q->wlen == q->wcap) {
-        int64_t cap = q->wcap;
-        if (grow((void **)&q->w, &cap, (int64_t)q->wlen + 1, sizeof(int32_t)) < 0) return -1;
-        if (cap > INT32_MAX) cap = INT32_MAX;
-        q->wcap = (int32_t)cap;
+    int32_t n = q->wlen;
+    if (n == 0 || (n >= 4 && (n & (n - 1)) == 0)) { /* full: list_cap(n) == n */
+        int64_t cap = n == 0 ? 4 : 2 * (int64_t)n;
+        int32_t *w = PyMem_Realloc(q->w, (size_t)cap * sizeof(int32_t));
+        if (w == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        q->w = w;
     }
     q->w[q->wlen++] = wi;
     return 0;
+}
+
+/* The next epoch; after 2**29 - 1 of them every mark is cleared and the count starts again. */
+static void next_epoch(Kernel *k) {
+    if (k->epoch == MAX_EPOCH) {
+        for (int64_t p = 0; p < k->npairs; p++) k->pairs[p].mark = 0;
+        k->epoch = 0;
+    }
+    k->epoch++;
 }
 
 static inline int64_t live(Kernel *k, int32_t p) { return k->pairs[p].removed ? 0 : k->pairs[p].count; }
@@ -327,9 +352,19 @@ static int reserve_words(Kernel *k, Py_ssize_t n) {
     return 0;
 }
 
+/* Room for L more symbols in the words' buffer; -1 on error (also past 2**32 - 1 symbols in all). */
+static int room_for_symbols(Kernel *k, Py_ssize_t L) {
+    if (k->nsym + L > (int64_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_MemoryError, "more than 2**32 - 1 symbols in the distinct words -- train on a "
+                                           "part of the corpus, or with a pre-tokenizer that splits it finer");
+        return -1;
+    }
+    return GROW(k->sym, k->capsym, k->nsym + L);
+}
+
 /* The word of L symbols just written at sym[nsym..] becomes word nw, of weight c; its symbols times c. */
 static int64_t push_word(Kernel *k, int32_t L, int64_t c) {
-    k->off[k->nw] = k->nsym;
+    k->off[k->nw] = (uint32_t)k->nsym;
     k->len[k->nw] = L;
     k->wcount[k->nw] = c;
     k->nsym += L;
@@ -366,7 +401,7 @@ static PyObject *Kernel_add_words(Kernel *k, PyObject *args) {
             PyErr_SetString(PyExc_MemoryError, "a word of more than 2**31 symbols");
             return NULL;
         }
-        if (GROW(k->sym, k->capsym, k->nsym + L) < 0) return NULL;
+        if (room_for_symbols(k, L) < 0) return NULL;
         int kind = PyUnicode_KIND(w);
         const void *d = PyUnicode_DATA(w);
         int32_t *s = k->sym + k->nsym;
@@ -427,7 +462,7 @@ static PyObject *Kernel_add_table(Kernel *k, PyObject *args) {
             u = PyBytes_AS_STRING(escaped);
             L = PyBytes_GET_SIZE(escaped);
         }
-        if (L > INT32_MAX || GROW(k->sym, k->capsym, k->nsym + L) < 0) {
+        if (L > INT32_MAX || room_for_symbols(k, L) < 0) {
             Py_XDECREF(escaped);
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_MemoryError, "a word of more than 2**31 symbols");
             return NULL;
@@ -466,7 +501,7 @@ static PyObject *Kernel_build(Kernel *k, PyObject *Py_UNUSED(ignored)) {
         }
     }
     if (k->nw > 0 && k->nw < k->capw) {
-        void *o = PyMem_Realloc(k->off, (size_t)k->nw * sizeof(int64_t));
+        void *o = PyMem_Realloc(k->off, (size_t)k->nw * sizeof(uint32_t));
         if (o != NULL) k->off = o;
         void *l = PyMem_Realloc(k->len, (size_t)k->nw * sizeof(int32_t));
         if (l != NULL) k->len = l;
@@ -506,7 +541,7 @@ static int is_blocked(Kernel *k, int32_t p, PyObject *blocked) {
 static int take(Kernel *k, Entry e) {
     if (GROW(k->got, k->capgot, k->ngot + 1) < 0) return -1;
     k->got[k->ngot++] = e;
-    k->pairs[e.pid].got = k->round;
+    k->pairs[e.pid].mark = (uint32_t)k->epoch;
     return 0;
 }
 
@@ -514,7 +549,7 @@ static int take(Kernel *k, Entry e) {
 static int ranked(Kernel *k, PyObject *blocked) {
     const int64_t need = 1 + CONTENDERS;
     k->ngot = 0;
-    k->round++;
+    next_epoch(k);
     for (int64_t i = 0; i < k->naside; i++) {
         Entry e = k->aside[i];
         int64_t n = live(k, e.pid);
@@ -543,7 +578,7 @@ static int ranked(Kernel *k, PyObject *blocked) {
         }
         if (n != e.count) {
             if (heap_push(k, n, e.pid) < 0) return -1;
-        } else if (k->pairs[e.pid].got != k->round) {
+        } else if (k->pairs[e.pid].mark != (uint32_t)k->epoch) {
             if (take(k, e) < 0) return -1;
             if (worst.pid < 0) {
                 if (k->ngot >= need) {
@@ -619,7 +654,7 @@ static PyObject *Kernel_step(Kernel *k, PyObject *args) {
     return Py_BuildValue("iiLN", (int)q->a, (int)q->b, (long long)top.count, best);
 }
 
-/* One occurrence of pair (x, y) more in word wi, of weight f, during merge k->merge_no. */
+/* One occurrence of pair (x, y) more in word wi, of weight f, during the merge of epoch k->epoch. */
 static int gain(Kernel *k, int32_t x, int32_t y, int32_t wi, int64_t f) {
     int32_t p = get_pair(k, x, y);
     if (p < 0) return -1;
@@ -629,8 +664,8 @@ static int gain(Kernel *k, int32_t x, int32_t y, int32_t wi, int64_t f) {
         q->count = 0;
     }
     q->count += f;
-    if (q->stamp != k->merge_no) {
-        q->stamp = k->merge_no;
+    if (q->mark != (uint32_t)k->epoch) {
+        q->mark = (uint32_t)k->epoch;
         if (GROW(k->gained, k->capgained, k->ngained + 1) < 0) return -1;
         k->gained[k->ngained++] = p;
         return list_word(&k->pairs[p], wi);
@@ -662,12 +697,12 @@ static PyObject *Kernel_merge(Kernel *k, PyObject *args) {
     if (c == k->ntok && add_token(k, token) < 0) return NULL;
     int32_t ab = find_pair(k, a, b);
     if (ab < 0 || k->pairs[ab].removed) return Py_BuildValue("LL", 0LL, 0LL);
-    k->merge_no++;
+    next_epoch(k);
     k->ngained = 0;
     int32_t *list = k->pairs[ab].w;
     int32_t nlist = k->pairs[ab].wlen;
     k->pairs[ab].w = NULL;
-    k->pairs[ab].wlen = k->pairs[ab].wcap = 0;
+    k->pairs[ab].wlen = 0;
     k->word_visits += nlist;
     int64_t merged = 0, touched = 0;
     int err = 0;
@@ -806,10 +841,10 @@ static PyObject *Kernel_forbidden(Kernel *k, PyObject *Py_UNUSED(ignored)) {
 /* nbytes() -> {part: bytes allocated} (capacities, not just the used part). */
 static PyObject *Kernel_nbytes(Kernel *k, PyObject *Py_UNUSED(ignored)) {
     int64_t lists = 0;
-    for (int64_t p = 0; p < k->npairs; p++) lists += (int64_t)k->pairs[p].wcap * 4;
+    for (int64_t p = 0; p < k->npairs; p++) lists += list_cap(k->pairs[p].wlen) * 4;
     return Py_BuildValue(
         "{sLsLsLsLsLsL}", "symbols", (long long)(k->capsym * 4),
-        "words", (long long)(k->capw * (8 + 4 + 8)), "pairs", (long long)(k->cappairs * (int64_t)sizeof(Pair)
+        "words", (long long)(k->capw * (4 + 4 + 8)), "pairs", (long long)(k->cappairs * (int64_t)sizeof(Pair)
         + k->tabcap * 4), "index", (long long)lists, "heap", (long long)(k->capheap * (int64_t)sizeof(Entry)),
         "tokens", (long long)(k->capunits * 4 + k->captok * 12));
 }

@@ -1,6 +1,7 @@
 """The compiled counting loop (``_accumulate.c``) against the Python loop it replaces in
 ``WordsFirst._count``: the same table in the same first-seen order, the same cache of known units (up to its
-room), errors passed through; and a whole count with and without it."""
+room), errors passed through; its field counter against ``Counter.update(text.split(" "))``; and a whole
+count with and without it."""
 
 from __future__ import annotations
 
@@ -66,3 +67,23 @@ def test_a_whole_count_is_the_same_without_it(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(word_first, "_accumulate", None)
     slow = count_source(CorpusSource.from_files([str(log)]), cfg).counts
     assert list(fast.items()) == list(slow.items())
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=st.text(st.sampled_from(" ab\x00\x01ç\u20ac\U0001f600\udc80"), max_size=40),
+       start=st.dictionaries(st.text(" ab\x00ç", max_size=3), st.integers(1, 10**20), max_size=5),
+       repeat=st.integers(1, 300))
+def test_counting_the_fields_equals_counter_update_of_split(text, start, repeat) -> None:
+    # repeat: enough distinct fields to make the C hash table grow past its first size
+    text = " ".join(f"{text}{i % repeat}" for i in range(repeat)) if repeat > 1 else text
+    got, want = Counter(start), Counter(start)
+    word_first._accumulate.count_fields(text, got)
+    want.update(text.split(" "))
+    assert list(got.items()) == list(want.items())  # the same counts, new fields in first-seen order
+
+
+def test_counting_the_fields_refuses_what_is_not_text() -> None:
+    with pytest.raises(TypeError):
+        word_first._accumulate.count_fields(b"a b", {})
+    with pytest.raises(TypeError):
+        word_first._accumulate.count_fields("a b", [])

@@ -17,6 +17,7 @@ from bpe_desktop.cli import main as cli_main
 from bpe_desktop.core import TrainConfig, train
 from bpe_desktop.core.errors import BpeError, FormatError
 from bpe_desktop.core.formats import detect, load, native
+from bpe_desktop.core.records import RecordLog
 from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 
 SEED = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
@@ -77,6 +78,23 @@ def test_v2_is_compact_one_merge_per_line(trained) -> None:
     lines = text.splitlines()
     assert sum(1 for ln in lines if ln.startswith('["')) == len(model.merges)
     assert len(text) < len(v1_dumps(model, records)) / 2
+
+
+@pytest.mark.parametrize("kind", ["chars", "bytes"])
+@pytest.mark.parametrize("as_log", [False, True])
+def test_the_file_written_a_slice_at_a_time_is_the_one_document(trained, kind, as_log, tmp_path, monkeypatch) -> None:
+    """save() writes the stats columns in slices of records (so it never holds the whole text); with slices of
+    1 to 5 records, and from a RecordLog, the file is the JSON of the whole columns, byte for byte."""
+    model, records = trained[kind]
+    whole = native.dumps(model, records)  # slices larger than the run: each column encoded in one piece
+    doc = json.loads(whole)
+    assert doc["stats"]["count"] == [r.count for r in records]  # the oracle: the records' own fields
+    assert doc["stats"]["contenders"] == [[list(c) for c in r.contenders] for r in records]
+    for size in (1, 2, 5):
+        monkeypatch.setattr(native, "_SLICE", size)
+        native.save(tmp_path / "t.json", model, RecordLog(records) if as_log else records)
+        assert (tmp_path / "t.json").read_text(encoding="utf-8") == whole
+        assert native.dumps(model, records) == whole
 
 
 def _doc(trained: dict[str, Any], kind: str = "chars") -> dict[str, Any]:
