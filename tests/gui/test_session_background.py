@@ -112,3 +112,89 @@ def test_cancel_changes_nothing(qtbot, dialogs, tmp_path, small_limits, monkeypa
     before = _state(w2)
     assert not w2.sessions.open_session(str(path))
     assert steps[0] > 0 and dialogs == [] and _state(w2) == before
+
+
+# -- applying: what the helper job prepares, the GUI thread only swaps in --------------------------------------
+TABLE = "".join(f"w{i}ord {1 + i % 7}\n" for i in range(8000))  # a typed word-count table
+
+
+@pytest.fixture
+def heavy_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """(what, thread name) of every run of the opening's heavy parts: the runs read from the document, the
+    stream's rows split or parsed, the editor's text measured."""
+    from bpe_desktop.gui.panes import corpus_editor, text_facts
+    from bpe_desktop.gui.session_io import document
+    from bpe_desktop.gui.stream import rows
+
+    calls: list[tuple[str, str]] = []
+
+    def spy(owner: object, name: str) -> None:
+        real = getattr(owner, name)
+
+        def wrapped(*a, **k):  # type: ignore[no-untyped-def]
+            calls.append((name, threading.current_thread().name))
+            return real(*a, **k)
+
+        monkeypatch.setattr(owner, name, wrapped)
+
+    spy(document, "from_document")
+    spy(rows.RowSource, "load")
+    spy(text_facts, "measure")
+    monkeypatch.setattr(corpus_editor, "LARGE_FILE_BYTES", 50_000)  # both texts are "large" (a preview)
+    return calls
+
+
+def _opened(qtbot, tmp_path, text: str, table: bool):  # type: ignore[no-untyped-def]
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.corpus.set_text(text, word_counts=table)
+    path = tmp_path / "typed.bpesession"
+    assert w.sessions.save_to(str(path))
+    w2 = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w2)
+    return path, w2
+
+
+@pytest.mark.parametrize("table", [False, True], ids=["text", "word-count table"])
+def test_applying_a_big_session_parses_nothing_on_the_gui_thread(qtbot, dialogs, tmp_path, small_limits,
+                                                                   heavy_calls, table):
+    from bpe_desktop.core.counting.pieces import parse_word_counts
+    from bpe_desktop.core.io.sizes import format_bytes
+    from bpe_desktop.core.text.lines import split_lines
+    from bpe_desktop.gui.panes.text_facts import measure
+
+    text = TABLE if table else TEXT
+    path, w2 = _opened(qtbot, tmp_path, text, table)
+    heavy_calls.clear()
+    assert w2.sessions.open_session(str(path))
+    for _ in range(5):
+        QtWidgets.QApplication.processEvents()
+    assert {what for what, _ in heavy_calls} == {"from_document", "load", "measure"}
+    assert all(thread.startswith("bpe-desktop-jobs") for _, thread in heavy_calls), heavy_calls
+    # the oracle: the same text parsed by the core, synchronously
+    rows = w2.token_view.canvas.rows
+    if table:
+        assert rows.kind == "words" and rows.words == list(parse_word_counts(text).counts.items())
+    else:
+        assert rows.kind == "text" and rows.lines == split_lines(text)
+    assert w2.session.work.source.text == text and w2.corpus.source().text == text
+    assert w2.corpus.source().word_counts is table
+    assert f"This text is {format_bytes(measure(text).n_bytes)}: a read-only preview" in w2.corpus.notice.text()
+    assert dialogs == []
+
+
+def test_a_session_refused_while_its_runs_are_read_changes_nothing(qtbot, dialogs, tmp_path, small_limits,
+                                                                     heavy_calls):
+    path, w2 = _opened(qtbot, tmp_path, TEXT, False)
+    raw = json.loads(path.read_bytes())
+    raw.setdefault("extras", {})["pipelines"] = 5  # only reading the runs finds this
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    w2.corpus.set_text("low 5\nlower 2\n")
+    before = _state(w2)
+    heavy_calls.clear()
+    assert not w2.sessions.open_session(str(path))
+    assert [what for what, _ in heavy_calls] == ["from_document"]
+    assert heavy_calls[0][1].startswith("bpe-desktop-jobs")
+    assert len(dialogs) == 1 and dialogs[0][0] == "Cannot open session" and "pipelines" in dialogs[0][1]
+    assert _state(w2) == before
