@@ -10,7 +10,6 @@ import threading
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from bpe_desktop.core.formats import session_file
 from bpe_desktop.core.io import reading
 from bpe_desktop.gui import app as gui_app
 from bpe_desktop.gui.session_io import manager
@@ -23,7 +22,6 @@ def small_limits(monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:
     """Sessions over 4 KB count as big, read in 8 KB pieces; the threads load_session ran on."""
     monkeypatch.setattr(manager, "BACKGROUND_BYTES", 4096)
     monkeypatch.setattr(reading, "PIECE_BYTES", 8192)
-    monkeypatch.setattr(session_file, "PIECE_BYTES", 8192)
     threads: list[threading.Thread] = []
     real = manager.load_session
 

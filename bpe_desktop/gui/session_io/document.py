@@ -193,10 +193,13 @@ def apply(w: MainWindow, doc: SessionDoc, ready: Prepared) -> None:
     w.sessions.opened_files.update(ready.opened)
     if ready.corpus_path is not None:
         w.sessions.note_recent(RecentKind.CORPUS, ready.corpus_path)
-    shown = ready.works[ready.current]
+    shown, loader = ready.works[ready.current], w.token_view.canvas.loader
     if ready.rows is not None:
-        w.token_view.canvas.loader.offer(shown.source, shown.config, ready.rows)
-    load_model(w.session, doc, ready.works, ready.current)
+        loader.offer(shown.source, shown.config, ready.rows)
+    try:
+        load_model(w.session, doc, ready.works, ready.current)  # (the stream reloads in it: the rows offered)
+    finally:
+        loader.offer(None)  # (not kept: a later reload of that run reads its rows itself)
     if doc.layout:
         restore_layout(w, doc.layout)
     if doc.extras.get(LAYOUT_NAME) in layouts.LAYOUTS:
