@@ -196,3 +196,28 @@ def test_a_session_refused_while_its_runs_are_read_changes_nothing(qtbot, dialog
     assert heavy_calls[0][1].startswith("bpe-desktop-jobs")
     assert len(dialogs) == 1 and dialogs[0][0] == "Cannot open session" and "pipelines" in dialogs[0][1]
     assert _state(w2) == before
+
+
+def test_a_big_session_whose_corpus_file_changed_asks_then_reads_its_runs_off_the_gui_thread(
+        qtbot, dialogs, tmp_path, small_limits, heavy_calls, monkeypatch, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("low lower lowest\n" * 50, encoding="utf-8")
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.open_corpus(str(corpus))
+    path = tmp_path / "file.bpesession"
+    assert w.sessions.save_to(str(path))
+    monkeypatch.setattr(manager, "BACKGROUND_BYTES", path.stat().st_size - 1)  # (read on the helper job)
+    corpus.write_text("newer newest\n" * 50, encoding="utf-8")  # changed since: the user is asked first
+    w2 = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w2)
+    w2.sessions.interactive = False  # (the question's answer: open anyway, said on stderr)
+    heavy_calls.clear()
+    assert w2.sessions.open_session(str(path))
+    assert [what for what, _ in heavy_calls if what == "from_document"] == ["from_document"]
+    assert all(thread.startswith("bpe-desktop-jobs") for what, thread in heavy_calls if what == "from_document")
+    from bpe_desktop.gui.panes.corpus_editor import corpus_of_file
+
+    assert "the corpus file changed since the session was saved" in capsys.readouterr().err  # asked (answered)
+    assert w2.session.work.source == corpus_of_file(str(corpus)) and dialogs == []  # the editor's rule, now
