@@ -155,7 +155,7 @@ class RediscoveryPage(QtWidgets.QWidget):
         self._generation += 1
         key = (self._generation, self.run_pick.currentIndex(), spec)
         model = run.model.truncated(len(run.model.merges))  # (a copy: the job reads it while the window goes on)
-        words = dict(run.word_counts.counts) if run.word_counts is not None else None
+        words = run.word_counts.counts if run.word_counts is not None else None  # (read only, never changed)
         self._jobs.start(key, lambda: compute(model, spec, words))
         self._wanted = key
         self.compare_button.setText("Computing…")
