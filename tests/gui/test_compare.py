@@ -599,3 +599,33 @@ def test_a_session_s_reference_that_fails_to_read_is_one_dialog_and_dropped(qtbo
     qtbot.waitUntil(lambda: not other.compare.loading(), timeout=20_000)
     assert len(dialogs) == 1 and dialogs[0][0] == "Cannot load mine.json" and str(ref) in dialogs[0][1]
     assert other.compare.reference("mine.json") is None and other.session.compare == ()
+
+
+def test_cancel_while_add_reference_reads_adds_nothing(panel, tmp_path, monkeypatch, dialogs) -> None:
+    import threading
+
+    from bpe_desktop.gui.compare import loading as loading_mod
+
+    release = threading.Event()
+
+    real = loading_mod.read
+
+    def slow(spec, pre):  # a read that goes on until cancelled, then ends: its result is dropped
+        release.wait(30)
+        return real(spec, pre)
+
+    monkeypatch.setattr(loading_mod, "read", slow)
+
+    def press_cancel() -> None:
+        d = next((x for x in QtWidgets.QApplication.topLevelWidgets()
+                  if isinstance(x, QtWidgets.QProgressDialog) and x.isVisible()), None)
+        if d is None:
+            QtCore.QTimer.singleShot(5, press_cancel)
+            return
+        d.findChild(QtWidgets.QPushButton).click()
+        release.set()
+
+    QtCore.QTimer.singleShot(0, press_cancel)
+    n_refs, compare = len(panel.references), panel.session.compare
+    assert not panel.add_reference(panel.reference("gpt2").spec, "gpt2 again")
+    assert len(panel.references) == n_refs and panel.session.compare == compare and dialogs == []

@@ -19,7 +19,7 @@ from ...core import formats
 from ...core.errors import BpeError, PretokenizerNeeded
 from ...core.tokenizers.any_tokenizer import AnyTokenizer
 from .. import file_actions
-from ..modal_job import Cancelled, run_modal
+from ..modal_job import Cancelled, Progress, run_modal
 from ..polled_jobs import POLL_MS, PolledJobs
 from .rows import Reference
 from .sources import keep_unknowns
@@ -49,14 +49,22 @@ def load_now(parent: QtWidgets.QWidget, ref: Reference, error: Callable[[str, st
     if ref.tokenizer is not None:
         return True
     title = f"Loading {ref.name}"
+
+    def job(pre: str | None) -> Callable[[Progress], AnyTokenizer]:
+        def run(p: Progress) -> AnyTokenizer:
+            tokenizer = read(ref.spec, pre)
+            p.check()  # cancelled meanwhile (the read itself cannot be stopped): nothing is added
+            return tokenizer
+        return run
+
     try:
         try:
-            ref.tokenizer = run_modal(parent, title, lambda _p: read(ref.spec, ref.pretokenizer))
+            ref.tokenizer = run_modal(parent, title, job(ref.pretokenizer))
         except PretokenizerNeeded as need:  # a rank file that is no known encoding: ask, never guess
             pre = file_actions.ask_pretokenizer(parent, str(need))
             if pre is None:
                 return False
-            ref.tokenizer = run_modal(parent, title, lambda _p: read(ref.spec, pre))
+            ref.tokenizer = run_modal(parent, title, job(pre))
             ref.pretokenizer = pre
     except Cancelled:
         return False
