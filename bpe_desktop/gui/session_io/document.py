@@ -181,6 +181,7 @@ def prepare(doc: SessionDoc, corpus_path: str | None, where: str, check: Callabl
     typed = (shown.draft or shown.source).text
     if typed is not None and len(typed) > LARGE_FILE_BYTES:  # the editor's preview notice and title say these
         text_facts.remember(typed)
+    check()
     return Prepared(works, current, corpus_path, opened, rows)
 
 
