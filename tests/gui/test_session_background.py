@@ -86,6 +86,18 @@ def test_a_refused_big_session_changes_nothing(qtbot, dialogs, tmp_path, small_l
     assert _state(w2) == before
 
 
+def _press_cancel(pressed: threading.Event | None = None) -> None:
+    """Press the progress dialog's Cancel once it shows (then set *pressed*)."""
+    d = next((x for x in QtWidgets.QApplication.topLevelWidgets()
+              if isinstance(x, QtWidgets.QProgressDialog) and x.isVisible()), None)
+    if d is None:
+        QtCore.QTimer.singleShot(5, lambda: _press_cancel(pressed))
+        return
+    d.findChild(QtWidgets.QPushButton).click()
+    if pressed is not None:
+        pressed.set()
+
+
 def test_cancel_changes_nothing(qtbot, dialogs, tmp_path, small_limits, monkeypatch):
     path, w2 = _saved(qtbot, tmp_path)
     steps = [0]
@@ -97,16 +109,7 @@ def test_cancel_changes_nothing(qtbot, dialogs, tmp_path, small_limits, monkeypa
             threading.Event().wait(0.002)
 
     monkeypatch.setattr(manager, "load_session", slow)
-
-    def press_cancel() -> None:
-        d = next((x for x in QtWidgets.QApplication.topLevelWidgets()
-                  if isinstance(x, QtWidgets.QProgressDialog) and x.isVisible()), None)
-        if d is None:
-            QtCore.QTimer.singleShot(5, press_cancel)
-            return
-        d.findChild(QtWidgets.QPushButton).click()
-
-    QtCore.QTimer.singleShot(0, press_cancel)
+    QtCore.QTimer.singleShot(0, lambda: _press_cancel())
     before = _state(w2)
     assert not w2.sessions.open_session(str(path))
     assert steps[0] > 0 and dialogs == [] and _state(w2) == before
@@ -221,3 +224,21 @@ def test_a_big_session_whose_corpus_file_changed_asks_then_reads_its_runs_off_th
 
     assert "the corpus file changed since the session was saved" in capsys.readouterr().err  # asked (answered)
     assert w2.session.work.source == corpus_of_file(str(corpus)) and dialogs == []  # the editor's rule, now
+
+
+def test_cancel_while_the_runs_are_read_changes_nothing(qtbot, dialogs, tmp_path, small_limits, monkeypatch):
+    from bpe_desktop.gui.session_io import document
+
+    path, w2 = _saved(qtbot, tmp_path)
+    real, seen, pressed = document.from_document, [], threading.Event()
+
+    def slow(*a, **k):  # type: ignore[no-untyped-def]
+        seen.append(threading.current_thread().name)
+        assert pressed.wait(30)  # (reads until the user has cancelled)
+        return real(*a, **k)
+
+    monkeypatch.setattr(document, "from_document", slow)
+    QtCore.QTimer.singleShot(0, lambda: _press_cancel(pressed))
+    before = _state(w2)
+    assert not w2.sessions.open_session(str(path))
+    assert seen and seen[0].startswith("bpe-desktop-jobs") and dialogs == [] and _state(w2) == before
