@@ -3,9 +3,9 @@ the share of the reference's merged tokens the run has made by step k (a plot ca
 like the others), the run's tokens the reference lacks ranked by how much of the run's corpus they cover, and each
 shared token's merge number here and there (:mod:`bpe_desktop.core.measure.rediscovery`).
 
-*Compare* reads the reference and compares on the ``measure`` helper thread (:mod:`..polled_jobs`; o200k's
-ranks take seconds to read): the page says "Computing…" and stays usable; choosing another run or reference,
-or pressing Compare again, makes a result still being computed stale (dropped when it ends).  A reference
+*Compare* reads the reference and compares on the ``measure`` helper thread (:mod:`..polled_jobs`; reading
+o200k's ranks was a stall the user saw): the page says "Computing…" and stays usable; choosing another run or
+reference, or pressing Compare again, makes a result still being computed stale (dropped when it ends).  A reference
 that cannot be read is the same dialog as before, once the job ends.  It leaves out the runs' other curves
 (:mod:`.compare`).
 """
