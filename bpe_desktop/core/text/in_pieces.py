@@ -1,7 +1,7 @@
 """Whole-text operations on very large strings done a piece at a time, with the same results as the plain call.
 
 One ``str.split`` or ``str.encode`` over a typed text of hundreds of megabytes is one C call that holds the
-interpreter lock throughout (a third of a second and more): a helper thread doing it stalls the GUI thread
+interpreter lock throughout (see benchmarks/RESULTS.md): a helper thread doing it stalls the GUI thread
 for that long.  Here the text is taken :data:`PIECE_CHARS` characters at a time, so the lock is handed over
 between pieces.  :func:`split_newlines` equals ``text.split("\\n")``; :func:`utf8_size` equals
 ``len(text.encode("utf-8", "surrogateescape"))`` (raising alike on a lone surrogate it cannot write);

@@ -43,7 +43,7 @@ def failure(ref: Reference, e: Exception) -> tuple[str, str]:
 
 def load_now(parent: QtWidgets.QWidget, ref: Reference, error: Callable[[str, str], None]) -> bool:
     """Read *ref* while the window waits: on the ``jobs`` helper thread behind a modal progress dialog with
-    Cancel (:mod:`..modal_job`; an o200k-sized file takes seconds), asking here for a pattern if its file
+    Cancel (:mod:`..modal_job`; an o200k-sized file is a stall the user sees), asking here for a pattern if its file
     needs one (never guessed) and reading again with it; False if it failed (*error* shown) or the user
     cancelled (nothing shown)."""
     if ref.tokenizer is not None:

@@ -319,7 +319,7 @@ class ComparePanel(QtWidgets.QWidget):
                     self.set_reference_enabled(ref.name, False)
             for spec in specs:
                 found = next((r for r in self.references if r.spec == spec), None)
-                if found is None:  # read on the helper thread: a session's o200k-sized file takes seconds
+                if found is None:  # read on the helper thread, as a tick is (an o200k-sized file)
                     self.add_reference(spec, background=True)
                 elif not found.enabled:
                     self.set_reference_enabled(found.name, True)
