@@ -1,6 +1,7 @@
 """Ticking o200k (and gpt2) in the Compare tokenizers pane: the GUI thread's longest stall while the reference is
 read, with the read on the ``references`` helper thread (what the pane does) against the same read on the GUI
-thread (``ComparePanel._load``, what a tick did before; an added file still reads so).
+thread (``compare.loading.read`` called here, what a tick did before; an added file now reads behind the modal
+progress dialog, a session's reference as a tick does: ``benchmarks/bench_off_gui.py``).
 
 A 1 ms ``QTimer`` ticks in the GUI thread; the longest gap between two ticks is the longest stall.  The "now"
 figure runs until the pane has taken the tokenizer in and drawn the row (its refresh included).
@@ -26,6 +27,7 @@ def main() -> None:
     from PySide6 import QtCore
 
     from bpe_desktop.gui import app as gui_app
+    from bpe_desktop.gui.compare import loading
     from bpe_desktop.gui.compare.panel import ComparePanel
     from bpe_desktop.gui.session import Session
 
@@ -48,7 +50,7 @@ def main() -> None:
             ref = panel.reference(name)
             assert ref is not None and ref.tokenizer is None
             if before:
-                t, gap = _ticking(app, lambda p=panel, r=ref: p._load(r))
+                t, gap = _ticking(app, lambda r=ref: loading.read(r.spec, r.pretokenizer))
             else:
                 t, gap = _ticking(app, lambda p=panel, n=name: tick_now(p, n))
             where = "read on the GUI thread (before)" if before else "read on the helper thread (now)"

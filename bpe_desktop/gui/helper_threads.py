@@ -13,8 +13,9 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 #: the pools and their sizes: launching a worker, reaping old ones, reading a corpus for display, a job the
-#: window waits for behind a progress dialog (:mod:`.modal_job`), a reference the compare pane reads
-POOL_SIZES = {"launch": 1, "reap": 4, "rows": 1, "jobs": 1, "references": 1}
+#: window waits for behind a progress dialog (:mod:`.modal_job`), a reference the compare pane reads, a
+#: measure a Compare runs tab computes (rediscovery)
+POOL_SIZES = {"launch": 1, "reap": 4, "rows": 1, "jobs": 1, "references": 1, "measure": 1}
 
 _POOLS: dict[str, ThreadPoolExecutor] = {}
 

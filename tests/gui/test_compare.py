@@ -434,25 +434,16 @@ def test_the_ticked_references_are_the_session_s_and_a_saved_session_brings_them
 
 
 def test_ticking_o200k_reads_it_on_a_helper_thread_while_the_window_keeps_processing_events(
-        qtbot, panel, monkeypatch, tmp_path) -> None:
+        qtbot, panel, tmp_path, read_threads) -> None:
     """The read runs on a thread that is not the GUI thread; the row says "Loading…" and the GUI thread's
     timer fires meanwhile; once read, the row's ids are tiktoken's (the home library reading the same file)."""
     import threading
-
-    from bpe_desktop.gui.compare import loading as panel_mod
 
     pytest.importorskip("tiktoken")
     import tiktoken.load
     if panel.reference("o200k_base") is None:
         pytest.skip("o200k's bundled file is missing")
-    threads: list[str] = []
-    real = panel_mod.read
-
-    def reading(spec, pre):
-        threads.append(threading.current_thread().name)
-        return real(spec, pre)
-
-    monkeypatch.setattr(panel_mod, "read", reading)
+    threads = read_threads
     ticks = []
     probe = QtCore.QTimer()
     probe.setInterval(1)
@@ -503,3 +494,138 @@ def test_unticking_while_loading_drops_the_result_and_a_failed_read_is_a_dialog(
     qtbot.waitUntil(lambda: not panel.loading())
     assert not panel.reference("gpt2").enabled and "gpt2" not in panel.session.compare  # unticked again
     assert len(dialogs) == 1 and "damaged rank file" in str(dialogs[0])
+
+
+# -- added references and a session's: read off the GUI thread too -------------------------------------------
+@pytest.fixture
+def read_threads(monkeypatch):
+    """The threads every reference read ran on."""
+    import threading
+
+    from bpe_desktop.gui.compare import loading as loading_mod
+
+    threads: list[str] = []
+    real = loading_mod.read
+
+    def reading(spec, pre):
+        threads.append(threading.current_thread().name)
+        return real(spec, pre)
+
+    monkeypatch.setattr(loading_mod, "read", reading)
+    return threads
+
+
+def test_add_reference_reads_the_file_on_a_helper_thread_behind_the_progress_dialog(
+        panel, tmp_path, log_training, read_threads, dialogs) -> None:
+    model, recs = log_training
+    path = tmp_path / "small.json"
+    save_model(model.truncated(40), path, "native", recs[:40])
+    assert panel.add_reference(str(path))
+    assert read_threads == ["bpe-desktop-jobs_0"]  # the modal job's thread, not the GUI thread
+    panel.refresh()
+    oracle = load_tokenizer(str(path)).encode(panel.text(), allowed_special="all")  # the synchronous read
+    ids = [seg.id for seg in panel.row("small.json").strip.segments if seg.id is not None]
+    assert panel.row("small.json").count == len(oracle) and ids == oracle
+    assert dialogs == []
+
+
+def test_a_tiktoken_file_that_needs_a_pattern_asks_then_reads_it_off_the_gui_thread(
+        panel, tmp_path, monkeypatch, read_threads, dialogs) -> None:
+    from bpe_desktop.core.formats.presets import PRESETS, bundled_data
+    from bpe_desktop.gui import file_actions
+
+    path = tmp_path / "mystery.tiktoken"  # the head of gpt2's ranks, no known encoding: the pattern is asked
+    path.write_bytes(b"".join(bundled_data(PRESETS["gpt2"]).splitlines(keepends=True)[:300]))
+    asked: list[str] = []
+    monkeypatch.setattr(file_actions, "ask_pretokenizer", lambda parent, why: asked.append(why) or "cl100k")
+    assert panel.add_reference(str(path))
+    assert len(asked) == 1 and read_threads == ["bpe-desktop-jobs_0"] * 2
+    assert panel.reference("mystery.tiktoken").pretokenizer == "cl100k" and dialogs == []
+    panel.refresh()
+    oracle = load_tokenizer(str(path), pretokenizer="cl100k").encode(panel.text(), allowed_special="all")
+    assert panel.row("mystery.tiktoken").count == len(oracle)
+
+
+def _session_naming(qtbot, tmp_path, log_training):
+    from bpe_desktop.gui import app as gui_app
+
+    model, recs = log_training
+    ref = tmp_path / "mine.json"
+    save_model(model.truncated(30), str(ref), "native", recs[:30])
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.compare.set_reference_enabled(CL100K_NAME, False)
+    assert w.compare.add_reference(str(ref))
+    path = tmp_path / "refs.bpesession"
+    assert w.sessions.save_to(str(path))
+    other = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(other)
+    return ref, path, other
+
+
+def test_a_session_s_reference_loads_on_the_helper_thread(qtbot, tmp_path, log_training, read_threads,
+                                                          dialogs) -> None:
+    ref, path, other = _session_naming(qtbot, tmp_path, log_training)
+    read_threads.clear()
+    assert other.sessions.open_session(str(path))
+    pane = other.compare
+    assert pane.loading() == ["mine.json"] and pane.row("mine.json").detail.text() == "reading the tokenizer"
+    assert other.session.compare == (str(ref),)
+    qtbot.waitUntil(lambda: not pane.loading(), timeout=20_000)
+    assert read_threads == ["bpe-desktop-references_0"]
+    assert pane.reference("mine.json").tokenizer is not None
+    oracle = load_tokenizer(str(ref)).encode(pane.text(), allowed_special="all")
+    pane.show()
+    pane.refresh()
+    ids = [seg.id for seg in pane.row("mine.json").strip.segments if seg.id is not None]
+    assert ids == oracle and dialogs == []
+
+
+def test_a_session_s_reference_dropped_while_it_loads_is_not_taken_in(qtbot, tmp_path, log_training,
+                                                                      dialogs) -> None:
+    _, path, other = _session_naming(qtbot, tmp_path, log_training)
+    assert other.sessions.open_session(str(path))
+    other.session.set_compare([])  # another session's ticks while it reads
+    assert other.compare.reference("mine.json") is None
+    qtbot.waitUntil(lambda: not other.compare.loading(), timeout=20_000)
+    assert other.compare.reference("mine.json") is None and other.session.compare == () and dialogs == []
+
+
+def test_a_session_s_reference_that_fails_to_read_is_one_dialog_and_dropped(qtbot, tmp_path, log_training,
+                                                                            dialogs) -> None:
+    ref, path, other = _session_naming(qtbot, tmp_path, log_training)
+    ref.write_text('{"model": {"type": "BPE", "vocab": 3}, "version": "1.0"}', encoding="utf-8")  # damaged since
+    assert other.sessions.open_session(str(path))
+    qtbot.waitUntil(lambda: not other.compare.loading(), timeout=20_000)
+    assert len(dialogs) == 1 and dialogs[0][0] == "Cannot load mine.json" and str(ref) in dialogs[0][1]
+    assert other.compare.reference("mine.json") is None and other.session.compare == ()
+
+
+def test_cancel_while_add_reference_reads_adds_nothing(panel, tmp_path, monkeypatch, dialogs) -> None:
+    import threading
+
+    from bpe_desktop.gui.compare import loading as loading_mod
+
+    release = threading.Event()
+
+    real = loading_mod.read
+
+    def slow(spec, pre):  # a read that goes on until cancelled, then ends: its result is dropped
+        release.wait(30)
+        return real(spec, pre)
+
+    monkeypatch.setattr(loading_mod, "read", slow)
+
+    def press_cancel() -> None:
+        d = next((x for x in QtWidgets.QApplication.topLevelWidgets()
+                  if isinstance(x, QtWidgets.QProgressDialog) and x.isVisible()), None)
+        if d is None:
+            QtCore.QTimer.singleShot(5, press_cancel)
+            return
+        d.findChild(QtWidgets.QPushButton).click()
+        release.set()
+
+    QtCore.QTimer.singleShot(0, press_cancel)
+    n_refs, compare = len(panel.references), panel.session.compare
+    assert not panel.add_reference(panel.reference("gpt2").spec, "gpt2 again")
+    assert len(panel.references) == n_refs and panel.session.compare == compare and dialogs == []

@@ -21,6 +21,7 @@ import regex
 from ..choices import Mode
 from ..config import TrainConfig
 from ..errors import CorpusError
+from ..text.in_pieces import split_newlines, utf8_size
 from ..text.lines import split_lines
 from ..text.pretokenize import Pretokenizer
 from ..text.regex_budget import RegexBudget
@@ -91,11 +92,11 @@ def parse_word_counts(text: str, source: str = "<text>") -> WordCounts:
     >>> parse_word_counts("low 5\\nlower\\t2\\n").counts
     {'low': 5, 'lower': 2}
     """
-    n_bytes = len(text.encode("utf-8", "surrogateescape"))
+    n_bytes = utf8_size(text)  # (this and the split a piece at a time: see ..text.in_pieces)
     text = text.removeprefix("\ufeff")
     fix = "write the count as digits, or load the file as plain text instead of a table"
     counts: dict[str, int] = {}
-    for lineno, raw in enumerate(text.split("\n"), 1):
+    for lineno, raw in enumerate(split_newlines(text), 1):
         line = raw.rstrip("\r")
         if not line.strip():
             continue

@@ -13,6 +13,8 @@ ignore names they do not know).
   naming the file and the field, and a document from a newer version says which version wrote it.  The
   file is plain JSON read with :func:`json.loads` (a leading byte order mark is skipped): no pickle,
   nothing in it is ever executed.  File names that are not UTF-8 are kept exactly (:mod:`.json_text`).
+  With a progress *step* (the window's helper thread) a big file is read and parsed a piece at a time
+  (:mod:`.session_pieces`), with the same result.
 * The tokenizer part is the native tokenizer document (:mod:`.formats.native`, through its public
   ``dumps``/``loads``), so a session and a native file describe merges identically.
 * A session may hold several *runs* ("what if": :class:`RunDoc`, each its settings, merges, step, stop
@@ -29,7 +31,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import codecs
 import json
 import os
 from collections.abc import Callable
@@ -41,11 +42,11 @@ from ..choices import ByteIds
 from ..config import TrainConfig
 from ..errors import BpeError, SessionError
 from ..io.atomic import atomic_write
-from ..io.reading import PIECE_BYTES, read_regular
+from ..io.reading import read_regular
 from ..records import MergeRecord
 from ..stopping import StopReason
 from ..tokenizers.model import BPEModel
-from . import check_model, json_text, native, session_check
+from . import check_model, json_text, native, session_check, session_pieces
 from .session_check import fail
 from .session_corpus import CorpusCheck, CorpusFile, CorpusState, SessionCorpus, check_corpus
 
@@ -144,111 +145,39 @@ def settings_json(config: TrainConfig) -> dict[str, Any]:
 
 
 def load_session(path: str | os.PathLike[str], step: Callable[[int, int], None] | None = None) -> SessionDoc:
-    """Read and fully validate a session file; with *step*, read and decoded in pieces with
-    ``step(done, size)`` after each (a helper thread's progress: each piece holds the GIL briefly)."""
+    """Read and fully validate a session file; with *step*, read and parsed in pieces with ``step(done,
+    size)`` after each (a helper thread's progress: each piece holds the interpreter lock briefly)."""
     path = os.fspath(path)
     data = read_regular(path, error=SessionError, what="session file", limit=SESSION_LIMIT, step=step)
+    if step is not None:
+        raw = session_pieces.json_in_pieces(data, step)
+        if raw is not None:
+            return _loads_raw(raw, path)
     try:
-        text = _decode(data, step)  # a byte order mark some editors add is not part of the session
+        text = session_pieces.decode(data, step)  # a byte order mark some editors add is not part of the session
     except UnicodeDecodeError as e:
         raise SessionError(f"{path}: not UTF-8 text at byte {e.start} -- is this a bpe-desktop session?") from None
-    return loads_session(text, path, step)
+    return loads_session(text, path)
 
 
-def _decode(data: bytes, step: Callable[[int, int], None] | None) -> str:
-    """``data.decode("utf-8-sig")``, in pieces when there is a *step* (the error's offsets are the file's)."""
-    if step is None or len(data) <= PIECE_BYTES:
-        return data.decode("utf-8-sig")
-    decoder = codecs.getincrementaldecoder("utf-8-sig")()
-    parts = []
-    view = memoryview(data)
-    for at in range(0, len(data), PIECE_BYTES):
-        try:
-            parts.append(decoder.decode(view[at:at + PIECE_BYTES], final=at + PIECE_BYTES >= len(data)))
-        except UnicodeDecodeError:
-            data.decode("utf-8-sig")  # the same error, with the offset in the whole file
-            raise
-        step(min(at + PIECE_BYTES, len(data)), len(data))
-    return "".join(parts)
-
-
-_TEXT_KEY = '"text": "'  # how dumps_session writes the corpus text (json.dumps, indent)
-_PLACEHOLDER = "\x00the corpus text, parsed in pieces\x00"
-_MAX_BACKSLASHES = 64  # a longer run of backslashes before a quote: parsed whole (bounded work per quote)
-
-
-def _json_in_pieces(text: str, step: Callable[[int, int], None] | None) -> Any:
-    """``json.loads(text)``; with *step*, a corpus text longer than a piece (the one long string of a session)
-    is parsed in pieces cut before its ``\\n`` escapes, each one short call (a helper thread holds the GIL
-    briefly), with ``step(done, total)`` after each.  Anything not shaped so -- no such key, the key
-    elsewhere, a damaged document -- is parsed whole, so results and errors are those of ``json.loads``."""
-    key = text.find(_TEXT_KEY) if step is not None and len(text) > PIECE_BYTES else -1
-    start = key + len(_TEXT_KEY) - 1  # its opening quote
-    end = _closing_quote(text, start + 1) if key >= 0 else -1
-    if end - start < PIECE_BYTES:
-        return json.loads(text)
-    try:
-        raw = json.loads(text[:start] + json.dumps(_PLACEHOLDER) + text[end + 1:])
-        corpus = raw.get("corpus") if isinstance(raw, dict) else None
-        if not isinstance(corpus, dict) or corpus.get("text") != _PLACEHOLDER:
-            return json.loads(text)
-        parts = []
-        at = start + 1
-        while at < end:
-            cut = _escape_before(text, at + PIECE_BYTES, end)
-            parts.append(json.loads(f'"{text[at:cut]}"'))
-            at = cut
-            assert step is not None
-            step(at - start, end - start)
-    except (json.JSONDecodeError, RecursionError):
-        return json.loads(text)  # the whole document's own error
-    corpus["text"] = "".join(parts)
-    return raw
-
-
-def _backslashes_before(text: str, i: int) -> int:
-    """How many backslashes stand right before ``text[i]`` (at most :data:`_MAX_BACKSLASHES` + 1)."""
-    n = 0
-    while n <= _MAX_BACKSLASHES and i - n > 0 and text[i - n - 1] == "\\":
-        n += 1
-    return n
-
-
-def _closing_quote(text: str, i: int) -> int:
-    """The index of the quote that ends the JSON string whose text starts at *i*, or -1."""
-    while (q := text.find('"', i)) >= 0:
-        n = _backslashes_before(text, q)
-        if n > _MAX_BACKSLASHES:
-            return -1
-        if n % 2 == 0:
-            return q
-        i = q + 1
-    return -1
-
-
-def _escape_before(text: str, i: int, end: int) -> int:
-    """The first ``\\n`` escape at or after *i* (before *end*), where a piece of a string may end; else *end*."""
-    while i < end and (p := text.find("\\n", i, end)) >= 0:
-        if _backslashes_before(text, p) % 2 == 0:
-            return p
-        i = p + 1
-    return end
-
-
-def loads_session(text: str, source: str = "<session>", step: Callable[[int, int], None] | None = None
-                  ) -> SessionDoc:
-    """Parse and validate session JSON (see :func:`load_session`; with *step*, the corpus text in pieces)."""
+def loads_session(text: str, source: str = "<session>") -> SessionDoc:
+    """Parse and validate session JSON (see :func:`load_session`)."""
     text = session_check.strip_bom(text)
     if not text.strip():
         raise SessionError(f"{source}: the file is empty -- it holds no session")
     try:
-        raw = _json_in_pieces(text, step)
+        raw = json.loads(text)
     except RecursionError:
         raise fail(source, "the JSON is nested too deeply to read", "the file is damaged or not a bpe-desktop "
                    "session") from None
     except json.JSONDecodeError as e:
         raise SessionError(f"{source}: line {e.lineno}: not valid JSON -- is this a bpe-desktop session file?"
                            ) from None
+    return _loads_raw(raw, source)
+
+
+def _loads_raw(raw: Any, source: str) -> SessionDoc:
+    """Validate the parsed JSON *raw* of a session (from *source*) and make its document."""
     session_check.check_depth(raw, source)
     if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:
         raise SessionError(f"{source}: not a bpe-desktop session (no \"format\": \"{FORMAT_NAME}\") -- open it "

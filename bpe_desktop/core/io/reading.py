@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import BinaryIO, overload
 
 from ..errors import BpeError
 
@@ -113,11 +113,22 @@ def open_regular(path: str | os.PathLike[str], *, error: type[BpeError] = BpeErr
         raise
 
 
+@overload
 def read_regular(path: str | os.PathLike[str], *, error: type[BpeError] = BpeError, what: str = "file",
-                 limit: int = WHOLE_FILE_LIMIT, step: Callable[[int, int], None] | None = None) -> bytes:
+                 limit: int = WHOLE_FILE_LIMIT, step: None = None) -> bytes: ...
+
+
+@overload
+def read_regular(path: str | os.PathLike[str], *, error: type[BpeError] = BpeError, what: str = "file",
+                 limit: int = WHOLE_FILE_LIMIT, step: Callable[[int, int], None]) -> bytearray: ...
+
+
+def read_regular(path: str | os.PathLike[str], *, error: type[BpeError] = BpeError, what: str = "file",
+                 limit: int = WHOLE_FILE_LIMIT, step: Callable[[int, int], None] | None = None) -> bytes | bytearray:
     """The whole of a regular file of at most *limit* bytes (a file that grows past it while read is
     refused too: never more than ``limit + 1`` bytes are held).  With *step*, the file is read in pieces of
-    :data:`PIECE_BYTES` and ``step(done, size)`` called after each (it may raise to stop the reading).
+    :data:`PIECE_BYTES` into a ``bytearray`` and ``step(done, size)`` called after each (it may raise to
+    stop the reading).
 
     >>> read_regular("/dev/urandom", what="session")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -126,22 +137,25 @@ def read_regular(path: str | os.PathLike[str], *, error: type[BpeError] = BpeErr
     name = os.fspath(path)
     with open_regular(name, error=error, what=what, limit=limit) as f:
         try:
-            if step is None:
-                data = f.read(limit + 1)
-            else:
-                size = os.fstat(f.fileno()).st_size
-                parts, done = [], 0
-                while done <= limit and (part := f.read(min(PIECE_BYTES, limit + 1 - done))):
-                    parts.append(part)
-                    done += len(part)
-                    step(done, max(size, done))
-                data = b"".join(parts)
+            data = f.read(limit + 1) if step is None else _read_in_pieces(f, limit, step)
         except OSError as e:
             raise error(_os_error(name, e, what)) from None
     if len(data) > limit:
         raise error(f"{name}: the {what} grew past the {_size(limit)} this program reads into memory while "
                     "it was read -- is it still being written?")
     return data
+
+
+def _read_in_pieces(f: BinaryIO, limit: int, step: Callable[[int, int], None]) -> bytearray:
+    """At most ``limit + 1`` bytes of *f*, read a piece at a time onto the end of one buffer (the interpreter
+    lock is let go while each piece is read; appending copies only that piece -- a large buffer grows in
+    place -- so no whole-file join or zero-filled allocation of the whole size holds the lock afterwards)."""
+    size = os.fstat(f.fileno()).st_size
+    buf = bytearray()
+    while len(buf) <= limit and (part := f.read(min(PIECE_BYTES, limit + 1 - len(buf)))):
+        buf += part
+        step(len(buf), max(size, len(buf)))
+    return buf
 
 
 def read_head(path: str | os.PathLike[str], n: int, *, error: type[BpeError] = BpeError,

@@ -1,9 +1,8 @@
 """The compare pane: how a text tokenizes under your tokenizer (at the timeline step) and well-known ones.
 
-:class:`ComparePanel` has an editable text box (a "Sample" combo fills it: robot logs, English, Python
-code, multilingual text with emoji), then at the top of the results the reference tick boxes and a summary
-line ("your tokenizer at step 812 uses 1.34× the tokens of
-cl100k_base on this text") and one :class:`~.compare_rows.TokenizerRow` per tokenizer:
+:class:`ComparePanel` has an editable text box (a "Sample" combo fills it: robot logs, English, Python code,
+multilingual text with emoji), then the reference tick boxes, a summary line ("your tokenizer at step 812 uses
+1.34× the tokens of cl100k_base on this text") and one :class:`~.compare_rows.TokenizerRow` per tokenizer:
 
 1. yours -- ``session.tokenizer`` with ``upto=session.step``, following ``stepChanged``, ``modelReset`` and
    ``recordsAppended`` (throttled; nothing is encoded or laid out while the pane is off screen -- hidden,
@@ -13,8 +12,9 @@ cl100k_base on this text") and one :class:`~.compare_rows.TokenizerRow` per toke
    ``references`` helper thread (:mod:`..helper_threads`), the row saying "Loading o200k_base…" until it is
    read; unticked meanwhile, the result is dropped; loaded once, a later tick reuses it (a missing one is
    named beside the tick boxes, the tooltip saying what to do); "Add reference…" reads any file or folder our
-   formats read (a .tiktoken file that is no known encoding: it asks for the pattern; GPT-2's
-   ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset).  Load errors are dialogs.
+   formats read behind a modal progress dialog (:mod:`..modal_job`; a .tiktoken file that is no known encoding:
+   it asks for the pattern; GPT-2's ``encoder.json`` + ``vocab.bpe`` folder gets the ``gpt2`` preset), the
+   references an opened session names on the helper thread.  Load errors are dialogs.
 
 Which references are ticked is the session's (``Session.compare``, saved with a session): a tick, an added or
 removed reference sets it, and the pane follows it when it changes (a session opened).  Only the text in
@@ -201,7 +201,7 @@ class ComparePanel(QtWidgets.QWidget):
         return next((r for r in self.references if r.name == name), None)
 
     def _load(self, ref: Reference) -> bool:
-        """Load *ref* now, on the GUI thread (an added file: it may ask for a pre-tokenizer); False if it failed."""
+        """Load *ref* behind a progress dialog (it may ask for a pre-tokenizer); False: failed or cancelled."""
         return loading.load_now(self, ref, self._error)
 
     def _start_load(self, ref: Reference) -> None:
@@ -219,16 +219,18 @@ class ComparePanel(QtWidgets.QWidget):
             ref = self.reference(name)
             if ref is None or not ref.enabled:  # unticked or removed while it loaded: the result is discarded
                 continue
+            ok = True
             try:
                 ref.tokenizer = future.result()
-            except PretokenizerNeeded:  # (not for the bundled references) ask on this thread, as an add does
-                if not self._load(ref):
-                    self.set_reference_enabled(name, False)
-                    continue
+            except PretokenizerNeeded:  # (a session's rank file) ask on this thread, as an add does
+                ok = self._load(ref)
             except loading.LOAD_ERRORS as e:
                 self._error(*loading.failure(ref, e))
+                ok = False
+            if not ok and ref.removable:  # failed: an added reference (a session's) is dropped
+                self.remove_reference(name)
+            elif not ok:  # a bundled one unticked
                 self.set_reference_enabled(name, False)
-                continue
             self._schedule()
 
     def _error(self, title: str, message: str) -> None:
@@ -256,8 +258,10 @@ class ComparePanel(QtWidgets.QWidget):
         self._publish()
         return on
 
-    def add_reference(self, spec: str, name: str | None = None) -> bool:
-        """Load *spec* (a path in any format we read, or ``PRESET:PATH``) and show it; a dialog if it fails."""
+    def add_reference(self, spec: str, name: str | None = None, *, background: bool = False) -> bool:
+        """Load *spec* (a path in any format we read, or ``PRESET:PATH``) and show it; a dialog if it fails.
+        Read behind a modal progress dialog (:func:`.loading.load_now`), or with *background* on the helper
+        thread, the row saying "Loading…" meanwhile (a read that fails then is a dialog and drops the row)."""
         if name is None:
             try:
                 name = os.path.basename(os.path.normpath(split_spec(spec)[1])) or spec
@@ -268,10 +272,12 @@ class ComparePanel(QtWidgets.QWidget):
         while self.reference(name) is not None or name == OWN_NAME:
             name, n = f"{base} ({n})", n + 1
         ref = Reference(name, spec)
-        if not self._load(ref):
+        if not background and not self._load(ref):
             return False
         ref.enabled = True
         self._add_row(ref)
+        if background:
+            self._start_load(ref)
         self._schedule()
         self._publish()
         return True
@@ -313,8 +319,8 @@ class ComparePanel(QtWidgets.QWidget):
                     self.set_reference_enabled(ref.name, False)
             for spec in specs:
                 found = next((r for r in self.references if r.spec == spec), None)
-                if found is None:
-                    self.add_reference(spec)
+                if found is None:  # read on the helper thread, as a tick is (an o200k-sized file)
+                    self.add_reference(spec, background=True)
                 elif not found.enabled:
                     self.set_reference_enabled(found.name, True)
         finally:

@@ -28,6 +28,7 @@ from ...core.text.inputs import Input, read_head
 from ..session import Session
 from ..widgets.elided_label import ElidedLabel, Part
 from ..wording import plural
+from . import text_facts
 
 LIVE_TEXT_MS = 300  # edits are shown in the token view this long after the last key
 LARGE_FILE_BYTES = 2 << 20  # larger files: read-only preview, the worker reads the file
@@ -201,7 +202,7 @@ class CorpusEditor(QtWidgets.QWidget):
         self.table_toggle.setChecked(looks_like_word_counts(shown) if word_counts is None else word_counts)
         if self._whole is not None:
             self.editor.setReadOnly(True)
-            self.notice.setText(f"This text is {_size(len(text.encode('utf-8', 'surrogateescape')))}: a read-only "
+            self.notice.setText(f"This text is {_size(text_facts.facts(text).n_bytes)}: a read-only "
                                 f"preview of its first {_size(len(shown.encode('utf-8', 'surrogateescape')))} is "
                                 "shown (a text this large is not edited here). Training reads the whole text.")
             self.notice.show()
@@ -296,7 +297,7 @@ class CorpusEditor(QtWidgets.QWidget):
     def _update_title(self) -> None:
         kind = "word-count table" if self.table_toggle.isChecked() else "text"
         size = self.path and os.path.getsize(self.path)
-        lines = self._whole.count("\n") + 1 if self._whole is not None else self.editor.blockCount()
+        lines = text_facts.facts(self._whole).n_lines if self._whole is not None else self.editor.blockCount()
         extra = f" · {_size(size)} file" if size else f" · {plural(lines, 'line')}"
         # short of room, the kind goes first (the tick box says it too), then the size
         self.title.set_parts([Part(self.name), Part(f" · {kind}", drop=2), Part(extra, drop=1)])

@@ -3,14 +3,16 @@ the share of the reference's merged tokens the run has made by step k (a plot ca
 like the others), the run's tokens the reference lacks ranked by how much of the run's corpus they cover, and each
 shared token's merge number here and there (:mod:`bpe_desktop.core.measure.rediscovery`).
 
-The comparison runs on the GUI thread when *Compare* is pressed (reading a reference's ranks takes a fraction
-of a second; the comparison itself one pass over the run's pieces); it leaves out the runs' other curves
+*Compare* reads the reference and compares on the ``measure`` helper thread (:mod:`..polled_jobs`; reading
+o200k's ranks was a stall the user saw): the page says "Computing…" and stays usable; choosing another run or
+reference, or pressing Compare again, makes a result still being computed stale (dropped when it ends).  A reference
+that cannot be read is the same dialog as before, once the job ends.  It leaves out the runs' other curves
 (:mod:`.compare`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
@@ -18,14 +20,22 @@ from PySide6 import QtCore, QtWidgets
 from ...core.errors import BpeError
 from ...core.formats import load_tokenizer
 from ...core.measure.rediscovery import CURVE_COLUMNS, Rediscovery, rediscover
+from ...core.tokenizers.model import BPEModel
 from ...core.tokenizers.tokenizer import Tokenizer
 from .. import file_actions
 from ..plots.common import PlotCard, set_title, style_plot
+from ..polled_jobs import PolledJobs
 from ..widgets import theme
 from .store import Run
 
 #: the references offered first (name shown, spec)
 REFERENCES = (("cl100k_base", "cl100k"), ("o200k_base", "o200k"), ("GPT-2 (r50k_base)", "gpt2"))
+
+
+def compute(model: BPEModel, spec: str, words: Mapping[str, int] | None) -> Rediscovery:
+    """What the page shows for a run's *model* against the reference *spec* (the helper thread's job; Qt-free):
+    :func:`~bpe_desktop.core.measure.rediscovery.rediscover` of the reference as ``load_tokenizer`` reads it."""
+    return rediscover(Tokenizer(model), load_tokenizer(spec), words)
 
 
 class RediscoveryCard(PlotCard):
@@ -118,6 +128,11 @@ class RediscoveryPage(QtWidgets.QWidget):
         lay.addWidget(self.summary)
         lay.addWidget(tables, 1)
         self.result: Rediscovery | None = None
+        self._jobs: PolledJobs[tuple[int, int, str], Rediscovery] = PolledJobs(self, self._poll, "measure")
+        self._generation = 0
+        self._wanted: tuple[int, int, str] | None = None  # the job whose result is to be shown
+        self.run_pick.currentIndexChanged.connect(self._stale)
+        self.reference.currentIndexChanged.connect(self._stale)
 
     def _pick_reference(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Reference tokenizer", "",
@@ -130,31 +145,65 @@ class RediscoveryPage(QtWidgets.QWidget):
         self.reference.setCurrentIndex(self.reference.count() - 1)
 
     def compare(self) -> bool:
-        """Compare the chosen run with the chosen reference (a dialog when the reference cannot be read)."""
+        """Start comparing the chosen run with the chosen reference on the helper thread (the result shown, or
+        a dialog when the reference cannot be read, once it ends: :attr:`computing` until then); False
+        when there is no run."""
         if not self.runs:
             return False
         run = self.runs[self.run_pick.currentIndex()]
         spec = str(self.reference.currentData())
-        QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
-        try:
-            ref = load_tokenizer(spec)
-            words = run.word_counts.counts if run.word_counts is not None else None
-            r = rediscover(Tokenizer(run.model), ref, words)
-        except BpeError as e:
-            file_actions.show_error(self, "Cannot compare", str(e))
-            return False
-        finally:
-            QtWidgets.QApplication.restoreOverrideCursor()
+        self._generation += 1
+        key = (self._generation, self.run_pick.currentIndex(), spec)
+        model = run.model.truncated(len(run.model.merges))  # (a copy: the job reads it while the window goes on)
+        words = run.word_counts.counts if run.word_counts is not None else None  # (read only, never changed)
+        self._jobs.start(key, lambda: compute(model, spec, words))
+        self._wanted = key
+        self.compare_button.setText("Computing…")
+        self.summary.setText(f"Computing how much of {spec} the run {run.name} rediscovers…")
+        return True
+
+    @property
+    def computing(self) -> bool:
+        """Whether a comparison whose result would be shown is still being computed."""
+        return self._wanted is not None
+
+    @property
+    def busy(self) -> bool:
+        """Whether any comparison is still running on the helper thread (a stale one too)."""
+        return bool(self._jobs.keys())
+
+    def _stale(self) -> None:
+        """Another run or reference was chosen: a result being computed is not shown."""
+        if self._wanted is not None:
+            self._wanted = None
+            self.compare_button.setText("Compare")
+            self.summary.setText("Choose a run and a reference, then Compare.")
+
+    def _poll(self) -> None:
+        for key, future in self._jobs.take_done():
+            if key != self._wanted:
+                continue  # stale: another run or reference was chosen meanwhile, or Compare pressed again
+            self._wanted = None
+            self.compare_button.setText("Compare")
+            try:
+                r = future.result()
+            except BpeError as e:
+                self.summary.setText("Which of the reference's tokens does the run relearn, and where does it "
+                                     "depart?  Choose a run and a reference, then Compare.")
+                file_actions.show_error(self, "Cannot compare", str(e))
+                continue
+            self._show(r, key[2], words_known=self.runs[key[1]].word_counts is not None)
+
+    def _show(self, r: Rediscovery, spec: str, *, words_known: bool) -> None:
         self.result = r
         self.card.show_result(r)
         n = len(r.found)
-        cover = "" if words is not None else " (the run's corpus is not counted: its tokens are in merge order)"
+        cover = "" if words_known else " (the run's corpus is not counted: its tokens are in merge order)"
         self.summary.setText(
             f"By step {n:,} the run has made {r.found[-1] if r.found else 0:,} of {spec}'s {r.n_reference:,} merged "
             f"tokens ({r.share_at(n):.2%}); {len(r.lacking):,} of its tokens are not in {spec}{cover}.")
         _fill(self.lacking, r.lacking_rows())
         _fill(self.shared, r.shared_rows())
-        return True
 
     def _export(self) -> None:
         if not self.card.has_data():

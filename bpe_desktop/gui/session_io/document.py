@@ -7,7 +7,9 @@ not the model's: the layout (:func:`..layouts.capture`, the one place it is read
 (:func:`..runs.persist.to_document`; corpus files are hashed once per size and modification time, so an
 autosave thread can run it); :func:`apply` puts a document's runs into the session with ``Session.load``
 after asking what to do when the corpus file changed or vanished: the corpus editor and the settings
-follow the run shown.  Nothing is read from the corpus or settings panes except their drafts, which the
+follow the run shown.  Opening is two halves: :func:`prepare` works out everything that needs no
+widget (the runs validated whole, the shown run's rows) -- on the helper job for a big file -- and
+:func:`apply` swaps it in.  Nothing is read from the corpus or settings panes except their drafts, which the
 session keeps with their run.
 
 Other parts of the window add their own fields with :func:`register_extra` (stored under the document's
@@ -29,7 +31,9 @@ from PySide6 import QtCore, QtWidgets
 from ...core.counting.sources import CorpusSource
 from ...core.formats.session_file import CorpusFile, CorpusState, SessionDoc, check_corpus
 from .. import layouts
+from ..panes import text_facts
 from ..runs.persist import from_document, snapshot, to_document
+from ..stream.rows import RowSource
 from ..work import Work
 from . import dialogs
 from .recent import RecentKind
@@ -118,13 +122,14 @@ def corpus_problems(doc: SessionDoc) -> list[Any]:
     return [c for c in check_corpus(doc.corpus) if c.state in (CorpusState.CHANGED, CorpusState.MISSING)]
 
 
-def resolve_corpus(w: MainWindow, doc: SessionDoc, answer: Callable[..., dialogs.CorpusAnswer]
-                   ) -> tuple[bool, str | None]:
-    """(go on?, the corpus file to show): asks *answer* when the file changed or vanished."""
+def resolve_corpus(w: MainWindow, doc: SessionDoc, answer: Callable[..., dialogs.CorpusAnswer],
+                   problems: list[Any] | None = None) -> tuple[bool, str | None]:
+    """(go on?, the corpus file to show): asks *answer* when the file changed or vanished (*problems*:
+    :func:`corpus_problems` of *doc* if already worked out)."""
     if not doc.corpus.files:
         return True, None
     path = doc.corpus.files[0].path
-    problems = corpus_problems(doc)
+    problems = corpus_problems(doc) if problems is None else problems
     if not problems:
         return True, path
     choice = answer(w, problems)
@@ -136,11 +141,27 @@ def resolve_corpus(w: MainWindow, doc: SessionDoc, answer: Callable[..., dialogs
     return True, (None if any(p.state is CorpusState.MISSING for p in problems) else path)
 
 
-def apply(w: MainWindow, doc: SessionDoc, corpus_path: str | None, where: str) -> None:
-    """Put *doc*'s runs into the session (its shown run shown, with its corpus, settings, merges and step;
-    *corpus_path*: the file to read for its corpus file), then the compare references, layout and extras.
-    Nothing is retrained.  A damaged document (BpeError) changes nothing."""
-    from ..panes.corpus_editor import corpus_of_file
+@dataclass
+class Prepared:
+    """What opening *doc* works out before the window changes (:func:`prepare`): its runs and which is shown,
+    the corpus files read as the editor's text (saved by reference again while unedited) and the shown run's
+    token-stream rows when its corpus is text in memory (None: the stream reads them itself)."""
+
+    works: list[Work]
+    current: int
+    corpus_path: str | None
+    opened: dict[str, str]
+    rows: RowSource | None = None
+
+
+def prepare(doc: SessionDoc, corpus_path: str | None, where: str, check: Callable[[], None] = lambda: None
+            ) -> Prepared:
+    """Everything of opening *doc* that needs no widget, so it may run on a helper thread: the runs read and
+    validated whole (a damaged document or a run's tokenizer.json gone or changed raises BpeError before
+    anything is applied), then the shown run's rows split or parsed and its typed text measured for the
+    editor (:mod:`..panes.text_facts`).  *corpus_path*: the file to read for its corpus file; *check* is
+    called between the stages (raises to cancel)."""
+    from ..panes.corpus_editor import LARGE_FILE_BYTES, corpus_of_file
 
     opened: dict[str, str] = {}
 
@@ -151,12 +172,35 @@ def apply(w: MainWindow, doc: SessionDoc, corpus_path: str | None, where: str) -
         return src
 
     works, current = from_document(doc, file_source=file_source, corpus_path=corpus_path, where=where)
+    check()
+    shown, rows = works[current], None
+    if shown.draft is None and shown.source.text is not None:  # (a draft is the editor's: shown as edited text)
+        rows = RowSource()
+        rows.load(shown.source, shown.config, trained=bool(shown.records))
+        check()
+    typed = (shown.draft or shown.source).text
+    if typed is not None and len(typed) > LARGE_FILE_BYTES:  # the editor's preview notice and title say these
+        text_facts.remember(typed)
+    check()
+    return Prepared(works, current, corpus_path, opened, rows)
+
+
+def apply(w: MainWindow, doc: SessionDoc, ready: Prepared) -> None:
+    """Put *doc*'s runs as *ready* holds them (:func:`prepare`) into the session (its shown run shown, with
+    its corpus, settings, merges and step), then the compare references, layout and extras.  Nothing is
+    retrained, read or parsed here: only state swapped in."""
     w.timeline.set_playing(False)
     w.controller.shutdown()
-    w.sessions.opened_files.update(opened)
-    if corpus_path is not None:
-        w.sessions.note_recent(RecentKind.CORPUS, corpus_path)
-    load_model(w.session, doc, works, current)
+    w.sessions.opened_files.update(ready.opened)
+    if ready.corpus_path is not None:
+        w.sessions.note_recent(RecentKind.CORPUS, ready.corpus_path)
+    shown, loader = ready.works[ready.current], w.token_view.canvas.loader
+    if ready.rows is not None:
+        loader.offer(shown.source, shown.config, ready.rows)
+    try:
+        load_model(w.session, doc, ready.works, ready.current)  # (the stream reloads in it: the rows offered)
+    finally:
+        loader.offer(None)  # (not kept: a later reload of that run reads its rows itself)
     if doc.layout:
         restore_layout(w, doc.layout)
     if doc.extras.get(LAYOUT_NAME) in layouts.LAYOUTS:

@@ -21,7 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ...core.errors import BpeError
 from ...core.formats.session_file import CorpusCheck, SessionDoc, load_session, save_session
 from .. import file_actions
-from ..modal_job import Cancelled, run_modal
+from ..modal_job import Cancelled, Progress, run_modal
 from ..training.protocol import TrainingState
 from ..work import Replacing, what_would_be_lost
 from . import autosave, autosave_files, dialogs, document, recent
@@ -33,6 +33,14 @@ if TYPE_CHECKING:
 UNTITLED = "bpe-desktop — watch BPE learn a tokenizer"
 #: a session file bigger than this (a large typed corpus) is read behind a progress dialog
 BACKGROUND_BYTES = 16 << 20
+
+
+def _big(path: str) -> bool:
+    """Whether *path* is a session file read, validated and prepared on a helper thread."""
+    try:
+        return os.path.getsize(path) > BACKGROUND_BYTES
+    except OSError:
+        return False  # load_session says why
 
 
 class SessionManager(QtCore.QObject):
@@ -210,22 +218,28 @@ class SessionManager(QtCore.QObject):
                 return False
         elif not recovered and not self.may_discard("open another session"):
             return False
+        where = os.path.basename(path)
         try:
-            doc = self._read(path)
+            doc, problems, ready = self._read(path, where)
         except Cancelled:
             return False
         except BpeError as e:
             file_actions.show_error(self.w, "Cannot open session", str(e))
             return False
-        go, corpus_path = document.resolve_corpus(self.w, doc, self._ask_corpus)
-        if not go:
-            return False
+        if ready is None:
+            go, corpus_path = document.resolve_corpus(self.w, doc, self._ask_corpus, problems)
+            if not go:
+                return False
+            try:  # the runs read and validated whole before anything changes (a run's tokenizer.json gone...)
+                ready = self._prepare(doc, corpus_path, where, path)
+            except Cancelled:
+                return False
+            except BpeError as e:
+                file_actions.show_error(self.w, "Cannot open session", str(e))
+                return False
         self._quiet += 1
         try:
-            document.apply(self.w, doc, corpus_path, os.path.basename(path))
-        except BpeError as e:  # (read before anything changes: a run's tokenizer.json gone or changed)
-            file_actions.show_error(self.w, "Cannot open session", str(e))
-            return False
+            document.apply(self.w, doc, ready)
         finally:
             QtCore.QTimer.singleShot(0, self._unquiet)  # the editor's deferred signals belong to the opening
         if recovered:  # restored work is not saved anywhere yet
@@ -240,16 +254,30 @@ class SessionManager(QtCore.QObject):
         self.opened.emit(path)
         return True
 
-    def _read(self, path: str) -> SessionDoc:
-        """The validated document of *path*: a big file read, decoded, parsed and checked on a helper thread
-        behind a progress dialog with Cancel (:mod:`..modal_job`), a small one here."""
-        try:
-            big = os.path.getsize(path) > BACKGROUND_BYTES
-        except OSError:
-            big = False  # load_session says why
-        if not big:
-            return load_session(path)
-        return run_modal(self.w, "Opening session", lambda p: load_session(path, p.step))
+    def _read(self, path: str, where: str
+              ) -> tuple[SessionDoc, list[CorpusCheck] | None, document.Prepared | None]:
+        """The validated document of *path*, its corpus files' problems and, when there are none, the
+        prepared runs (:func:`.document.prepare`): for a big file all on a helper thread behind a progress
+        dialog with Cancel (:mod:`..modal_job`), for a small one here (its prepared runs: None, made later)."""
+        if not _big(path):
+            return load_session(path), None, None  # (the problems: worked out by resolve_corpus, here)
+
+        def job(p: Progress) -> tuple[SessionDoc, list[CorpusCheck] | None, document.Prepared | None]:
+            doc = load_session(path, p.step)
+            p.stage = "Checking the corpus files"
+            problems = document.corpus_problems(doc)
+            if problems:
+                return doc, problems, None  # the user is asked first
+            p.stage = "Reading the runs"
+            path0 = doc.corpus.files[0].path if doc.corpus.files else None
+            return doc, problems, document.prepare(doc, path0, where, p.check)
+
+        return run_modal(self.w, "Opening session", job)
+
+    def _prepare(self, doc: SessionDoc, corpus_path: str | None, where: str, path: str) -> document.Prepared:
+        if not _big(path):
+            return document.prepare(doc, corpus_path, where)
+        return run_modal(self.w, "Opening session", lambda p: document.prepare(doc, corpus_path, where, p.check))
 
     def _unquiet(self) -> None:
         self._quiet = max(0, self._quiet - 1)

@@ -4,7 +4,9 @@
 memory (the editor's), the files are small or already read (a retrain of the same files shows the same rows
 without a "reading…" blink), else on a worker thread (reading up to 4 MB, splitting lines
 and cutting long ones into display rows), handing the canvas an empty "reading…" source meanwhile and
-the real one when it is ready.  A newer request makes an older result stale (dropped).  It does not paint
+the real one when it is ready.  A newer request makes an older result stale (dropped).  Rows worked out
+elsewhere for a source (opening a session splits or parses its typed text on the helper job) are handed over
+with :meth:`RowLoader.offer` and used, at once, while they are the session's shown source.  It does not paint
 or tokenize.
 """
 
@@ -16,6 +18,8 @@ from collections.abc import Callable
 
 from PySide6 import QtCore
 
+from ...core.config import TrainConfig
+from ...core.counting.sources import CorpusSource
 from .. import helper_threads
 from ..session import Session
 from .rows import RowSource
@@ -46,7 +50,14 @@ class RowLoader(QtCore.QObject):
         self._generation = 0
         self._pending = False
         self.threaded = 0  # loads done on a worker thread (tests)
+        self._offered: tuple[CorpusSource, TrainConfig, RowSource] | None = None
         self._done.connect(self._deliver)
+
+    def offer(self, source: CorpusSource | None, config: TrainConfig | None = None,
+              rows: RowSource | None = None) -> None:
+        """Until the next offer, show *rows* (loaded elsewhere from *source* with *config*) whenever the session's
+        shown source is that very object with that config and no edited text; ``offer(None)`` withdraws it."""
+        self._offered = None if source is None or config is None or rows is None else (source, config, rows)
 
     @property
     def busy(self) -> bool:
@@ -59,6 +70,12 @@ class RowLoader(QtCore.QObject):
         args = (s.source, s.config)
         kw = dict(display_text=s.display_text, display_word_counts=s.display_word_counts,
                   word_counts=s.word_counts, trained=trained)
+        offered = self._offered
+        if (offered is not None and s.display_text is None and offered[0] is s.source
+                and offered[1] == s.config):
+            self._pending = False
+            self._ready(copy.copy(offered[2]), keep_scroll)
+            return
         rows = copy.copy(current)  # keeps its record of what it split last (a retrain re-reads nothing)
         if (s.display_text is not None or not s.source.paths or _size(s.source.paths) <= THREAD_BYTES
                 or rows.has_rows_for(s.source, s.config, s.display_text)):  # (a retrain: the same rows, at once)

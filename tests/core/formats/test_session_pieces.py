@@ -1,10 +1,13 @@
 """A session read in pieces (``load_session(path, step)``, what the window's helper thread does) is the
-document read whole: the same text across pieces that split UTF-8 characters, the same refusals with the
-file's byte offsets, progress after every piece, and a *step* that raises stops the reading."""
+document read whole: the same text across pieces that split UTF-8 characters, escapes and surrogate pairs
+(hypothesis), the same refusals with the file's byte offsets, progress after every piece, and a *step* that
+raises stops the reading."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import SessionError
@@ -18,7 +21,6 @@ PIECE = 1000
 @pytest.fixture
 def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reading, "PIECE_BYTES", PIECE)
-    monkeypatch.setattr(session_file, "PIECE_BYTES", PIECE)
 
 
 def _typed_session(tmp_path, text: str) -> str:
@@ -47,8 +49,8 @@ def test_pieces_give_the_whole_document(tmp_path, small_pieces, monkeypatch) -> 
     assert doc == load_session(path) and doc.corpus.text == TEXT
     size = len(open(path, "rb").read())
     pieces = [(min(k, size), size) for k in range(PIECE, size + PIECE, PIECE)]
-    assert size > 10 * PIECE and steps[:2 * len(pieces)] == pieces + pieces  # read, then decoded, in pieces
-    parsed = steps[2 * len(pieces):]
+    assert size > 10 * PIECE and steps[:len(pieces)] == pieces  # read in pieces
+    parsed = steps[len(pieces):]  # (never decoded whole: each piece of the text is decoded as it is parsed)
     assert len(parsed) >= 10 and [d for d, _ in parsed] == sorted(d for d, _ in parsed)  # then parsed in pieces
     assert max(pieced) < 2 * PIECE  # no call saw the document whole
     assert seen[-1] == len(open(path, encoding="utf-8").read())  # (the plain load did)
@@ -89,3 +91,15 @@ def test_a_step_that_raises_stops_the_reading(tmp_path, small_pieces) -> None:
     with pytest.raises(Stop):
         load_session(path, step)
     assert seen == [PIECE, 2 * PIECE, 3 * PIECE]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(["a", "é", "日", "🤖", "\\", '"', "\n", "\r", "\t", "\x00", "\udc80", "\u2028",
+                                 "\\n", "\\u00e9", "x" * 50]), min_size=0, max_size=400))
+def test_any_text_read_in_pieces_is_the_text_read_whole(tmp_path, small_pieces, parts) -> None:
+    text = "".join(parts) * 4 + "y" * (2 * PIECE)  # (longer than a piece: parsed in pieces)
+    path = _typed_session(tmp_path, text)
+    steps: list[int] = []
+    doc = load_session(path, lambda done, total: steps.append(done))
+    assert doc == load_session(path) and doc.corpus.text == text
+    assert len(steps) > (len(open(path, "rb").read()) + PIECE - 1) // PIECE  # read, then parsed, in pieces
