@@ -7,7 +7,9 @@ signals.  What is shown is one :class:`~.work.Work` (:attr:`Session.work`), held
 and changed only through its methods, which emit the signals.  :meth:`Session.load` is the one way a work
 (trained elsewhere, an opened tokenizer, a session document's runs) becomes the shown one; :meth:`switch`
 shows another run of the list.  The merge list (``session.model.merges``) is the single source of truth:
-the step ``k`` means "the first k merges", so scrubbing the timeline only changes :attr:`Session.step`.
+the step ``k`` means "the first k merges", so scrubbing the timeline only changes :attr:`Session.step`.  An
+extension run's timeline starts at :attr:`Session.origin` (the original's merges: "step 0 = cl100k"); the step
+never goes below it, and the panes show steps counted from it (:meth:`Session.shown_step`).
 
 It does not train (that is :mod:`.training.controller` with its worker process) and draws nothing.
 """
@@ -25,6 +27,7 @@ from ..core.formats.hf.model_ids import PipelineTokenizer
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizers.model import BPEModel
+from ..core.tokenizers.rank_rule import RankRuleTokenizer
 from ..core.tokenizers.tokenizer import Tokenizer
 from .training.protocol import HeldOut, TrainingState
 from .widgets.trash import Trash
@@ -284,6 +287,7 @@ class Session(QtCore.QObject):
         w.records = list(records or [])
         w.loaded_format = ""
         w.pipeline, w.pipeline_ref = None, None
+        w.extension = None
         self._tokenizer = None
         w.step = len(w.records)
         self.modelReset.emit()
@@ -316,10 +320,16 @@ class Session(QtCore.QObject):
     @property
     def tokenizer(self) -> Tokenizer:
         """The one encoder of every pane, over the whole merge list (``upto=session.step`` for the timeline):
-        our replay, or a file's own pipeline in our ids (``work.pipeline``: one our replay cannot express)."""
+        our replay, or a file's own pipeline in our ids (``work.pipeline``: one our replay cannot express), or
+        for an extended rank table tiktoken's rank rule in our ids (a new token can make an original one)."""
         if self._tokenizer is None:
-            p = self._work.pipeline
-            self._tokenizer = PipelineTokenizer(p) if p is not None else Tokenizer(self.model, unknown="keep")
+            p, ext = self._work.pipeline, self._work.extension
+            if p is not None:
+                self._tokenizer = PipelineTokenizer(p)
+            elif ext is not None and ext.rule == "ranks":
+                self._tokenizer = RankRuleTokenizer(self.model, unknown="keep")
+            else:
+                self._tokenizer = Tokenizer(self.model, unknown="keep")
         return self._tokenizer
 
     def set_state(self, state: TrainingState) -> None:
@@ -435,8 +445,17 @@ class Session(QtCore.QObject):
     def n_steps(self) -> int:
         return len(self._work.records)
 
+    @property
+    def origin(self) -> int:
+        """The timeline's first step: 0, or an extension run's original merges."""
+        return self._work.start
+
+    def shown_step(self, k: int) -> int:
+        """Step *k* as the panes number it (counted from :attr:`origin`)."""
+        return k - self._work.start
+
     def set_step(self, k: int) -> None:
-        k = max(0, min(int(k), len(self._work.records)))
+        k = max(self._work.start, min(int(k), len(self._work.records)))
         self.announce_count()
         if k != self._work.step:
             self._work.step = k

@@ -3,7 +3,9 @@ timeline stands -- what a run of the window *is* -- and the two policies that re
 
 :class:`Work` holds the corpus source (its text or file reference), the :class:`TrainConfig`, the model and
 its merge records, why training stopped, the timeline step and what the run kept out (``held_out``), plus
-a run's identity (id, :class:`Origin`, name).  Fields that are counted again when needed (word counts,
+a run's identity (id, :class:`Origin`, name).  An extension run (:class:`ExtensionOf`: a production
+tokenizer's merges, then merges learned on top of it) holds the original's merges first; its timeline starts
+after them (:attr:`Work.start`: "step 0 = cl100k").  Fields that are counted again when needed (word counts,
 the base symbol total, the held-out lines, the file format a tokenizer was read from) and the drafts (the
 corpus and settings the window held, not trained on yet, when another work was shown) take no part in
 ``==``: two works are equal when a saved session would write them the same.  The
@@ -44,6 +46,26 @@ class Origin:
 NO_ORIGIN = Origin()  # a run trained from step 0
 
 
+@dataclass(frozen=True)
+class ExtensionOf:
+    """What an extension run extends: the original tokenizer (``spec``: a bundled encoding's name, or a file's
+    path with its SHA-256), how many of the run's merges are the original's (``start``: the timeline's step 0),
+    and the rule that encodes it (``"ranks"``: tiktoken's rank rule; ``"merge-list"``: the merges replayed)."""
+
+    spec: str
+    label: str  # the original as the timeline names it: "cl100k", "tokenizer.json"
+    start: int
+    rule: str
+    sha256: str = ""  # a file's ("" for a bundled encoding)
+    added: int = 0  # the merges learned on top
+    corpus: str = ""  # the corpus's name
+
+    @property
+    def name(self) -> str:
+        """The run's name: "cl100k + 200 merges on robot logs"."""
+        return f"{self.label} + {plural(self.added, 'merge')}" + (f" on {self.corpus}" if self.corpus else "")
+
+
 @dataclass(eq=True)
 class Work:
     """One piece of work (a run).  Mutable, but only the :class:`~.session.Session` changes the one shown."""
@@ -67,6 +89,7 @@ class Work:
     #: a normalizer, Metaspace...); None when our own replay of the merges is exact.  A saved session keeps it.
     pipeline_ref: PipelineRef | None = None
     pipeline: HFTokenizer | None = field(default=None, compare=False, repr=False)  # read from pipeline_ref
+    extension: ExtensionOf | None = None  # an extension run: the original's merges come first (saved with it)
     draft: CorpusSource | None = field(default=None, compare=False, repr=False)  # editor's corpus, untrained
     draft_config: TrainConfig | None = field(default=None, compare=False, repr=False)
 
@@ -93,6 +116,11 @@ class Work:
     @property
     def n_merges(self) -> int:
         return len(self.records)
+
+    @property
+    def start(self) -> int:
+        """The timeline's first step: 0, or for an extension run the original's merges (its step 0)."""
+        return self.extension.start if self.extension is not None else 0
 
     @property
     def target_merges(self) -> int | None:
@@ -221,6 +249,8 @@ def continuation(work: Work, settings: TrainConfig | None, corpus: CorpusSource,
     """
     if not work.records:
         return Continuation(refusal="nothing has been trained yet -- press Train (F5) first")
+    if work.extension is not None:
+        return Continuation(refusal=extension_refusal(work.extension, "trained further"))
     changed = run_changed(work, settings, corpus)
     reason = work.stop_reason
     if not changed and reason is StopReason.NO_PAIR:
@@ -233,6 +263,14 @@ def continuation(work: Work, settings: TrainConfig | None, corpus: CorpusSource,
     if changed or not process_alive:
         return Continuation(retrain=changed or cannot_continue(reason, process_alive=process_alive))
     return Continuation()
+
+
+def extension_refusal(ext: ExtensionOf, what: str) -> str:
+    """Why an extension run cannot be *what* ("trained further", "branched") here: the window's trainer
+    learns from the corpus's bytes, not on top of the original's segmentation."""
+    return (f"this run extends {ext.label}: it cannot be {what} here (the window's trainer learns from the corpus's "
+            f"bytes, not on top of {ext.label}'s tokens, so it would not be the same extension) -- extend "
+            f"{ext.label} again with more merges from Training > Extend a tokenizer on this corpus…")
 
 
 # -- asking before losing work -------------------------------------------------------------------------------

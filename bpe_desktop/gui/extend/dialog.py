@@ -1,9 +1,8 @@
 """The Extend dialog: pick a tokenizer (cl100k, o200k, GPT-2 or a file), a number of merges and where to write;
 the extension runs in a spawn worker process (:mod:`.job`) so the window stays responsive; when it is done the
-dialog says what changed and offers to compare the original and the extension in the Log inspector.
-
-It does not show the extension's merges on the timeline (the merge list, timeline and plots still show the
-session's own run) -- that is left open.
+dialog says what changed, the extension becomes a run of the window (*show*: :mod:`.show`; the timeline starts
+at the original and steps over the new merges), and it offers to compare the original and the extension in the
+Log inspector.
 """
 
 from __future__ import annotations
@@ -76,8 +75,10 @@ class ExtendDialog(QtWidgets.QDialog):
     the Log inspector."""
 
     def __init__(self, parent: QtWidgets.QWidget | None, source: CorpusSource,
-                 compare: Callable[[str, str, CorpusSource], object] | None = None) -> None:
+                 compare: Callable[[str, str, CorpusSource], object] | None = None,
+                 show: Callable[[ExtendDone, CorpusSource], bool] | None = None) -> None:
         super().__init__(parent)
+        self._show = show
         self.setWindowTitle("Extend a tokenizer on this corpus")
         self.setObjectName("extend_dialog")
         self.source = source
@@ -194,7 +195,12 @@ class ExtendDialog(QtWidgets.QDialog):
         self.done_result = done
         self.start_button.setEnabled(True)
         self.compare_button.setEnabled(self._compare is not None)
-        self.status.setText(done.summary)
+        shown = ""
+        if done.run is None:
+            shown = f"\n\nNot shown as a run: {done.run_refusal}"
+        elif self._show is not None and self._show(done, self.source):
+            shown = f"\n\nShown as a run: the timeline starts at {done.spec} (step 0) and steps over the new merges."
+        self.status.setText(done.summary + shown)
 
     def _failed(self, message: str) -> None:
         self.runner.shutdown(stop=False)

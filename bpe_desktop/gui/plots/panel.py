@@ -292,7 +292,7 @@ class PlotsPanel(QtWidgets.QWidget):
     def _update_status(self, step: int) -> None:
         s = self.session
         z = self.zipf.data
-        parts = [Part(f"step {step:,} of {s.n_steps:,}")]
+        parts = [Part(f"step {s.shown_step(step):,} of {s.shown_step(s.n_steps):,}")]
         if z is not None and z.step == step:
             parts.append(Part(f" · {plural(len(z.counts), 'pair')}", drop=1))
             parts.append(Part(f" · recount {self.feed.last_zipf_ms:.0f} ms", drop=2))

@@ -24,6 +24,8 @@ def run_label(i: int, run: Run, *, training: bool = False) -> tuple[str, str]:
     "not trained yet" or "training…" when it holds none) and why it stopped when that says more."""
     n = run.n_merges
     count = plural(n, "merge") if n else ("training…" if training else "not trained yet")
+    if run.extension is not None:  # its step 0 is the original: the merges it adds
+        count = plural(n - run.start, "new merge")
     reason = run.stop_reason
     shown = "" if reason is StopReason.MERGES else run.stop_text  # "reached N merges" says nothing new
     text = f"{i + 1}. {run.name}   —   {count}" + (f" · {shown}" if shown else "")

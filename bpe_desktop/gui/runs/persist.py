@@ -10,7 +10,9 @@ under ``extras``.  :func:`from_document` gives the works back, equal (``==``) to
 that is text read from a file the window opened is written by reference (path, size, hash) and read back
 through *file_source*, the editor's own rule for turning a file into a corpus.  A run shown through a
 ``tokenizer.json``'s own pipeline keeps that file by reference (path and SHA-256, under ``extras``) and is
-read from it again; a file gone or changed refuses the document with a message naming it.
+read from it again; a file gone or changed refuses the document with a message naming it.  An extension run
+keeps its merges (the original's and the new ones) like any run, and under ``extras`` what it extends: the
+original by name (a bundled encoding) or by path and SHA-256, where its timeline starts and its encoding rule.
 
 It writes no file itself (:mod:`bpe_desktop.core.formats.session_file` does) and asks nothing.
 """
@@ -30,7 +32,7 @@ from ...core.formats.session_file import CorpusFile, RunDoc, SessionCorpus, Sess
 from ...core.stopping import StopReason
 from ...core.tokenizers.model import BPEModel
 from ...core.training.branch import config_changes
-from ..work import Origin, Work
+from ..work import ExtensionOf, Origin, Work
 
 #: (path, word-count table?) -> the corpus the window makes of that file (the editor's rule)
 FileSource = Callable[[str, bool], CorpusSource]
@@ -38,6 +40,8 @@ FileSource = Callable[[str, bool], CorpusSource]
 DRAFTS = "drafts"
 #: the extras name under which a run shown through a tokenizer.json's own pipeline keeps that file (by reference)
 PIPELINES = "pipelines"
+#: the extras name under which an extension run keeps what it extends (:class:`~..work.ExtensionOf`)
+EXTENSIONS = "extensions"
 
 
 def _plain_file_source(path: str, word_counts: bool) -> CorpusSource:
@@ -113,6 +117,9 @@ def to_document(runs: Sequence[Work], current: int, *, describe: Callable[[str],
                  for i, r in enumerate(runs) if r.pipeline_ref is not None}
     if pipelines:
         more[PIPELINES] = pipelines
+    extensions = {str(i): dataclasses.asdict(r.extension) for i, r in enumerate(runs) if r.extension is not None}
+    if extensions:
+        more[EXTENSIONS] = extensions
     return SessionDoc(corpora[current], shown.config, main.model, main.records, main.step, compare, layout,
                       extras=more, runs=docs, current_run=current)
 
@@ -155,6 +162,26 @@ def _read_pipelines(raw: Any, works: list[Work]) -> None:
         w.loaded_format = "hf"
 
 
+def _read_extensions(raw: Any, works: list[Work]) -> None:
+    """Each extension run gets what it extends again (its merges and records are the document's own)."""
+    if raw is None:
+        return
+    fields = {f.name: f.type for f in dataclasses.fields(ExtensionOf)}
+    if not isinstance(raw, dict):
+        raise SessionError(f"extras.{EXTENSIONS} must be an object -- the session file is damaged")
+    for key, ext in raw.items():
+        ok = (isinstance(key, str) and key.isdigit() and int(key) < len(works) and isinstance(ext, dict)
+              and set(ext) == set(fields) and all(isinstance(ext[n], int if t == "int" else str)
+                                                  for n, t in fields.items()))
+        w = works[int(key)] if ok else None
+        if w is None or not 0 < ext["start"] <= len(w.records) or ext["rule"] not in ("ranks", "merge-list"):
+            raise SessionError(f"extras.{EXTENSIONS}: entry {key!r:.20} is not an extension run -- the session file "
+                               "is damaged")
+        w.extension = ExtensionOf(**ext)
+        w.loaded_format = "tiktoken" if w.extension.rule == "ranks" else ""
+        w.initial_symbols = w.records[w.extension.start - 1].symbols_after  # the corpus under the original
+
+
 def from_document(doc: SessionDoc, *, file_source: FileSource = _plain_file_source,
                   corpus_path: str | None = None, where: str = "") -> tuple[list[Work], int]:
     """The works of *doc* and which is shown.  A document without runs (an older file) is one run: its own
@@ -188,6 +215,7 @@ def from_document(doc: SessionDoc, *, file_source: FileSource = _plain_file_sour
             parent = works[w.origin.parent - 1]
             w.origin = Origin(w.origin.parent, w.origin.step, config_changes(parent.config, w.config))
     _read_pipelines(doc.extras.get(PIPELINES), works)
+    _read_extensions(doc.extras.get(EXTENSIONS), works)
     drafts = doc.extras.get(DRAFTS)
     if isinstance(drafts, dict):
         for key, raw in drafts.items():

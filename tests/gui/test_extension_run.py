@@ -1,0 +1,95 @@
+"""An extension learned in the window becomes a run: Training → Extend… on cl100k, then the Runs list row, the
+timeline starting at cl100k ("step 0 = cl100k") and stepping over the added merges only, the merge list holding
+the added merges with the trainer's records, the tokens at step k equal to tiktoken reading the exported
+``.tiktoken`` cut to cl100k's ranks + the first k new ones (step 0 is cl100k itself), and a saved session
+reopening the run equal.  Branching and Train further are refused with a dialog naming why."""
+
+from __future__ import annotations
+
+import tiktoken
+import tiktoken.load
+
+from bpe_desktop.core.formats.presets import CL100K_SPECIALS
+from bpe_desktop.core.formats.session_file import dumps_session, loads_session
+from bpe_desktop.core.text.pretokenize import Pretokenizer
+from bpe_desktop.core.tokenizers.rank_rule import RankRuleTokenizer
+from bpe_desktop.gui.extend.open import extend_dialog
+from bpe_desktop.gui.runs.persist import from_document, snapshot, to_document
+from support import ROBOT_SAMPLE_FILE
+from support.window import check_one_truth
+
+WAIT_MS = 240_000  # a ceiling for a stuck worker, not a speed limit
+MERGES = 6
+HELD = "2024-05-01 12:00:03.512 [INFO] [planner]: Computed path in 0.0421 s (17 waypoints)\n"
+
+
+def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, tmp_path) -> None:
+    text = "".join(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)[:400])
+    window.corpus.set_text(text, name="robot logs", word_counts=False)
+    dlg = extend_dialog(window)
+    out = tmp_path / "cl100k_logs.tiktoken"
+    dlg.out.setText(str(out))
+    dlg.merges.setValue(MERGES)
+    with qtbot.waitSignal(dlg.runner.finished, timeout=WAIT_MS):
+        assert dlg.start()
+    qtbot.waitUntil(lambda: window.session.work.extension is not None, timeout=WAIT_MS)
+    s = window.session
+    ext, done = s.work.extension, dlg.done_result
+    assert ext is not None and done is not None and done.made == MERGES
+    assert "Shown as a run" in dlg.status.text()
+    dlg.close()
+
+    # the Runs list, the timeline and its label
+    o = s.origin
+    assert o == ext.start == 100_000 and s.n_steps == o + MERGES and s.step == o + MERGES
+    row = window.runs.pane.list.item(s.current).text()
+    assert row.startswith(f"{s.current + 1}. cl100k + {MERGES} merges on robot logs   —   {MERGES} new merges"), row
+    slider = window.timeline.slider
+    assert (slider.minimum(), slider.maximum()) == (o, o + MERGES)
+    assert window.timeline.label.text().startswith(f"step {MERGES} / {MERGES}")
+    s.set_step(0)  # the left end is cl100k
+    assert s.step == o and window.timeline.label.text().startswith(f"step 0 = cl100k / {MERGES}")
+    assert s.model.vocab_size_at(o) == 100_256 + len(CL100K_SPECIALS)
+
+    # the merge list: the added merges, with the trainer's counts and runner-ups
+    model = window.merges.table_model
+    assert model.rowCount() == MERGES
+    added = s.records[o:]
+    assert [model.index(r, 0).data() for r in range(MERGES)] == list(range(1, MERGES + 1))
+    assert [model.index(r, 4).data() for r in range(MERGES)] == [r.count for r in added]
+    assert all(r.count > 0 and r.contenders for r in added)
+    assert [r.token_id for r in added] == list(range(100_256, 100_256 + MERGES))  # after cl100k's ids
+    check_one_truth(window)
+
+    # the tokens at step k: tiktoken on the written file cut to cl100k + the first k new ranks
+    assert isinstance(s.tokenizer, RankRuleTokenizer)
+    ranks = tiktoken.load.load_tiktoken_bpe(str(out))
+    first = done.first_id
+    assert first == 100_277 and done.last_id == first + MERGES - 1
+    pattern = Pretokenizer.from_spec("cl100k").pattern
+    assert pattern is not None
+    cl100k = tiktoken.Encoding(name="c", pat_str=pattern, special_tokens=CL100K_SPECIALS,
+                               mergeable_ranks={b: r for b, r in ranks.items() if r < 100_256})
+    for k in range(MERGES + 1):
+        enc = tiktoken.Encoding(name=f"e{k}", pat_str=pattern, special_tokens=CL100K_SPECIALS,
+                                mergeable_ranks={b: r for b, r in ranks.items() if r < first + k})
+        s.set_step(o + k)
+        for sample in (text[:3000], HELD):
+            want = [r - (first - 100_256) if r >= first else r for r in enc.encode_ordinary(sample)]
+            assert s.tokenizer.encode_ordinary(sample, upto=s.step) == want, k
+    s.set_step(o)
+    assert s.tokenizer.encode_ordinary(HELD, upto=s.step) == cl100k.encode_ordinary(HELD)  # step 0 is cl100k
+    assert s.symbols_at(o) == len(cl100k.encode_ordinary(text)) == done.tokens_before
+
+    # branching and Train further are refused, naming why
+    assert not window.runs.whatif.branch(o + 2, s.config)
+    assert dialogs[-1][0] == "Cannot branch" and "extends cl100k" in dialogs[-1][1]
+    assert not window.train_further(3)
+    assert dialogs[-1][0] == "Cannot train further" and "extends cl100k" in dialogs[-1][1]
+
+    # a saved session reopens the run equal (through the file's text)
+    works = snapshot(s.runs)
+    doc = loads_session(dumps_session(to_document(works, s.current)))
+    back, current = from_document(doc)
+    assert back == list(works) and back[current].extension == ext
+    assert back[current].loaded_format == "tiktoken" and back[current].initial_symbols == s.initial_symbols
