@@ -23,15 +23,13 @@ from PySide6 import QtCore
 from ..core.config import TrainConfig
 from ..core.counting.pieces import WordCounts
 from ..core.counting.sources import CorpusSource
-from ..core.formats.hf.model_ids import PipelineTokenizer
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizers.model import BPEModel
-from ..core.tokenizers.rank_rule import RankRuleTokenizer
 from ..core.tokenizers.tokenizer import Tokenizer
 from .training.protocol import HeldOut, TrainingState
 from .widgets.trash import Trash
-from .work import Origin, RunList, Work
+from .work import Origin, RunList, Work, encoder, keep_drafts
 
 #: steps a second above which playback is "fast": panes that redraw expensively coalesce its step changes
 #: (one can read a few explanations a second, not 500)
@@ -320,16 +318,9 @@ class Session(QtCore.QObject):
     @property
     def tokenizer(self) -> Tokenizer:
         """The one encoder of every pane, over the whole merge list (``upto=session.step`` for the timeline):
-        our replay, or a file's own pipeline in our ids (``work.pipeline``: one our replay cannot express), or
-        for an extended rank table tiktoken's rank rule in our ids (a new token can make an original one)."""
+        :func:`~.work.encoder` of the shown work."""
         if self._tokenizer is None:
-            p, ext = self._work.pipeline, self._work.extension
-            if p is not None:
-                self._tokenizer = PipelineTokenizer(p)
-            elif ext is not None and ext.rule == "ranks":
-                self._tokenizer = RankRuleTokenizer(self.model, unknown="keep")
-            else:
-                self._tokenizer = Tokenizer(self.model, unknown="keep")
+            self._tokenizer = encoder(self._work)
         return self._tokenizer
 
     def set_state(self, state: TrainingState) -> None:
@@ -406,19 +397,8 @@ class Session(QtCore.QObject):
         *successor* about to be shown takes over (a new run's corpus and settings) is no draft of it."""
         if self.drafts is None:
             return
-        corpus, config = self.drafts()
-        w = self._work
-        if not w.records and not self._state.active:  # nothing trained: what the window holds *is* the work
-            was = (w.source, w.config)
-            w.source = corpus if corpus is not None else w.source
-            w.config = config if config is not None else w.config
-            w.draft = w.draft_config = None
-            if (w.source, w.config) != was:
-                self.runsChanged.emit()  # (its name follows its settings)
-            return
-        taken = (successor.source, successor.config) if successor is not None else (None, None)
-        w.draft = None if corpus is None or corpus in (w.source, taken[0]) else corpus
-        w.draft_config = None if config is None or config in (w.config, taken[1]) else config
+        if keep_drafts(self._work, *self.drafts(), successor, active=self._state.active):
+            self.runsChanged.emit()  # (an untrained run's name follows its settings)
 
     def _show(self, index: int) -> None:
         self._list.current = index

@@ -24,11 +24,14 @@ from typing import Literal, NamedTuple
 from ..core.config import TrainConfig
 from ..core.counting.pieces import WordCounts
 from ..core.counting.sources import CorpusSource
+from ..core.formats.hf.model_ids import PipelineTokenizer
 from ..core.formats.hf.pipeline import HFTokenizer
 from ..core.formats.hf.pipeline_ref import PipelineRef
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizers.model import BPEModel
+from ..core.tokenizers.rank_rule import RankRuleTokenizer
+from ..core.tokenizers.tokenizer import Tokenizer
 from ..core.training.branch import SettingChange
 from .training.protocol import HeldOut
 from .wording import cannot_continue, plural
@@ -138,6 +141,17 @@ class Work:
         return bool(self.records)
 
 
+def encoder(work: Work) -> Tokenizer:
+    """What encodes *work*'s text at each step, in its model's ids: our replay of the merges, or a file's own
+    pipeline (``work.pipeline``: one our replay cannot express), or for an extended rank table tiktoken's rank
+    rule (a new token beside a neighbour can make an original one, which no replay of merges does)."""
+    if work.pipeline is not None:
+        return PipelineTokenizer(work.pipeline)
+    if work.extension is not None and work.extension.rule == "ranks":
+        return RankRuleTokenizer(work.model, unknown="keep")
+    return Tokenizer(work.model, unknown="keep")
+
+
 class RunList:
     """The session's works in order, one of them shown (by identity: equal works are still two runs), and
     the user's list set aside while the tour shows one of its own.  Each method returns the index to show."""
@@ -206,6 +220,23 @@ class RunList:
         """The user's runs and which is shown (those set aside while the tour runs)."""
         items, current = self.aside if self.aside is not None else (self.items, self.current)
         return tuple(items), current
+
+
+def keep_drafts(w: Work, corpus: CorpusSource | None, config: TrainConfig | None, successor: Work | None, *,
+                active: bool) -> bool:
+    """Keep with *w* what the window holds but has not trained on (*corpus*, *config*; what a *successor*
+    about to be shown takes over is no draft of it); True when an untrained *w* itself changed (*active*: a
+    run is training)."""
+    if not w.records and not active:  # nothing trained: what the window holds *is* the work
+        was = (w.source, w.config)
+        w.source = corpus if corpus is not None else w.source
+        w.config = config if config is not None else w.config
+        w.draft = w.draft_config = None
+        return (w.source, w.config) != was
+    taken = (successor.source, successor.config) if successor is not None else (None, None)
+    w.draft = None if corpus is None or corpus in (w.source, taken[0]) else corpus
+    w.draft_config = None if config is None or config in (w.config, taken[1]) else config
+    return False
 
 
 def same_corpus(a: CorpusSource | None, b: CorpusSource | None) -> bool:

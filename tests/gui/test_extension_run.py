@@ -93,3 +93,62 @@ def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, t
     back, current = from_document(doc)
     assert back == list(works) and back[current].extension == ext
     assert back[current].loaded_format == "tiktoken" and back[current].initial_symbols == s.initial_symbols
+
+
+def test_forbid_min_frequency_and_the_vocabulary_pane_on_an_extension_run(window, qtbot, tmp_path) -> None:
+    """The dialog's forbid and minimum frequency reach the extension (the core's own run is the oracle); the
+    Vocabulary pane at step k counts the corpus as tiktoken with the file cut to cl100k + k ranks does."""
+    from collections import Counter
+
+    from bpe_desktop.core.config import TrainConfig
+    from bpe_desktop.core.extend import start
+    from bpe_desktop.core.formats import load
+    from bpe_desktop.gui.extend.job import run
+    from bpe_desktop.gui.extend.show import extension_work
+
+    text = "".join(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)[:400])
+    window.corpus.set_text(text, name="robot logs", word_counts=False)
+    dlg = extend_dialog(window)
+    out = tmp_path / "e.tiktoken"
+    dlg.out.setText(str(out))
+    dlg.merges.setValue(50)
+    dlg.min_freq.setValue(30)
+    dlg.forbid.pairs_edit.setPlainText("[ INFO\n[ WARN")
+    job = dlg.job()
+    dlg.close()
+    assert (job.min_frequency, job.forbid) == (30, (("[", "INFO"), ("[", "WARN")))
+    done = run(job)  # (the worker's job, here in-process; the spawn path is the test above)
+    core = start(load("cl100k"), "cl100k", text, TrainConfig(mode="bytes", merges=50, min_frequency=30,
+                                                             forbid=(("[", "INFO"), ("[", "WARN"))))
+    assert done.run is not None
+    assert [(r.left, r.right, r.count) for r in done.run.records] == [(r.left, r.right, r.count) for r in core.records]
+    assert done.made < 50 and "minimum frequency 30" in done.stop_reason
+    assert not {("[", "INFO"), ("[", "WARN")} & {(r.left, r.right) for r in core.records}
+    window.session.load(extension_work(done, window.corpus.source()))
+    s = window.session
+    assert s.config.min_frequency == 30 and s.config.forbid == job.forbid  # the settings say how it was learned
+    check_one_truth(window)
+
+    k = 3
+    s.set_step(s.origin + k)
+    dock = window.docks["vocab"]
+    dock.show()
+    dock.raise_()
+    pane = window.vocab
+    qtbot.waitUntil(lambda: not pane.busy and pane.table_model.audit is not None
+                    and pane.table_model.audit is pane.feed.audit, timeout=120_000)
+    a = pane.table_model.audit
+    assert a.step == s.origin + k and len(a.ids) == 100_256 + k + len(CL100K_SPECIALS)
+    pattern = Pretokenizer.from_spec("cl100k").pattern
+    assert pattern is not None
+    ranks = tiktoken.load.load_tiktoken_bpe(str(out))
+    first = done.first_id
+    assert first is not None
+    enc = tiktoken.Encoding(name="e", pat_str=pattern, special_tokens=CL100K_SPECIALS,
+                            mergeable_ranks={b: r for b, r in ranks.items() if r < first + k})
+    want = Counter(r - (first - 100_256) if r >= first else r for r in enc.encode_ordinary(text))
+    n = 100_256 + k
+    assert {i: f for i, f in enumerate(a.frequencies[:n]) if f} == dict(want)
+    made = pane.table_model
+    row = made.rows.index(a.ids.index(100_256))
+    assert made.cell(row, 3) == "1" and made.cell(made.rows.index(a.ids.index(300)), 3) == "cl100k"

@@ -1,4 +1,5 @@
-"""The Extend dialog: pick a tokenizer (cl100k, o200k, GPT-2 or a file), a number of merges and where to write;
+"""The Extend dialog: pick a tokenizer (cl100k, o200k, GPT-2 or a file), a number of merges (with a minimum
+frequency and pairs never merged, as training takes them) and where to write;
 the extension runs in a spawn worker process (:mod:`.job`) so the window stays responsive; when it is done the
 dialog says what changed, the extension becomes a run of the window (*show*: :mod:`.show`; the timeline starts
 at the original and steps over the new merges), and it offers to compare the original and the extension in the
@@ -14,9 +15,11 @@ from concurrent.futures import Future, ProcessPoolExecutor
 
 from PySide6 import QtCore, QtWidgets
 
+from ...core.choices import Mode
 from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError
 from .. import file_actions
+from ..runs.forbid_edit import ForbidEditor
 from ..training.process import main_module_hidden
 from .job import ExtendDone, ExtendJob, run
 
@@ -102,6 +105,12 @@ class ExtendDialog(QtWidgets.QDialog):
         self.merges.setGroupSeparatorShown(True)
         self.merges.setToolTip("How many merges to add; fewer when the corpus runs out of pairs (merges stay "
                                "inside the tokenizer's own pieces)")
+        self.min_freq = QtWidgets.QSpinBox()
+        self.min_freq.setRange(1, 1_000_000_000)
+        self.min_freq.setGroupSeparatorShown(True)
+        self.min_freq.setToolTip("Stop when the best pair occurs fewer times than this")
+        self.forbid = ForbidEditor(self, lines=2)
+        self.forbid.set_mode(Mode.BYTES)  # (a chars-mode file's pairs are checked by the worker, naming the pair)
         self.out = QtWidgets.QLineEdit(os.path.join(os.path.expanduser("~"), "cl100k_extended.tiktoken"))
         browse = QtWidgets.QPushButton("Browse…")
         browse.clicked.connect(self._pick_out)
@@ -130,6 +139,8 @@ class ExtendDialog(QtWidgets.QDialog):
         form = QtWidgets.QFormLayout()
         form.addRow("Tokenizer", row)
         form.addRow("New merges", self.merges)
+        form.addRow("Min frequency", self.min_freq)
+        form.addRow("Forbid", self.forbid)
         form.addRow("Write to", out_row)
         lay = QtWidgets.QVBoxLayout(self)
         lay.addLayout(form)
@@ -166,12 +177,19 @@ class ExtendDialog(QtWidgets.QDialog):
 
     # -- running ----------------------------------------------------------------------------------------------
     def job(self) -> ExtendJob:
+        """What the dialog asks for (a BpeError for a forbid entry that does not read)."""
         src = self.source
         return ExtendJob(self.spec(), self.merges.value(), self.out.text().strip(),
-                         text=src.text if not src.paths else None, paths=tuple(src.paths))
+                         text=src.text if not src.paths else None, paths=tuple(src.paths),
+                         min_frequency=self.min_freq.value(), forbid=self.forbid.pairs(),
+                         forbid_regex=self.forbid.pattern())
 
     def start(self) -> bool:
-        job = self.job()
+        try:
+            job = self.job()
+        except BpeError as e:
+            file_actions.show_error(self, "Cannot extend", str(e))
+            return False
         if self.source.word_counts:
             file_actions.show_error(self, "Cannot extend", "the corpus is a word-count table: an extension cuts "
                                     "the text with the tokenizer's own pre-tokenizer -- open the text itself")

@@ -28,6 +28,9 @@ class ExtendJob:
     out: str  # where to write the extension (in the tokenizer's own format)
     text: str | None = None  # the corpus: the editor's text, or
     paths: tuple[str, ...] = ()  # its files
+    min_frequency: int = 1  # stop when the best pair is rarer
+    forbid: tuple[tuple[str, str], ...] = ()  # pairs never merged (as the merge list shows their symbols)
+    forbid_regex: str | None = None  # never a new token this pattern matches
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,8 @@ def run(job: ExtendJob) -> ExtendDone:
         pieces, lines = corpus_pieces(tok, job.text), job.text.count("\n") + (not job.text.endswith("\n"))
     else:
         pieces, lines = count_files(tok, job.paths)
-    config = TrainConfig(mode=tok.mode, merges=job.merges)
+    config = TrainConfig(mode=tok.mode, merges=job.merges, min_frequency=job.min_frequency, forbid=job.forbid,
+                         forbid_regex=job.forbid_regex)
     ext = prepare(loaded, job.spec, pieces, config)
     ext.trainer.run()
     how = ext.save(job.out)
