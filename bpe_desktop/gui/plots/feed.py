@@ -19,7 +19,6 @@ plots pane (:mod:`.panel`) calls it from its throttled refresh.
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import time
 
@@ -179,9 +178,8 @@ class PlotFeed:
 
     def compression(self) -> CompressionCurve | None:
         s = self.session
-        if s.records and s.origin:  # an extension run: from the original (its records hold no counts)
-            curve = compression_from_records(s.initial_symbols, s.records[s.origin:])
-            return dataclasses.replace(curve, steps=[s.origin + k for k in curve.steps])
+        if s.records and s.origin:  # an extension run: from the original, steps counted from it (as shown)
+            return compression_from_records(s.initial_symbols, s.records[s.origin:])
         if s.records:
             first = s.initial_symbols or s.records[0].symbols_before
             return compression_from_records(first, s.records)
