@@ -94,6 +94,18 @@ def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, t
     assert back == list(works) and back[current].extension == ext
     assert back[current].loaded_format == "tiktoken" and back[current].initial_symbols == s.initial_symbols
 
+    # ... and through File > Save session / Open session in the window
+    s.set_step(o + 2)
+    path = tmp_path / "ext.bpe-session"
+    assert window.sessions.save_to(str(path))
+    window.session.switch(0 if s.current else 1) if len(s.runs) > 1 else None
+    assert window.sessions.open_session(str(path))
+    s = window.session
+    assert s.work.extension == ext and s.step == o + 2 and window.timeline.slider.minimum() == o
+    assert window.timeline.label.text().startswith(f"step 2 / {MERGES}")
+    assert isinstance(s.tokenizer, RankRuleTokenizer) and window.merges.table_model.rowCount() == MERGES
+    check_one_truth(window)
+
 
 def test_forbid_min_frequency_and_the_vocabulary_pane_on_an_extension_run(window, qtbot, tmp_path) -> None:
     """The dialog's forbid and minimum frequency reach the extension (the core's own run is the oracle); the
