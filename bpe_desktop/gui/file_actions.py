@@ -181,8 +181,15 @@ def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord
 
 def pipeline_refusal(session: Session) -> str:
     """Why the shown run's merges cannot be written alone ("" when they can): a tokenizer.json shown through
-    its own pipeline would lose its normalizer / pre-tokenizer in any file we write."""
+    its own pipeline would lose its normalizer / pre-tokenizer in any file we write; an extended rank table
+    its rank rule and its specials' ids."""
     w = session.work
+    ext = w.extension
+    if ext is not None and ext.rule == "ranks":
+        return (f"This run extends {ext.label}'s rank table: tiktoken encodes it by the rank of each token's bytes, "
+                f"with {ext.label}'s special tokens between its ids and the new ones, which a merge list written here "
+                f"would not keep -- use the file Extend wrote (in {ext.label}'s own format), or extend {ext.label} "
+                "again with as many merges as the step you want.")
     if w.pipeline is None or w.pipeline_ref is None:
         return ""
     return (f"This run is shown through the pipeline of {w.pipeline_ref.path} ({w.pipeline.plain_reason}), "

@@ -87,6 +87,14 @@ def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, t
     assert not window.train_further(3)
     assert dialogs[-1][0] == "Cannot train further" and "extends cl100k" in dialogs[-1][1]
 
+    # exporting or saving its merge list is refused (the rank rule and the specials' ids would be lost)
+    from bpe_desktop.gui import file_actions
+
+    assert not file_actions.export_tokenizer(window, s, str(tmp_path / "x.tiktoken"), "tiktoken")
+    assert dialogs[-1][0] == "Cannot export tokenizer" and "extends cl100k's rank table" in dialogs[-1][1]
+    assert not file_actions.save_tokenizer(window, s, str(tmp_path / "x.json"))
+    assert dialogs[-1][0] == "Cannot save tokenizer" and not (tmp_path / "x.json").exists()
+
     # a saved session reopens the run equal (through the file's text)
     works = snapshot(s.runs)
     doc = loads_session(dumps_session(to_document(works, s.current)))

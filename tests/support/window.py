@@ -72,6 +72,9 @@ def check_one_truth(w) -> None:
     assert any(r is work for r in s.runs)
     assert table_pairs(w) == shown_pairs(w) and w.timeline.slider.maximum() == len(s.records)
     assert w.timeline.slider.minimum() == s.origin <= s.step  # an extension run's timeline starts at the original
+    if work.extension is not None:  # ... its rows are the added merges; a rank table encodes by tiktoken's rule
+        assert w.merges.table_model.rowCount() == len(s.records) - work.extension.start
+        assert type(s.tokenizer).__name__ == ("RankRuleTokenizer" if work.extension.rule == "ranks" else "Tokenizer")
     if not s.state.active:
         check_run_labels(w)
     if not s.records or s.state.active:
