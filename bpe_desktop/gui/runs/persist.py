@@ -220,12 +220,12 @@ def _read_extensions(raw: Any, works: list[Work]) -> None:
             raise _damaged(key, "does not hold its merges")
         base = _original(ext, f"run {int(key) + 1} ({w.name})")
         model = dataclasses.replace(base, merges=list(base.merges), base=list(base.base))  # (a loaded one is shared)
+        n = len(model.tokens)  # (merge j may take the tokens of the merges before it)
+        if not all(isinstance(p, list) and len(p) == 2 and all(type(i) is int and 0 <= i < n + j for i in p)
+                   for j, p in enumerate(merges)):
+            raise _damaged(key, "has a merge that is no pair of its tokens")
+        model.extend_merges([(p[0], p[1]) for p in merges])
         try:
-            for p in merges:
-                n = len(model.tokens)
-                if not (isinstance(p, list) and len(p) == 2 and all(type(i) is int and 0 <= i < n for i in p)):
-                    raise _damaged(key, "has a merge that is no pair of its tokens")
-                model.extend_merges([(p[0], p[1])])
             added = [_record(model, ext.start + j, row) for j, row in enumerate(rows)]
         except (TypeError, ValueError) as e:
             raise _damaged(key, f"has a malformed record ({type(e).__name__})") from None

@@ -29,7 +29,8 @@ from PySide6 import QtCore, QtWidgets
 from ...core.counting.sources import CorpusSource
 from ...core.formats.session_file import CorpusFile, CorpusState, SessionDoc, check_corpus
 from .. import layouts
-from ..runs.persist import from_document, snapshot, to_document
+from ..modal_job import Progress, run_modal
+from ..runs.persist import EXTENSIONS, from_document, snapshot, to_document
 from ..work import Work
 from . import dialogs
 from .recent import RecentKind
@@ -139,7 +140,8 @@ def resolve_corpus(w: MainWindow, doc: SessionDoc, answer: Callable[..., dialogs
 def apply(w: MainWindow, doc: SessionDoc, corpus_path: str | None, where: str) -> None:
     """Put *doc*'s runs into the session (its shown run shown, with its corpus, settings, merges and step;
     *corpus_path*: the file to read for its corpus file), then the compare references, layout and extras.
-    Nothing is retrained.  A damaged document (BpeError) changes nothing."""
+    Nothing is retrained.  A damaged document (BpeError) changes nothing; a document holding extension runs is
+    read on a helper thread behind a progress dialog (their originals are read again)."""
     from ..panes.corpus_editor import corpus_of_file
 
     opened: dict[str, str] = {}
@@ -150,7 +152,13 @@ def apply(w: MainWindow, doc: SessionDoc, corpus_path: str | None, where: str) -
             opened[os.path.abspath(path)] = src.text
         return src
 
-    works, current = from_document(doc, file_source=file_source, corpus_path=corpus_path, where=where)
+    def read(progress: Progress) -> tuple[list[Work], int]:
+        return from_document(doc, file_source=file_source, corpus_path=corpus_path, where=where)
+
+    if doc.extras.get(EXTENSIONS):  # (reading the tokenizers extension runs extend: cl100k's merges take seconds)
+        works, current = run_modal(w, "Reading the tokenizers the runs extend", read)
+    else:
+        works, current = read(Progress())
     w.timeline.set_playing(False)
     w.controller.shutdown()
     w.sessions.opened_files.update(opened)

@@ -223,6 +223,8 @@ class SessionManager(QtCore.QObject):
         self._quiet += 1
         try:
             document.apply(self.w, doc, corpus_path, os.path.basename(path))
+        except Cancelled:  # (while reading the tokenizers its extension runs extend: nothing changed yet)
+            return False
         except BpeError as e:  # (read before anything changes: a run's tokenizer.json gone or changed)
             file_actions.show_error(self.w, "Cannot open session", str(e))
             return False
