@@ -115,7 +115,8 @@ def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, t
     check_one_truth(window)
 
 
-def test_forbid_min_frequency_and_the_vocabulary_pane_on_an_extension_run(window, qtbot, tmp_path) -> None:
+def test_forbid_min_frequency_and_the_vocabulary_pane_on_an_extension_run(window, qtbot, tmp_path,
+                                                                          monkeypatch) -> None:
     """The dialog's forbid and minimum frequency reach the extension (the core's own run is the oracle); the
     Vocabulary pane at step k counts the corpus as tiktoken with the file cut to cl100k + k ranks does."""
     from collections import Counter
@@ -124,7 +125,6 @@ def test_forbid_min_frequency_and_the_vocabulary_pane_on_an_extension_run(window
     from bpe_desktop.core.extend import start
     from bpe_desktop.core.formats import load
     from bpe_desktop.gui.extend.job import run
-    from bpe_desktop.gui.extend.show import extension_work
 
     text = "".join(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)[:400])
     window.corpus.set_text(text, name="robot logs", word_counts=False)
@@ -135,16 +135,26 @@ def test_forbid_min_frequency_and_the_vocabulary_pane_on_an_extension_run(window
     dlg.min_freq.setValue(30)
     dlg.forbid.pairs_edit.setPlainText("[ INFO\n[ WARN")
     job = dlg.job()
-    dlg.close()
     assert (job.min_frequency, job.forbid) == (30, (("[", "INFO"), ("[", "WARN")))
     done = run(job)  # (the worker's job, here in-process; the spawn path is the test above)
+
+    # finished while a run trains: not shown (that would stop the run) until Show as a run, once it ended
+    runs_before = len(window.session.runs)
+    monkeypatch.setattr(type(window.controller), "running", property(lambda self: True))
+    dlg._finished(done)
+    assert "Not shown as a run: a run is training" in dlg.status.text() and dlg.show_button.isEnabled()
+    assert len(window.session.runs) == runs_before and window.session.work.extension is None
+    monkeypatch.undo()
+    dlg.show_button.click()
+    assert window.session.work.extension is not None and not dlg.show_button.isEnabled()
+    assert "Shown as a run" in dlg.status.text()
+    dlg.close()
     core = start(load("cl100k"), "cl100k", text, TrainConfig(mode="bytes", merges=50, min_frequency=30,
                                                              forbid=(("[", "INFO"), ("[", "WARN"))))
     assert done.run is not None
     assert [(r.left, r.right, r.count) for r in done.run.records] == [(r.left, r.right, r.count) for r in core.records]
     assert done.made < 50 and "minimum frequency 30" in done.stop_reason
     assert not {("[", "INFO"), ("[", "WARN")} & {(r.left, r.right) for r in core.records}
-    window.session.load(extension_work(done, window.corpus.source()))
     s = window.session
     assert s.config.min_frequency == 30 and s.config.forbid == job.forbid  # the settings say how it was learned
     check_one_truth(window)

@@ -205,7 +205,7 @@ class OneTruth(RuleBasedStateMachine):
         except BpeError:  # (a corpus with a character the original has no token for, a word-count table)
             self.reached("extend", "refused")
             return
-        assert show_extension(w, done, src) and s.work.extension is not None
+        assert show_extension(w, done, src) == "" and s.work.extension is not None
         self.reached("extend", "a run from the original" if done.made else "nothing to add")
 
     @rule()

@@ -79,7 +79,7 @@ class ExtendDialog(QtWidgets.QDialog):
 
     def __init__(self, parent: QtWidgets.QWidget | None, source: CorpusSource,
                  compare: Callable[[str, str, CorpusSource], object] | None = None,
-                 show: Callable[[ExtendDone, CorpusSource], bool] | None = None) -> None:
+                 show: Callable[[ExtendDone, CorpusSource], str] | None = None) -> None:
         super().__init__(parent)
         self._show = show
         self.setWindowTitle("Extend a tokenizer on this corpus")
@@ -130,11 +130,15 @@ class ExtendDialog(QtWidgets.QDialog):
         self.compare_button = QtWidgets.QPushButton("Compare in Log inspector")
         self.compare_button.setEnabled(False)
         self.compare_button.clicked.connect(self._compare_now)
+        self.show_button = QtWidgets.QPushButton("Show as a run")
+        self.show_button.setToolTip("The extension as a run of the window: its timeline starts at the original")
+        self.show_button.setEnabled(False)
+        self.show_button.clicked.connect(self._show_now)
         close = QtWidgets.QPushButton("Close")
         close.clicked.connect(self.reject)
         buttons = QtWidgets.QHBoxLayout()
         buttons.addStretch(1)
-        for b in (self.start_button, self.compare_button, close):
+        for b in (self.start_button, self.show_button, self.compare_button, close):
             buttons.addWidget(b)
         form = QtWidgets.QFormLayout()
         form.addRow("Tokenizer", row)
@@ -203,6 +207,7 @@ class ExtendDialog(QtWidgets.QDialog):
             return False
         self.done_result = None
         self.compare_button.setEnabled(False)
+        self.show_button.setEnabled(False)
         self.start_button.setEnabled(False)
         self.status.setText(f"Extending {job.spec} with up to {job.merges:,} merges…")
         self.runner.start(job)
@@ -213,12 +218,18 @@ class ExtendDialog(QtWidgets.QDialog):
         self.done_result = done
         self.start_button.setEnabled(True)
         self.compare_button.setEnabled(self._compare is not None)
-        shown = ""
-        if done.run is None:
-            shown = f"\n\nNot shown as a run: {done.run_refusal}"
-        elif self._show is not None and self._show(done, self.source):
-            shown = f"\n\nShown as a run: the timeline starts at {done.spec} (step 0) and steps over the new merges."
-        self.status.setText(done.summary + shown)
+        self._show_now()
+
+    def _show_now(self) -> None:
+        """Show the finished extension as a run of the window, or say why it is not (yet)."""
+        done = self.done_result
+        if done is None or self._show is None:
+            return
+        why = self._show(done, self.source)
+        self.show_button.setEnabled(bool(why) and done.run is not None)
+        shown = (f"Shown as a run: the timeline starts at {done.spec} (step 0) and steps over the new merges."
+                 if not why else f"Not shown as a run: {why}")
+        self.status.setText(f"{done.summary}\n\n{shown}")
 
     def _failed(self, message: str) -> None:
         self.runner.shutdown(stop=False)

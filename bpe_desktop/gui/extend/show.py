@@ -7,7 +7,8 @@ per merge, ``stop_reason`` LOADED), plus :class:`~..work.ExtensionOf`: how many 
 rule that encodes it (tiktoken's rank rule for a rank table: ``Session.tokenizer``), and the original by name or
 by path and SHA-256.  The original's records say only what the file says (no counts); the new ones keep the
 trainer's counts and runner-ups.  It is Qt-free (it runs on a helper thread: listing 100k merges takes a
-moment); :func:`show_extension` runs it behind a progress dialog and shows the run.
+moment); :func:`show_extension` runs it behind a progress dialog and shows the run (never while a run trains:
+that would stop it).
 """
 
 from __future__ import annotations
@@ -57,16 +58,19 @@ def extension_work(done: ExtendDone, source: CorpusSource, base: TrainConfig | N
     return work
 
 
-def show_extension(window: Any, done: ExtendDone, source: CorpusSource) -> bool:
-    """Show *done* as a run of *window* (a progress dialog while the original's merges are listed); False when
-    it cannot be shown (the dialog says why) or was cancelled."""
+def show_extension(window: Any, done: ExtendDone, source: CorpusSource) -> str:
+    """Show *done* as a run of *window* (a progress dialog while the original's merges are listed): "" when
+    shown, else why not -- a run is training (the extension waits: showing it would stop that run), or the
+    listing was cancelled."""
     if done.run is None:
-        return False
+        return done.run_refusal
+    if window.controller.running:
+        return "a run is training -- when it ends (or after Stop), press Show as a run"
     try:
         work = run_modal(window, "Showing the extension", lambda p: extension_work(done, source, None, p))
     except Cancelled:
-        return False
-    if window.controller.running or window.controller.can_continue:
-        window.controller.shutdown()  # the run no longer matches what is shown
+        return "cancelled -- press Show as a run to list its merges again"
+    if window.controller.can_continue:
+        window.controller.shutdown()  # (as File > Open tokenizer: the shown run's process no longer matches)
     window.session.load(work)
-    return True
+    return ""
