@@ -77,6 +77,15 @@ def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, t
         for sample in (text[:3000], HELD):
             want = [r - (first - 100_256) if r >= first else r for r in enc.encode_ordinary(sample)]
             assert s.tokenizer.encode_ordinary(sample, upto=s.step) == want, k
+
+        def drawn_as_tiktoken(e: tiktoken.Encoding = enc) -> bool:  # the token stream's rows on screen, as drawn
+            canvas = window.token_view.canvas
+            rows = canvas.screen_rows
+            shown = [canvas.rows.row_text(row) for row, _, _ in rows.packed]
+            return bool(shown) and rows.ids() == [
+                [r - (first - 100_256) if r >= first else r for r in e.encode_ordinary(t)] for t in shown]
+
+        qtbot.waitUntil(drawn_as_tiktoken, timeout=10_000)
     s.set_step(o)
     assert s.tokenizer.encode_ordinary(HELD, upto=s.step) == cl100k.encode_ordinary(HELD)  # step 0 is cl100k
     assert s.symbols_at(o) == len(cl100k.encode_ordinary(text)) == done.tokens_before
