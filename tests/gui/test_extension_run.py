@@ -47,8 +47,12 @@ def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, t
     slider = window.timeline.slider
     assert (slider.minimum(), slider.maximum()) == (o, o + MERGES)
     assert window.timeline.label.text().startswith(f"step {MERGES} / {MERGES}")
+    s.set_step(o + 1)  # the Why pane: merge 1, with the extension trainer's tie rule
+    assert window.why.title.text().startswith(f"Merge 1: {s.records[o].left}")
+    assert "smaller merged token (by bytes)" in window.why.detail.text()
     s.set_step(0)  # the left end is cl100k
     assert s.step == o and window.timeline.label.text().startswith(f"step 0 = cl100k / {MERGES}")
+    assert window.why.title.text() == "Step 0 · cl100k"
     assert s.model.vocab_size_at(o) == 100_256 + len(CL100K_SPECIALS)
 
     # the merge list: the added merges, with the trainer's counts and runner-ups

@@ -49,6 +49,8 @@ def extension_work(done: ExtendDone, source: CorpusSource, base: TrainConfig | N
     records = original + list(run.records)
     label = original_label(done.spec)
     config = tokenizer_config(model, base if base is not None else done.config or TrainConfig())
+    asked = done.config.merges if done.config is not None else None  # the Merges box: the budget asked for
+    config = config.with_(merges=asked if asked is not None else len(run.records))
     stop = f"{label} extended on {source.name or 'the corpus'}: {done.stop_reason}"
     work = Work.loaded(model, records, source, config, stop, "tiktoken" if run.rule == "ranks" else "")
     work.extension = ExtensionOf(done.spec, label, run.start, run.rule, done.sha256, len(run.records),

@@ -123,7 +123,9 @@ class WhyPanel(QtWidgets.QWidget):
             self.runners.setText("Runner-up pairs: from the first merge on")
             return
         r = display_record(s.records[k - 1], s.model.mode)
-        rule = s.model.tie_break or s.config.tie_break
+        rule: str = s.model.tie_break or s.config.tie_break
+        if ext is not None:  # the extension trainer's own rule (training/extend.py), no --tie-break one
+            rule = "the smaller merged token (by bytes)" if ext.rule == "ranks" else "the smaller pair of ids"
         self.title.setText(f"Merge {s.shown_step(r.rank)}: {r.left} + {r.right} → {r.token}")
         if r.count == 0 and r.merged == 0:  # opened from a file that kept no training statistics
             self.sentence.setText(f"{r.left}+{r.right} was loaded from a tokenizer file, which does not "
