@@ -10,8 +10,6 @@ success is said in the status bar.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
@@ -30,6 +28,7 @@ from ..core.text.pretokenize import NAMED_PATTERNS
 from ..core.tokenizers.model import BPEModel
 from ..core.tokenizers.ranks import RankTokenizer
 from ..core.tokenizers.renumber import RenumberedTokenizer
+from .loaded import records_for, tokenizer_config
 from .modal_job import Cancelled, Progress, run_modal
 from .session import Session
 from .work import Work
@@ -54,27 +53,6 @@ BUNDLED_TOKENIZERS = (("GPT-2 (r50k_base)", "gpt2"), ("cl100k_base (GPT-3.5/4)",
 def show_error(parent: QtWidgets.QWidget | None, title: str, message: str) -> None:
     """The one way the window reports a user error (tests patch ``QMessageBox.critical``)."""
     QtWidgets.QMessageBox.critical(parent, title, message)
-
-
-def records_for(model: BPEModel, stats: list[dict[str, Any]] | None = None,
-                progress: Callable[[int, int], None] | None = None) -> list[MergeRecord]:
-    """Merge records rebuilt from a loaded model, with the native file's per-merge stats when it has them
-    (otherwise counts are 0: the file does not say why each merge was chosen); *progress(done, total)* is
-    called every few thousand merges."""
-    out = []
-    usable = stats if stats and len(stats) == len(model.merges) else None
-    for k, ((a, b), c) in enumerate(zip(model.merges, model.merge_token_ids, strict=True), 1):
-        if progress is not None and k % 4096 == 0:
-            progress(k, len(model.merges))
-        st = usable[k - 1] if usable else {}
-        out.append(MergeRecord(
-            rank=k, left=model.token_str(a), right=model.token_str(b), token=model.token_str(c),
-            left_id=a, right_id=b, token_id=c, count=int(st.get("count", 0)), merged=int(st.get("merged", 0)),
-            symbols_after=int(st.get("symbols_after", 0)), vocab_size=model.vocab_size_at(k),
-            words_touched=int(st.get("words_touched", 0)),
-            contenders=tuple((str(x), str(y), int(n)) for x, y, n in st.get("contenders", ())),
-        ))
-    return out
 
 
 #: a tokenizer file bigger than this (or a bundled one) is read on a helper thread behind a progress dialog
@@ -188,17 +166,6 @@ def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
     return apply_tokenizer(session, *got)
 
 
-def tokenizer_config(model: BPEModel, base: TrainConfig) -> TrainConfig:
-    """The settings that describe a loaded *model* (its mode, pre-tokenizer, markers, specials and length;
-    the rest from *base*)."""
-    try:
-        return base.with_(mode=model.mode, pretokenizer=model.pretokenizer, end_of_word=model.end_of_word,
-                          glue_marker=model.glue_marker, specials=model.specials,
-                          tie_break=model.tie_break or "lexical", merges=len(model.merges), vocab_size=None)
-    except BpeError:
-        return base
-
-
 def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord], path: str, fmt: str = "",
                     pipeline: Pipeline | None = None, corpus: CorpusSource | None = None,
                     base: TrainConfig | None = None) -> BPEModel:
@@ -214,8 +181,15 @@ def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord
 
 def pipeline_refusal(session: Session) -> str:
     """Why the shown run's merges cannot be written alone ("" when they can): a tokenizer.json shown through
-    its own pipeline would lose its normalizer / pre-tokenizer in any file we write."""
+    its own pipeline would lose its normalizer / pre-tokenizer in any file we write; an extended rank table
+    its rank rule and its specials' ids."""
     w = session.work
+    ext = w.extension
+    if ext is not None and ext.rule == "ranks":
+        return (f"This run extends {ext.label}'s rank table: tiktoken encodes it by the rank of each token's bytes, "
+                f"with {ext.label}'s special tokens between its ids and the new ones, which a merge list written here "
+                f"would not keep -- use the file Extend wrote (in {ext.label}'s own format), or extend {ext.label} "
+                "again with as many merges as the step you want.")
     if w.pipeline is None or w.pipeline_ref is None:
         return ""
     return (f"This run is shown through the pipeline of {w.pipeline_ref.path} ({w.pipeline.plain_reason}), "

@@ -7,7 +7,9 @@ signals.  What is shown is one :class:`~.work.Work` (:attr:`Session.work`), held
 and changed only through its methods, which emit the signals.  :meth:`Session.load` is the one way a work
 (trained elsewhere, an opened tokenizer, a session document's runs) becomes the shown one; :meth:`switch`
 shows another run of the list.  The merge list (``session.model.merges``) is the single source of truth:
-the step ``k`` means "the first k merges", so scrubbing the timeline only changes :attr:`Session.step`.
+the step ``k`` means "the first k merges", so scrubbing the timeline only changes :attr:`Session.step`.  An
+extension run's timeline starts at :attr:`Session.origin` (the original's merges: "step 0 = cl100k"); the step
+never goes below it, and the panes show steps counted from it (:meth:`Session.shown_step`).
 
 It does not train (that is :mod:`.training.controller` with its worker process) and draws nothing.
 """
@@ -21,14 +23,13 @@ from PySide6 import QtCore
 from ..core.config import TrainConfig
 from ..core.counting.pieces import WordCounts
 from ..core.counting.sources import CorpusSource
-from ..core.formats.hf.model_ids import PipelineTokenizer
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizers.model import BPEModel
 from ..core.tokenizers.tokenizer import Tokenizer
 from .training.protocol import HeldOut, TrainingState
 from .widgets.trash import Trash
-from .work import Origin, RunList, Work
+from .work import Origin, RunList, Work, encoder, keep_drafts
 
 #: steps a second above which playback is "fast": panes that redraw expensively coalesce its step changes
 #: (one can read a few explanations a second, not 500)
@@ -284,6 +285,7 @@ class Session(QtCore.QObject):
         w.records = list(records or [])
         w.loaded_format = ""
         w.pipeline, w.pipeline_ref = None, None
+        w.extension = None
         self._tokenizer = None
         w.step = len(w.records)
         self.modelReset.emit()
@@ -316,10 +318,9 @@ class Session(QtCore.QObject):
     @property
     def tokenizer(self) -> Tokenizer:
         """The one encoder of every pane, over the whole merge list (``upto=session.step`` for the timeline):
-        our replay, or a file's own pipeline in our ids (``work.pipeline``: one our replay cannot express)."""
+        :func:`~.work.encoder` of the shown work."""
         if self._tokenizer is None:
-            p = self._work.pipeline
-            self._tokenizer = PipelineTokenizer(p) if p is not None else Tokenizer(self.model, unknown="keep")
+            self._tokenizer = encoder(self._work)
         return self._tokenizer
 
     def set_state(self, state: TrainingState) -> None:
@@ -396,19 +397,8 @@ class Session(QtCore.QObject):
         *successor* about to be shown takes over (a new run's corpus and settings) is no draft of it."""
         if self.drafts is None:
             return
-        corpus, config = self.drafts()
-        w = self._work
-        if not w.records and not self._state.active:  # nothing trained: what the window holds *is* the work
-            was = (w.source, w.config)
-            w.source = corpus if corpus is not None else w.source
-            w.config = config if config is not None else w.config
-            w.draft = w.draft_config = None
-            if (w.source, w.config) != was:
-                self.runsChanged.emit()  # (its name follows its settings)
-            return
-        taken = (successor.source, successor.config) if successor is not None else (None, None)
-        w.draft = None if corpus is None or corpus in (w.source, taken[0]) else corpus
-        w.draft_config = None if config is None or config in (w.config, taken[1]) else config
+        if keep_drafts(self._work, *self.drafts(), successor, active=self._state.active):
+            self.runsChanged.emit()  # (an untrained run's name follows its settings)
 
     def _show(self, index: int) -> None:
         self._list.current = index
@@ -435,8 +425,17 @@ class Session(QtCore.QObject):
     def n_steps(self) -> int:
         return len(self._work.records)
 
+    @property
+    def origin(self) -> int:
+        """The timeline's first step: 0, or an extension run's original merges."""
+        return self._work.start
+
+    def shown_step(self, k: int) -> int:
+        """Step *k* as the panes number it (counted from :attr:`origin`)."""
+        return k - self._work.start
+
     def set_step(self, k: int) -> None:
-        k = max(0, min(int(k), len(self._work.records)))
+        k = max(self._work.start, min(int(k), len(self._work.records)))
         self.announce_count()
         if k != self._work.step:
             self._work.step = k

@@ -3,7 +3,9 @@ timeline stands -- what a run of the window *is* -- and the two policies that re
 
 :class:`Work` holds the corpus source (its text or file reference), the :class:`TrainConfig`, the model and
 its merge records, why training stopped, the timeline step and what the run kept out (``held_out``), plus
-a run's identity (id, :class:`Origin`, name).  Fields that are counted again when needed (word counts,
+a run's identity (id, :class:`Origin`, name).  An extension run (:class:`ExtensionOf`: a production
+tokenizer's merges, then merges learned on top of it) holds the original's merges first; its timeline starts
+after them (:attr:`Work.start`: "step 0 = cl100k").  Fields that are counted again when needed (word counts,
 the base symbol total, the held-out lines, the file format a tokenizer was read from) and the drafts (the
 corpus and settings the window held, not trained on yet, when another work was shown) take no part in
 ``==``: two works are equal when a saved session would write them the same.  The
@@ -22,11 +24,14 @@ from typing import Literal, NamedTuple
 from ..core.config import TrainConfig
 from ..core.counting.pieces import WordCounts
 from ..core.counting.sources import CorpusSource
+from ..core.formats.hf.model_ids import PipelineTokenizer
 from ..core.formats.hf.pipeline import HFTokenizer
 from ..core.formats.hf.pipeline_ref import PipelineRef
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizers.model import BPEModel
+from ..core.tokenizers.rank_rule import RankRuleTokenizer
+from ..core.tokenizers.tokenizer import Tokenizer
 from ..core.training.branch import SettingChange
 from .training.protocol import HeldOut
 from .wording import cannot_continue, plural
@@ -42,6 +47,26 @@ class Origin:
 
 
 NO_ORIGIN = Origin()  # a run trained from step 0
+
+
+@dataclass(frozen=True)
+class ExtensionOf:
+    """What an extension run extends: the original tokenizer (``spec``: a bundled encoding's name, or a file's
+    path with its SHA-256), how many of the run's merges are the original's (``start``: the timeline's step 0),
+    and the rule that encodes it (``"ranks"``: tiktoken's rank rule; ``"merge-list"``: the merges replayed)."""
+
+    spec: str
+    label: str  # the original as the timeline names it: "cl100k", "tokenizer.json"
+    start: int
+    rule: str
+    sha256: str = ""  # a file's ("" for a bundled encoding)
+    added: int = 0  # the merges learned on top
+    corpus: str = ""  # the corpus's name
+
+    @property
+    def name(self) -> str:
+        """The run's name: "cl100k + 200 merges on robot logs"."""
+        return f"{self.label} + {plural(self.added, 'merge')}" + (f" on {self.corpus}" if self.corpus else "")
 
 
 @dataclass(eq=True)
@@ -67,6 +92,7 @@ class Work:
     #: a normalizer, Metaspace...); None when our own replay of the merges is exact.  A saved session keeps it.
     pipeline_ref: PipelineRef | None = None
     pipeline: HFTokenizer | None = field(default=None, compare=False, repr=False)  # read from pipeline_ref
+    extension: ExtensionOf | None = None  # an extension run: the original's merges come first (saved with it)
     draft: CorpusSource | None = field(default=None, compare=False, repr=False)  # editor's corpus, untrained
     draft_config: TrainConfig | None = field(default=None, compare=False, repr=False)
 
@@ -95,6 +121,11 @@ class Work:
         return len(self.records)
 
     @property
+    def start(self) -> int:
+        """The timeline's first step: 0, or for an extension run the original's merges (its step 0)."""
+        return self.extension.start if self.extension is not None else 0
+
+    @property
     def target_merges(self) -> int | None:
         """How many merges its settings ask for, if known (for progress and ETA)."""
         cfg, goals = self.config, []
@@ -108,6 +139,17 @@ class Work:
     def holds_work(self) -> bool:
         """It holds merges (trained or loaded): showing another work in its place would lose them."""
         return bool(self.records)
+
+
+def encoder(work: Work) -> Tokenizer:
+    """What encodes *work*'s text at each step, in its model's ids: our replay of the merges, or a file's own
+    pipeline (``work.pipeline``: one our replay cannot express), or for an extended rank table tiktoken's rank
+    rule (a new token beside a neighbour can make an original one, which no replay of merges does)."""
+    if work.pipeline is not None:
+        return PipelineTokenizer(work.pipeline)
+    if work.extension is not None and work.extension.rule == "ranks":
+        return RankRuleTokenizer(work.model, unknown="keep")
+    return Tokenizer(work.model, unknown="keep")
 
 
 class RunList:
@@ -180,6 +222,23 @@ class RunList:
         return tuple(items), current
 
 
+def keep_drafts(w: Work, corpus: CorpusSource | None, config: TrainConfig | None, successor: Work | None, *,
+                active: bool) -> bool:
+    """Keep with *w* what the window holds but has not trained on (*corpus*, *config*; what a *successor*
+    about to be shown takes over is no draft of it); True when an untrained *w* itself changed (*active*: a
+    run is training)."""
+    if not w.records and not active:  # nothing trained: what the window holds *is* the work
+        was = (w.source, w.config)
+        w.source = corpus if corpus is not None else w.source
+        w.config = config if config is not None else w.config
+        w.draft = w.draft_config = None
+        return (w.source, w.config) != was
+    taken = (successor.source, successor.config) if successor is not None else (None, None)
+    w.draft = None if corpus is None or corpus in (w.source, taken[0]) else corpus
+    w.draft_config = None if config is None or config in (w.config, taken[1]) else config
+    return False
+
+
 def same_corpus(a: CorpusSource | None, b: CorpusSource | None) -> bool:
     """The same text or files read the same way (the label the editor gives a text does not count)."""
     if a is None or b is None:
@@ -221,6 +280,8 @@ def continuation(work: Work, settings: TrainConfig | None, corpus: CorpusSource,
     """
     if not work.records:
         return Continuation(refusal="nothing has been trained yet -- press Train (F5) first")
+    if work.extension is not None:
+        return Continuation(refusal=extension_refusal(work.extension, "trained further"))
     changed = run_changed(work, settings, corpus)
     reason = work.stop_reason
     if not changed and reason is StopReason.NO_PAIR:
@@ -233,6 +294,14 @@ def continuation(work: Work, settings: TrainConfig | None, corpus: CorpusSource,
     if changed or not process_alive:
         return Continuation(retrain=changed or cannot_continue(reason, process_alive=process_alive))
     return Continuation()
+
+
+def extension_refusal(ext: ExtensionOf, what: str) -> str:
+    """Why an extension run cannot be *what* ("trained further", "branched") here: the window's trainer
+    learns from the corpus's bytes, not on top of the original's segmentation."""
+    return (f"this run extends {ext.label}: it cannot be {what} here (the window's trainer learns from the corpus's "
+            f"bytes, not on top of {ext.label}'s tokens, so it would not be the same extension) -- extend "
+            f"{ext.label} again with more merges from Training > Extend a tokenizer on this corpus…")
 
 
 # -- asking before losing work -------------------------------------------------------------------------------

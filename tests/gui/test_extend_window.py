@@ -75,6 +75,9 @@ def test_extend_on_the_log_from_the_inspector(window, qtbot, tmp_path) -> None:
     with qtbot.waitSignal(dlg.runner.finished, timeout=WAIT_MS):
         assert dlg.start()
     assert dlg.done_result is not None and dlg.done_result.made == 10
+    work = window.session.work  # the extension is a run over that log, its timeline from cl100k
+    assert work.extension is not None and work.source.paths == (str(ROBOT_SAMPLE_FILE),)
+    assert window.session.n_steps - window.session.origin == 10 and window.timeline.slider.minimum() == work.start
     assert dlg.done_result.lines == len(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines())
     with qtbot.waitSignal(pane.runner.finished, timeout=WAIT_MS):
         dlg.compare_button.click()

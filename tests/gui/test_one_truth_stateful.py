@@ -27,9 +27,12 @@ from hypothesis.stateful import (
 )
 from PySide6 import QtWidgets
 
+from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.formats import save_model
 from bpe_desktop.core.formats.session_file import save_session
 from bpe_desktop.gui import app as gui_app
+from bpe_desktop.gui.extend.job import ExtendJob, run
+from bpe_desktop.gui.extend.show import show_extension
 from bpe_desktop.gui.presets import PRESETS
 from bpe_desktop.gui.runs.persist import snapshot
 from bpe_desktop.gui.session_io import autosave, document
@@ -108,7 +111,7 @@ class OneTruth(RuleBasedStateMachine):
         w, s = self.w, self.w.session
         k = s.step
         (w.timeline.step_back if back else w.timeline.step_forward)()
-        want = max(0, k - 1) if back else min(s.n_steps, k + 1)
+        want = max(s.origin, k - 1) if back else min(s.n_steps, k + 1)  # (an extension run: never before its original)
         assert s.step == want and w.timeline.slider.value() == want
         self.reached("timeline", ("back" if back else "forward") + (" a step" if want != k else " (at the end)"))
 
@@ -184,6 +187,27 @@ class OneTruth(RuleBasedStateMachine):
         self.w.open_tokenizer(path)
         self.reached("open tokenizer", "a run of its own" if len(s.runs) > before else "in place of an untrained run")
 
+    @precondition(lambda self: len(self.w.session.records) >= 1)
+    @rule(merges=st.integers(0, 6), editor=st.booleans())
+    def extend(self, merges: int, editor: bool = False) -> None:
+        """Extend the shown run's merge list (saved as a native file of its own) on the corpus it was trained on (the
+        editor's when *editor*: its characters may be outside the original's alphabet, refused): a run whose
+        timeline starts at that file (in process: the dialog's worker job, then the window's own show)."""
+        w, s = self.w, self.w.session
+        self.n_extended = getattr(self, "n_extended", 0) + 1
+        path = os.path.join(self.dir, f"original{self.n_extended}.json")
+        save_model(s.model.truncated(len(s.records)), path, "native", s.records)
+        src = w.corpus.source() if editor else s.work.source
+        job = ExtendJob(path, merges, path + ".extended.json", text=None if src.paths else src.text or "",
+                        paths=tuple(src.paths))
+        try:
+            done = run(job)
+        except BpeError:  # (a corpus with a character the original has no token for, a word-count table)
+            self.reached("extend", "refused")
+            return
+        assert show_extension(w, done, src) == "" and s.work.extension is not None
+        self.reached("extend", "a run from the original" if done.made else "nothing to add")
+
     @rule()
     def save_and_reopen(self) -> None:
         w = self.w
@@ -229,7 +253,8 @@ class OneTruth(RuleBasedStateMachine):
 EVERY_RULE = ("train: trained", "train: a new run", "step: stepped", "timeline: back a step",
               "timeline: forward a step", "switch run: switched", "branch: branched", "forbid and branch: branched",
               "tour: opened and closed", "preset: chosen", "edit corpus: over a trained run",
-              "open corpus file: opened", "open tokenizer: a run of its own", "save and reopen: several runs",
+              "open corpus file: opened", "open tokenizer: a run of its own", "extend: a run from the original",
+              "save and reopen: several runs",
               "quit with recovery: restored")
 
 
@@ -250,7 +275,8 @@ def test_a_scripted_walk_makes_every_rule_do_its_thing(qtbot, dialogs, monkeypat
             lambda: m.train(TEXTS[1], 6, "hf"), lambda: m.switch_to(0), lambda: m.branch_at(3, False),
             lambda: m.switch_to(0), lambda: m.branch_at(4, True), m.step, m.tour,
             lambda: m.choose_preset(sorted(PRESETS)[0], False), lambda: m.edit_corpus(TEXTS[2]),
-            lambda: m.open_corpus_file(1), m.open_tokenizer, m.save_and_reopen, m.quit_with_recovery]
+            lambda: m.extend(3), lambda: m.step_timeline(True), lambda: m.open_corpus_file(1), m.open_tokenizer,
+            m.save_and_reopen, m.quit_with_recovery]
     try:
         for act in walk:
             act()

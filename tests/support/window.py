@@ -36,9 +36,10 @@ def table_pairs(w) -> list[tuple[str, str]]:
 
 
 def shown_pairs(w) -> list[tuple[str, str]]:
-    """The merges as the merge table should show them (its characters: bytes mode shows Ġ as a space)."""
+    """The merges as the merge table should show them (its characters: bytes mode shows Ġ as a space; an
+    extension run's added merges only)."""
     mode = w.session.model.mode
-    return [(token_plain(r.left, mode), token_plain(r.right, mode)) for r in w.session.records]
+    return [(token_plain(r.left, mode), token_plain(r.right, mode)) for r in w.session.records[w.session.origin:]]
 
 
 def check_run_labels(w) -> None:
@@ -48,10 +49,11 @@ def check_run_labels(w) -> None:
     assert pane.list.count() == len(s.runs)
     for i, run in enumerate(s.runs):
         text = pane.list.item(i).text()
-        n = len(run.records)
-        count = "not trained yet" if not n else f"{n:,} merge" if n == 1 else f"{n:,} merges"
+        n = len(run.records) - run.start  # (an extension run: the merges added to the original)
+        noun = "new merge" if run.extension is not None else "merge"
+        count = "not trained yet" if not n else f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
         assert text.startswith(f"{i + 1}. {run.name}   —   {count}"), (text, n)
-        if i == 0 and not run.renamed and run.origin.parent is None:
+        if i == 0 and not run.renamed and run.origin.parent is None and run.extension is None:
             limit = run.config.merges
             assert ("no merge limit" if limit is None else f"up to {limit:,} merge") in run.name, run.name
     if not s.records:
@@ -69,6 +71,10 @@ def check_one_truth(w) -> None:
     work = s.work
     assert any(r is work for r in s.runs)
     assert table_pairs(w) == shown_pairs(w) and w.timeline.slider.maximum() == len(s.records)
+    assert w.timeline.slider.minimum() == s.origin <= s.step  # an extension run's timeline starts at the original
+    if work.extension is not None:  # ... its rows are the added merges; a rank table encodes by tiktoken's rule
+        assert w.merges.table_model.rowCount() == len(s.records) - work.extension.start
+        assert type(s.tokenizer).__name__ == ("RankRuleTokenizer" if work.extension.rule == "ranks" else "Tokenizer")
     if not s.state.active:
         check_run_labels(w)
     if not s.records or s.state.active:

@@ -22,6 +22,11 @@ the component, HF's ``ignore_merges`` (a piece that is a whole vocabulary token 
 merges do not act as appended).  HF's ``unk_token`` and byte-fallback ``<0xNN>`` tokens are never taken into a
 new merge (a word is cut at them: the decoder reads them one by one).  It counts a corpus's files
 (:func:`count_files`) but draws nothing.
+
+:meth:`Extension.timeline` is the extension as one merge list in the original model's ids (the original's merges,
+then the new ones, each with its record) -- what the window steps through from "step 0 = the original"; a rank
+table's is encoded by tiktoken's rank rule (:class:`~..tokenizers.rank_rule.RankRuleTokenizer`), any other by
+replaying the merges.
 """
 
 from __future__ import annotations
@@ -117,6 +122,17 @@ def _segmenter(tok: AnyTokenizer) -> tuple[Kind, Callable[[str], list[int]]]:
     raise ConfigError(f"a {type(tok).__name__} cannot be extended -- extend a BPE merge list or rank table")
 
 
+@dataclass(frozen=True)
+class ExtensionRun:
+    """The extension as one merge list in the original model's ids: what the window's timeline steps through."""
+
+    model: BPEModel  # the original's merges, then the new ones
+    records: list[MergeRecord]  # the new merges', ranked after the original's merges (model ids)
+    start: int  # how many merges are the original's: the timeline's step 0
+    rule: Kind  # "ranks": tiktoken's rank rule encodes it at each step; "merge-list": the merges replayed
+    initial_symbols: int  # the corpus's tokens under the original
+
+
 @dataclass
 class Extension:
     """An original tokenizer, the merges learned on top, and how to write both in the original's format."""
@@ -190,6 +206,33 @@ class Extension:
         to_file = [self._to_file(i) for i in range(len(model.tokens))]
         to_file += [tok.special_tokens[s] for s in model.specials]
         return RenumberedTokenizer(inner, to_file)
+
+    def timeline(self) -> ExtensionRun:
+        """The original's merge list (recovered from a rank table) with the new merges appended, in the model's
+        ids: the new tokens follow the original's, so a rank table's rank ``r`` past the specials' gap is model
+        id ``r - gap``; the records keep the trainer's counts and runner-ups.  Raises :class:`ConfigError` for a
+        ``tokenizer.json`` only its own pipeline encodes (a normalizer, Metaspace...): replaying its merges with
+        our pre-tokenizers would show other tokens."""
+        tok, t = self.original, self.trainer
+        reason = getattr(tok, "plain_reason", None)
+        if reason is not None:
+            raise ConfigError(f"{self.path or self.preset}: this tokenizer.json has {reason}, which the timeline's "
+                              "replay of merges cannot express -- the extension is written and shown in the Log "
+                              "inspector only")
+        base = tok.recover() if isinstance(tok, RankTokenizer) else tok.model
+        n = len(base.tokens)
+        gap = t.first_new_id - n  # rank tables: the ids the specials hold between the original's and the new
+
+        def ours(i: int) -> int:
+            return i - gap if i >= t.first_new_id else i
+
+        merges = [(ours(a), ours(b)) for a, b in t.merges]
+        model = replace(base, merges=list(base.merges) + merges, base=list(base.base))
+        k = len(base.merges)
+        records = [replace(r, rank=k + r.rank, left_id=ours(r.left_id), right_id=ours(r.right_id),
+                           token_id=ours(r.token_id), vocab_size=model.vocab_size_at(k + r.rank))
+                   for r in t.records]
+        return ExtensionRun(model, records, k, t.kind, t.initial_symbols)
 
     # -- writing --------------------------------------------------------------------------------------
     def hf_json(self) -> str:

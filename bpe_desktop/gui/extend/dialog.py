@@ -1,9 +1,9 @@
-"""The Extend dialog: pick a tokenizer (cl100k, o200k, GPT-2 or a file), a number of merges and where to write;
+"""The Extend dialog: pick a tokenizer (cl100k, o200k, GPT-2 or a file), a number of merges (with a minimum
+frequency and pairs never merged, as training takes them) and where to write;
 the extension runs in a spawn worker process (:mod:`.job`) so the window stays responsive; when it is done the
-dialog says what changed and offers to compare the original and the extension in the Log inspector.
-
-It does not show the extension's merges on the timeline (the merge list, timeline and plots still show the
-session's own run) -- that is left open.
+dialog says what changed, the extension becomes a run of the window (*show*: :mod:`.show`; the timeline starts
+at the original and steps over the new merges), and it offers to compare the original and the extension in the
+Log inspector.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from concurrent.futures import Future, ProcessPoolExecutor
 
 from PySide6 import QtCore, QtWidgets
 
+from ...core.choices import Mode
 from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError
 from .. import file_actions
+from ..runs.forbid_edit import ForbidEditor
 from ..training.process import main_module_hidden
 from .job import ExtendDone, ExtendJob, run
 
@@ -76,8 +78,10 @@ class ExtendDialog(QtWidgets.QDialog):
     the Log inspector."""
 
     def __init__(self, parent: QtWidgets.QWidget | None, source: CorpusSource,
-                 compare: Callable[[str, str, CorpusSource], object] | None = None) -> None:
+                 compare: Callable[[str, str, CorpusSource], object] | None = None,
+                 show: Callable[[ExtendDone, CorpusSource], str] | None = None) -> None:
         super().__init__(parent)
+        self._show = show
         self.setWindowTitle("Extend a tokenizer on this corpus")
         self.setObjectName("extend_dialog")
         self.source = source
@@ -101,6 +105,12 @@ class ExtendDialog(QtWidgets.QDialog):
         self.merges.setGroupSeparatorShown(True)
         self.merges.setToolTip("How many merges to add; fewer when the corpus runs out of pairs (merges stay "
                                "inside the tokenizer's own pieces)")
+        self.min_freq = QtWidgets.QSpinBox()
+        self.min_freq.setRange(1, 1_000_000_000)
+        self.min_freq.setGroupSeparatorShown(True)
+        self.min_freq.setToolTip("Stop when the best pair occurs fewer times than this")
+        self.forbid = ForbidEditor(self, lines=2)
+        self.forbid.set_mode(Mode.BYTES)  # (a chars-mode file's pairs are checked by the worker, naming the pair)
         self.out = QtWidgets.QLineEdit(os.path.join(os.path.expanduser("~"), "cl100k_extended.tiktoken"))
         browse = QtWidgets.QPushButton("Browse…")
         browse.clicked.connect(self._pick_out)
@@ -120,15 +130,21 @@ class ExtendDialog(QtWidgets.QDialog):
         self.compare_button = QtWidgets.QPushButton("Compare in Log inspector")
         self.compare_button.setEnabled(False)
         self.compare_button.clicked.connect(self._compare_now)
+        self.show_button = QtWidgets.QPushButton("Show as a run")
+        self.show_button.setToolTip("The extension as a run of the window: its timeline starts at the original")
+        self.show_button.setEnabled(False)
+        self.show_button.clicked.connect(self._show_now)
         close = QtWidgets.QPushButton("Close")
         close.clicked.connect(self.reject)
         buttons = QtWidgets.QHBoxLayout()
         buttons.addStretch(1)
-        for b in (self.start_button, self.compare_button, close):
+        for b in (self.start_button, self.show_button, self.compare_button, close):
             buttons.addWidget(b)
         form = QtWidgets.QFormLayout()
         form.addRow("Tokenizer", row)
         form.addRow("New merges", self.merges)
+        form.addRow("Min frequency", self.min_freq)
+        form.addRow("Forbid", self.forbid)
         form.addRow("Write to", out_row)
         lay = QtWidgets.QVBoxLayout(self)
         lay.addLayout(form)
@@ -165,12 +181,19 @@ class ExtendDialog(QtWidgets.QDialog):
 
     # -- running ----------------------------------------------------------------------------------------------
     def job(self) -> ExtendJob:
+        """What the dialog asks for (a BpeError for a forbid entry that does not read)."""
         src = self.source
         return ExtendJob(self.spec(), self.merges.value(), self.out.text().strip(),
-                         text=src.text if not src.paths else None, paths=tuple(src.paths))
+                         text=src.text if not src.paths else None, paths=tuple(src.paths),
+                         min_frequency=self.min_freq.value(), forbid=self.forbid.pairs(),
+                         forbid_regex=self.forbid.pattern())
 
     def start(self) -> bool:
-        job = self.job()
+        try:
+            job = self.job()
+        except BpeError as e:
+            file_actions.show_error(self, "Cannot extend", str(e))
+            return False
         if self.source.word_counts:
             file_actions.show_error(self, "Cannot extend", "the corpus is a word-count table: an extension cuts "
                                     "the text with the tokenizer's own pre-tokenizer -- open the text itself")
@@ -184,6 +207,7 @@ class ExtendDialog(QtWidgets.QDialog):
             return False
         self.done_result = None
         self.compare_button.setEnabled(False)
+        self.show_button.setEnabled(False)
         self.start_button.setEnabled(False)
         self.status.setText(f"Extending {job.spec} with up to {job.merges:,} merges…")
         self.runner.start(job)
@@ -194,7 +218,18 @@ class ExtendDialog(QtWidgets.QDialog):
         self.done_result = done
         self.start_button.setEnabled(True)
         self.compare_button.setEnabled(self._compare is not None)
-        self.status.setText(done.summary)
+        self._show_now()
+
+    def _show_now(self) -> None:
+        """Show the finished extension as a run of the window, or say why it is not (yet)."""
+        done = self.done_result
+        if done is None or self._show is None:
+            return
+        why = self._show(done, self.source)
+        self.show_button.setEnabled(bool(why) and done.run is not None)
+        shown = (f"Shown as a run: the timeline starts at {done.spec} (step 0) and steps over the new merges."
+                 if not why else f"Not shown as a run: {why}")
+        self.status.setText(f"{done.summary}\n\n{shown}")
 
     def _failed(self, message: str) -> None:
         self.runner.shutdown(stop=False)

@@ -2,17 +2,23 @@
 what it changed (Qt-free, picklable in and out).
 
 It is :func:`bpe_desktop.core.extend.start` plus writing, as ``train --extend`` does; the counts it reports are
-the trainer's (tokens of the corpus under the original and under the extension).  It leaves out what the window
-shows (:mod:`.dialog`).
+the trainer's (tokens of the corpus under the original and under the extension).  It also hands back the
+extension as one merge list in the original model's ids (:meth:`~bpe_desktop.core.extend.Extension.timeline`),
+which the window shows as a run (:mod:`.show`), or why it cannot.  It leaves out what the window shows
+(:mod:`.dialog`).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ...core.config import TrainConfig
-from ...core.extend import corpus_pieces, count_files, prepare
+from ...core.errors import BpeError
+from ...core.extend import ExtensionRun, corpus_pieces, count_files, prepare
 from ...core.formats import load
+from ...core.formats.presets import split_spec
+from ...core.formats.session_corpus import CorpusFile
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,9 @@ class ExtendJob:
     out: str  # where to write the extension (in the tokenizer's own format)
     text: str | None = None  # the corpus: the editor's text, or
     paths: tuple[str, ...] = ()  # its files
+    min_frequency: int = 1  # stop when the best pair is rarer
+    forbid: tuple[tuple[str, str], ...] = ()  # pairs never merged (as the merge list shows their symbols)
+    forbid_regex: str | None = None  # never a new token this pattern matches
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,10 @@ class ExtendDone:
     lines: int  # lines of the corpus
     tokens_before: int  # the corpus's tokens under the original
     tokens_after: int  # and under the extension
+    run: ExtensionRun | None = None  # the extension as the timeline shows it (None: see run_refusal)
+    run_refusal: str = ""  # why it cannot be shown as a run
+    config: TrainConfig | None = None  # the settings it was learned with
+    sha256: str = ""  # the original's file ("" for a bundled encoding)
 
     @property
     def summary(self) -> str:
@@ -57,11 +70,20 @@ def run(job: ExtendJob) -> ExtendDone:
         pieces, lines = corpus_pieces(tok, job.text), job.text.count("\n") + (not job.text.endswith("\n"))
     else:
         pieces, lines = count_files(tok, job.paths)
-    ext = prepare(loaded, job.spec, pieces, TrainConfig(mode=tok.mode, merges=job.merges))
+    config = TrainConfig(mode=tok.mode, merges=job.merges, min_frequency=job.min_frequency, forbid=job.forbid,
+                         forbid_regex=job.forbid_regex)
+    ext = prepare(loaded, job.spec, pieces, config)
     ext.trainer.run()
     how = ext.save(job.out)
+    try:
+        shown, refusal = ext.timeline(), ""
+    except BpeError as e:
+        shown, refusal = None, str(e)
+    _, path = split_spec(job.spec)
     ids = ext.file_ids
     read_as = f"{ext.preset}:{job.out}" if loaded.fmt == "tiktoken" and ext.preset else job.out
     t = ext.trainer
     return ExtendDone(job.spec, job.out, read_as, len(ext.records), t.stop_reason or "", ids[0] if ids else None,
-                      ids[-1] if ids else None, how, lines, t.initial_symbols, t.total_symbols)
+                      ids[-1] if ids else None, how, lines, t.initial_symbols, t.total_symbols, shown, refusal,
+                      config,
+                      CorpusFile.of(path).sha256 if os.path.isfile(path) else "")

@@ -18,9 +18,11 @@ def extend_dialog(window: Any, source: CorpusSource | None = None) -> ExtendDial
     from PySide6 import QtCore
 
     from .dialog import ExtendDialog
+    from .show import show_extension
 
     dlg = ExtendDialog(window, source if source is not None else window.corpus.source(),
-                       compare=lambda a, b, src: compare_extension(window, a, b, src))
+                       compare=lambda a, b, src: compare_extension(window, a, b, src),
+                       show=lambda done, src: show_extension(window, done, src))
     dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
     dlg.show()
     return dlg

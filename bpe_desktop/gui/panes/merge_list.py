@@ -7,7 +7,8 @@ only while a filter is set (going through it doubled the cost of a repaint, and 
 batch of records while training).  Selecting a row moves the timeline to that merge; merges after the
 current step are greyed out.  During fast playback (``session.playing_fast``) the selected row follows the
 step every :data:`PLAYBACK_EVERY_MS` instead of every frame (scrolling repaints the whole table); while a run
-streams, rows are inserted and the newest selected every :data:`TRAINING_ROWS_EVERY_MS`.
+streams, rows are inserted and the newest selected every :data:`TRAINING_ROWS_EVERY_MS`.  An extension run's
+rows are its new merges only, numbered from 1 (the original's merges are its step 0: ``session.origin``).
 
 It does not train or explain merges (see :mod:`.why`).
 """
@@ -49,7 +50,8 @@ class MergeTableModel(QtCore.QAbstractTableModel):
     def __init__(self, session: Session, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self._rows = len(session.records)
+        self._first = session.origin  # an extension run: the original's merges are not rows (step 0 = it)
+        self._rows = len(session.records) - self._first
         session.modelReset.connect(self._reset)
         session.corpusChanged.connect(self._reset)
         session.recordsAppended.connect(self._appended)  # (the step comes from the pane: set_step)
@@ -84,36 +86,37 @@ class MergeTableModel(QtCore.QAbstractTableModel):
         if role == _DISPLAY:
             if col in (1, 2, 3):
                 return self._labels(row)[col - 1]
-            r = self.session.records[row]
+            r = self.session.records[row + self._first]
             if col in (4, 5) and r.count == 0:
                 return UNKNOWN  # a file without per-merge statistics: not counted, not 0
-            return (r.rank, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]]
+            return (r.rank - self._first, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]]
         if role == _FOREGROUND:
-            return self._future if row >= self._step else None
+            return self._future if row + self._first >= self._step else None
         if role == _FONT:
             return self._mono if col in (1, 2, 3) else None
         if role == _ALIGN:
             return _RIGHT if col in (0, 4, 5) else None
-        r = self.session.records[row]
+        r = self.session.records[row + self._first]
+        rank = r.rank - self._first
         mode = self.session.model.mode
         if role == QtCore.Qt.ItemDataRole.UserRole:  # the characters, for the filter and the tests
             if col in (1, 2, 3):
                 return token_plain((r.left, r.right, r.token)[col - 1], mode)
-            return str((r.rank, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]])
+            return str((rank, r.count, r.merged)[(0, 0, 0, 0, 1, 2)[col]])
         if role == QtCore.Qt.ItemDataRole.ToolTipRole and col in (4, 5) and r.count == 0:
             return "the tokenizer file does not record this merge's count (train on a corpus to see it)"
         if role == QtCore.Qt.ItemDataRole.ToolTipRole and col == 5:
-            return f"symbols removed from the corpus by merge {r.rank}: {r.merged:,}"
+            return f"symbols removed from the corpus by merge {rank}: {r.merged:,}"
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
             a, b, t = self._labels(row)
-            return f"merge {r.rank}: {a} + {b} → {t} (count {r.count:,}, vocabulary {r.vocab_size:,})"
+            return f"merge {rank}: {a} + {b} → {t} (count {r.count:,}, vocabulary {r.vocab_size:,})"
         return None
 
     def _labels(self, row: int) -> tuple[str, str, str]:
         """The visible left, right and token text of a row (cached: painting asks for them again and again)."""
         got = self._label_cache.get(row)
         if got is None:
-            r = self.session.records[row]
+            r = self.session.records[row + self._first]
             mode = self.session.model.mode
             got = self._label_cache[row] = (token_label(r.left, mode), token_label(r.right, mode),
                                             token_label(r.token, mode))
@@ -125,7 +128,8 @@ class MergeTableModel(QtCore.QAbstractTableModel):
     def _reset(self) -> None:
         self.beginResetModel()
         self._label_cache.clear()
-        self._rows = len(self.session.records)
+        self._first = self.session.origin
+        self._rows = len(self.session.records) - self._first
         self._step = self.session.step
         self.endResetModel()
 
@@ -150,7 +154,7 @@ class MergeTableModel(QtCore.QAbstractTableModel):
     def take_rows(self) -> None:
         """Insert the rows of records appended since the last time."""
         self._grow.stop()
-        n = len(self.session.records)
+        n = len(self.session.records) - self._first
         if n <= self._rows:
             return
         self.beginInsertRows(QtCore.QModelIndex(), self._rows, n - 1)
@@ -160,8 +164,9 @@ class MergeTableModel(QtCore.QAbstractTableModel):
     def set_step(self, k: int) -> None:
         """Grey out the merges after step *k*."""
         old, self._step = self._step, k
-        lo, hi = sorted((old, k))
-        if self._rows and hi > lo:  # rows lo+1..hi changed colour (0-based lo..hi-1)
+        lo, hi = sorted((old - self._first, k - self._first))
+        if self._rows and hi > lo and hi > 0:
+            lo = max(lo, 0)  # rows lo+1..hi changed colour (0-based lo..hi-1)
             self.dataChanged.emit(self.index(lo, 0), self.index(min(hi, self._rows) - 1, len(COLUMNS) - 1),
                                   [QtCore.Qt.ItemDataRole.ForegroundRole])
 
@@ -244,7 +249,7 @@ class MergeListPane(QtWidgets.QWidget):
         return self.view.model() is self.proxy
 
     def _update_count(self, *_: object) -> None:
-        total = len(self.session.records)
+        total = len(self.session.records) - self.session.origin
         shown_rows = self.proxy.rowCount()
         rows = self.table_model.rowCount()  # (while training, the last ~100 ms of records may not be rows yet)
         _set_text_fixed(self.count_label,
@@ -254,7 +259,7 @@ class MergeListPane(QtWidgets.QWidget):
         if self._syncing or not current.isValid():
             return
         src = self.proxy.mapToSource(current) if self._filtering() else current
-        self.session.set_step(src.row() + 1)
+        self.session.set_step(self.session.origin + src.row() + 1)
 
     def _step_changed(self, k: int) -> None:
         # fast playback or a run streaming: scrolling the table to a new row repaints all of it; a few
@@ -284,6 +289,7 @@ class MergeListPane(QtWidgets.QWidget):
         self._step_due = False
         self.table_model.take_rows()
         self.table_model.set_step(k)
+        k -= self.session.origin  # (an extension run's rows start after the original's merges)
         if k <= 0:  # nothing applied: no row selected, and the first merge -- the next one -- in view
             self._syncing = True
             self.view.selectionModel().clearSelection()

@@ -151,7 +151,7 @@ class StatusBar(QtWidgets.QStatusBar):
             state = "Error: " + first.split(". ")[0].split(" -- ")[0].rstrip(".")
         self.state_label.setText(state)
         self.state_label.setToolTip(s.error if s.state is TrainingState.ERROR else state)
-        self.step_label.setText(f"step {k:,}/{s.n_steps:,}")
+        self.step_label.setText(f"step {s.shown_step(k):,}/{s.shown_step(s.n_steps):,}")
         trained = bool(s.initial_symbols or s.records)
         self.vocab_label.setText(f"vocab {s.model.vocab_size_at(k):,}" if trained else "vocab –")
         tokens = s.symbols_at(k)

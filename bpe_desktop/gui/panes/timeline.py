@@ -4,7 +4,8 @@ Buttons (and keys, installed by the main window through :meth:`TimelinePane.shor
 forward or jump to either end; play/pause advances the step at a chosen speed (changing it at most once a
 frame, :data:`FRAME_MS`: faster speeds move several steps a tick, by the time elapsed); a spin box jumps to any
 step.  One training run serves every smaller vocabulary size: moving the slider only sets
-``session.step``.
+``session.step``.  An extension run's timeline starts at the original (``session.origin``): the slider runs over
+the new merges only and steps are counted from there ("step 0 = cl100k").
 
 It does not train or draw tokens; it only moves the session's step.
 """
@@ -101,7 +102,7 @@ class TimelinePane(QtWidgets.QWidget):
         self.speed.currentIndexChanged.connect(self._apply_speed)
         self.speed.currentIndexChanged.connect(lambda _i: self.speedChanged.emit(self.steps_per_second()))
         self.slider.valueChanged.connect(session.set_step)
-        self.jump.valueChanged.connect(session.set_step)
+        self.jump.valueChanged.connect(lambda v: session.set_step(session.origin + v))
 
         session.stepChanged.connect(self._show_step)
         session.countChanged.connect(self._grow)
@@ -175,37 +176,42 @@ class TimelinePane(QtWidgets.QWidget):
         s.set_step(self._last_played)
 
     def _grow(self, *_: object) -> None:
-        n = self.session.n_steps
-        for w in (self.slider, self.jump):
-            w.blockSignals(True)
-            w.setMaximum(n)
-            w.setValue(self.session.step)
-            w.blockSignals(False)
         s = self.session
+        n, o = s.n_steps, s.origin
+        for w, lo, hi, value in ((self.slider, o, n, s.step), (self.jump, 0, n - o, s.shown_step(s.step))):
+            w.blockSignals(True)
+            w.setRange(lo, hi)
+            w.setValue(value)
+            w.blockSignals(False)
         trained = bool(s.initial_symbols or s.records)
-        _fit(self.low_label, f"{s.model.vocab_size_at(0):,}" if trained else "")
+        _fit(self.low_label, f"{s.model.vocab_size_at(o):,}" if trained else "")
         _fit(self.high_label, f"{s.model.vocab_size_at(n):,}" if trained else "")
-        self.low_label.setToolTip("vocabulary size at step 0")
-        self.high_label.setToolTip(f"vocabulary size after all {plural(n, 'merge')}")
-        self.slider.setTickInterval(max(1, n // 20))
-        ticks = QtWidgets.QSlider.TickPosition.TicksBelow if n else QtWidgets.QSlider.TickPosition.NoTicks
+        ext = s.work.extension
+        self.low_label.setToolTip(f"vocabulary size at step 0 ({ext.label})" if ext else "vocabulary size at step 0")
+        self.high_label.setToolTip(f"vocabulary size after all {plural(n - o, 'merge')}"
+                                   + (f" added to {ext.label}" if ext else ""))
+        self.slider.setTickInterval(max(1, (n - o) // 20))
+        ticks = QtWidgets.QSlider.TickPosition.TicksBelow if n > o else QtWidgets.QSlider.TickPosition.NoTicks
         if self.slider.tickPosition() != ticks:  # setting it relayouts, even to the same value
             self.slider.setTickPosition(ticks)
         self._show_step(self.session.step)
 
     def _show_step(self, k: int) -> None:
-        for w in (self.slider, self.jump):
-            if w.value() != k:
-                w.blockSignals(True)
-                w.setValue(k)
-                w.blockSignals(False)
         s = self.session
+        for w, value in ((self.slider, k), (self.jump, s.shown_step(k))):
+            if w.value() != value:
+                w.blockSignals(True)
+                w.setValue(value)
+                w.blockSignals(False)
         trained = bool(s.initial_symbols or s.records)
         vocab = f"{s.model.vocab_size_at(k):,}" if trained else "–"
-        self.label.set_parts([Part(f"step {k:,} / {s.n_steps:,}"), Part(f" · vocabulary {vocab}", drop=1)])
-        self.slider.setToolTip(f"step {k:,}: vocabulary {vocab}")
-        self.back_btn.setEnabled(k > 0)
-        self.first_btn.setEnabled(k > 0)
+        ext, shown = s.work.extension, s.shown_step(k)
+        named = f" = {ext.label}" if ext is not None and shown == 0 else ""
+        self.label.set_parts([Part(f"step {shown:,}{named} / {s.shown_step(s.n_steps):,}"),
+                              Part(f" · vocabulary {vocab}", drop=1)])
+        self.slider.setToolTip(f"step {shown:,}{named}: vocabulary {vocab}")
+        self.back_btn.setEnabled(k > s.origin)
+        self.first_btn.setEnabled(k > s.origin)
         self.fwd_btn.setEnabled(k < s.n_steps)
         self.last_btn.setEnabled(k < s.n_steps)
 

@@ -95,6 +95,15 @@ class WhyPanel(QtWidgets.QWidget):
         self.refreshes += 1
         s = self.session
         k = s.step
+        ext = s.work.extension
+        if ext is not None and k == ext.start:  # an extension run's step 0: the original itself
+            self.title.setText(f"Step 0 · {ext.label}")
+            self.sentence.setText(f"{ext.label} itself ({ext.start:,} merges): {s.initial_symbols:,} tokens in the "
+                                  "corpus. Step forward to see the first merge learned on top of it.")
+            self.detail.setText("")
+            self.table.setRowCount(0)
+            self.runners.setText("Runner-up pairs: from the first added merge on")
+            return
         if k <= 0 or k > len(s.records):
             n = len(s.model.base)
             self.title.setText("Step 0 · the starting alphabet")
@@ -114,8 +123,10 @@ class WhyPanel(QtWidgets.QWidget):
             self.runners.setText("Runner-up pairs: from the first merge on")
             return
         r = display_record(s.records[k - 1], s.model.mode)
-        rule = s.model.tie_break or s.config.tie_break
-        self.title.setText(f"Merge {r.rank}: {r.left} + {r.right} → {r.token}")
+        rule: str = s.model.tie_break or s.config.tie_break
+        if ext is not None:  # the extension trainer's own rule (training/extend.py), no --tie-break one
+            rule = "the smaller merged token (by bytes)" if ext.rule == "ranks" else "the smaller pair of ids"
+        self.title.setText(f"Merge {s.shown_step(r.rank)}: {r.left} + {r.right} → {r.token}")
         if r.count == 0 and r.merged == 0:  # opened from a file that kept no training statistics
             self.sentence.setText(f"{r.left}+{r.right} was loaded from a tokenizer file, which does not "
                                   "record the counts that chose it.")

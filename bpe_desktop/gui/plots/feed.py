@@ -178,6 +178,8 @@ class PlotFeed:
 
     def compression(self) -> CompressionCurve | None:
         s = self.session
+        if s.records and s.origin:  # an extension run: from the original, steps counted from it (as shown)
+            return compression_from_records(s.initial_symbols, s.records[s.origin:])
         if s.records:
             first = s.initial_symbols or s.records[0].symbols_before
             return compression_from_records(first, s.records)
@@ -192,6 +194,6 @@ class PlotFeed:
         if s.records:
             curve = self.compression()
             assert curve is not None
-            vocab = [s.model.vocab_size_at(0)] + [r.vocab_size for r in s.records]
+            vocab = [s.model.vocab_size_at(s.origin)] + [r.vocab_size for r in s.records[s.origin:]]
             return tradeoff_from(curve, vocab, h.n_words, h.n_bytes)
         return h.tradeoff()

@@ -150,6 +150,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self._schedule()
 
     def _on_step(self, step: int) -> None:
+        s = self.session
         self._zipf_dirty = True
         now = time.perf_counter()
         burst, self._step_at = now - self._step_at < MARKS_BURST_S, now
@@ -160,8 +161,8 @@ class PlotsPanel(QtWidgets.QWidget):
             self._marks_dirty = True  # shown) refresh moves the marks
         else:
             self._marks_dirty = False
-            self.compression.set_step(step)  # moves a line and a dot
-            self.tradeoff.set_step(step)
+            self.compression.set_step(s.shown_step(step))  # moves a line and a dot
+            self.tradeoff.set_step(s.shown_step(step))
             self.quality.set_step(step)
         self._schedule()
 
@@ -189,8 +190,8 @@ class PlotsPanel(QtWidgets.QWidget):
             visible = self.tabs.currentWidget() in (self.compression, self.tradeoff)
             wait_s = (CURVES_EVERY_S if visible else HIDDEN_EVERY_S) if s.state is TrainingState.TRAINING else 0.0
             if now - self._curves_at >= wait_s:
-                self.compression.set_data(feed.compression(), step)
-                self.tradeoff.set_data(feed.tradeoff(), step)
+                self.compression.set_data(feed.compression(), s.shown_step(step))
+                self.tradeoff.set_data(feed.tradeoff(), s.shown_step(step))
                 self._curves_dirty = False
                 self._curves_at = time.perf_counter()
                 self.refreshes += 1
@@ -207,8 +208,8 @@ class PlotsPanel(QtWidgets.QWidget):
                 more = True
         if self._marks_dirty and shown:
             self._marks_dirty = False
-            self.compression.set_step(step)
-            self.tradeoff.set_step(step)
+            self.compression.set_step(s.shown_step(step))
+            self.tradeoff.set_step(s.shown_step(step))
             self.quality.set_step(step)
         had = feed.history.n_merges if feed.history is not None else -1
         busy = s.state in (TrainingState.COUNTING, TrainingState.TRAINING)
@@ -292,7 +293,7 @@ class PlotsPanel(QtWidgets.QWidget):
     def _update_status(self, step: int) -> None:
         s = self.session
         z = self.zipf.data
-        parts = [Part(f"step {step:,} of {s.n_steps:,}")]
+        parts = [Part(f"step {s.shown_step(step):,} of {s.shown_step(s.n_steps):,}")]
         if z is not None and z.step == step:
             parts.append(Part(f" · {plural(len(z.counts), 'pair')}", drop=1))
             parts.append(Part(f" · recount {self.feed.last_zipf_ms:.0f} ms", drop=2))

@@ -26,6 +26,10 @@ def run_label(i: int, run: Run, *, training: bool = False) -> tuple[str, str]:
     count = plural(n, "merge") if n else ("training…" if training else "not trained yet")
     reason = run.stop_reason
     shown = "" if reason is StopReason.MERGES else run.stop_text  # "reached N merges" says nothing new
+    if run.extension is not None:  # its step 0 is the original: the merges it adds (its name says the rest)
+        count = plural(n - run.start, "new merge")
+        why = run.stop_text.rsplit(": ", 1)[-1]
+        shown = "" if why.startswith("reached") else why
     text = f"{i + 1}. {run.name}   —   {count}" + (f" · {shown}" if shown else "")
     return text, f"run {i + 1}: {run.name}\n{count}{f', {run.stop_text}' if run.stop_text else ''}"
 

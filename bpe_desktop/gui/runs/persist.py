@@ -10,7 +10,10 @@ under ``extras``.  :func:`from_document` gives the works back, equal (``==``) to
 that is text read from a file the window opened is written by reference (path, size, hash) and read back
 through *file_source*, the editor's own rule for turning a file into a corpus.  A run shown through a
 ``tokenizer.json``'s own pipeline keeps that file by reference (path and SHA-256, under ``extras``) and is
-read from it again; a file gone or changed refuses the document with a message naming it.
+read from it again; a file gone or changed refuses the document with a message naming it.  An extension run
+keeps the original by reference too (``extras.extensions``: a bundled encoding by name, a file by path and
+SHA-256, read again and refused the same way when gone or changed) and only the merges it adds, with their
+records: its 100,000 cl100k merges are cl100k's, not the document's.
 
 It writes no file itself (:mod:`bpe_desktop.core.formats.session_file` does) and asks nothing.
 """
@@ -25,12 +28,17 @@ from typing import Any
 from ...core.config import TrainConfig
 from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError, SessionError
+from ...core.formats import load
 from ...core.formats.hf.pipeline_ref import PipelineRef
+from ...core.formats.presets import split_spec
 from ...core.formats.session_file import CorpusFile, RunDoc, SessionCorpus, SessionDoc
+from ...core.records import MergeRecord
 from ...core.stopping import StopReason
-from ...core.tokenizers.model import BPEModel
+from ...core.tokenizers.model import BPEModel, token_text
+from ...core.tokenizers.ranks import RankTokenizer
 from ...core.training.branch import config_changes
-from ..work import Origin, Work
+from ..loaded import extension_records
+from ..work import ExtensionOf, Origin, Work
 
 #: (path, word-count table?) -> the corpus the window makes of that file (the editor's rule)
 FileSource = Callable[[str, bool], CorpusSource]
@@ -38,6 +46,8 @@ FileSource = Callable[[str, bool], CorpusSource]
 DRAFTS = "drafts"
 #: the extras name under which a run shown through a tokenizer.json's own pipeline keeps that file (by reference)
 PIPELINES = "pipelines"
+#: the extras name under which an extension run keeps what it extends (:class:`~..work.ExtensionOf`)
+EXTENSIONS = "extensions"
 
 
 def _plain_file_source(path: str, word_counts: bool) -> CorpusSource:
@@ -98,10 +108,11 @@ def to_document(runs: Sequence[Work], current: int, *, describe: Callable[[str],
     opened = opened or {}
     index = {r.id: i for i, r in enumerate(runs)}
     corpora = [corpus_doc(r.source, describe, opened) for r in runs]
-    docs = tuple(RunDoc(
-        name=r.name, config=r.config, model=r.model if r.model.merges else None,
-        records=tuple(r.records) if len(r.records) == len(r.model.merges) else (),
-        step=min(r.step, len(r.model.merges)), stop=r.stop_reason, stop_text=r.stop_text, renamed=r.renamed,
+    docs = tuple(RunDoc(  # (an extension run's merges: under extras, the original's by reference)
+        name=r.name, config=r.config, model=r.model if r.model.merges and r.extension is None else None,
+        records=tuple(r.records) if len(r.records) == len(r.model.merges) and r.extension is None else (),
+        step=min(r.step, len(r.model.merges)) if r.extension is None else 0, stop=r.stop_reason,
+        stop_text=r.stop_text, renamed=r.renamed,
         parent=index.get(r.origin.parent) if r.origin.parent is not None else None,
         branch_step=r.origin.step, corpus=corpora[i]) for i, r in enumerate(runs))
     shown, main = runs[current], docs[current]
@@ -113,6 +124,9 @@ def to_document(runs: Sequence[Work], current: int, *, describe: Callable[[str],
                  for i, r in enumerate(runs) if r.pipeline_ref is not None}
     if pipelines:
         more[PIPELINES] = pipelines
+    extensions = {str(i): _extension_json(r, r.extension) for i, r in enumerate(runs) if r.extension is not None}
+    if extensions:
+        more[EXTENSIONS] = extensions
     return SessionDoc(corpora[current], shown.config, main.model, main.records, main.step, compare, layout,
                       extras=more, runs=docs, current_run=current)
 
@@ -155,6 +169,87 @@ def _read_pipelines(raw: Any, works: list[Work]) -> None:
         w.loaded_format = "hf"
 
 
+def _extension_json(w: Work, ext: ExtensionOf) -> dict[str, Any]:
+    """What an extension run saves: what it extends, where its timeline stands, and only the merges it adds."""
+    added = w.records[ext.start:]
+    return {**dataclasses.asdict(ext), "step": w.step - ext.start, "initial_symbols": w.initial_symbols,
+            "merges": [list(p) for p in w.model.merges[ext.start:]],
+            "records": [[r.count, r.merged, r.symbols_after, r.words_touched, [list(c) for c in r.contenders]]
+                        for r in added]}
+
+
+def _damaged(key: object, why: str) -> SessionError:
+    return SessionError(f"extras.{EXTENSIONS}: entry {key!r:.20} {why} -- the session file is damaged")
+
+
+def _original(ext: ExtensionOf, run: str) -> BPEModel:
+    """The merge list *ext* extends, read again (a file checked against its SHA-256 first)."""
+    _, path = split_spec(ext.spec)
+    if ext.sha256 and not os.path.isfile(path):
+        raise SessionError(f"{run} extends {path}, which is gone -- put the file back, or open the session without "
+                           "that run's file being needed (remove the run first)")
+    if ext.sha256 and CorpusFile.of(path).sha256 != ext.sha256:
+        raise SessionError(f"{run} extends {path}, which changed since the session was saved (its SHA-256 differs), "
+                           "so its merges would extend another tokenizer -- restore that file")
+    tok = load(ext.spec).tokenizer
+    base = tok.recover() if isinstance(tok, RankTokenizer) else tok.model
+    if len(base.merges) != ext.start:
+        raise SessionError(f"{run} extends {ext.spec} after {ext.start:,} merges, but it has {len(base.merges):,} "
+                           "-- the session file is damaged")
+    return base
+
+
+def _read_extensions(raw: Any, works: list[Work]) -> None:
+    """Each extension run gets its original again (read by name, or from its file), then the merges it adds."""
+    if raw is None:
+        return
+    if not isinstance(raw, dict):
+        raise SessionError(f"extras.{EXTENSIONS} must be an object -- the session file is damaged")
+    types: dict[str, type] = {f.name: int if f.type == "int" else str for f in dataclasses.fields(ExtensionOf)}
+    types.update(step=int, initial_symbols=int, merges=list, records=list)
+    for key, entry in raw.items():
+        if not (isinstance(key, str) and key.isdigit() and int(key) < len(works) and isinstance(entry, dict)
+                and set(entry) == set(types) and all(type(entry[n]) is t for n, t in types.items())):
+            raise _damaged(key, "is not an extension run")
+        w = works[int(key)]
+        fields = {n: entry[n] for n in types if n in {f.name for f in dataclasses.fields(ExtensionOf)}}
+        ext = ExtensionOf(**fields)
+        merges, rows = entry["merges"], entry["records"]
+        if ext.rule not in ("ranks", "merge-list") or len(merges) != len(rows) or len(merges) != ext.added or not (
+                0 <= entry["step"] <= len(merges)):
+            raise _damaged(key, "does not hold its merges")
+        base = _original(ext, f"run {int(key) + 1} ({w.name})")
+        model = dataclasses.replace(base, merges=list(base.merges), base=list(base.base))  # (a loaded one is shared)
+        n = len(model.tokens)  # (merge j may take the tokens of the merges before it)
+        if not all(isinstance(p, list) and len(p) == 2 and all(type(i) is int and 0 <= i < n + j for i in p)
+                   for j, p in enumerate(merges)):
+            raise _damaged(key, "has a merge that is no pair of its tokens")
+        model.extend_merges([(p[0], p[1]) for p in merges])
+        try:
+            added = [_record(model, ext.start + j, row) for j, row in enumerate(rows)]
+        except (TypeError, ValueError) as e:
+            raise _damaged(key, f"has a malformed record ({type(e).__name__})") from None
+        w.model, w.records = model, extension_records(model, ext.start, added, entry["initial_symbols"])
+        w.extension, w.step, w.initial_symbols = ext, ext.start + entry["step"], entry["initial_symbols"]
+        w.loaded_format = "tiktoken" if ext.rule == "ranks" else ""
+
+
+def _record(model: BPEModel, k: int, row: list[Any]) -> MergeRecord:
+    """Merge *k* (0-based) of *model* with a saved row's numbers."""
+    count, merged, after, touched, contenders = row
+    (a, b), c = model.merges[k], model.merge_token_ids[k]
+    t = model.tokens
+    nums = (count, merged, after, touched)
+    if not all(type(x) is int and x >= 0 for x in nums) or not all(
+            isinstance(x, list) and len(x) == 3 and isinstance(x[0], str) and isinstance(x[1], str)
+            and type(x[2]) is int for x in contenders):
+        raise ValueError("a record's numbers")
+    return MergeRecord(rank=k + 1, left=token_text(t[a]), right=token_text(t[b]), token=token_text(t[c]), left_id=a,
+                       right_id=b, token_id=c, count=count, merged=merged, symbols_after=after,
+                       vocab_size=model.vocab_size_at(k + 1), words_touched=touched,
+                       contenders=tuple((x, y, n) for x, y, n in contenders))
+
+
 def from_document(doc: SessionDoc, *, file_source: FileSource = _plain_file_source,
                   corpus_path: str | None = None, where: str = "") -> tuple[list[Work], int]:
     """The works of *doc* and which is shown.  A document without runs (an older file) is one run: its own
@@ -188,6 +283,7 @@ def from_document(doc: SessionDoc, *, file_source: FileSource = _plain_file_sour
             parent = works[w.origin.parent - 1]
             w.origin = Origin(w.origin.parent, w.origin.step, config_changes(parent.config, w.config))
     _read_pipelines(doc.extras.get(PIPELINES), works)
+    _read_extensions(doc.extras.get(EXTENSIONS), works)
     drafts = doc.extras.get(DRAFTS)
     if isinstance(drafts, dict):
         for key, raw in drafts.items():

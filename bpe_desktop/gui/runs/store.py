@@ -61,6 +61,8 @@ def _value(name: str, cfg: TrainConfig) -> str:
 
 def auto_name(run: Run, runs: list[Run]) -> str:
     """The name a run gets from what differs (see the module docstring)."""
+    if run.extension is not None:
+        return run.extension.name
     cfg = run.config
     number = {r.id: i for i, r in enumerate(runs, 1)}
     if run.origin.parent is not None and run.origin.parent in number:

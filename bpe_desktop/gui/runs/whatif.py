@@ -24,6 +24,7 @@ from ...core.training.branch import BranchPoint, config_changes, needs_restart
 from ..session import Session
 from ..training.controller import TrainingController
 from ..training.protocol import BranchFrom
+from ..work import extension_refusal
 from .branch_dialog import BranchDialog
 from .store import Origin, RunStore
 
@@ -53,8 +54,12 @@ class WhatIf(QtCore.QObject):
         return False
 
     def _through_pipeline(self) -> bool:
-        """The shown run is a tokenizer.json shown through its own pipeline: training here cannot follow it."""
+        """The shown run is a tokenizer.json shown through its own pipeline, or an extension run: training here
+        cannot follow it."""
         w = self.session.work
+        if w.extension is not None:  # (forbid-and-branch too: the branch would retrain from bytes)
+            self.show_error("Cannot branch", extension_refusal(w.extension, "branched"))
+            return True
         if w.pipeline is None or w.pipeline_ref is None:
             return False
         self.show_error("Cannot branch", f"this run is shown through the pipeline of {w.pipeline_ref.path} "

@@ -22,6 +22,7 @@ from ...core.errors import BpeError
 from ...core.formats.session_file import CorpusCheck, SessionDoc, load_session, save_session
 from .. import file_actions
 from ..modal_job import Cancelled, Progress, run_modal
+from ..runs.persist import EXTENSIONS
 from ..training.protocol import TrainingState
 from ..work import Replacing, what_would_be_lost
 from . import autosave, autosave_files, dialogs, document, recent
@@ -275,9 +276,11 @@ class SessionManager(QtCore.QObject):
         return run_modal(self.w, "Opening session", job)
 
     def _prepare(self, doc: SessionDoc, corpus_path: str | None, where: str, path: str) -> document.Prepared:
-        if not _big(path):
+        extends = bool(doc.extras.get(EXTENSIONS))  # (reading the tokenizers extension runs extend takes seconds)
+        if not _big(path) and not extends:
             return document.prepare(doc, corpus_path, where)
-        return run_modal(self.w, "Opening session", lambda p: document.prepare(doc, corpus_path, where, p.check))
+        title = "Reading the tokenizers the runs extend" if extends else "Opening session"
+        return run_modal(self.w, title, lambda p: document.prepare(doc, corpus_path, where, p.check))
 
     def _unquiet(self) -> None:
         self._quiet = max(0, self._quiet - 1)

@@ -132,10 +132,10 @@ class TokenStreamView(QtWidgets.QWidget):
         k, n = s.step, s.n_steps
         # parts shed in this order when the pane is narrow: the count, the note, "merge k:", then the merge is
         # elided; "step k of n" stays
-        parts = [Part(f"step {k:,}", bold=True), Part(f" of {n:,}")]
-        if 0 < k <= len(s.records):
+        parts = [Part(f"step {s.shown_step(k):,}", bold=True), Part(f" of {s.shown_step(n):,}")]
+        if s.origin < k <= len(s.records):
             r = s.records[k - 1]
-            parts += [Part("  ·  "), Part(f"merge {k:,}: ", drop=3),
+            parts += [Part("  ·  "), Part(f"merge {s.shown_step(k):,}: ", drop=3),
                       Part(_lab(s, r.left_id), mono=True), Part(" + "), Part(_lab(s, r.right_id), mono=True),
                       Part(" → "), Part(_lab(s, r.token_id), mono=True, bold=True),
                       Part(f"  (count {r.count:,})", drop=4)]

@@ -224,6 +224,8 @@ class VocabPane(QtWidgets.QWidget):
                     if flag in _FLAG_OF_ID[key]:
                         self._counts[flag] += n
         try:
+            ext = self.session.work.extension
+            self.table_model.origin = (ext.start, ext.label) if ext is not None else (0, "")
             self.table_model.set_audit(a, self.feed.has_corpus)
             self._reselect()
         finally:
@@ -320,16 +322,16 @@ class VocabPane(QtWidgets.QWidget):
         a = self.table_model.audit
         k = self.session.step
         if a is None:
-            self.status.setText(f" computing the vocabulary at step {k:,}…" if busy else "")
+            self.status.setText(f" computing the vocabulary at step {self.session.shown_step(k):,}…" if busy else "")
             return
         counts = self._counts
-        parts = [Part(f" step {a.step:,}"), Part(f" · {len(a):,} tokens")]
+        parts = [Part(f" step {self.session.shown_step(a.step):,}"), Part(f" · {len(a):,} tokens")]
         parts += [Part(f" · {counts[f]:,} {word}", drop=1) for f, word in FLAG_WORDS.items()
                   if counts[f] and f is not TokenFlag.SPECIAL]
         if len(self.table_model.rows) != len(a):
             parts.append(Part(f" · showing {len(self.table_model.rows):,}"))
         if a.step != k:
-            parts.append(Part(f" · computing step {k:,}…"))
+            parts.append(Part(f" · computing step {self.session.shown_step(k):,}…"))
         if self.feed.note:
             parts.append(Part(" · " + self.feed.note, drop=2))
         self.status.set_parts(parts)

@@ -84,6 +84,7 @@ class VocabTableModel(QtCore.QAbstractTableModel):
         # (not "flags": that name would override QAbstractItemModel.flags)
         self.pinned: int | None = None  # a token id shown whatever the filter (the selected one)
         self.has_frequencies = True
+        self.origin: tuple[int, str] = (0, "")  # an extension run: its step 0 and the original's name
         self._mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         self._themed(theme.current())
         theme.notifier().changed.connect(self._themed)
@@ -198,8 +199,9 @@ class VocabTableModel(QtCore.QAbstractTableModel):
             return a.labels[r]
         if column == 2:
             return str(a.n_bytes[r])
-        if column == 3:
-            return f"{m.step:,}" if m else ""
+        if column == 3:  # (an extension run: counted from the original, whose own tokens it names)
+            o, label = self.origin
+            return "" if not m else f"{m.step - o:,}" if m.step > o else label
         if column == PAIR_COLUMN:
             return f"{a.labels[m.left]} + {a.labels[m.right]}" if m else ""
         if column == 5:

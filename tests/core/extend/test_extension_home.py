@@ -211,6 +211,32 @@ def test_tokenizers_reads_the_extended_json_with_our_ids(hf_file: Path, tmp_path
     assert home.token_to_id("<s>") == original.token_to_id("<s>")  # added tokens keep their ids
 
 
+def test_an_hf_extension_on_the_timeline_encodes_as_tokenizers_at_every_step(hf_file: Path, tmp_path: Path) -> None:
+    """The window's run of an HF extension (``Extension.timeline``: its merges replayed in the model's ids) gives,
+    at step k, the ids tokenizers gives with the written file cut to the original's merges + the first k new ones."""
+    from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
+
+    ext = start(load(str(hf_file)), str(hf_file), TRAIN, TrainConfig(mode="bytes", merges=12))
+    out = tmp_path / "extended.json"
+    ext.save(str(out))
+    run = ext.timeline()
+    assert run.rule == "merge-list" and run.start == len(ext.original.model.merges)
+    replay, file_id = Tokenizer(run.model), ext.tokenizer().file_id  # type: ignore[attr-defined]
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    n_vocab = len(json.loads(hf_file.read_text(encoding="utf-8"))["model"]["vocab"])
+    for k in (0, 1, 5, 12):
+        cut = json.loads(json.dumps(doc))
+        cut["model"]["merges"] = cut["model"]["merges"][:run.start + k]
+        keep = set(ext.file_ids[:k])
+        cut["model"]["vocab"] = {t: i for t, i in cut["model"]["vocab"].items() if i < n_vocab or i in keep}
+        home = HFLib.from_str(json.dumps(cut))
+        ids = home.encode(HELD[:2000], add_special_tokens=False).ids
+        assert (k == 0) == (not keep & set(ids))  # the cut file makes the new tokens only from step 1 on
+        for text in (HELD[:2000], "[INFO] planner: Computed path"):
+            assert [file_id(i) for i in replay.encode_ordinary(text, upto=run.start + k)] == home.encode(
+                text, add_special_tokens=False).ids, k
+
+
 @FEW
 @given(st.text(ASSIGNED_CHARS, max_size=60))
 def test_hf_zero_merges_encode_as_the_original(hf_file: Path, text: str) -> None:
