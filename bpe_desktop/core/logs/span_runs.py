@@ -27,11 +27,12 @@ import re
 import numpy as np
 import regex
 
+from ..text.ascii_twins import RUNS_PATTERN, ascii_splitter
 from .logclass import CATEGORY_OF_GROUP, PATTERN, Category
 
 #: distinct runs kept before the cache starts over
 MAX_RUNS = 1 << 17
-_RUN = regex.compile(r"\S+\s*|\s+")  # (a run takes the whitespace after it)
+_RUNS = ascii_splitter(RUNS_PATTERN)  # (a run takes the whitespace after it)
 #: where a run may need its neighbours, found at the space between: the date of an ISO timestamp before
 #: its time, and two hex bytes (a CAN frame's).  With ``re``, faster here; its ASCII classes take in more
 #: than ``regex``'s ``\w`` and ``\d``, so it finds them all
@@ -141,7 +142,7 @@ class SpanRuns:
         if len(self.ids) + len(self.texts) > self.max_runs:
             self._clear()
         chunk = text[at:stop]
-        norm = _RUN.findall(chunk.translate(_ONE))  # the runs of the chunk: the table keeps \s and \S
+        norm = _RUNS(chunk.translate(_ONE))  # the runs of the chunk: the table keeps \s and \S
         run_len = np.fromiter(map(len, norm), dtype=np.int64, count=len(norm))
         run_end = np.cumsum(run_len)
         run_start = run_end - run_len
