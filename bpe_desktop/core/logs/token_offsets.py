@@ -16,6 +16,7 @@ chunk, and ``encode_with_offsets`` otherwise.  This module does not classify nor
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -78,12 +79,12 @@ class TokenOffsets:
         pieces = self._split(chunk)
         if len(self.ids) > self.max_pieces:
             self._clear()
-        try:
-            entry = np.fromiter(map(self.ids.__getitem__, pieces), dtype=np.int64, count=len(pieces))
-        except KeyError:
-            if not self._add(set(pieces).difference(self.ids)):
+        entry = np.fromiter(map(self.ids.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
+        missing = np.flatnonzero(entry < 0).tolist()
+        if missing:
+            if not self._add({pieces[i] for i in missing}):
                 return None
-            entry = np.fromiter(map(self.ids.__getitem__, pieces), dtype=np.int64, count=len(pieces))
+            entry[missing] = [self.ids[pieces[i]] for i in missing]
         cnt = self.count[entry]
         offset = np.cumsum(cnt) - cnt
         flat = np.repeat(self.start[entry] - offset, cnt) + np.arange(int(cnt.sum()), dtype=np.int64)
