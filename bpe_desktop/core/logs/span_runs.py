@@ -15,8 +15,8 @@ across the spaces.  So the runs around a space that may take part in those two (
 standalone two-digit hex bytes) and the first and last run of a chunk are classified in their text, from
 the start of the run on until a span ends at a run's end.  The cache is dropped when it grows past
 :data:`MAX_RUNS` entries (memory stays bounded).  On ASCII text the runs are cut and classified by the
-standard library's twins of the patterns (:mod:`..text.ascii_twins`, :data:`.logclass.ASCII_PATTERN`).  This module knows nothing about tokenizers; the group
-keys are those of :mod:`.log_inspect` (category, shape).
+standard library's twins of the patterns (:mod:`..text.ascii_twins`, :data:`.logclass.ASCII_PATTERN`).
+This module knows nothing about tokenizers; the group keys are those of :mod:`.log_inspect` (category, shape).
 """
 
 from __future__ import annotations
