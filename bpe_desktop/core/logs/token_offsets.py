@@ -106,24 +106,20 @@ class TokenOffsets:
         """Encode the pieces not met yet and add them (in a fixed order); False when one's tokens do not
         cover its bytes."""
         tok, upto = self.tokenizer, self.upto
-        entries: dict[str, int] = {}
-        starts: list[int] = []
-        counts: list[int] = []
-        lengths: list[int] = []
-        base = len(self.length)
-        for piece in sorted(new):
-            ids = np.array(tok.encode_piece(piece, upto), dtype=np.int64)
-            if len(ids) and ids.min() < 0:
-                return False
-            n0 = len(lengths)
-            lengths.extend(self._token_lengths(ids).tolist())
-            if sum(lengths[n0:]) != len(piece.encode("utf-8", "surrogateescape")):
-                return False
-            entries[piece] = len(self.start) + len(starts)
-            starts.append(base + n0)
-            counts.append(len(ids))
-        self.ids.update(entries)
-        self.start = np.concatenate([self.start, np.array(starts, dtype=np.int64)])
-        self.count = np.concatenate([self.count, np.array(counts, dtype=np.int64)])
-        self.length = np.concatenate([self.length, np.array(lengths, dtype=np.int64)])
+        pieces = sorted(new)
+        encoded = [tok.encode_piece(piece, upto) for piece in pieces]
+        ids = np.fromiter(itertools.chain.from_iterable(encoded), dtype=np.int64)
+        if len(ids) and ids.min() < 0:
+            return False
+        lengths = self._token_lengths(ids)
+        counts = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        covered = np.bincount(np.repeat(np.arange(len(pieces)), counts), weights=lengths, minlength=len(pieces))
+        n_bytes = [len(p.encode("utf-8", "surrogateescape")) for p in pieces]
+        if not np.array_equal(covered, n_bytes):
+            return False
+        first = len(self.start)
+        self.ids.update(zip(pieces, range(first, first + len(pieces)), strict=True))
+        self.start = np.concatenate([self.start, len(self.length) + np.cumsum(counts) - counts])
+        self.count = np.concatenate([self.count, counts])
+        self.length = np.concatenate([self.length, lengths])
         return True
