@@ -20,7 +20,8 @@ chunks and is still counted as one), with the same result as the whole text at o
 ``progress(stage, done, total)`` in bytes and ``cancel()`` polled between chunks and tokenizers (raising
 :class:`~.errors.Cancelled`), so a GUI can run it off its thread; :func:`inspect_file` reads a file chunk
 by chunk.  The spans come from :mod:`.span_runs` (each distinct run of the text classified once, the
-chunk's spans gathered as arrays), the same as the classifier's one by one.
+chunk's spans gathered as arrays), the same as the classifier's one by one; the token offsets from
+:mod:`.token_offsets` (each distinct piece encoded once), the same as ``encode_with_offsets``'.
 This module does not load tokenizers (:mod:`.formats`) nor draw anything.
 """
 
