@@ -9,7 +9,7 @@ cl100k:...`` streams): the number of chunks, the largest chunk in characters (wh
 once, ~70 bytes of memory per character of a chunk), the peak memory ``tracemalloc`` sees while chunking,
 and the time.  With ``--inspect-mb``, also the whole ``inspect_file`` of the first that many MB of each
 (cl100k; MB per second) beside counting the same file as ``train`` counts it (``count_files``, one
-process, bytes mode, cl100k pattern).  Short on purpose: the machine is shared.
+process, bytes mode, cl100k pattern), in wall and CPU seconds.  Short on purpose: the machine is shared.
 """
 
 from __future__ import annotations
@@ -70,20 +70,21 @@ def main() -> None:
             with open(small, "w", encoding="utf-8", newline="") as f:
                 f.write(body[: int(args.inspect_mb * 1e6)])
             mb = os.path.getsize(small) / 1e6
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             inspect_file(small, [NamedTokenizer("cl100k", cl100k)])
-            t1 = time.perf_counter()
+            c1, t1 = time.process_time(), time.perf_counter()
             count_files([small], TrainConfig(mode="bytes", pretokenizer="cl100k"))
-            t2 = time.perf_counter()
-            timed.append((name, mb, t1 - t0, t2 - t1))
+            c2, t2 = time.process_time(), time.perf_counter()
+            timed.append((name, mb, t1 - t0, t2 - t1, c1 - c0, c2 - c1))
             os.unlink(small)
         os.unlink(path)
     if timed:
         print()
-        print("| log | MB | inspect_file, cl100k: s (MB/s) | count_files, bytes + cl100k: s (MB/s) |")
-        print("|---|---|---|---|")
-        for name, mb, ti, tc in timed:
-            print(f"| {name} | {mb:.1f} | {ti:.2f} ({mb / ti:.2f}) | {tc:.2f} ({mb / tc:.2f}) |")
+        print("| log | MB | inspect_file, cl100k: s (MB/s) | count_files, bytes + cl100k: s (MB/s) "
+              "| CPU s: inspect / count |")
+        print("|---|---|---|---|---|")
+        for name, mb, ti, tc, ci, cc in timed:
+            print(f"| {name} | {mb:.1f} | {ti:.2f} ({mb / ti:.2f}) | {tc:.2f} ({mb / tc:.2f}) | {ci:.2f} / {cc:.2f} |")
 
 
 if __name__ == "__main__":

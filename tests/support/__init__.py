@@ -26,6 +26,25 @@ SEED_001 = {"low": 4, "new": 4, "lower": 2, "lowest": 1, "newest": 2, "newer": 1
 #: CJK Extension J in Unicode 17, is a letter to ``regex`` 2026 and not to tiktoken) differently
 ASSIGNED_CHARS = st.characters(codec="utf-8", exclude_categories=("Cn",))
 SEED_TABLE = "\n".join(f"{w} {c}" for w, c in SEED_000.items())  # "low 5\nlower 2\nnewest 6\nwidest 3"
+#: odd characters for hostile logs: every kind of whitespace and line end, marks, emoji, hex and digits
+HOSTILE_CHARS = list(" \t\n\r\x0b\x1c\x85\u00a0[]x0.é_:-=/🤖'sA9hé\u0301")
+
+
+@st.composite
+def hostile_logs(draw: st.DrawFn, lines: list[str], long_tail: str = "") -> str:
+    """Some of *lines*, runs of :data:`HOSTILE_CHARS` and long lines (several *lines* joined, then
+    *long_tail*), joined by any line end."""
+    parts = []
+    for _ in range(draw(st.integers(1, 12))):
+        kind = draw(st.sampled_from(["line", "line", "noise", "long"]))
+        if kind == "line":
+            parts.append(draw(st.sampled_from(lines)))
+        elif kind == "noise":
+            parts.append(draw(st.text(alphabet=st.sampled_from(HOSTILE_CHARS), max_size=30)))
+        else:
+            parts.append(" ".join(draw(st.lists(st.sampled_from(lines), min_size=2, max_size=6))) + long_tail)
+        parts.append(draw(st.sampled_from(["\n", "\r\n", "\r", "\n\n", " \n", "\r\r\n", "", " "])))
+    return "".join(parts)
 
 
 class ManualClock:

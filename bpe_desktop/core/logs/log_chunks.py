@@ -45,7 +45,9 @@ from ..errors import CorpusError
 from ..io.reading import open_regular
 from ..tokenizers.any_tokenizer import AnyTokenizer
 
-CHUNK_CHARS = 1 << 16
+#: the characters inspected at once when a cut allows (about 70 bytes of memory each; fewer, larger chunks
+#: cost less per MB in numpy's and the caches' per-chunk work)
+CHUNK_CHARS = 1 << 18
 #: the longest chunk inspected at once (about 70 bytes of memory each): longer ones are refused
 MAX_CHUNK_CHARS = 1 << 22
 

@@ -20,7 +20,8 @@ chunks and is still counted as one), with the same result as the whole text at o
 ``progress(stage, done, total)`` in bytes and ``cancel()`` polled between chunks and tokenizers (raising
 :class:`~.errors.Cancelled`), so a GUI can run it off its thread; :func:`inspect_file` reads a file chunk
 by chunk.  The spans come from :mod:`.span_runs` (each distinct run of the text classified once, the
-chunk's spans gathered as arrays), the same as the classifier's one by one.
+chunk's spans gathered as arrays), the same as the classifier's one by one; the token offsets from
+:mod:`.token_offsets` (each distinct piece encoded once), the same as ``encode_with_offsets``'.
 This module does not load tokenizers (:mod:`.formats`) nor draw anything.
 """
 
@@ -39,6 +40,7 @@ from .boundaries import DiffCollector, Differences, differing_regions
 from .log_chunks import CHUNK_CHARS, cut_rule, iter_chunks, iter_file_chunks
 from .logclass import Category
 from .span_runs import SpanRuns
+from .token_offsets import TokenOffsets
 
 ProgressFn = Callable[[str, int, int], None]
 CancelFn = Callable[[], bool]
@@ -212,14 +214,17 @@ class _Classified:
         self.span_cat = cats
         self.category_bytes = np.bincount(self.span_cat, weights=ends_arr - self.span_starts,
                                           minlength=_N_CAT).astype(np.int64)
-        self.newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-        self.n_lines = len(self.newlines) + (1 if self.n and data[-1:] != b"\n" else 0)
+        # byte -> its span, and byte -> the newlines before it (its line in the chunk): one look-up per token
+        self.span_of_byte = np.repeat(np.arange(len(ends_arr), dtype=np.int64), ends_arr - self.span_starts)
+        newline = np.frombuffer(data, dtype=np.uint8) == 10
+        self.line_of_byte = np.cumsum(newline) - newline
+        self.n_lines = int(self.line_of_byte[-1]) + 1 if self.n else 0
 
     def attribute(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per token: its category (the most bytes, ties to the earlier one) and the span that owns it (the
         first span of that category inside the token)."""
-        first = np.searchsorted(self.span_ends, starts, side="right")
-        last = np.searchsorted(self.span_ends, ends - 1, side="right")
+        first = self.span_of_byte[starts]
+        last = self.span_of_byte[ends - 1]
         owner = first.copy()
         winner = self.span_cat[first]
         multi = np.flatnonzero(last > first)  # tokens over several spans: count bytes per category
@@ -264,7 +269,7 @@ class _Tally:
         self.categories += np.bincount(winner, minlength=_N_CAT)
         self.groups += np.bincount(cl.span_group[owner], minlength=n_groups)
         owner_byte = np.maximum(cl.span_starts[owner], starts)
-        line = np.searchsorted(cl.newlines, owner_byte, side="left")
+        line = cl.line_of_byte[owner_byte]
         self._lines(np.bincount(line, minlength=cl.n_lines), continues)
 
     def _lines(self, counts: np.ndarray, continues: bool) -> None:
@@ -273,42 +278,6 @@ class _Tally:
             counts = counts[1:]
         if len(counts):  # (a chunk inside one line adds to that line only)
             self.per_line.append(counts)
-
-
-class _Offsets:
-    """Token byte offsets of one tokenizer, fast: ``encode_ordinary`` plus a table of token lengths when the
-    tokens cover the text end to end (byte-level tokenizers), ``encode_with_offsets`` otherwise."""
-
-    def __init__(self, nt: NamedTokenizer) -> None:
-        self.nt = nt
-        self.lengths = np.zeros(0, dtype=np.int64)  # byte length of token id i, -1 = not yet known
-        self.fast = not nt.tokenizer.pretokenizer.drops_whitespace
-
-    def __call__(self, chunk: str, n_bytes: int) -> tuple[np.ndarray, np.ndarray]:
-        tok = self.nt.tokenizer
-        if self.fast:
-            ids = np.array(tok.encode_ordinary(chunk, self.nt.upto), dtype=np.int64)
-            if not len(ids) or ids.min() >= 0:
-                lens = self._lengths(ids)
-                if int(lens.sum()) == n_bytes:
-                    ends = np.cumsum(lens)
-                    return ends - lens, ends
-        spans = tok.encode_with_offsets(chunk, upto=self.nt.upto, allowed_special=())
-        n = len(spans)
-        return (np.fromiter((s.start for s in spans), dtype=np.int64, count=n),
-                np.fromiter((s.end for s in spans), dtype=np.int64, count=n))
-
-    def _lengths(self, ids: np.ndarray) -> np.ndarray:
-        if not len(ids):
-            return ids
-        top = int(ids.max()) + 1
-        if top > len(self.lengths):
-            self.lengths = np.concatenate([self.lengths, np.full(top - len(self.lengths), -1, dtype=np.int64)])
-        missing = np.unique(ids[self.lengths[ids] < 0])
-        token_bytes = self.nt.tokenizer.token_bytes
-        for i in missing.tolist():
-            self.lengths[i] = len(token_bytes(i))
-        return self.lengths[ids]
 
 
 def inspect_text(
@@ -365,7 +334,7 @@ def inspect_chunks(
     estimate."""
     names = [t.name for t in tokenizers]
     tallies = [_Tally() for _ in tokenizers]
-    encoders = [_Offsets(nt) for nt in tokenizers]
+    encoders = [TokenOffsets(nt.tokenizer, nt.upto) for nt in tokenizers]
     diffs = DiffCollector(names) if len(tokenizers) > 1 else None
     groups = _Groups()
     category_bytes = np.zeros(_N_CAT, dtype=np.int64)

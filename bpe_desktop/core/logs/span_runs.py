@@ -14,8 +14,9 @@ sees whitespace or the end of the text alike -- except a CAN frame's hex bytes (
 across the spaces.  So the runs around a space that may take part in those two (after ``-99``, between two
 standalone two-digit hex bytes) and the first and last run of a chunk are classified in their text, from
 the start of the run on until a span ends at a run's end.  The cache is dropped when it grows past
-:data:`MAX_RUNS` entries (memory stays bounded).  This module knows nothing about tokenizers; the group
-keys are those of :mod:`.log_inspect` (category, shape).
+:data:`MAX_RUNS` entries (memory stays bounded).  On ASCII text the runs are cut and classified by the
+standard library's twins of the patterns (:mod:`..text.ascii_twins`, :data:`.logclass.ASCII_PATTERN`).
+This module knows nothing about tokenizers; the group keys are those of :mod:`.log_inspect` (category, shape).
 """
 
 from __future__ import annotations
@@ -23,15 +24,17 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from typing import Any
 
 import numpy as np
 import regex
 
-from .logclass import CATEGORY_OF_GROUP, PATTERN, Category
+from ..text.ascii_twins import RUNS_PATTERN, ascii_splitter
+from .logclass import ASCII_PATTERN, CATEGORY_OF_GROUP, PATTERN, Category
 
 #: distinct runs kept before the cache starts over
 MAX_RUNS = 1 << 17
-_RUN = regex.compile(r"\S+\s*|\s+")  # (a run takes the whitespace after it)
+_RUNS = ascii_splitter(RUNS_PATTERN)  # (a run takes the whitespace after it)
 #: where a run may need its neighbours, found at the space between: the date of an ISO timestamp before
 #: its time, and two hex bytes (a CAN frame's).  With ``re``, faster here; its ASCII classes take in more
 #: than ``regex``'s ``\w`` and ``\d``, so it finds them all
@@ -62,6 +65,7 @@ class SpanRuns:
         self.max_runs = max_runs
         self.keys: dict[tuple[int, str], int] = {}  # group key -> its id (the order they were met in)
         self.key_list: list[tuple[int, str]] = []  # id -> group key
+        self._pattern: Any = PATTERN  # the classifier's (regex), or its twin for ASCII text (re)
         self._clear()
 
     def _clear(self) -> None:
@@ -86,7 +90,7 @@ class SpanRuns:
         ``(category, end, key id)`` to *out*; the end reached."""
         by = _CATEGORY_OF_INDEX
         end = pos
-        for m in PATTERN.finditer(text, pos):
+        for m in self._pattern.finditer(text, pos):
             c = by[m.lastindex]
             end = m.end()
             out.append((c, end, self._key_id(c, m.group())))
@@ -109,7 +113,7 @@ class SpanRuns:
                 continue
             n0 = len(cats)
             by_text = False
-            for m in PATTERN.finditer(run):
+            for m in self._pattern.finditer(run):
                 c = by[m.lastindex]
                 t = m.group()
                 if c not in _NUMERIC and c != Category.HEX and _DIGIT_1_9.search(t):
@@ -140,8 +144,9 @@ class SpanRuns:
             return e, e, e
         if len(self.ids) + len(self.texts) > self.max_runs:
             self._clear()
+        self._pattern = ASCII_PATTERN if text.isascii() else PATTERN  # (the runs of an ASCII text are ASCII)
         chunk = text[at:stop]
-        norm = _RUN.findall(chunk.translate(_ONE))  # the runs of the chunk: the table keeps \s and \S
+        norm = _RUNS(chunk.translate(_ONE))  # the runs of the chunk: the table keeps \s and \S
         run_len = np.fromiter(map(len, norm), dtype=np.int64, count=len(norm))
         run_end = np.cumsum(run_len)
         run_start = run_end - run_len

@@ -27,6 +27,7 @@ import regex
 
 from ..choices import Mode
 from ..errors import ConfigError, FormatError
+from ..text.ascii_twins import ascii_splitter
 from ..text.byte_level import bytes_to_text
 from ..text.pretokenize import CL100K_PATTERN, Pretokenizer
 from ..text.regex_budget import RegexBudget
@@ -160,7 +161,9 @@ class RankTokenizer(EncodesSpecials):
         self.pretokenizer = Pretokenizer.from_spec(pretokenizer)
         fast = EQUIVALENT_PATTERNS.get(self.pretokenizer.pattern or "")
         self._fast = fast is not None
-        self._split = regex.compile(fast).findall if fast else self.pretokenizer.split
+        # (on ASCII text through the standard library's twin of the pattern, when it has one: same pieces)
+        self._split = (ascii_splitter(self.pretokenizer.pattern or "", regex.compile(fast).findall) if fast
+                       else self.pretokenizer.split)
         self._specials = dict(specials or {})
         self._special_by_id = {i: s for s, i in self._specials.items()}
         self.name = name

@@ -35,27 +35,17 @@ from bpe_desktop.core.logs.log_chunks import (
 from bpe_desktop.core.logs.log_inspect import Inspection, NamedTokenizer, inspect_file, inspect_text
 from bpe_desktop.core.logs.robotlogs import generate
 from bpe_desktop.core.text.pretokenize import Pretokenizer
-from support import cl100k_file
+from support import HOSTILE_CHARS, cl100k_file
+from support import hostile_logs as support_hostile_logs
 
 LOG = generate(300, seed=26)
 LINES = LOG.splitlines()
-ALPHABET = list(" \t\n\r\x0b\x1c\x85\u00a0[]x0.é_:-=/🤖'sA9hé\u0301")
+ALPHABET = HOSTILE_CHARS
 
 
-@st.composite
-def hostile_logs(draw: st.DrawFn) -> str:
+def hostile_logs() -> st.SearchStrategy[str]:
     """Log lines, odd characters and a long line now and then, joined by any line end."""
-    parts = []
-    for _ in range(draw(st.integers(1, 12))):
-        kind = draw(st.sampled_from(["line", "line", "noise", "long"]))
-        if kind == "line":
-            parts.append(draw(st.sampled_from(LINES)))
-        elif kind == "noise":
-            parts.append(draw(st.text(alphabet=st.sampled_from(ALPHABET), max_size=30)))
-        else:
-            parts.append(" ".join(draw(st.lists(st.sampled_from(LINES), min_size=2, max_size=6))))
-        parts.append(draw(st.sampled_from(["\n", "\r\n", "\r", "\n\n", " \n", "\r\r\n", "", " "])))
-    return "".join(parts)
+    return support_hostile_logs(LINES)
 
 
 def _atoms_at(text: str, c: int) -> set[str]:

@@ -68,3 +68,34 @@ def test_spans_cover_every_character_once(text: str) -> None:
     data = text.encode("utf-8", "surrogatepass")
     assert [data[b.start:b.end] for b in byte_spans] == [text[s.start:s.end].encode("utf-8", "surrogatepass")
                                                          for s in spans]
+
+
+# what the rules tell apart, in ASCII: digits, hex letters, separators of timestamps, names and CAN frames,
+# every kind of whitespace (the separators \x1c-\x1f are not whitespace to the classifier)
+_ASCII_CORNERS = [*"0123456789abcdefxXABCDEFZT:-+./_~, \t\n\r\x0b\x0c\x1c\x1f[]()=%'\"", "0x", "INFO", "WARNING",
+                  "DEBUG", "::", "2024-04-05 12:34:56", "1712345678.", "3f9a2c1e-", "nav2_"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.lists(st.sampled_from(_ASCII_CORNERS), max_size=40).map("".join)
+       | st.text(alphabet=st.characters(max_codepoint=127), max_size=60))
+def test_ascii_twin_matches_as_the_rules_do(text: str) -> None:
+    from bpe_desktop.core.logs.logclass import ASCII_PATTERN, PATTERN
+
+    def matches(p):
+        return [(m.lastindex, m.start(), m.end()) for m in p.finditer(text)]
+
+    assert matches(ASCII_PATTERN) == matches(PATTERN)
+    for pos in range(0, len(text), 7):  # from inside the text, as span_runs scans (look-behinds see before)
+        assert [(m.lastindex, m.end()) for m in ASCII_PATTERN.finditer(text, pos)] == [
+            (m.lastindex, m.end()) for m in PATTERN.finditer(text, pos)]
+
+
+def test_ascii_twin_on_a_robot_log() -> None:
+    from bpe_desktop.core.logs.logclass import ASCII_PATTERN, PATTERN
+    from bpe_desktop.core.logs.robotlogs import generate
+
+    text = generate(1500, seed=3)
+    assert text.isascii()
+    assert [(m.lastindex, m.end()) for m in ASCII_PATTERN.finditer(text)] == [
+        (m.lastindex, m.end()) for m in PATTERN.finditer(text)]
