@@ -5,9 +5,7 @@ grows as n log n -- counted in comparisons, never in seconds."""
 from __future__ import annotations
 
 import base64
-import math
 import random
-from collections.abc import Callable
 
 import pytest
 import tiktoken
@@ -18,6 +16,7 @@ from tiktoken.load import load_tiktoken_bpe
 from bpe_desktop.core.tokenizers import rank_bpe
 from support import cl100k_file
 from support.rank_rule import naive_byte_pair
+from support.work_count import Counted, near_linear
 
 BIG = 1 << 40  # a max_rank above every rank
 
@@ -113,37 +112,10 @@ def test_long_pieces_equal_tiktoken_on_cl100k(cl100k_ranks, piece: bytes) -> Non
     assert rank_bpe.piece_ids(cl100k_ranks, piece, BIG, pure=True) == expected  # the heap (40 bytes or more)
 
 
-class Counted(int):
-    """A rank that counts the comparisons made with it (a heap's sifts, a scan's min and index)."""
-
-    n = 0
-    __hash__ = int.__hash__
-
-
-def _counting(op: str) -> Callable[[int, object], bool]:
-    compare = getattr(int, op)
-
-    def counted(self: int, other: object) -> bool:
-        Counted.n += 1
-        return compare(self, other)  # type: ignore[no-any-return]
-
-    return counted
-
-
-for _op in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
-    setattr(Counted, _op, _counting(_op))
-
-
 def long_pieces(n: int) -> dict[str, bytes]:
     rng = random.Random(n)
     return {"one letter": b"a" * n, "base64": base64.b64encode(rng.randbytes(n))[:n],
             "dna": bytes(rng.choice(b"ACGT") for _ in range(n))}
-
-
-def near_linear(n: int) -> float:
-    """The most work may grow from n to 8n: 8 times the log factor, and half that again for slack (a
-    quadratic rule grows 64 times)."""
-    return 8 * math.log2(8 * n) / math.log2(n) * 1.5
 
 
 def test_python_heap_work_grows_as_n_log_n(cl100k_ranks) -> None:
