@@ -6,10 +6,10 @@ It leaves out where the symbols come from and caching (the tokenizer's business)
 
 Two ways, one result: :func:`_by_scan` looks at every pair for the lowest rank after each rank's pass
 (O(n) a pass, and a long piece takes up to one pass per merge of the model: quadratic), the quicker below
-:data:`HEAP_FROM` symbols; :func:`_by_heap` keeps a linked list of the parts and a heap of (rank, position)
-whose stale entries are skipped when popped, O(n log n).  Popping a rank's entries in position order is
-that rank's left-to-right pass: a pair it creates is only pushed if its rank is above the one being taken
-(the scan would not merge it in this pass, nor in a later one).  Ranks are merge indices: one pair per rank.
+:data:`HEAP_FROM` symbols; :func:`_by_heap` keeps a linked list of the parts, the positions each rank was
+seen at and a heap of those ranks, O(n log n).  Taking a rank's positions in order, skipping the stale ones,
+is that rank's left-to-right pass: a pair it creates is only recorded if its rank is above the one being
+taken (the scan would not merge it in this pass, nor in a later one).  Ranks are merge indices: one pair per rank.
 The tests hold the two equal (tests/core/tokenizers/test_replay.py).
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from heapq import heapify, heappop, heappush
+from heapq import heappop, heappush
 
 #: from this many symbols on, :func:`replay` uses the heap (below it the scan is quicker;
 #: benchmarks/RESULTS.md, "Long pieces")
@@ -69,45 +69,58 @@ def _by_scan(ranks: Mapping[tuple[int, int], tuple[int, int]], ids: list[int], l
 
 
 def _by_heap(ranks: Mapping[tuple[int, int], tuple[int, int]], ids: list[int], limit: int, last: int) -> list[int]:
-    """The replay with a heap: *ids* is changed in place; the result is returned.
+    """The replay with a heap of the ranks present: *ids* is changed in place; the result is returned.
 
     Symbol ``i`` keeps its position while it grows; ``nxt``/``prv`` link the live ones; ``pair[i]`` is the
-    rank of symbol ``i`` with the next one, or -1 when they do not merge (or ``i`` was merged away).
+    rank of symbol ``i`` with the next one, or -1 when they do not merge (or ``i`` was merged away), and
+    ``made[i]`` the id that merge makes.  ``at[r]`` lists the positions a pair of rank ``r`` was seen at
+    (repeats and stale ones allowed); taking the lowest rank sorts its list (runs appended in order: timsort
+    is near linear on them) and merges, left to right, the positions whose pair is still ``r``.
     """
     get = ranks.get
     n = len(ids)
     nxt = list(range(1, n + 1))  # n: no next symbol
     prv = list(range(-1, n - 1))  # -1: no previous symbol
     pair = [-1] * n
-    made = [0] * n  # made[i]: the id pair[i]'s merge makes
-    heap = []
+    made = [0] * n
+    at: dict[int, list[int]] = {}
+    order: list[int] = []  # a heap of at's ranks
+
+    def seen(i: int, v: tuple[int, int]) -> None:
+        pair[i], made[i] = v
+        where = at.get(v[0])
+        if where is None:
+            at[v[0]] = [i]
+            heappush(order, v[0])
+        else:
+            where.append(i)
+
     for i in range(n - 1):
         v = get((ids[i], ids[i + 1]))
         if v is not None and last < v[0] < limit:
-            pair[i], made[i] = v
-            heap.append((v[0], i))
-    heapify(heap)
-    while heap:
-        r, i = heappop(heap)
-        if pair[i] != r:
-            continue
-        j = nxt[i]  # merge symbol j into symbol i
-        new = ids[i] = made[i]
-        pair[j] = pair[i] = -1
-        k = nxt[i] = nxt[j]
-        if k < n:
-            prv[k] = i
-            v = get((new, ids[k]))
-            if v is not None and r < v[0] < limit:
-                pair[i], made[i] = v
-                heappush(heap, (v[0], i))
-        h = prv[i]
-        if h >= 0:
-            pair[h] = -1
-            v = get((ids[h], new))
-            if v is not None and r < v[0] < limit:
-                pair[h], made[h] = v
-                heappush(heap, (v[0], h))
+            seen(i, v)
+    while order:
+        r = heappop(order)
+        where = at.pop(r)
+        where.sort()
+        for i in where:
+            if pair[i] != r:
+                continue
+            j = nxt[i]  # merge symbol j into symbol i
+            new = ids[i] = made[i]
+            pair[j] = pair[i] = -1
+            k = nxt[i] = nxt[j]
+            if k < n:
+                prv[k] = i
+                v = get((new, ids[k]))
+                if v is not None and r < v[0] < limit:
+                    seen(i, v)
+            h = prv[i]
+            if h >= 0:
+                pair[h] = -1
+                v = get((ids[h], new))
+                if v is not None and r < v[0] < limit:
+                    seen(h, v)
     out = []
     i = 0
     while i < n:
