@@ -9,8 +9,11 @@ Two ways, one result: :func:`_by_scan` looks at every pair for the lowest rank a
 :data:`HEAP_FROM` symbols; :func:`_by_heap` keeps a linked list of the parts, the positions each rank was
 seen at and a heap of those ranks, O(n log n).  Taking a rank's positions in order, skipping the stale ones,
 is that rank's left-to-right pass: a pair it creates is only recorded if its rank is above the one being
-taken (the scan would not merge it in this pass, nor in a later one).  Ranks are merge indices: one pair per rank.
-The tests hold the two equal (tests/core/tokenizers/test_replay.py).
+taken (the scan would not merge it in this pass, nor in a later one).  Ranks are merge indices: one pair per
+rank.  :func:`replay` scans short pieces; on long ones the scan's passes go on while they have looked at no
+more than 4n symbols (a run of one letter halves each pass: the scan finishes it), then the heap goes on
+from there.  The tests hold the ways equal
+(tests/core/tokenizers/test_replay.py).
 """
 
 from __future__ import annotations
@@ -29,20 +32,36 @@ def replay(ranks: Mapping[tuple[int, int], tuple[int, int]], ids: list[int], lim
     already been replayed on); *ranks* maps (left id, right id) to (rank, new id).
 
     >>> ranks = {(0, 0): (0, 2), (2, 0): (1, 3), (2, 2): (2, 4)}
-    >>> replay(ranks, [0, 0, 0, 0, 0], 3)
-    [4, 0]
-    >>> replay(ranks, [0, 0, 0, 0, 0], 2)
+    >>> replay(ranks, [0, 0, 0, 0, 0], 3)  # (0, 0) twice, left to right; then (2, 0); no (2, 2) is left
+    [2, 3]
+    >>> replay(ranks, [0, 0, 0, 0, 0], 1)
     [2, 2, 0]
+    >>> replay(ranks, [0, 0, 0, 0], 3)
+    [4]
     """
     if len(ids) < HEAP_FROM:
         return _by_scan(ranks, ids, limit, last)
-    return _by_heap(ranks, list(ids), limit, last)
+    # passes of the scan that shrink the piece fast are quicker than the heap (a run of one letter: n, n/2,
+    # n/4...); once they have looked at 4n symbols the heap goes on from the scan's state: O(n log n) still
+    ids, last, done = _scan(ranks, ids, limit, last, 4 * len(ids))
+    return ids if done else _by_heap(ranks, list(ids), limit, last)
 
 
 def _by_scan(ranks: Mapping[tuple[int, int], tuple[int, int]], ids: list[int], limit: int, last: int) -> list[int]:
     """The replay by a scan of every pair for the next rank, then one left-to-right pass merging it."""
+    return _scan(ranks, ids, limit, last, -1)[0]
+
+
+def _scan(ranks: Mapping[tuple[int, int], tuple[int, int]], ids: list[int], limit: int, last: int, budget: int
+          ) -> tuple[list[int], int, bool]:
+    """The scan's passes while they look at no more than *budget* symbols in all (no limit when negative):
+    the symbols, the last rank taken, and whether the replay is finished."""
     get = ranks.get
     while len(ids) > 1:
+        if budget >= 0:
+            budget -= len(ids)
+            if budget < 0:
+                return ids, last, False
         best_r = limit
         best = None
         for pair in itertools.pairwise(ids):
@@ -65,7 +84,7 @@ def _by_scan(ranks: Mapping[tuple[int, int], tuple[int, int]], ids: list[int], l
                 i += 1
         ids = out
         last = best_r
-    return ids
+    return ids, last, True
 
 
 def _by_heap(ranks: Mapping[tuple[int, int], tuple[int, int]], ids: list[int], limit: int, last: int) -> list[int]:
