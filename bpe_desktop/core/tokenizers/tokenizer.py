@@ -3,7 +3,7 @@
 ``Tokenizer(model).encode(text, upto=k)`` uses only the first ``k`` merges: the tokenizer as it was at
 step ``k`` of training.  Within each pre-tokenized piece the merges are replayed in learned order: the
 lowest-ranked pair present is merged everywhere (left to right, no overlaps), then the next rank above it,
-and so on.  This is exactly "replay the merge list in order" (the seeds' definition) and equals how the
+and so on (:mod:`.replay`).  This is exactly "replay the merge list in order" (the seeds' definition) and equals how the
 trainer left its own words.  Results are cached per piece and per step; a piece missing from a step's
 cache continues from the nearest earlier step cached (replaying only the merges in between: a step's
 segmentation is an exact intermediate state of every later one), and :meth:`Tokenizer.follow_model` takes
@@ -18,7 +18,6 @@ This module does not read tokenizer files (:mod:`.formats`) and does not train.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -29,6 +28,7 @@ from ..text.pretokenize import Pretokenizer
 from ..text.regex_budget import RegexBudget
 from ..text.specials import EncodesSpecials, split_specials
 from .model import BPEModel, base_symbols, text_token
+from .replay import replay
 
 #: id given to a character the chars-mode alphabet lacks (only with ``unknown="keep"``)
 UNKNOWN_ID = -1
@@ -164,32 +164,8 @@ class Tokenizer(EncodesSpecials):
 
     def _bpe(self, ids: list[int], limit: int, last: int = -1) -> list[int]:
         """Replay the merges ranked ``last + 1 .. limit - 1`` on *ids* (which the merges up to *last* have
-        already been replayed on)."""
-        ranks = self._ranks
-        while len(ids) > 1:
-            best_r = limit
-            best = None
-            for pair in itertools.pairwise(ids):
-                v = ranks.get(pair)
-                if v is not None and last < v[0] < best_r:
-                    best_r = v[0]
-                    best = pair
-            if best is None:
-                break
-            a, b = best
-            new = ranks[best][1]
-            out: list[int] = []
-            i, n = 0, len(ids)
-            while i < n:
-                if i + 1 < n and ids[i] == a and ids[i + 1] == b:
-                    out.append(new)
-                    i += 2
-                else:
-                    out.append(ids[i])
-                    i += 1
-            ids = out
-            last = best_r
-        return ids
+        already been replayed on): :func:`.replay.replay`."""
+        return replay(self._ranks, ids, limit, last)
 
     def _cache(self, limit: int) -> dict[str, tuple[int, ...]]:
         cache = self._caches.get(limit)

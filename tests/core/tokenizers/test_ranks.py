@@ -18,6 +18,7 @@ from bpe_desktop.core.tokenizers import rank_bpe
 from bpe_desktop.core.tokenizers.rank_bpe import byte_pair_ranks
 from bpe_desktop.core.tokenizers.ranks import EQUIVALENT_PATTERNS, RankTokenizer, recover_merges
 from support import ASSIGNED_CHARS
+from support.rank_rule import naive_byte_pair
 
 # text that exercises the pattern's corners: spaces, newlines, CR, apostrophes, digits, letters, marks
 CORNERS = [*" \t\n\r\n'sdmtlLvVeErR0123456789aZ.,!?-_()[]{}/\\\"#", "é", "ß", "日", "🤖", "\u00a0", "\u2003",
@@ -54,21 +55,6 @@ def test_cl100k_ids_equal_tiktoken_and_round_trip(cl100k, text: str) -> None:
     assert ids == enc.encode_ordinary(text)
     assert tok.decode(ids) == text
     assert tok.encode_ids_text(text, disallowed_special=()) == " ".join(map(str, ids))
-
-
-def naive_byte_pair(ranks: dict[bytes, int], piece: bytes, max_rank: int) -> list[bytes]:
-    """tiktoken's _educational bpe: recompute every pair each round, merge the lowest rank."""
-    parts = [bytes([b]) for b in piece]
-    while True:
-        best = None
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and r < max_rank and (best is None or r < best[0]):
-                best = (r, i)
-        if best is None:
-            return parts
-        i = best[1]
-        parts = [*parts[:i], parts[i] + parts[i + 1], *parts[i + 2 :]]
 
 
 @pytest.fixture(scope="module")
