@@ -51,7 +51,10 @@ def check_run_labels(w) -> None:
         text = pane.list.item(i).text()
         n = len(run.records) - run.start  # (an extension run: the merges added to the original)
         noun = "new merge" if run.extension is not None else "merge"
-        count = "not trained yet" if not n else f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+        if not n and run.extension is None:
+            count = "not trained yet"
+        else:  # (an extension with no merge added is the original itself: "0 new merges")
+            count = f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
         assert text.startswith(f"{i + 1}. {run.name}   —   {count}"), (text, n)
         if i == 0 and not run.renamed and run.origin.parent is None and run.extension is None:
             limit = run.config.merges

@@ -409,9 +409,8 @@ class ComparePanel(QtWidgets.QWidget):
                 self.own_row.clear(str(e), "the custom pre-tokenizer timed out")
                 report_timeout(self, str(e))
             if own is not None:
-                self.own_row.show_result(own, f"step {s.shown_step(s.step):,} of "
-                                         f"{s.shown_step(s.n_steps):,} · {s.model.mode}",
-                                         s.model.n_base)
+                where = f"step {s.shown_step(s.step):,} of {s.shown_step(s.n_steps):,} · {s.model.mode}"
+                self.own_row.show_result(own, where, s.model.n_base)
         ratios: list[str] = []
         for ref in self.references:
             row = self.ref_rows[ref.name]
