@@ -285,7 +285,7 @@ class Session(QtCore.QObject):
         w.records = list(records or [])
         w.loaded_format = ""
         w.pipeline, w.pipeline_ref = None, None
-        w.extension = None
+        w.extension, w.rewrites = None, None
         self._tokenizer = None
         w.step = len(w.records)
         self.modelReset.emit()

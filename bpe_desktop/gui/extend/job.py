@@ -72,7 +72,7 @@ def run(job: ExtendJob) -> ExtendDone:
         pieces, lines = count_files(tok, job.paths)
     config = TrainConfig(mode=tok.mode, merges=job.merges, min_frequency=job.min_frequency, forbid=job.forbid,
                          forbid_regex=job.forbid_regex)
-    ext = prepare(loaded, job.spec, pieces, config)
+    ext = prepare(loaded, job.spec, pieces, config, history=True)
     ext.trainer.run()
     how = ext.save(job.out)
     try:

@@ -151,6 +151,7 @@ class PlotsPanel(QtWidgets.QWidget):
 
     def _on_step(self, step: int) -> None:
         s = self.session
+        step = s.shown_step(step)
         self._zipf_dirty = True
         now = time.perf_counter()
         burst, self._step_at = now - self._step_at < MARKS_BURST_S, now
@@ -161,8 +162,8 @@ class PlotsPanel(QtWidgets.QWidget):
             self._marks_dirty = True  # shown) refresh moves the marks
         else:
             self._marks_dirty = False
-            self.compression.set_step(s.shown_step(step))  # moves a line and a dot
-            self.tradeoff.set_step(s.shown_step(step))
+            self.compression.set_step(step)  # moves a line and a dot
+            self.tradeoff.set_step(step)
             self.quality.set_step(step)
         self._schedule()
 
@@ -180,7 +181,7 @@ class PlotsPanel(QtWidgets.QWidget):
             return  # ... and while a run streams, not even compute: the run's end or showing the pane resumes
         self.slices += 1
         drawn = self.refreshes  # plots given new data before this turn (a redraw and a slice never share one)
-        step = s.step
+        step = s.shown_step(s.step)  # (the plots count an extension's steps from the original, as the timeline)
         feed = self.feed
         now = time.perf_counter()
         more = False
@@ -190,8 +191,8 @@ class PlotsPanel(QtWidgets.QWidget):
             visible = self.tabs.currentWidget() in (self.compression, self.tradeoff)
             wait_s = (CURVES_EVERY_S if visible else HIDDEN_EVERY_S) if s.state is TrainingState.TRAINING else 0.0
             if now - self._curves_at >= wait_s:
-                self.compression.set_data(feed.compression(), s.shown_step(step))
-                self.tradeoff.set_data(feed.tradeoff(), s.shown_step(step))
+                self.compression.set_data(feed.compression(), step)
+                self.tradeoff.set_data(feed.tradeoff(), step)
                 self._curves_dirty = False
                 self._curves_at = time.perf_counter()
                 self.refreshes += 1
@@ -208,8 +209,8 @@ class PlotsPanel(QtWidgets.QWidget):
                 more = True
         if self._marks_dirty and shown:
             self._marks_dirty = False
-            self.compression.set_step(s.shown_step(step))
-            self.tradeoff.set_step(s.shown_step(step))
+            self.compression.set_step(step)
+            self.tradeoff.set_step(step)
             self.quality.set_step(step)
         had = feed.history.n_merges if feed.history is not None else -1
         busy = s.state in (TrainingState.COUNTING, TrainingState.TRAINING)
@@ -293,7 +294,7 @@ class PlotsPanel(QtWidgets.QWidget):
     def _update_status(self, step: int) -> None:
         s = self.session
         z = self.zipf.data
-        parts = [Part(f"step {s.shown_step(step):,} of {s.shown_step(s.n_steps):,}")]
+        parts = [Part(f"step {step:,} of {s.shown_step(s.n_steps):,}")]
         if z is not None and z.step == step:
             parts.append(Part(f" · {plural(len(z.counts), 'pair')}", drop=1))
             parts.append(Part(f" · recount {self.feed.last_zipf_ms:.0f} ms", drop=2))
@@ -324,7 +325,7 @@ class PlotsPanel(QtWidgets.QWidget):
 
     def ask_export(self, kind: str) -> None:
         plot = self.current_plot()
-        step = self.session.step
+        step = self.session.shown_step(self.session.step)
         suggestion = f"{plot.name}-step{step}.{kind}"
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, f"Export {plot.name} plot", suggestion,
                                                         EXPORT_KINDS[kind])

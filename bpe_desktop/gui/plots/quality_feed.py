@@ -12,8 +12,11 @@ Two texts:
   the worker kept out of training (``session.held_out``, when ``session.holdout`` was set before the
   run); followed with :class:`~bpe_desktop.core.measure.quality_curves.HeldOutCurves`.
 
-A ``tokenizer.json`` shown through its own pipeline (``session.work.pipeline``: a normalizer, Metaspace...) gets
-no curves, and :data:`PIPELINE_NOTE` says why in their place: they would count with our pre-tokenizers.
+An extension run's training text is its corpus as the extension job segmented it at each step
+(``work.rewrites``: :class:`~bpe_desktop.core.measure.quality_curves.RewrittenCurves`), from the original
+(step 0) on; it gets no held-out curve (:data:`EXTENSION_HELD_NOTE`).  A ``tokenizer.json`` shown through its
+own pipeline (``session.work.pipeline``: a normalizer, Metaspace...) gets no curves, and :data:`PIPELINE_NOTE`
+says why in their place: they would count with our pre-tokenizers.
 
 Changing α recomputes both curves from what is stored.  It draws nothing and connects no signals: the
 quality tab (:mod:`.quality`) calls :meth:`QualityFeed.advance` from the plots pane's slices.
@@ -31,7 +34,7 @@ from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError
 from ...core.measure.holdout import counting_with_totals, totaling
 from ...core.measure.quality import DEFAULT_ALPHA, check_alpha
-from ...core.measure.quality_curves import HeldOutCurves, QualityCurve, QualityCurveBuilder
+from ...core.measure.quality_curves import HeldOutCurves, QualityCurve, QualityCurveBuilder, RewrittenCurves
 from ...core.measure.stats import Job, Sliced
 from ...core.measure.token_counts import effects_from_records
 from ...core.stopping import StopReason
@@ -42,6 +45,12 @@ from ..session import Session
 #: with our pre-tokenizers and encode them with our replay, which that file's pipeline is not
 PIPELINE_NOTE = ("no quality curves for this tokenizer.json: they count words with our pre-tokenizers, which "
                  "cannot express its pipeline (the token stream and the vocabulary use its own)")
+#: why an extension run has no held-out curve: the held-out text would be replayed through every merge of the
+#: original, not encoded by the extension's own rule from step 0 = the original
+EXTENSION_HELD_NOTE = ("no held-out curve for an extension run: it would replay the original's merges, not the "
+                       "extension's own rule")
+#: why an extension run has no curves (a reopened session: the extension job's segmentation is not saved)
+NO_REWRITES_NOTE = "no quality curves: an extension's come from its extension run -- extend again (Training → Extend…)"
 EXTEND_CHUNK = 2000  # records turned into merge effects per unit
 
 
@@ -62,7 +71,7 @@ class QualityFeed:
 
     def reset(self) -> None:
         """Forget the curves (new corpus or model); they are rebuilt by the next :meth:`advance` calls."""
-        self.train: QualityCurveBuilder | HeldOutCurves | None = None
+        self.train: QualityCurveBuilder | HeldOutCurves | RewrittenCurves | None = None
         self.held: HeldOutCurves | None = None
         self._train_job: Sliced[Any] | None = None
         self._held_job: Sliced[Any] | None = None
@@ -79,7 +88,7 @@ class QualityFeed:
         if alpha == self.alpha:
             return
         self.alpha = alpha
-        if isinstance(self.train, QualityCurveBuilder):
+        if isinstance(self.train, QualityCurveBuilder | RewrittenCurves):
             self.train = self.train.with_alpha(alpha)
         elif isinstance(self.train, HeldOutCurves):
             self.train.with_alpha(alpha)
@@ -170,6 +179,8 @@ class QualityFeed:
                 return bool(s.records)
             if isinstance(t, QualityCurveBuilder):
                 return t.n_steps < len(s.records) or t.pending > 0
+            if isinstance(t, RewrittenCurves):
+                return len(t.curve) < len(t.rewrites.steps) + 1
             return len(t.curve) < len(s.model.merges) + 1
         if self._held_off:
             return False
@@ -181,6 +192,15 @@ class QualityFeed:
     def _training(self) -> Job[None]:
         s = self.session
         model = s.model
+        if self.train is None and s.work.extension is not None:
+            rw = s.work.rewrites
+            if rw is None:
+                self.note, self._train_off = NO_REWRITES_NOTE, True
+                return
+            totals = yield from totaling(s.source, model.mode)
+            sizes = [model.vocab_size_at(s.origin + k) for k in range(len(rw.steps) + 1)]
+            self.train = RewrittenCurves(rw, totals, sizes, self.alpha)
+            self.note = ""
         if self.train is None:
             words = s.word_counts
             if s.stop_reason is not StopReason.LOADED and words is not None and any(r.merged for r in s.records[:64]):
@@ -201,7 +221,9 @@ class QualityFeed:
                 self.train = yield from HeldOutCurves.starting(counted.counts, totals, model, self.alpha)
             self.note = ""
         t = self.train
-        if isinstance(t, QualityCurveBuilder):
+        if isinstance(t, RewrittenCurves):
+            yield from _counted(self, t.computing())
+        elif isinstance(t, QualityCurveBuilder):
             while t.n_steps < len(s.records):
                 yield
                 n = t.n_steps
@@ -214,6 +236,9 @@ class QualityFeed:
         s = self.session
         model = s.model
         if self.held is None:
+            if s.work.extension is not None:
+                self.held_note, self._held_off = EXTENSION_HELD_NOTE, True
+                return
             if s.work.pipeline is not None:
                 self.held_note, self._held_off = PIPELINE_NOTE, True
                 return

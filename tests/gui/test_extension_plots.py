@@ -1,0 +1,128 @@
+"""The plots pane on an extension run (cl100k + a few merges learned on robot logs), in the real window: at two
+steps of the timeline (0 = cl100k, and k new merges) the Pairs plot's pair counts, the Trade-off plot's points and
+the Quality tab's curves equal a brute-force count over the corpus cut by cl100k's own pattern (the ``regex``
+module) with every piece encoded by the run's tokenizer at that step (``session.tokenizer``: tiktoken's rank rule,
+which test_extension_run.py checks against tiktoken itself); the plot's first pair is the pair the extension
+trainer merged next, with its record's count.  A run without the extension job's segmentation (a reopened
+session) says why in the plots' place."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import pytest
+import regex
+
+from bpe_desktop.core.formats.presets import CL100K_SPECIALS
+from bpe_desktop.core.measure.quality import TextTotals, measure
+from bpe_desktop.core.text.pretokenize import Pretokenizer
+from bpe_desktop.gui.extend.job import ExtendJob, run
+from bpe_desktop.gui.extend.open import extend_dialog
+from bpe_desktop.gui.plots.feed import NO_REWRITES
+from bpe_desktop.gui.plots.quality_feed import EXTENSION_HELD_NOTE, NO_REWRITES_NOTE
+from support import ROBOT_SAMPLE_FILE
+
+MERGES = 5
+METRICS = ("bytes_per_token", "fertility", "utilization", "shannon_efficiency", "renyi_efficiency")
+
+
+@pytest.fixture(scope="module")
+def extended(tmp_path_factory):
+    """(the corpus, the extension job's result): cl100k + MERGES merges on 300 lines of robot logs."""
+    text = "".join(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)[:300])
+    out = tmp_path_factory.mktemp("ext") / "e.tiktoken"
+    return text, run(ExtendJob("cl100k", MERGES, str(out), text=text))  # (in-process: the spawn path is tested)
+
+
+def show(window, text, done) -> None:
+    window.corpus.set_text(text, name="robot logs", word_counts=False)
+    dlg = extend_dialog(window)
+    dlg._finished(done)
+    assert window.session.work.extension is not None, dlg.status.text()
+    dlg.close()
+    window.docks["plots"].show()
+    window.docks["plots"].raise_()  # (a pane behind another tab draws nothing)
+
+
+def brute(window, text: str) -> tuple[Counter[tuple[int, int]], Counter[int], int, int]:
+    """Pair counts, token counts, pieces and their bytes of *text* at the session's step, by hand."""
+    s = window.session
+    pattern = Pretokenizer.from_spec("cl100k").pattern
+    assert pattern is not None
+    pieces = Counter(regex.findall(pattern, text))
+    pairs: Counter[tuple[int, int]] = Counter()
+    tokens: Counter[int] = Counter()
+    for p, c in pieces.items():
+        ids = s.tokenizer.encode_piece(p, upto=s.step)
+        for a in itertools.pairwise(ids):
+            pairs[a] += c
+        for i in ids:
+            tokens[i] += c
+    n_bytes = sum(len(p.encode("utf-8")) * c for p, c in pieces.items())
+    return pairs, tokens, sum(pieces.values()), n_bytes
+
+
+def test_pairs_tradeoff_and_quality_plots_count_the_extension_segmentation(window, qtbot, extended) -> None:
+    text, done = extended
+    assert done.made == MERGES
+    show(window, text, done)
+    s, panel = window.session, window.plots
+    o = s.origin
+    assert o == 100_000
+    for k in (0, 3):
+        s.set_step(o + k)
+        panel.tabs.setCurrentWidget(panel.zipf)
+        qtbot.waitUntil(lambda k=k: panel.zipf.data is not None and panel.zipf.data.step == k, timeout=30_000)
+        pairs, tokens, n_words, n_bytes = brute(window, text)
+        z = panel.zipf.data
+        assert dict(zip(z.pairs, z.counts, strict=True)) == dict(pairs)  # every pair, in the model's ids
+        assert sorted(panel.zipf.curve.getOriginalDataset()[1].tolist(), reverse=True) == sorted(pairs.values(),
+                                                                                               reverse=True)
+        rec = s.records[o + k]  # merge k + 1: the extension trainer ranked it by these counts
+        assert z.pairs[0] == s.model.merges[o + k] == (rec.left_id, rec.right_id) and z.counts[0] == rec.count
+        assert panel.zipf.next_rank == 1  # the pair about to be merged is marked
+        assert panel.status.text().startswith(f"step {k} of {MERGES}")
+
+        t = panel.tradeoff.data
+        assert t is not None and t.steps == list(range(MERGES + 1))
+        n_tokens = sum(tokens.values())
+        assert t.vocab_sizes[k] == 100_256 + k + len(CL100K_SPECIALS)
+        assert t.tokens_per_word[k] == pytest.approx(n_tokens / n_words, rel=1e-12)
+        assert t.bytes_per_token[k] == pytest.approx(n_bytes / n_tokens, rel=1e-12)
+        assert panel.tradeoff.tpw_here.getOriginalDataset()[0].tolist() == [t.vocab_sizes[k]]
+
+        panel.tabs.setCurrentWidget(panel.quality)
+        feed = panel.quality.feed
+        qtbot.waitUntil(lambda f=feed: f.training_curve is not None and len(f.training_curve) == MERGES + 1
+                        and not panel.quality.dirty, timeout=30_000)
+        want = measure(tokens, TextTotals.of_text(text), t.vocab_sizes[k])
+        for a in METRICS:
+            x, y = panel.quality.card.plotted(a)
+            assert x == [float(j) for j in range(MERGES + 1)]  # the x axis: the steps the timeline shows
+            assert y[k] == pytest.approx(getattr(want, a), rel=1e-9), (a, k)
+        qtbot.waitUntil(lambda k=k: panel.quality.card.lines[0].value() == k, timeout=5_000)
+        assert f"step {k}" in panel.quality.card.readout.text
+    assert s.tokenizer.encode_ordinary(text, upto=o) and brute(window, text)[2] > 0
+
+    # a held-out text: said why there is no curve, in one line
+    panel.quality.choose_held_out(0)
+    panel.quality.feed.set_held_out_file(str(ROBOT_SAMPLE_FILE))
+    panel.quality.changed()
+    qtbot.waitUntil(lambda: EXTENSION_HELD_NOTE in panel.quality.info.text(), timeout=10_000)
+    assert panel.quality.feed.held_out_curve is None
+
+
+def test_an_extension_without_its_segmentation_says_why(window, qtbot, extended) -> None:
+    """A reopened session's extension run has no segmentation from the job: the plots say so, nothing blank."""
+    import dataclasses
+
+    text, done = extended
+    assert done.run is not None
+    show(window, text, dataclasses.replace(done, run=dataclasses.replace(done.run, rewrites=None)))
+    panel = window.plots
+    panel.tabs.setCurrentWidget(panel.zipf)
+    qtbot.waitUntil(lambda: NO_REWRITES in panel.zipf.plot.titleLabel.text or NO_REWRITES in panel.status.text(),
+                    timeout=10_000)
+    panel.tabs.setCurrentWidget(panel.quality)
+    qtbot.waitUntil(lambda: NO_REWRITES_NOTE in panel.quality.info.text(), timeout=10_000)
