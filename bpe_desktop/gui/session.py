@@ -23,6 +23,7 @@ from PySide6 import QtCore
 from ..core.config import TrainConfig
 from ..core.counting.pieces import WordCounts
 from ..core.counting.sources import CorpusSource
+from ..core.measure.stats import Rewrites
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizers.model import BPEModel
@@ -236,6 +237,10 @@ class Session(QtCore.QObject):
         """The worker counted the corpus: its word counts, its symbols before any merge, what it kept out."""
         w = self._work
         w.word_counts, w.initial_symbols, w.held_out = words, int(initial_symbols), held_out
+
+    def set_rewrites(self, work: Work, rewrites: Rewrites) -> None:
+        """An extension run's corpus at every step, found again for a reopened session (the plots read it)."""
+        work.rewrites = rewrites
 
     # -- corpus and model ---------------------------------------------------------------------------
     def set_corpus(self, source: CorpusSource, config: TrainConfig | None = None) -> None:

@@ -3,8 +3,8 @@ steps of the timeline (0 = cl100k, and k new merges) the Pairs plot's pair count
 the Quality tab's curves equal a brute-force count over the corpus cut by cl100k's own pattern (the ``regex``
 module) with every piece encoded by the run's tokenizer at that step (``session.tokenizer``: tiktoken's rank rule,
 which test_extension_run.py checks against tiktoken itself); the plot's first pair is the pair the extension
-trainer merged next, with its record's count.  A run without the extension job's segmentation (a reopened
-session) says why in the plots' place."""
+trainer merged next, with its record's count.  A run reopened from a session (which does not keep the job's
+segmentation) gets it again off the GUI thread, equal to the job's, or says why in the plots' place."""
 
 from __future__ import annotations
 
@@ -19,8 +19,7 @@ from bpe_desktop.core.measure.quality import TextTotals, measure
 from bpe_desktop.core.text.pretokenize import Pretokenizer
 from bpe_desktop.gui.extend.job import ExtendJob, run
 from bpe_desktop.gui.extend.open import extend_dialog
-from bpe_desktop.gui.plots.feed import NO_REWRITES
-from bpe_desktop.gui.plots.quality_feed import EXTENSION_HELD_NOTE, NO_REWRITES_NOTE
+from bpe_desktop.gui.plots.quality_feed import EXTENSION_HELD_NOTE
 from support import ROBOT_SAMPLE_FILE
 
 MERGES = 5
@@ -113,16 +112,31 @@ def test_pairs_tradeoff_and_quality_plots_count_the_extension_segmentation(windo
     assert panel.quality.feed.held_out_curve is None
 
 
-def test_an_extension_without_its_segmentation_says_why(window, qtbot, extended) -> None:
-    """A reopened session's extension run has no segmentation from the job: the plots say so, nothing blank."""
+def test_a_reopened_extension_run_finds_its_segmentation_again(window, qtbot, extended, tmp_path) -> None:
+    """A saved session does not keep the job's segmentation: reopened, the run's corpus is segmented again off the
+    GUI thread, equal to the job's, and the plots count it; a corpus the merges do not occur in says why."""
     import dataclasses
 
     text, done = extended
-    assert done.run is not None
-    show(window, text, dataclasses.replace(done, run=dataclasses.replace(done.run, rewrites=None)))
-    panel = window.plots
+    assert done.run is not None and done.run.rewrites is not None
+    show(window, text, done)
+    path = tmp_path / "ext.bpe-session"
+    assert window.sessions.save_to(str(path))
+    assert window.sessions.open_session(str(path))
+    s, panel = window.session, window.plots
+    assert s.work.extension is not None
+    s.set_step(s.origin + 2)
+    qtbot.waitUntil(lambda: s.work.rewrites is not None, timeout=60_000)
+    assert s.work.rewrites == done.run.rewrites
     panel.tabs.setCurrentWidget(panel.zipf)
-    qtbot.waitUntil(lambda: NO_REWRITES in panel.zipf.plot.titleLabel.text or NO_REWRITES in panel.status.text(),
-                    timeout=10_000)
+    qtbot.waitUntil(lambda: panel.zipf.data is not None and panel.zipf.data.step == 2, timeout=30_000)
+    z = panel.zipf.data
+    assert dict(zip(z.pairs, z.counts, strict=True)) == dict(brute(window, text)[0])
+
+    show(window, "hello world\n", dataclasses.replace(done, run=dataclasses.replace(done.run, rewrites=None)))
+    panel.tabs.setCurrentWidget(panel.zipf)
+    qtbot.waitUntil(lambda: "not the corpus the extension was learned on" in panel.zipf.plot.titleLabel.toolTip()
+                    + panel.zipf.plot.titleLabel.text + panel.status.text(), timeout=60_000)
     panel.tabs.setCurrentWidget(panel.quality)
-    qtbot.waitUntil(lambda: NO_REWRITES_NOTE in panel.quality.info.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "no statistics for this extension" in panel.quality.info.text(), timeout=10_000)
+    assert panel.quality.feed.training_curve is None and window.session.work.rewrites is None

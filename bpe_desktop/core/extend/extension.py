@@ -236,14 +236,20 @@ class Extension:
         records = [replace(r, rank=k + r.rank, left_id=ours(r.left_id), right_id=ours(r.right_id),
                            token_id=ours(r.token_id), vocab_size=model.vocab_size_at(k + r.rank))
                    for r in t.records]
-        rewrites = None
-        if t.start_words is not None and t.rewrites is not None:
-            def seg(w: tuple[int, ...]) -> tuple[int, ...]:
-                return tuple(map(ours, w)) if gap else w
+        return ExtensionRun(model, records, k, t.kind, t.initial_symbols, self.rewrites(ours if gap else None))
 
-            rewrites = Rewrites([seg(w) for w in t.start_words], list(t.wcounts),
-                                [[(wi, seg(w)) for wi, w in step] for step in t.rewrites], *self.pieces)
-        return ExtensionRun(model, records, k, t.kind, t.initial_symbols, rewrites)
+    def rewrites(self, ours: Callable[[int], int] | None = None) -> Rewrites | None:
+        """The corpus at every step (prepared with ``history=True``; else None), the trainer's ids mapped to the
+        model's by *ours* (None: the same)."""
+        t = self.trainer
+        if t.start_words is None or t.rewrites is None:
+            return None
+
+        def seg(w: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(map(ours, w)) if ours is not None else w
+
+        return Rewrites([seg(w) for w in t.start_words], list(t.wcounts),
+                        [[(wi, seg(w)) for wi, w in step] for step in t.rewrites], *self.pieces)
 
     # -- writing --------------------------------------------------------------------------------------
     def hf_json(self) -> str:
@@ -355,3 +361,26 @@ def prepare(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: 
     return Extension(loaded.fmt, tok, trainer, path if os.path.exists(path) else "",
                      preset.name if preset is not None else None, loaded.stats,
                      (sum(pieces.values()), n_bytes))
+
+
+def rewrites_again(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], model: BPEModel, start: int,
+                   config: TrainConfig) -> Rewrites:
+    """The corpus's segmentation at every step of an extension learned on it before -- *model* holds the
+    original's *start* merges, then the new ones -- by replaying the new merges on the corpus as the extension
+    trainer made them (what the job's :attr:`ExtensionRun.rewrites` held; a reopened session has not kept them);
+    in *model*'s ids.  A :class:`~..errors.CorpusError` if the corpus is not the one the extension was learned on.
+
+    >>> from bpe_desktop.core.formats import load
+    >>> cfg = TrainConfig(mode="bytes", merges=2)
+    >>> ext = prepare(load("cl100k"), "cl100k", "Qzxv Qzxv Qzxv", cfg, history=True)
+    >>> run = (ext.trainer.run(), ext.timeline())[1]
+    >>> rewrites_again(load("cl100k"), "cl100k", "Qzxv Qzxv Qzxv", run.model, run.start, cfg) == run.rewrites
+    True
+    """
+    ext = prepare(loaded, spec, corpus, config.with_(merges=None), history=True)
+    tokens = model.tokens
+    ext.trainer.replay((tokens[a], tokens[b]) for a, b in model.merges[start:])
+    ids, made = model.token_ids, ext.trainer.tokens
+    rw = ext.rewrites(lambda i: ids[made[i]])
+    assert rw is not None
+    return rw

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
 from typing import Literal
 
 from ..config import TrainConfig
+from ..errors import CorpusError
 from ..forbid import ForbidRule
 from ..records import CONTENDERS, MergeRecord
 from ..stopping import StopReason
@@ -130,6 +131,25 @@ class ExtendTrainer:
         t = self._text
         contenders = tuple((t(x), t(y), c) for _, c, (x, y) in rest)
         return self._merge(key, count, a, b, contenders)
+
+    def replay(self, merges: Iterable[tuple[Token, Token]]) -> None:
+        """Make these merges (given by their two tokens) in order, whatever their counts: an extension learned
+        before on this corpus, followed again (a session reopened); a pair this corpus does not hold is refused."""
+        for left, right in merges:
+            key: Key | None = None
+            if self.kind == "merge-list":
+                a, b = self.ids.get(left), self.ids.get(right)
+                key = (a, b) if a is not None and b is not None else None
+            elif isinstance(left, bytes) and isinstance(right, bytes):
+                a, b = self.ranks.get(left), self.ranks.get(right)
+                key = left + right if a is not None and b is not None else None
+            else:
+                a = b = None
+            count = self.counts.get(key, 0) if key is not None else 0
+            if key is None or a is None or b is None or count <= 0:
+                raise CorpusError(f"the merge {token_text(left)!r} + {token_text(right)!r} does not occur in this "
+                                  "corpus -- it is not the corpus the extension was learned on")
+            self._merge(key, count, a, b, ())
 
     # -- internals ----------------------------------------------------------------------------------
     def _text(self, i: int) -> str:

@@ -13,8 +13,9 @@ the feed freezes what exists every :data:`GC_FREEZE_EVERY_S` (:mod:`..widgets.gc
 Word counts come from ``session.word_counts`` (the controller fills them after counting).  Without them,
 an idle in-memory corpus of at most :data:`SELF_COUNT_LIMIT` characters is counted here; anything else
 waits for the controller.  An extension run's history is not replayed: its corpus's segmentation at every
-step is the extension job's (``work.rewrites``, :class:`~bpe_desktop.core.measure.stats.RewriteHistory`),
-without which :data:`NO_REWRITES` says why; the feed's steps are the steps the timeline shows (counted from
+step is the extension job's (``work.rewrites``, :class:`~bpe_desktop.core.measure.stats.RewriteHistory`);
+without it (a reopened session) the plots pane finds it again off the GUI thread and
+:attr:`PlotFeed.rewrites_note` says so.  The feed's steps are the steps the timeline shows (counted from
 ``session.origin``: 0 = an extension's original).  The compression and trade-off curves come from the
 session's records when it has them (cheap, exact), else from the history.  This module draws nothing and
 connects no signals: the plots pane (:mod:`.panel`) calls it from its throttled refresh.
@@ -45,9 +46,9 @@ from ..widgets.gc_policy import GcPolicy
 
 SELF_COUNT_LIMIT = 500_000  # characters of in-memory text the pane may count itself (a short stall)
 GC_FREEZE_EVERY_S = 0.25  # while working: move the objects made so far out of the collector's sight
-#: why an extension run has no pair counts: its segmentation at each step comes from the extension job, which a
-#: reopened session does not have
-NO_REWRITES = "no pair counts: an extension's come from its extension run -- extend again (Training → Extend…)"
+#: what an extension run's plots say while its segmentation at each step (the extension job's, which a reopened
+#: session does not hold) is found again off the GUI thread (the plots pane's ``segmentation`` jobs)
+AGAIN_NOTE = "counting the corpus at each step of the extension…"
 
 
 class PlotFeed:
@@ -66,6 +67,7 @@ class PlotFeed:
         self._zjob_ms = 0.0
         self._gc = GcPolicy(GC_FREEZE_EVERY_S, time.perf_counter)
         self.last_zipf_ms = 0.0  # GUI-thread time the last Zipf data took, all its slices together
+        self.rewrites_note = AGAIN_NOTE  # an extension run without its segmentation: why (set by the plots pane)
 
     def reset(self) -> None:
         """Forget everything (new corpus or model); an old history is emptied in later slices."""
@@ -122,7 +124,7 @@ class PlotFeed:
         if self.history is None:
             if self._build is None and s.work.extension is not None:
                 if s.work.rewrites is None:
-                    self.note = NO_REWRITES
+                    self.note = self.rewrites_note
                     return False
                 self._build = Sliced(RewriteHistory.from_rewrites(s.work.rewrites, s.model, s.origin))
             if self._build is None:

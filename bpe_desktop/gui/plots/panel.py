@@ -17,9 +17,11 @@ reached, says so in its title, and is redrawn at most every :data:`CATCH_UP_S` s
 slice finished is drawn on the next turn, not in the slice's (drawing it, then a repaint, would lengthen that
 turn). Plot items live in :mod:`.zipf`, :mod:`.compression` and :mod:`.tradeoff`; the numbers come from
 :mod:`.feed` (which uses :mod:`bpe_desktop.core.measure.stats`). Each plot exports as PNG, SVG and CSV from
-the buttons under it.
+the buttons under it.  Every plot counts steps as the timeline shows them (``Session.shown_step``: an extension
+run's from its original); an extension run reopened from a session has its corpus segmented at every step again
+on a helper thread (:func:`..extend.job.segmentation_again`, polled), the plots saying so meanwhile or why not.
 
-It does not train, and it never changes the session.
+It does not train, and it changes the session only by handing it that segmentation (``Session.set_rewrites``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ import time
 from PySide6 import QtGui, QtWidgets
 
 from ...core.errors import BpeError
-from ...core.measure.stats import ZipfData
+from ...core.measure.stats import Rewrites, ZipfData
+from ..extend.job import segmentation_again
+from ..polled_jobs import PolledJobs
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets import tab_titles
@@ -38,9 +42,10 @@ from ..widgets.elided_label import ElidedLabel, LabelHost, Part
 from ..widgets.on_screen import DockWatch, on_screen
 from ..widgets.timers import one_shot
 from ..wording import plural
+from ..work import Work
 from .common import PlotCard
 from .compression import CompressionPlot
-from .feed import PlotFeed
+from .feed import AGAIN_NOTE, PlotFeed
 from .quality import QualityTab
 from .tradeoff import TradeoffPlot
 from .zipf import ZipfPlot
@@ -117,6 +122,10 @@ class PlotsPanel(QtWidgets.QWidget):
         self._step_at = 0.0  # when the step last changed
         self._quality_at = 0.0  # when the quality curves were last redrawn
         self._turn = False  # whose turn the next slice is: the statistics (True) or the quality curves
+        # an extension run's segmentation at every step found again (a reopened session), by id(work)
+        self._again: PolledJobs[int, Rewrites] = PolledJobs(self, self._took_segmentation, "measure")
+        self._again_works: dict[int, Work] = {}
+        self._again_failed: dict[int, tuple[Work, str]] = {}  # id(work) -> (the work, why it could not be found)
         session.corpusChanged.connect(self._on_reset)
         session.modelReset.connect(self._on_reset)
         session.recordsAppended.connect(self._on_records)
@@ -172,10 +181,44 @@ class PlotsPanel(QtWidgets.QWidget):
         self._dock_watch.attach()
         self._schedule()  # what changed while hidden is drawn now
 
+    # -- an extension run reopened from a session ---------------------------------------------------------
+    def _want_segmentation(self) -> None:
+        """The shown extension run lacks the job's segmentation of its corpus (a reopened session): find it again
+        on a helper thread (:func:`..extend.job.segmentation_again`), the plots saying so meanwhile, or why not."""
+        w = self.session.work
+        ext = w.extension
+        if ext is None or w.rewrites is not None:
+            return
+        failed = self._again_failed.get(id(w))
+        why = failed[1] if failed is not None and failed[0] is w else None
+        if why is None and id(w) not in self._again_works:
+            self._again_works[id(w)] = w
+            source, model, config = w.source, w.model, w.config
+            self._again.start(id(w), lambda: segmentation_again(ext.spec, source, model, ext.start, config))
+        note = AGAIN_NOTE if why is None else f"no statistics for this extension: {why}"
+        self.feed.rewrites_note = self.quality.feed.rewrites_note = note
+
+    def _took_segmentation(self) -> None:
+        s = self.session
+        for key, fut in self._again.take_done():
+            work = self._again_works.pop(key, None)
+            e = fut.exception()
+            if work is None:
+                continue
+            if e is not None:
+                why = str(e) if isinstance(e, BpeError) else f"{type(e).__name__}: {e}"
+                self._again_failed[key] = (work, why)
+            else:
+                s.set_rewrites(work, fut.result())
+            if work is s.work:
+                self._want_segmentation()
+                self._on_reset()
+
     # -- redraw -----------------------------------------------------------------------------------------
     def refresh(self) -> None:
         """Bring the plots up to date by one slice of work (normally called by the throttling timer)."""
         s = self.session
+        self._want_segmentation()
         shown = on_screen(self)  # hidden (a tab behind another pane): compute, draw nothing until shown ...
         if not shown and s.state in (TrainingState.COUNTING, TrainingState.TRAINING):
             return  # ... and while a run streams, not even compute: the run's end or showing the pane resumes

@@ -40,6 +40,7 @@ from ...core.measure.token_counts import effects_from_records
 from ...core.stopping import StopReason
 from ...core.tokenizers.model import BPEModel
 from ..session import Session
+from .feed import AGAIN_NOTE
 
 #: what the curves say in their place for a tokenizer.json shown through its own pipeline: they count words
 #: with our pre-tokenizers and encode them with our replay, which that file's pipeline is not
@@ -49,8 +50,6 @@ PIPELINE_NOTE = ("no quality curves for this tokenizer.json: they count words wi
 #: original, not encoded by the extension's own rule from step 0 = the original
 EXTENSION_HELD_NOTE = ("no held-out curve for an extension run: it would replay the original's merges, not the "
                        "extension's own rule")
-#: why an extension run has no curves (a reopened session: the extension job's segmentation is not saved)
-NO_REWRITES_NOTE = "no quality curves: an extension's come from its extension run -- extend again (Training → Extend…)"
 EXTEND_CHUNK = 2000  # records turned into merge effects per unit
 
 
@@ -67,6 +66,7 @@ class QualityFeed:
         self.session = session
         self.alpha = DEFAULT_ALPHA
         self.held_out_path: str | None = None  # a held-out file picked by the user
+        self.rewrites_note = AGAIN_NOTE  # an extension run without its segmentation: why (set by the plots pane)
         self.reset()
 
     def reset(self) -> None:
@@ -195,7 +195,7 @@ class QualityFeed:
         if self.train is None and s.work.extension is not None:
             rw = s.work.rewrites
             if rw is None:
-                self.note, self._train_off = NO_REWRITES_NOTE, True
+                self.note, self._train_off = self.rewrites_note, True
                 return
             totals = yield from totaling(s.source, model.mode)
             sizes = [model.vocab_size_at(s.origin + k) for k in range(len(rw.steps) + 1)]

@@ -24,7 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_desktop.core.config import TrainConfig
-from bpe_desktop.core.extend import ExtensionRun, prepare, start
+from bpe_desktop.core.errors import CorpusError
+from bpe_desktop.core.extend import ExtensionRun, prepare, rewrites_again, start
 from bpe_desktop.core.formats import Loaded, load
 from bpe_desktop.core.formats.native import save
 from bpe_desktop.core.measure.quality import TextTotals, measure
@@ -149,6 +150,9 @@ def test_an_extended_rank_table_at_every_step_counts_as_tiktoken(corpus: str, n:
         return sum(c for (a, b), c in pairs.items() if tok[a] + tok[b] == tok[rec.token_id])  # type: ignore[operator]
 
     _check(corpus, run, lambda p, k: encs[k].encode_ordinary(p), by_bytes)
+    again = rewrites_again(Loaded("tiktoken", RankTokenizer(SMALL, "gpt2", {})), "small", corpus, run.model,
+                           run.start, TrainConfig(mode="bytes"))  # (a reopened session: the merges replayed)
+    assert again == run.rewrites
 
 
 def test_a_merge_list_original_at_every_step_counts_as_its_replay(tmp_path) -> None:
@@ -163,3 +167,6 @@ def test_a_merge_list_original_at_every_step_counts_as_its_replay(tmp_path) -> N
     replays = [Tokenizer(ext.model().truncated(6 + k)) for k in range(6)]
     _check(corpus, run, lambda p, k: replays[k].encode_piece(p),
            lambda pairs, rec: pairs[(rec.left_id, rec.right_id)])
+    assert rewrites_again(load(path), path, corpus, run.model, 6, TrainConfig()) == run.rewrites
+    with pytest.raises(CorpusError, match="not the corpus the extension was learned on"):
+        rewrites_again(load(path), path, "newer newer", run.model, 6, TrainConfig())
