@@ -71,7 +71,7 @@ class RewriteHistory(SegmentationHistory):
 
     def _fill(self, rw: Rewrites, model: BPEModel, start: int, chunk: int) -> Job[None]:
         self.model, self.start = model, start
-        self.tokens = list(model.tokens)
+        self.tokens = model.tokens  # (shared: a history of rewrites never adds a token)
         self._ids, self._unknown = {}, {}
         self.wcounts = list(rw.counts)
         self.n_words, self.n_bytes = rw.n_words, rw.n_bytes
