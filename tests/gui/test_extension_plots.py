@@ -1,10 +1,11 @@
 """The plots pane on an extension run (cl100k + a few merges learned on robot logs), in the real window: at two
 steps of the timeline (0 = cl100k, and k new merges) the Pairs plot's pair counts, the Trade-off plot's points and
-the Quality tab's curves equal a brute-force count over the corpus cut by cl100k's own pattern (the ``regex``
-module) with every piece encoded by the run's tokenizer at that step (``session.tokenizer``: tiktoken's rank rule,
-which test_extension_run.py checks against tiktoken itself); the plot's first pair is the pair the extension
-trainer merged next, with its record's count.  A run reopened from a session (which does not keep the job's
-segmentation) gets it again off the GUI thread, equal to the job's, or says why in the plots' place."""
+the Quality tab's curves (on the corpus and on a held-out file) equal a brute-force count over the text cut by
+cl100k's own pattern (the ``regex`` module) with every piece encoded by the run's tokenizer at that step
+(``session.tokenizer``: tiktoken's rank rule, which test_extension_run.py checks against tiktoken itself); the
+plot's first pair is the pair the extension trainer merged next, with its record's count.  A run reopened from a
+session (which does not keep the job's segmentation) gets it again off the GUI thread, equal to the job's, or
+says why in the plots' place."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from bpe_desktop.core.measure.quality import TextTotals, measure
 from bpe_desktop.core.text.pretokenize import Pretokenizer
 from bpe_desktop.gui.extend.job import ExtendJob, run
 from bpe_desktop.gui.extend.open import extend_dialog
-from bpe_desktop.gui.plots.quality_feed import EXTENSION_HELD_NOTE
 from support import ROBOT_SAMPLE_FILE
 
 MERGES = 5
@@ -62,7 +62,8 @@ def brute(window, text: str) -> tuple[Counter[tuple[int, int]], Counter[int], in
     return pairs, tokens, sum(pieces.values()), n_bytes
 
 
-def test_pairs_tradeoff_and_quality_plots_count_the_extension_segmentation(window, qtbot, extended) -> None:
+def test_pairs_tradeoff_and_quality_plots_count_the_extension_segmentation(window, qtbot, extended,
+                                                                          tmp_path) -> None:
     text, done = extended
     assert done.made == MERGES
     show(window, text, done)
@@ -104,12 +105,23 @@ def test_pairs_tradeoff_and_quality_plots_count_the_extension_segmentation(windo
         assert f"step {k}" in panel.quality.card.readout.text
     assert s.tokenizer.encode_ordinary(text, upto=o) and brute(window, text)[2] > 0
 
-    # a held-out text: said why there is no curve, in one line
-    panel.quality.choose_held_out(0)
-    panel.quality.feed.set_held_out_file(str(ROBOT_SAMPLE_FILE))
-    panel.quality.changed()
-    qtbot.waitUntil(lambda: EXTENSION_HELD_NOTE in panel.quality.info.text(), timeout=10_000)
-    assert panel.quality.feed.held_out_curve is None
+    # a held-out file: segmented at every step off the GUI thread, measured as the brute-force count says
+    held = "".join(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)[300:420])
+    path = tmp_path / "held.log"
+    path.write_text(held, encoding="utf-8")
+    panel.quality.choose_held_out(1, str(path))
+    feed = panel.quality.feed
+    qtbot.waitUntil(lambda: feed.held_out_curve is not None and len(feed.held_out_curve) == MERGES + 1
+                    and not panel.quality.dirty, timeout=60_000)
+    for k in (0, 3):
+        s.set_step(o + k)
+        _, tokens, _, _ = brute(window, held)
+        want = measure(tokens, TextTotals.of_text(held), s.model.vocab_size_at(o + k))
+        for a in METRICS:
+            x, y = panel.quality.card.plotted(a, held=True)
+            assert x == [float(j) for j in range(MERGES + 1)]
+            assert y[k] == pytest.approx(getattr(want, a), rel=1e-9), (a, k)
+    assert "held out: held.log" in panel.quality.card.readout.text
 
 
 def test_a_reopened_extension_run_finds_its_segmentation_again(window, qtbot, extended, tmp_path) -> None:

@@ -364,11 +364,12 @@ def prepare(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: 
 
 
 def rewrites_again(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], model: BPEModel, start: int,
-                   config: TrainConfig) -> Rewrites:
+                   config: TrainConfig, *, strict: bool = True) -> Rewrites:
     """The corpus's segmentation at every step of an extension learned on it before -- *model* holds the
     original's *start* merges, then the new ones -- by replaying the new merges on the corpus as the extension
     trainer made them (what the job's :attr:`ExtensionRun.rewrites` held; a reopened session has not kept them);
-    in *model*'s ids.  A :class:`~..errors.CorpusError` if the corpus is not the one the extension was learned on.
+    in *model*'s ids.  A :class:`~..errors.CorpusError` if the corpus is not the one the extension was learned on,
+    unless *strict* is False (another text, e.g. a held-out one: a merge whose pair it lacks rewrites nothing).
 
     >>> from bpe_desktop.core.formats import load
     >>> cfg = TrainConfig(mode="bytes", merges=2)
@@ -379,7 +380,7 @@ def rewrites_again(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], m
     """
     ext = prepare(loaded, spec, corpus, config.with_(merges=None), history=True)
     tokens = model.tokens
-    ext.trainer.replay((tokens[a], tokens[b]) for a, b in model.merges[start:])
+    ext.trainer.replay(((tokens[a], tokens[b]) for a, b in model.merges[start:]), strict=strict)
     ids, made = model.token_ids, ext.trainer.tokens
     rw = ext.rewrites(lambda i: ids[made[i]])
     assert rw is not None

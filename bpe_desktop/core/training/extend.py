@@ -132,9 +132,10 @@ class ExtendTrainer:
         contenders = tuple((t(x), t(y), c) for _, c, (x, y) in rest)
         return self._merge(key, count, a, b, contenders)
 
-    def replay(self, merges: Iterable[tuple[Token, Token]]) -> None:
+    def replay(self, merges: Iterable[tuple[Token, Token]], *, strict: bool = True) -> None:
         """Make these merges (given by their two tokens) in order, whatever their counts: an extension learned
-        before on this corpus, followed again (a session reopened); a pair this corpus does not hold is refused."""
+        before on this corpus, followed again (a session reopened); a pair this corpus does not hold is refused,
+        or with *strict* False (another text: a held-out one) its token is made and nothing is rewritten."""
         for left, right in merges:
             key: Key | None = None
             if self.kind == "merge-list":
@@ -147,8 +148,15 @@ class ExtendTrainer:
                 a = b = None
             count = self.counts.get(key, 0) if key is not None else 0
             if key is None or a is None or b is None or count <= 0:
-                raise CorpusError(f"the merge {token_text(left)!r} + {token_text(right)!r} does not occur in this "
-                                  "corpus -- it is not the corpus the extension was learned on")
+                if strict or a is None or b is None:
+                    raise CorpusError(f"the merge {token_text(left)!r} + {token_text(right)!r} does not occur in "
+                                      "this corpus -- it is not the corpus the extension was learned on")
+                self._new_id(a, b)  # (later merges' ids and, for a rank table, its rule need the token)
+                self.merges.append((a, b))
+                self.made.append(0)
+                if self.rewrites is not None:
+                    self.rewrites.append([])
+                continue
             self._merge(key, count, a, b, ())
 
     # -- internals ----------------------------------------------------------------------------------

@@ -21,7 +21,9 @@ from ...core.extend import ExtensionRun, corpus_pieces, count_files, prepare, re
 from ...core.formats import load
 from ...core.formats.presets import split_spec
 from ...core.formats.session_corpus import CorpusFile
-from ...core.measure.stats import Rewrites
+from ...core.measure.holdout import totaling
+from ...core.measure.quality import TextTotals
+from ...core.measure.stats import Rewrites, finish
 from ...core.tokenizers.model import BPEModel
 
 
@@ -93,12 +95,22 @@ def run(job: ExtendJob) -> ExtendDone:
                       CorpusFile.of(path).sha256 if os.path.isfile(path) else "")
 
 
-def segmentation_again(spec: str, source: CorpusSource, model: BPEModel, start: int, config: TrainConfig) -> Rewrites:
+def segmentation_again(spec: str, source: CorpusSource, model: BPEModel, start: int, config: TrainConfig, *,
+                       strict: bool = True) -> Rewrites:
     """The corpus of an extension run (of *spec*, learned on *source*: *model*'s merges after *start*) segmented
     at every step, found again by replaying its merges (:func:`~bpe_desktop.core.extend.rewrites_again`): what
-    the job handed the plots, for a run reopened from a session.  Reads the original and the corpus; run it off
-    the GUI thread."""
+    the job handed the plots, for a run reopened from a session; with *strict* False any text (a held-out one).
+    Reads the original and the text; run it off the GUI thread."""
     loaded = load(spec)
     tok = loaded.tokenizer
     pieces = count_files(tok, source.paths)[0] if source.paths else corpus_pieces(tok, source.text or "")
-    return rewrites_again(loaded, spec, pieces, model, start, config)
+    return rewrites_again(loaded, spec, pieces, model, start, config, strict=strict)
+
+
+def held_out_segmentation(spec: str, path: str, model: BPEModel, start: int,
+                          config: TrainConfig) -> tuple[Rewrites, TextTotals]:
+    """A held-out file segmented at every step of an extension run, with its bytes and words (the quality tab's
+    held-out curve); off the GUI thread."""
+    src = CorpusSource.from_files([path])
+    rewrites = segmentation_again(spec, src, model, start, config, strict=False)
+    return rewrites, finish(totaling(src, model.mode))

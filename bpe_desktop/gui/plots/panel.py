@@ -32,8 +32,9 @@ import time
 from PySide6 import QtGui, QtWidgets
 
 from ...core.errors import BpeError
+from ...core.measure.quality import TextTotals
 from ...core.measure.stats import Rewrites, ZipfData
-from ..extend.job import segmentation_again
+from ..extend.job import held_out_segmentation, segmentation_again
 from ..polled_jobs import PolledJobs
 from ..session import Session
 from ..training.protocol import TrainingState
@@ -126,6 +127,11 @@ class PlotsPanel(QtWidgets.QWidget):
         self._again: PolledJobs[int, Rewrites] = PolledJobs(self, self._took_segmentation, "measure")
         self._again_works: dict[int, Work] = {}
         self._again_failed: dict[int, tuple[Work, str]] = {}  # id(work) -> (the work, why it could not be found)
+        # ... and a held-out file segmented at every step of the shown extension run, by (id(work), path)
+        self._held: PolledJobs[tuple[int, str], tuple[Rewrites, TextTotals]] = PolledJobs(
+            self, self._took_held_out, "measure")
+        self._held_works: dict[tuple[int, str], Work] = {}
+        self._held_failed: dict[tuple[int, str], tuple[Work, str]] = {}
         session.corpusChanged.connect(self._on_reset)
         session.modelReset.connect(self._on_reset)
         session.recordsAppended.connect(self._on_records)
@@ -198,6 +204,39 @@ class PlotsPanel(QtWidgets.QWidget):
         note = AGAIN_NOTE if why is None else f"no statistics for this extension: {why}"
         self.feed.rewrites_note = self.quality.feed.rewrites_note = note
 
+    def _want_held_out(self) -> None:
+        """The shown extension run's Quality tab has a held-out file the feed cannot segment itself: segment it
+        at every step on a helper thread (:func:`..extend.job.held_out_segmentation`), or say why not."""
+        w, f = self.session.work, self.quality.feed
+        ext, path = w.extension, f.held_out_path
+        if ext is None or not path or f.held_rewrites is not None:
+            return
+        key = (id(w), path)
+        failed = self._held_failed.get(key)
+        if failed is not None and failed[0] is w:
+            if f.held_rewrites_note != failed[1]:
+                f.held_out_ready(None, failed[1])
+            return
+        if key not in self._held_works:
+            self._held_works[key] = w
+            model, config = w.model, w.config
+            self._held.start(key, lambda: held_out_segmentation(ext.spec, path, model, ext.start, config))
+
+    def _took_held_out(self) -> None:
+        s, f = self.session, self.quality.feed
+        for key, fut in self._held.take_done():
+            work = self._held_works.pop(key, None)
+            if work is None:
+                continue
+            e = fut.exception()
+            if e is not None:
+                why = f"cannot measure the held-out text: {e}" if isinstance(e, BpeError) else (
+                    f"cannot measure the held-out text ({type(e).__name__}: {e})")
+                self._held_failed[key] = (work, why)
+            if work is s.work and key[1] == f.held_out_path:
+                f.held_out_ready(fut.result() if e is None else None, self._held_failed[key][1] if e else "")
+                self.quality.changed()
+
     def _took_segmentation(self) -> None:
         s = self.session
         for key, fut in self._again.take_done():
@@ -219,6 +258,7 @@ class PlotsPanel(QtWidgets.QWidget):
         """Bring the plots up to date by one slice of work (normally called by the throttling timer)."""
         s = self.session
         self._want_segmentation()
+        self._want_held_out()
         shown = on_screen(self)  # hidden (a tab behind another pane): compute, draw nothing until shown ...
         if not shown and s.state in (TrainingState.COUNTING, TrainingState.TRAINING):
             return  # ... and while a run streams, not even compute: the run's end or showing the pane resumes

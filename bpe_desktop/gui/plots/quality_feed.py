@@ -14,9 +14,10 @@ Two texts:
 
 An extension run's training text is its corpus as the extension job segmented it at each step
 (``work.rewrites``: :class:`~bpe_desktop.core.measure.quality_curves.RewrittenCurves`), from the original
-(step 0) on; it gets no held-out curve (:data:`EXTENSION_HELD_NOTE`).  A ``tokenizer.json`` shown through its
-own pipeline (``session.work.pipeline``: a normalizer, Metaspace...) gets no curves, and :data:`PIPELINE_NOTE`
-says why in their place: they would count with our pre-tokenizers.
+(step 0) on, and so is a held-out file (segmented on a helper thread by the plots pane:
+``QualityFeed.held_rewrites``).  A ``tokenizer.json`` shown through its own pipeline (``session.work.pipeline``: a
+normalizer, Metaspace...) gets no curves, and :data:`PIPELINE_NOTE` says why in their place: they would count
+with our pre-tokenizers.
 
 Changing α recomputes both curves from what is stored.  It draws nothing and connects no signals: the
 quality tab (:mod:`.quality`) calls :meth:`QualityFeed.advance` from the plots pane's slices.
@@ -33,9 +34,9 @@ from ...core.config import TrainConfig
 from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError
 from ...core.measure.holdout import counting_with_totals, totaling
-from ...core.measure.quality import DEFAULT_ALPHA, check_alpha
+from ...core.measure.quality import DEFAULT_ALPHA, TextTotals, check_alpha
 from ...core.measure.quality_curves import HeldOutCurves, QualityCurve, QualityCurveBuilder, RewrittenCurves
-from ...core.measure.stats import Job, Sliced
+from ...core.measure.stats import Job, Rewrites, Sliced
 from ...core.measure.token_counts import effects_from_records
 from ...core.stopping import StopReason
 from ...core.tokenizers.model import BPEModel
@@ -46,10 +47,8 @@ from .feed import AGAIN_NOTE
 #: with our pre-tokenizers and encode them with our replay, which that file's pipeline is not
 PIPELINE_NOTE = ("no quality curves for this tokenizer.json: they count words with our pre-tokenizers, which "
                  "cannot express its pipeline (the token stream and the vocabulary use its own)")
-#: why an extension run has no held-out curve: the held-out text would be replayed through every merge of the
-#: original, not encoded by the extension's own rule from step 0 = the original
-EXTENSION_HELD_NOTE = ("no held-out curve for an extension run: it would replay the original's merges, not the "
-                       "extension's own rule")
+#: what an extension run's held-out curve says while the file is segmented at each step off the GUI thread
+HELD_AGAIN_NOTE = "segmenting the held-out text at each step of the extension…"
 EXTEND_CHUNK = 2000  # records turned into merge effects per unit
 
 
@@ -72,13 +71,16 @@ class QualityFeed:
     def reset(self) -> None:
         """Forget the curves (new corpus or model); they are rebuilt by the next :meth:`advance` calls."""
         self.train: QualityCurveBuilder | HeldOutCurves | RewrittenCurves | None = None
-        self.held: HeldOutCurves | None = None
+        self.held: HeldOutCurves | RewrittenCurves | None = None
         self._train_job: Sliced[Any] | None = None
         self._held_job: Sliced[Any] | None = None
         self._train_off = False  # nothing to measure (empty corpus, no word counts yet)
         self._held_off = False
         self.note = ""  # why there is no training curve
         self.held_note = ""  # why there is no held-out curve
+        #: an extension run's held-out file at every step, with its totals (set by the plots pane), or why not
+        self.held_rewrites: tuple[Rewrites, TextTotals] | None = None
+        self.held_rewrites_note = HELD_AGAIN_NOTE
         self.changes = 0  # bumped whenever a curve got new points (the tab redraws on a change)
 
     # -- settings -----------------------------------------------------------------------------------
@@ -92,7 +94,9 @@ class QualityFeed:
             self.train = self.train.with_alpha(alpha)
         elif isinstance(self.train, HeldOutCurves):
             self.train.with_alpha(alpha)
-        if self.held is not None:
+        if isinstance(self.held, RewrittenCurves):
+            self.held = self.held.with_alpha(alpha)
+        elif self.held is not None:
             self.held.with_alpha(alpha)
         self._train_job = self._held_job = None
         self.changes += 1
@@ -101,6 +105,7 @@ class QualityFeed:
         """Measure on *path* (None: no file; the corpus's held-out lines are used when the run has them)."""
         self.held_out_path = os.fspath(path) if path else None
         self.held = None
+        self.held_rewrites, self.held_rewrites_note = None, HELD_AGAIN_NOTE
         self._held_job = None
         self._held_off = False
         self.held_note = ""
@@ -118,6 +123,12 @@ class QualityFeed:
     @property
     def train_label(self) -> str:
         return "corpus" if isinstance(self.train, HeldOutCurves) else "training text"
+
+    def held_out_ready(self, rewrites: tuple[Rewrites, TextTotals] | None, note: str = "") -> None:
+        """An extension run's held-out file segmented at every step (or, None, why not: *note*): measured next."""
+        self.held, self._held_job, self._held_off = None, None, False
+        self.held_rewrites, self.held_rewrites_note = rewrites, note or HELD_AGAIN_NOTE
+        self.changes += 1
 
     @property
     def held_label(self) -> str:
@@ -187,6 +198,8 @@ class QualityFeed:
         h = self.held
         if h is None:
             return bool(self.held_out_path or s.held_out is not None) and bool(s.model.base)
+        if isinstance(h, RewrittenCurves):
+            return len(h.curve) < len(h.rewrites.steps) + 1
         return len(h.curve) < len(s.model.merges) + 1
 
     def _training(self) -> Job[None]:
@@ -237,7 +250,14 @@ class QualityFeed:
         model = s.model
         if self.held is None:
             if s.work.extension is not None:
-                self.held_note, self._held_off = EXTENSION_HELD_NOTE, True
+                if self.held_rewrites is None or not self.held_out_path:
+                    self.held_note, self._held_off = self.held_rewrites_note if self.held_out_path else "", True
+                    return  # (the plots pane segments the file, then sets held_rewrites and turns this on again)
+                rw, totals = self.held_rewrites
+                sizes = [model.vocab_size_at(s.origin + k) for k in range(len(rw.steps) + 1)]
+                self.held = RewrittenCurves(rw, totals, sizes, self.alpha)
+                self.held_note = ""
+                yield from _counted(self, self.held.computing())
                 return
             if s.work.pipeline is not None:
                 self.held_note, self._held_off = PIPELINE_NOTE, True
@@ -255,7 +275,10 @@ class QualityFeed:
                 return
             self.held = yield from HeldOutCurves.starting(words, totals, model, self.alpha)
             self.held_note = ""
-        yield from _counted(self, self.held.following())
+        if isinstance(self.held, RewrittenCurves):
+            yield from _counted(self, self.held.computing())
+        else:
+            yield from _counted(self, self.held.following())
 
 
 def _counted(feed: QualityFeed, job: Job[Any]) -> Generator[None, None, None]:
