@@ -30,7 +30,7 @@ from bpe_desktop.core.formats import Loaded, load
 from bpe_desktop.core.formats.native import save
 from bpe_desktop.core.measure.quality import TextTotals, measure
 from bpe_desktop.core.measure.quality_curves import RewrittenCurves
-from bpe_desktop.core.measure.stats import RewriteHistory, finish
+from bpe_desktop.core.measure.stats import RewriteHistory, Rewrites, finish
 from bpe_desktop.core.records import MergeRecord
 from bpe_desktop.core.text.pretokenize import Pretokenizer
 from bpe_desktop.core.tokenizers.rank_rule import RankRuleTokenizer
@@ -98,14 +98,17 @@ Encode = Callable[[str, int], list[int]]  # the oracle's ids of a piece at step 
 Count = Callable[[Counter[tuple[int, int]], MergeRecord], int]  # what the trainer ranked a merge by
 
 
-def _check(corpus: str, run: ExtensionRun, encode: Encode, count: Count) -> None:
+def _check(corpus: str, run: ExtensionRun, encode: Encode, count: Count | None, rewrites: Rewrites | None = None
+           ) -> None:
+    """*rewrites* of *corpus* (default: the run's own) against the oracle at every step; *count*: the records'."""
     pattern = Pretokenizer.from_spec(run.model.pretokenizer).pattern  # (gpt2's, or whitespace for the native file)
-    assert pattern is not None and run.rewrites is not None
+    rw = rewrites if rewrites is not None else run.rewrites
+    assert pattern is not None and rw is not None
     pieces = Counter(regex.findall(pattern, corpus))
     n_new, start = len(run.records), run.start
-    h = RewriteHistory.of(run.rewrites, run.model, start)
+    h = RewriteHistory.of(rw, run.model, start)
     sizes = [run.model.vocab_size_at(start + k) for k in range(n_new + 1)]
-    curve = finish(RewrittenCurves(run.rewrites, TextTotals.of_text(corpus), sizes, 2.0).computing(chunk=1))
+    curve = finish(RewrittenCurves(rw, TextTotals.of_text(corpus), sizes, 2.0).computing(chunk=1))
     assert h.n_merges == n_new and h.vocab_sizes() == sizes and len(curve) == n_new + 1
     for k in range(n_new + 1):
         pairs: Counter[tuple[int, int]] = Counter()
@@ -128,13 +131,13 @@ def _check(corpus: str, run: ExtensionRun, encode: Encode, count: Count) -> None
         got = curve.at(k)
         assert (got.tokens, got.used) == (want.tokens, want.used)
         assert tuple(got) == pytest.approx(tuple(want), rel=1e-12, nan_ok=True)
-        if k < n_new:
+        if k < n_new and count is not None:
             assert run.records[k].count == count(pairs, run.records[k]), k
 
 
 @FEW
-@given(corpora, st.integers(0, 10))
-def test_an_extended_rank_table_at_every_step_counts_as_tiktoken(corpus: str, n: int) -> None:
+@given(corpora, corpora, st.integers(0, 10))
+def test_an_extended_rank_table_at_every_step_counts_as_tiktoken(corpus: str, other: str, n: int) -> None:
     ext = prepare(Loaded("tiktoken", RankTokenizer(SMALL, "gpt2", {})), "small", corpus,
                   TrainConfig(mode="bytes", merges=n), history=True)
     ext.trainer.run()
@@ -153,6 +156,9 @@ def test_an_extended_rank_table_at_every_step_counts_as_tiktoken(corpus: str, n:
     again = rewrites_again(Loaded("tiktoken", RankTokenizer(SMALL, "gpt2", {})), "small", corpus, run.model,
                            run.start, TrainConfig(mode="bytes"))  # (a reopened session: the merges replayed)
     assert again == run.rewrites
+    held = rewrites_again(Loaded("tiktoken", RankTokenizer(SMALL, "gpt2", {})), "small", other, run.model,
+                          run.start, TrainConfig(mode="bytes"), strict=False)  # (any text: a held-out one)
+    _check(other, run, lambda p, k: encs[k].encode_ordinary(p), None, held)
 
 
 def test_a_merge_list_original_at_every_step_counts_as_its_replay(tmp_path) -> None:
@@ -170,3 +176,6 @@ def test_a_merge_list_original_at_every_step_counts_as_its_replay(tmp_path) -> N
     assert rewrites_again(load(path), path, corpus, run.model, 6, TrainConfig()) == run.rewrites
     with pytest.raises(CorpusError, match="not the corpus the extension was learned on"):
         rewrites_again(load(path), path, "newer newer", run.model, 6, TrainConfig())
+    held = "newer newer lowest\nwider"
+    _check(held, run, lambda p, k: replays[k].encode_piece(p), None,
+           rewrites_again(load(path), path, held, run.model, 6, TrainConfig(), strict=False))
