@@ -23,6 +23,7 @@ from PySide6 import QtCore
 from ..core.config import TrainConfig
 from ..core.counting.pieces import WordCounts
 from ..core.counting.sources import CorpusSource
+from ..core.measure.stats import Rewrites
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizers.model import BPEModel
@@ -237,6 +238,10 @@ class Session(QtCore.QObject):
         w = self._work
         w.word_counts, w.initial_symbols, w.held_out = words, int(initial_symbols), held_out
 
+    def set_rewrites(self, work: Work, rewrites: Rewrites) -> None:
+        """An extension run's corpus at every step, found again for a reopened session (the plots read it)."""
+        work.rewrites = rewrites
+
     # -- corpus and model ---------------------------------------------------------------------------
     def set_corpus(self, source: CorpusSource, config: TrainConfig | None = None) -> None:
         """The shown work starts over on *source* (with *config*): what a new training run does."""
@@ -285,7 +290,7 @@ class Session(QtCore.QObject):
         w.records = list(records or [])
         w.loaded_format = ""
         w.pipeline, w.pipeline_ref = None, None
-        w.extension = None
+        w.extension, w.rewrites = None, None
         self._tokenizer = None
         w.step = len(w.records)
         self.modelReset.emit()

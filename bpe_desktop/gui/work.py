@@ -27,6 +27,7 @@ from ..core.counting.sources import CorpusSource
 from ..core.formats.hf.model_ids import PipelineTokenizer
 from ..core.formats.hf.pipeline import HFTokenizer
 from ..core.formats.hf.pipeline_ref import PipelineRef
+from ..core.measure.stats import Rewrites
 from ..core.records import MergeRecord
 from ..core.stopping import StopReason
 from ..core.tokenizers.model import BPEModel
@@ -93,6 +94,8 @@ class Work:
     pipeline_ref: PipelineRef | None = None
     pipeline: HFTokenizer | None = field(default=None, compare=False, repr=False)  # read from pipeline_ref
     extension: ExtensionOf | None = None  # an extension run: the original's merges come first (saved with it)
+    #: an extension run's corpus segmented at each of its steps (the extension job's; not saved: see the plots)
+    rewrites: Rewrites | None = field(default=None, compare=False, repr=False)
     draft: CorpusSource | None = field(default=None, compare=False, repr=False)  # editor's corpus, untrained
     draft_config: TrainConfig | None = field(default=None, compare=False, repr=False)
 

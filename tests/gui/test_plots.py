@@ -406,3 +406,16 @@ def test_zipf_data_a_slice_recounted_is_drawn_on_the_next_turn(qtbot, trained, m
     turn = panel.slices
     panel.refresh()
     assert panel.zipf.data.step == 20 and drawn[-1] == turn + 1  # the next turn draws it
+
+
+def test_grouped_axis_writes_large_whole_numbers_with_separators(qtbot) -> None:
+    """An extension's vocabulary sizes (100,260) read with separators; small or fractional ticks stay as
+    pyqtgraph writes them."""
+    import pyqtgraph as pg
+
+    from bpe_desktop.gui.plots.common import GroupedAxis
+
+    ax, plain = GroupedAxis("bottom"), pg.AxisItem("bottom")
+    assert ax.tickStrings([100_260.0, 100_270.0], 1.0, 10.0) == ["100,260", "100,270"]
+    for values, spacing in (([0.5, 1.0, 1.5], 0.5), ([10.0, 20.0], 10.0), ([10_000.5, 10_001.0], 0.5)):
+        assert ax.tickStrings(values, 1.0, spacing) == plain.tickStrings(values, 1.0, spacing)

@@ -48,6 +48,7 @@ from ..formats.presets import KNOWN, split_spec
 from ..formats.textio import read_text
 from ..formats.tiktoken_file import dumps_ranks
 from ..io.atomic import atomic_write
+from ..measure.stats import Rewrites
 from ..records import MergeRecord
 from ..text.inputs import expand, iter_chunks
 from ..text.specials import split_specials
@@ -131,6 +132,8 @@ class ExtensionRun:
     start: int  # how many merges are the original's: the timeline's step 0
     rule: Kind  # "ranks": tiktoken's rank rule encodes it at each step; "merge-list": the merges replayed
     initial_symbols: int  # the corpus's tokens under the original
+    #: the corpus's pieces at every step, from the original (step 0) on (None unless prepared with history)
+    rewrites: Rewrites | None = None
 
 
 @dataclass
@@ -143,6 +146,7 @@ class Extension:
     path: str  # the original's file or folder ("" for a bundled encoding)
     preset: str | None = None  # the bundled encoding's name (cl100k) when there is one
     original_stats: list[dict[str, Any]] = field(default_factory=list)  # a native original's per-merge stats
+    pieces: tuple[int, int] = (0, 0)  # the corpus's pieces and their UTF-8 bytes, with multiplicity
     _tokenizer: AnyTokenizer | None = field(default=None, repr=False)
 
     @property
@@ -232,7 +236,20 @@ class Extension:
         records = [replace(r, rank=k + r.rank, left_id=ours(r.left_id), right_id=ours(r.right_id),
                            token_id=ours(r.token_id), vocab_size=model.vocab_size_at(k + r.rank))
                    for r in t.records]
-        return ExtensionRun(model, records, k, t.kind, t.initial_symbols)
+        return ExtensionRun(model, records, k, t.kind, t.initial_symbols, self.rewrites(ours if gap else None))
+
+    def rewrites(self, ours: Callable[[int], int] | None = None) -> Rewrites | None:
+        """The corpus at every step (prepared with ``history=True``; else None), the trainer's ids mapped to the
+        model's by *ours* (None: the same)."""
+        t = self.trainer
+        if t.start_words is None or t.rewrites is None:
+            return None
+
+        def seg(w: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(map(ours, w)) if ours is not None else w
+
+        return Rewrites([seg(w) for w in t.start_words], list(t.wcounts),
+                        [[(wi, seg(w)) for wi, w in step] for step in t.rewrites], *self.pieces)
 
     # -- writing --------------------------------------------------------------------------------------
     def hf_json(self) -> str:
@@ -302,8 +319,10 @@ def start(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: Tr
     return ext
 
 
-def prepare(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: TrainConfig) -> Extension:
-    """As :func:`start` without training: the trainer is ready for its first ``step()``."""
+def prepare(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: TrainConfig, *,
+            history: bool = False) -> Extension:
+    """As :func:`start` without training: the trainer is ready for its first ``step()``; *history*: it keeps
+    every rewrite, so :meth:`Extension.timeline` holds the corpus's segmentation at every step (the plots')."""
     if loaded.fmt not in EXTENDABLE:
         raise ConfigError(f"{spec}: extending a {loaded.fmt} tokenizer is not supported (only .tiktoken rank files, "
                           "HF tokenizer.json, GPT-2 files and native files are) -- convert it, or extend one of those")
@@ -333,9 +352,36 @@ def prepare(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], config: 
     else:
         model = tok.model
         tokens, next_id, ranks = list(model.tokens), len(model.tokens), None
-    trainer = ExtendTrainer(words, counts, tokens, kind=kind, next_id=next_id, config=config, ranks=ranks)
+    trainer = ExtendTrainer(words, counts, tokens, kind=kind, next_id=next_id, config=config, ranks=ranks,
+                            history=history)
     preset, path = split_spec(spec)
     if isinstance(tok, RankTokenizer):
         preset = preset or next((p for p in KNOWN if p.encoding == tok.name), None)
+    n_bytes = sum(len(p.encode("utf-8", "surrogateescape")) * c for p, c in pieces.items()) if history else 0
     return Extension(loaded.fmt, tok, trainer, path if os.path.exists(path) else "",
-                     preset.name if preset is not None else None, loaded.stats)
+                     preset.name if preset is not None else None, loaded.stats,
+                     (sum(pieces.values()), n_bytes))
+
+
+def rewrites_again(loaded: Loaded, spec: str, corpus: str | Mapping[str, int], model: BPEModel, start: int,
+                   config: TrainConfig, *, strict: bool = True) -> Rewrites:
+    """The corpus's segmentation at every step of an extension learned on it before -- *model* holds the
+    original's *start* merges, then the new ones -- by replaying the new merges on the corpus as the extension
+    trainer made them (what the job's :attr:`ExtensionRun.rewrites` held; a reopened session has not kept them);
+    in *model*'s ids.  A :class:`~..errors.CorpusError` if the corpus is not the one the extension was learned on,
+    unless *strict* is False (another text, e.g. a held-out one: a merge whose pair it lacks rewrites nothing).
+
+    >>> from bpe_desktop.core.formats import load
+    >>> cfg = TrainConfig(mode="bytes", merges=2)
+    >>> ext = prepare(load("cl100k"), "cl100k", "Qzxv Qzxv Qzxv", cfg, history=True)
+    >>> run = (ext.trainer.run(), ext.timeline())[1]
+    >>> rewrites_again(load("cl100k"), "cl100k", "Qzxv Qzxv Qzxv", run.model, run.start, cfg) == run.rewrites
+    True
+    """
+    ext = prepare(loaded, spec, corpus, config.with_(merges=None), history=True)
+    tokens = model.tokens
+    ext.trainer.replay(((tokens[a], tokens[b]) for a, b in model.merges[start:]), strict=strict)
+    ids, made = model.token_ids, ext.trainer.tokens
+    rw = ext.rewrites(lambda i: ids[made[i]])
+    assert rw is not None
+    return rw

@@ -13,7 +13,10 @@ Two texts:
   (:func:`~.token_counts.effects_from_records`), free while training runs;
 * a held-out text -- :class:`HeldOutCurves` follows the (growing) merge list with a
   :class:`~.stats.SegmentationHistory` of that text, built and extended in small units, and feeds the
-  occurrences it replaced to a builder.
+  occurrences it replaced to a builder;
+* a text whose segmentation at each step is given (:class:`~.stats.Rewrites`: an extension's corpus, which
+  tiktoken's rank rule may re-encode beyond the merged pair) -- :class:`RewrittenCurves` moves its token counts
+  by what each step rewrote.
 
 Changing α rebuilds a curve from the stored effects (:meth:`QualityCurveBuilder.with_alpha`).  This
 module does not draw and does not choose the held-out text (see :mod:`.holdout`).
@@ -26,9 +29,17 @@ from dataclasses import dataclass, field
 
 from ..records import MergeRecord
 from ..tokenizers.model import BPEModel
-from .quality import DEFAULT_ALPHA, QualityMetrics, TextTotals, check_alpha, metrics_from_sums
-from .stats import Job, SegmentationHistory, finish
-from .token_counts import MergeEffect, TokenCounts, effects_from, effects_from_records, initial_counting, initial_counts
+from .quality import DEFAULT_ALPHA, QualityMetrics, Sums, TextTotals, check_alpha, metrics_from_sums
+from .stats import Job, Rewrites, SegmentationHistory, finish
+from .token_counts import (
+    MergeEffect,
+    TokenCounts,
+    effects_from,
+    effects_from_records,
+    initial_counting,
+    initial_counts,
+    kept_exact,
+)
 
 #: columns of a curve's CSV rows (:meth:`QualityCurve.rows`)
 QUALITY_COLUMNS = (
@@ -229,3 +240,63 @@ class HeldOutCurves:
     def with_alpha(self, alpha: float) -> None:
         """Switch the Rényi order (the curve is recomputed by the next :meth:`following`)."""
         self.builder = self.builder.with_alpha(alpha)
+
+
+class RewrittenCurves:
+    """Quality curves of a text given as :class:`~.stats.Rewrites` (its pieces at step 0 and what each step
+    rewrote), with ``vocab_sizes[k]`` the vocabulary size |V| at step *k*.
+
+    >>> r = Rewrites([(3, 2), (0, 2)], [2, 1], [[(0, (4,))]], n_words=3, n_bytes=8)
+    >>> c = finish(RewrittenCurves(r, TextTotals(8, 3), [4, 5]).computing())
+    >>> c.tokens, c.used, c.fertility
+    ([6, 4], [3, 3], [2.0, 1.3333333333333333])
+    """
+
+    def __init__(self, rewrites: Rewrites, totals: TextTotals, vocab_sizes: Sequence[int],
+                 alpha: float = DEFAULT_ALPHA) -> None:
+        if len(vocab_sizes) < len(rewrites.steps) + 1:
+            raise ValueError("a vocabulary size per step")
+        self.rewrites, self.totals, self.vocab_sizes = rewrites, totals, vocab_sizes
+        self.alpha = check_alpha(alpha)
+        self.curve = QualityCurve(self.alpha)
+
+    def computing(self, chunk: int = 256) -> Job[QualityCurve]:
+        """The curve from step 0 to the last, yielding after every *chunk* pieces (and every step)."""
+        rw, totals, sizes = self.rewrites, self.totals, self.vocab_sizes
+        self.curve = curve = QualityCurve(self.alpha)
+        counts: dict[int, int] = {}
+        for n, (w, c) in enumerate(zip(rw.words, rw.counts, strict=True), 1):
+            if n % chunk == 0:
+                yield
+            for t in w:
+                counts[t] = counts.get(t, 0) + c
+        sums = peak = Sums.of(counts, self.alpha)
+        curve.append(0, metrics_from_sums(sums, totals, sizes[0]))
+        segs = list(rw.words)
+        for r, step in enumerate(rw.steps, 1):
+            delta: dict[int, int] = {}
+            for n, (wi, seg) in enumerate(step, 1):
+                if n % chunk == 0:
+                    yield
+                c = rw.counts[wi]
+                for t in segs[wi]:
+                    delta[t] = delta.get(t, 0) - c
+                for t in seg:
+                    delta[t] = delta.get(t, 0) + c
+                segs[wi] = seg
+            for t, d in delta.items():
+                if d:
+                    old = counts.get(t, 0)
+                    if old + d:
+                        counts[t] = old + d
+                    else:
+                        del counts[t]
+                    sums = sums.changed(t, old, old + d)
+                    sums, peak = kept_exact(sums, peak, counts)
+            curve.append(r, metrics_from_sums(sums, totals, sizes[r]))
+            yield
+        return curve
+
+    def with_alpha(self, alpha: float) -> RewrittenCurves:
+        """The same text for another Rényi order (its curve still to compute)."""
+        return RewrittenCurves(self.rewrites, self.totals, self.vocab_sizes, alpha)

@@ -137,11 +137,7 @@ class TokenCounts:
             self._add(e.left, -m)
             self._add(e.right, -m)
             self._add(e.new, m)
-            s, peak = self.sums, self._peak
-            if s.power > peak.power or s.xlogx > peak.xlogx:
-                self._peak = Sums(s.n, s.used, max(s.xlogx, peak.xlogx), max(s.power, peak.power), s.alpha)
-            elif s.power < peak.power * RESYNC_SHARE or s.xlogx < peak.xlogx * RESYNC_SHARE:
-                self.resync()
+            self.sums, self._peak = kept_exact(self.sums, self._peak, self.counts)
 
     def resync(self) -> None:
         """Recompute the sums exactly from the table (done by itself when rounding error could matter)."""
@@ -172,3 +168,14 @@ class TokenCounts:
             if 0 <= i < size and c:
                 out[i] = c
         return out
+
+
+def kept_exact(sums: Sums, peak: Sums, counts: Mapping[int, int]) -> tuple[Sums, Sums]:
+    """The running *sums* of *counts* and their largest values since the last recount, after a change: recounted
+    exactly (:meth:`Sums.of`) once a sum fell below :data:`RESYNC_SHARE` of its peak."""
+    if sums.power > peak.power or sums.xlogx > peak.xlogx:
+        return sums, Sums(sums.n, sums.used, max(sums.xlogx, peak.xlogx), max(sums.power, peak.power), sums.alpha)
+    if sums.power < peak.power * RESYNC_SHARE or sums.xlogx < peak.xlogx * RESYNC_SHARE:
+        exact = Sums.of(counts, sums.alpha)
+        return exact, exact
+    return sums, peak

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
 from typing import Literal
 
 from ..config import TrainConfig
+from ..errors import CorpusError
 from ..forbid import ForbidRule
 from ..records import CONTENDERS, MergeRecord
 from ..stopping import StopReason
@@ -57,10 +58,10 @@ class ExtendTrainer:
 
     def __init__(
         self, words: Sequence[Sequence[int]], wcounts: Sequence[int], tokens: Sequence[Token], *, kind: Kind,
-        next_id: int, config: TrainConfig, ranks: dict[bytes, int] | None = None,
+        next_id: int, config: TrainConfig, ranks: dict[bytes, int] | None = None, history: bool = False,
     ) -> None:
         """*tokens*: the original's token by id (a gap: any placeholder); *next_id*: the first new id (rank);
-        *ranks*: the rank table (``kind="ranks"``), copied."""
+        *ranks*: the rank table (``kind="ranks"``), copied; *history*: keep every rewrite (:attr:`rewrites`)."""
         self.config = config
         self.kind: Kind = kind
         self.words: list[list[int]] = [list(w) for w in words]
@@ -73,6 +74,10 @@ class ExtendTrainer:
         self.merges: list[tuple[int, int]] = []  #: the new merges as (left id, right id), in order
         self.made: list[int] = []  #: per new merge: how many of its token the words hold right after it
         self.records: list[MergeRecord] = []
+        #: with *history*: the words as the original segments them, and per new merge the words it rewrote as
+        #: (word index, segmentation after it) -- the corpus's segmentation at every step (the plots' source)
+        self.start_words: list[tuple[int, ...]] | None = [tuple(w) for w in self.words] if history else None
+        self.rewrites: list[list[tuple[int, tuple[int, ...]]]] | None = [] if history else None
         self.total_symbols = sum(len(w) * c for w, c in zip(self.words, self.wcounts, strict=True))
         self.initial_symbols = self.total_symbols
         self.stop_reason: str | None = None
@@ -126,6 +131,33 @@ class ExtendTrainer:
         t = self._text
         contenders = tuple((t(x), t(y), c) for _, c, (x, y) in rest)
         return self._merge(key, count, a, b, contenders)
+
+    def replay(self, merges: Iterable[tuple[Token, Token]], *, strict: bool = True) -> None:
+        """Make these merges (given by their two tokens) in order, whatever their counts: an extension learned
+        before on this corpus, followed again (a session reopened); a pair this corpus does not hold is refused,
+        or with *strict* False (another text: a held-out one) its token is made and nothing is rewritten."""
+        for left, right in merges:
+            key: Key | None = None
+            if self.kind == "merge-list":
+                a, b = self.ids.get(left), self.ids.get(right)
+                key = (a, b) if a is not None and b is not None else None
+            elif isinstance(left, bytes) and isinstance(right, bytes):
+                a, b = self.ranks.get(left), self.ranks.get(right)
+                key = left + right if a is not None and b is not None else None
+            else:
+                a = b = None
+            count = self.counts.get(key, 0) if key is not None else 0
+            if key is None or a is None or b is None or count <= 0:
+                if strict or a is None or b is None:
+                    raise CorpusError(f"the merge {token_text(left)!r} + {token_text(right)!r} does not occur in "
+                                      "this corpus -- it is not the corpus the extension was learned on")
+                self._new_id(a, b)  # (later merges' ids and, for a rank table, its rule need the token)
+                self.merges.append((a, b))
+                self.made.append(0)
+                if self.rewrites is not None:
+                    self.rewrites.append([])
+                continue
+            self._merge(key, count, a, b, ())
 
     # -- internals ----------------------------------------------------------------------------------
     def _text(self, i: int) -> str:
@@ -207,6 +239,7 @@ class ExtendTrainer:
         counts, where, words, wcounts = self.counts, self.where, self.words, self.wcounts
         touched = merged = made = 0
         gained: set[Key] = set()
+        rewrote: list[tuple[int, tuple[int, ...]]] | None = [] if self.rewrites is not None else None
         for wi in sorted(where.pop(key, ())):
             w = words[wi]
             new = self._rewrite(w, a, b, c)
@@ -223,6 +256,8 @@ class ExtendTrainer:
                 where[k].add(wi)
                 gained.add(k)
             words[wi] = new
+            if rewrote is not None:
+                rewrote.append((wi, tuple(new)))
         counts.pop(key, None)
         if merged == 0:  # cannot happen with consistent counts; guard against silent corruption
             raise RuntimeError(f"internal error: pair {(a, b)} had count {count} but no occurrence")
@@ -235,6 +270,8 @@ class ExtendTrainer:
         self._unusable.clear()
         self.total_symbols -= merged
         self.made.append(made)
+        if self.rewrites is not None and rewrote is not None:
+            self.rewrites.append(rewrote)
         t = self._text
         rec = MergeRecord(
             rank=self.n_merges, left=t(a), right=t(b), token=t(c), left_id=a, right_id=b, token_id=c,

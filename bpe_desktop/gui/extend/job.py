@@ -4,8 +4,9 @@ what it changed (Qt-free, picklable in and out).
 It is :func:`bpe_desktop.core.extend.start` plus writing, as ``train --extend`` does; the counts it reports are
 the trainer's (tokens of the corpus under the original and under the extension).  It also hands back the
 extension as one merge list in the original model's ids (:meth:`~bpe_desktop.core.extend.Extension.timeline`),
-which the window shows as a run (:mod:`.show`), or why it cannot.  It leaves out what the window shows
-(:mod:`.dialog`).
+which the window shows as a run (:mod:`.show`), or why it cannot, and the corpus segmented at every step of it
+(``ExtensionRun.rewrites``: the plots'), which :func:`segmentation_again` finds again for a reopened session.
+It leaves out what the window shows (:mod:`.dialog`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,16 @@ import os
 from dataclasses import dataclass
 
 from ...core.config import TrainConfig
+from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError
-from ...core.extend import ExtensionRun, corpus_pieces, count_files, prepare
+from ...core.extend import ExtensionRun, corpus_pieces, count_files, prepare, rewrites_again
 from ...core.formats import load
 from ...core.formats.presets import split_spec
 from ...core.formats.session_corpus import CorpusFile
+from ...core.measure.holdout import totaling
+from ...core.measure.quality import TextTotals
+from ...core.measure.stats import Rewrites, finish
+from ...core.tokenizers.model import BPEModel
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,7 @@ def run(job: ExtendJob) -> ExtendDone:
         pieces, lines = count_files(tok, job.paths)
     config = TrainConfig(mode=tok.mode, merges=job.merges, min_frequency=job.min_frequency, forbid=job.forbid,
                          forbid_regex=job.forbid_regex)
-    ext = prepare(loaded, job.spec, pieces, config)
+    ext = prepare(loaded, job.spec, pieces, config, history=True)
     ext.trainer.run()
     how = ext.save(job.out)
     try:
@@ -87,3 +93,24 @@ def run(job: ExtendJob) -> ExtendDone:
                       ids[-1] if ids else None, how, lines, t.initial_symbols, t.total_symbols, shown, refusal,
                       config,
                       CorpusFile.of(path).sha256 if os.path.isfile(path) else "")
+
+
+def segmentation_again(spec: str, source: CorpusSource, model: BPEModel, start: int, config: TrainConfig, *,
+                       strict: bool = True) -> Rewrites:
+    """The corpus of an extension run (of *spec*, learned on *source*: *model*'s merges after *start*) segmented
+    at every step, found again by replaying its merges (:func:`~bpe_desktop.core.extend.rewrites_again`): what
+    the job handed the plots, for a run reopened from a session; with *strict* False any text (a held-out one).
+    Reads the original and the text; run it off the GUI thread."""
+    loaded = load(spec)
+    tok = loaded.tokenizer
+    pieces = count_files(tok, source.paths)[0] if source.paths else corpus_pieces(tok, source.text or "")
+    return rewrites_again(loaded, spec, pieces, model, start, config, strict=strict)
+
+
+def held_out_segmentation(spec: str, path: str, model: BPEModel, start: int,
+                          config: TrainConfig) -> tuple[Rewrites, TextTotals]:
+    """A held-out file segmented at every step of an extension run, with its bytes and words (the quality tab's
+    held-out curve); off the GUI thread."""
+    src = CorpusSource.from_files([path])
+    rewrites = segmentation_again(spec, src, model, start, config, strict=False)
+    return rewrites, finish(totaling(src, model.mode))

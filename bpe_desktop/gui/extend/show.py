@@ -57,6 +57,7 @@ def extension_work(done: ExtendDone, source: CorpusSource, base: TrainConfig | N
                                  source.name)
     work.name = work.extension.name
     work.initial_symbols = run.initial_symbols
+    work.rewrites = run.rewrites
     return work
 
 

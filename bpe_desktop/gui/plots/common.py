@@ -114,6 +114,18 @@ def log_ticks(lo: float, hi: float, pixels: float, label_px: float) -> list[floa
     return out
 
 
+class GroupedAxis(pg.AxisItem):
+    """A linear axis that writes whole numbers of five digits or more with thousands separators ("100,260": an
+    extension's vocabulary sizes, a corpus's symbols); other ticks as pyqtgraph writes them."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        out = super().tickStrings(values, scale, spacing)
+        scaled = [v * scale for v in values]
+        if scaled and max(abs(v) for v in scaled) >= 10_000 and all(float(v).is_integer() for v in scaled):
+            return [f"{v:,.0f}" for v in scaled]
+        return list(out)
+
+
 class LogAxis(pg.AxisItem):
     """A log10 axis labelled at round numbers written plainly (see :func:`log_ticks`)."""
 

@@ -15,7 +15,7 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from ...core.measure.stats import CURVE_COLUMNS, CompressionCurve
-from .common import ACCENT, LINE, SECOND, PlotCard, fit_text, ink, set_title, style_plot
+from .common import ACCENT, LINE, SECOND, GroupedAxis, PlotCard, fit_text, ink, set_title, style_plot
 
 
 class CompressionPlot(PlotCard):
@@ -26,7 +26,7 @@ class CompressionPlot(PlotCard):
         super().__init__(parent)
         self.data: CompressionCurve | None = None
         self.step = 0
-        top = self.top_plot = self.addPlot(row=0, col=0)
+        top = self.top_plot = self.addPlot(row=0, col=0, axisItems={"left": GroupedAxis("left")})
         style_plot(top, "Compression: total symbols in the corpus", "merges", "symbols")
         set_title(top, "Compression: total symbols in the corpus", "Total symbols in the corpus", "Total symbols")
         bottom = self.bottom_plot = self.addPlot(row=1, col=0)

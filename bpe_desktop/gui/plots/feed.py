@@ -12,9 +12,13 @@ the feed freezes what exists every :data:`GC_FREEZE_EVERY_S` (:mod:`..widgets.gc
 
 Word counts come from ``session.word_counts`` (the controller fills them after counting).  Without them,
 an idle in-memory corpus of at most :data:`SELF_COUNT_LIMIT` characters is counted here; anything else
-waits for the controller.  The compression and trade-off curves come from the session's records when it has
-them (cheap, exact), else from the history.  This module draws nothing and connects no signals: the
-plots pane (:mod:`.panel`) calls it from its throttled refresh.
+waits for the controller.  An extension run's history is not replayed: its corpus's segmentation at every
+step is the extension job's (``work.rewrites``, :class:`~bpe_desktop.core.measure.stats.RewriteHistory`);
+without it (a reopened session) the plots pane finds it again off the GUI thread and
+:attr:`PlotFeed.rewrites_note` says so.  The feed's steps are the steps the timeline shows (counted from
+``session.origin``: 0 = an extension's original).  The compression and trade-off curves come from the
+session's records when it has them (cheap, exact), else from the history.  This module draws nothing and
+connects no signals: the plots pane (:mod:`.panel`) calls it from its throttled refresh.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from ...core.counting.sources import count_source
 from ...core.errors import BpeError
 from ...core.measure.stats import (
     CompressionCurve,
+    RewriteHistory,
     SegmentationHistory,
     Sliced,
     TradeOff,
@@ -41,6 +46,9 @@ from ..widgets.gc_policy import GcPolicy
 
 SELF_COUNT_LIMIT = 500_000  # characters of in-memory text the pane may count itself (a short stall)
 GC_FREEZE_EVERY_S = 0.25  # while working: move the objects made so far out of the collector's sight
+#: what an extension run's plots say while its segmentation at each step (the extension job's, which a reopened
+#: session does not hold) is found again off the GUI thread (the plots pane's ``segmentation`` jobs)
+AGAIN_NOTE = "counting the corpus at each step of the extension…"
 
 
 class PlotFeed:
@@ -59,6 +67,7 @@ class PlotFeed:
         self._zjob_ms = 0.0
         self._gc = GcPolicy(GC_FREEZE_EVERY_S, time.perf_counter)
         self.last_zipf_ms = 0.0  # GUI-thread time the last Zipf data took, all its slices together
+        self.rewrites_note = AGAIN_NOTE  # an extension run without its segmentation: why (set by the plots pane)
 
     def reset(self) -> None:
         """Forget everything (new corpus or model); an old history is emptied in later slices."""
@@ -113,6 +122,11 @@ class PlotFeed:
     def _advance(self, t0: float, budget_s: float) -> bool:
         s = self.session
         if self.history is None:
+            if self._build is None and s.work.extension is not None:
+                if s.work.rewrites is None:
+                    self.note = self.rewrites_note
+                    return False
+                self._build = Sliced(RewriteHistory.from_rewrites(s.work.rewrites, s.model, s.origin))
             if self._build is None:
                 words = self._word_counts()
                 if words is None:
@@ -173,8 +187,10 @@ class PlotFeed:
         return self._zipf
 
     def next_pair(self, step: int) -> tuple[int, int] | None:
-        merges = self.session.model.merges
-        return merges[step] if 0 <= step < len(merges) else None
+        """The pair merged next at (shown) *step*."""
+        s = self.session
+        merges, i = s.model.merges, s.origin + step
+        return merges[i] if 0 <= step and i < len(merges) else None
 
     def compression(self) -> CompressionCurve | None:
         s = self.session

@@ -17,9 +17,11 @@ reached, says so in its title, and is redrawn at most every :data:`CATCH_UP_S` s
 slice finished is drawn on the next turn, not in the slice's (drawing it, then a repaint, would lengthen that
 turn). Plot items live in :mod:`.zipf`, :mod:`.compression` and :mod:`.tradeoff`; the numbers come from
 :mod:`.feed` (which uses :mod:`bpe_desktop.core.measure.stats`). Each plot exports as PNG, SVG and CSV from
-the buttons under it.
+the buttons under it.  Every plot counts steps as the timeline shows them (``Session.shown_step``: an extension
+run's from its original); an extension run reopened from a session has its corpus segmented at every step again
+on a helper thread (:func:`..extend.job.segmentation_again`, polled), the plots saying so meanwhile or why not.
 
-It does not train, and it never changes the session.
+It does not train, and it changes the session only by handing it that segmentation (``Session.set_rewrites``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ import time
 from PySide6 import QtGui, QtWidgets
 
 from ...core.errors import BpeError
-from ...core.measure.stats import ZipfData
+from ...core.measure.quality import TextTotals
+from ...core.measure.stats import Rewrites, ZipfData
+from ..extend.job import held_out_segmentation, segmentation_again
+from ..polled_jobs import PolledJobs
 from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets import tab_titles
@@ -38,9 +43,10 @@ from ..widgets.elided_label import ElidedLabel, LabelHost, Part
 from ..widgets.on_screen import DockWatch, on_screen
 from ..widgets.timers import one_shot
 from ..wording import plural
+from ..work import Work
 from .common import PlotCard
 from .compression import CompressionPlot
-from .feed import PlotFeed
+from .feed import AGAIN_NOTE, PlotFeed
 from .quality import QualityTab
 from .tradeoff import TradeoffPlot
 from .zipf import ZipfPlot
@@ -117,6 +123,15 @@ class PlotsPanel(QtWidgets.QWidget):
         self._step_at = 0.0  # when the step last changed
         self._quality_at = 0.0  # when the quality curves were last redrawn
         self._turn = False  # whose turn the next slice is: the statistics (True) or the quality curves
+        # an extension run's segmentation at every step found again (a reopened session), by id(work)
+        self._again: PolledJobs[int, Rewrites] = PolledJobs(self, self._took_segmentation, "measure")
+        self._again_works: dict[int, Work] = {}
+        self._again_failed: dict[int, tuple[Work, str]] = {}  # id(work) -> (the work, why it could not be found)
+        # ... and a held-out file segmented at every step of the shown extension run, by (id(work), path)
+        self._held: PolledJobs[tuple[int, str], tuple[Rewrites, TextTotals]] = PolledJobs(
+            self, self._took_held_out, "measure")
+        self._held_works: dict[tuple[int, str], Work] = {}
+        self._held_failed: dict[tuple[int, str], tuple[Work, str]] = {}
         session.corpusChanged.connect(self._on_reset)
         session.modelReset.connect(self._on_reset)
         session.recordsAppended.connect(self._on_records)
@@ -151,6 +166,7 @@ class PlotsPanel(QtWidgets.QWidget):
 
     def _on_step(self, step: int) -> None:
         s = self.session
+        step = s.shown_step(step)
         self._zipf_dirty = True
         now = time.perf_counter()
         burst, self._step_at = now - self._step_at < MARKS_BURST_S, now
@@ -161,8 +177,8 @@ class PlotsPanel(QtWidgets.QWidget):
             self._marks_dirty = True  # shown) refresh moves the marks
         else:
             self._marks_dirty = False
-            self.compression.set_step(s.shown_step(step))  # moves a line and a dot
-            self.tradeoff.set_step(s.shown_step(step))
+            self.compression.set_step(step)  # moves a line and a dot
+            self.tradeoff.set_step(step)
             self.quality.set_step(step)
         self._schedule()
 
@@ -171,16 +187,84 @@ class PlotsPanel(QtWidgets.QWidget):
         self._dock_watch.attach()
         self._schedule()  # what changed while hidden is drawn now
 
+    # -- an extension run reopened from a session ---------------------------------------------------------
+    def _want_segmentation(self) -> None:
+        """The shown extension run lacks the job's segmentation of its corpus (a reopened session): find it again
+        on a helper thread (:func:`..extend.job.segmentation_again`), the plots saying so meanwhile, or why not."""
+        w = self.session.work
+        ext = w.extension
+        if ext is None or w.rewrites is not None:
+            return
+        failed = self._again_failed.get(id(w))
+        why = failed[1] if failed is not None and failed[0] is w else None
+        if why is None and id(w) not in self._again_works:
+            self._again_works[id(w)] = w
+            source, model, config = w.source, w.model, w.config
+            self._again.start(id(w), lambda: segmentation_again(ext.spec, source, model, ext.start, config))
+        note = AGAIN_NOTE if why is None else f"no statistics for this extension: {why}"
+        self.feed.rewrites_note = self.quality.feed.rewrites_note = note
+
+    def _want_held_out(self) -> None:
+        """The shown extension run's Quality tab has a held-out file the feed cannot segment itself: segment it
+        at every step on a helper thread (:func:`..extend.job.held_out_segmentation`), or say why not."""
+        w, f = self.session.work, self.quality.feed
+        ext, path = w.extension, f.held_out_path
+        if ext is None or not path or f.held_rewrites is not None:
+            return
+        key = (id(w), path)
+        failed = self._held_failed.get(key)
+        if failed is not None and failed[0] is w:
+            if f.held_rewrites_note != failed[1]:
+                f.held_out_ready(None, failed[1])
+            return
+        if key not in self._held_works:
+            self._held_works[key] = w
+            model, config = w.model, w.config
+            self._held.start(key, lambda: held_out_segmentation(ext.spec, path, model, ext.start, config))
+
+    def _took_held_out(self) -> None:
+        s, f = self.session, self.quality.feed
+        for key, fut in self._held.take_done():
+            work = self._held_works.pop(key, None)
+            if work is None:
+                continue
+            e = fut.exception()
+            if e is not None:
+                why = f"cannot measure the held-out text: {e}" if isinstance(e, BpeError) else (
+                    f"cannot measure the held-out text ({type(e).__name__}: {e})")
+                self._held_failed[key] = (work, why)
+            if work is s.work and key[1] == f.held_out_path:
+                f.held_out_ready(fut.result() if e is None else None, self._held_failed[key][1] if e else "")
+                self.quality.changed()
+
+    def _took_segmentation(self) -> None:
+        s = self.session
+        for key, fut in self._again.take_done():
+            work = self._again_works.pop(key, None)
+            e = fut.exception()
+            if work is None:
+                continue
+            if e is not None:
+                why = str(e) if isinstance(e, BpeError) else f"{type(e).__name__}: {e}"
+                self._again_failed[key] = (work, why)
+            else:
+                s.set_rewrites(work, fut.result())
+            if work is s.work:
+                self._want_segmentation()
+                self._on_reset()
+
     # -- redraw -----------------------------------------------------------------------------------------
     def refresh(self) -> None:
         """Bring the plots up to date by one slice of work (normally called by the throttling timer)."""
         s = self.session
+        self._want_segmentation()
+        self._want_held_out()
         shown = on_screen(self)  # hidden (a tab behind another pane): compute, draw nothing until shown ...
         if not shown and s.state in (TrainingState.COUNTING, TrainingState.TRAINING):
             return  # ... and while a run streams, not even compute: the run's end or showing the pane resumes
         self.slices += 1
         drawn = self.refreshes  # plots given new data before this turn (a redraw and a slice never share one)
-        step = s.step
+        step = s.shown_step(s.step)  # (the plots count an extension's steps from the original, as the timeline)
         feed = self.feed
         now = time.perf_counter()
         more = False
@@ -190,8 +274,8 @@ class PlotsPanel(QtWidgets.QWidget):
             visible = self.tabs.currentWidget() in (self.compression, self.tradeoff)
             wait_s = (CURVES_EVERY_S if visible else HIDDEN_EVERY_S) if s.state is TrainingState.TRAINING else 0.0
             if now - self._curves_at >= wait_s:
-                self.compression.set_data(feed.compression(), s.shown_step(step))
-                self.tradeoff.set_data(feed.tradeoff(), s.shown_step(step))
+                self.compression.set_data(feed.compression(), step)
+                self.tradeoff.set_data(feed.tradeoff(), step)
                 self._curves_dirty = False
                 self._curves_at = time.perf_counter()
                 self.refreshes += 1
@@ -208,8 +292,8 @@ class PlotsPanel(QtWidgets.QWidget):
                 more = True
         if self._marks_dirty and shown:
             self._marks_dirty = False
-            self.compression.set_step(s.shown_step(step))
-            self.tradeoff.set_step(s.shown_step(step))
+            self.compression.set_step(step)
+            self.tradeoff.set_step(step)
             self.quality.set_step(step)
         had = feed.history.n_merges if feed.history is not None else -1
         busy = s.state in (TrainingState.COUNTING, TrainingState.TRAINING)
@@ -293,7 +377,7 @@ class PlotsPanel(QtWidgets.QWidget):
     def _update_status(self, step: int) -> None:
         s = self.session
         z = self.zipf.data
-        parts = [Part(f"step {s.shown_step(step):,} of {s.shown_step(s.n_steps):,}")]
+        parts = [Part(f"step {step:,} of {s.shown_step(s.n_steps):,}")]
         if z is not None and z.step == step:
             parts.append(Part(f" · {plural(len(z.counts), 'pair')}", drop=1))
             parts.append(Part(f" · recount {self.feed.last_zipf_ms:.0f} ms", drop=2))
@@ -324,7 +408,7 @@ class PlotsPanel(QtWidgets.QWidget):
 
     def ask_export(self, kind: str) -> None:
         plot = self.current_plot()
-        step = self.session.step
+        step = self.session.shown_step(self.session.step)
         suggestion = f"{plot.name}-step{step}.{kind}"
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, f"Export {plot.name} plot", suggestion,
                                                         EXPORT_KINDS[kind])

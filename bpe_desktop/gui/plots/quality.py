@@ -24,7 +24,7 @@ from ...core.measure.holdout import DEFAULT_HOLDOUT
 from ...core.measure.quality import DEFAULT_ALPHA
 from ...core.measure.quality_curves import QUALITY_COLUMNS, QualityCurve
 from ..session import Session
-from .common import ACCENT, INK, LINE, SECOND, PlotCard, style_plot
+from .common import ACCENT, LINE, SECOND, PlotCard, ink, set_title, style_plot
 from .quality_feed import QualityFeed
 
 #: (attribute of QualityCurve, plot title, axis label)
@@ -66,7 +66,7 @@ class QualityPlot(PlotCard):
         for i, (attr, title, axis) in enumerate(METRICS):
             p = self.addPlot(row=i // 2, col=i % 2)
             style_plot(p, title.format(alpha=DEFAULT_ALPHA), "merges", axis)
-            p.getAxis("left").setWidth(52)
+            p.getAxis("left").setWidth(64)  # (room for a share of a 100k vocabulary: 0.0156)
             p.getAxis("left").enableAutoSIPrefix(False)  # shares and ratios as they are, not "x0.001"
             if first is None:
                 first = p
@@ -82,7 +82,7 @@ class QualityPlot(PlotCard):
             line = pg.InfiniteLine(0, angle=90, movable=False, pen=pg.mkPen(ACCENT, width=1.5))
             p.addItem(line, ignoreBounds=True)
             self.lines.append(line)
-        self.readout = pg.LabelItem("", color=INK, size="9pt", justify="left")
+        self.readout = pg.LabelItem("", color=ink(), size="9pt", justify="left")
         self.addItem(self.readout, row=2, col=1)
         self.setMinimumHeight(3 * PLOT_MIN_H)
 
@@ -108,7 +108,7 @@ class QualityPlot(PlotCard):
         self.train_label, self.held_label = train_label, held_label
         curve = train or held
         alpha = curve.alpha if curve is not None else DEFAULT_ALPHA
-        self.plots["renyi_efficiency"].setTitle(METRICS[4][1].format(alpha=alpha), color=INK, size="11pt")
+        set_title(self.plots["renyi_efficiency"], METRICS[4][1].format(alpha=alpha))  # (in the theme's ink)
         for curve, items in ((train, self.train_items), (held, self.held_items)):
             for attr, item in items.items():
                 if curve is None or not len(curve):
@@ -132,7 +132,7 @@ class QualityPlot(PlotCard):
                 f"&nbsp;&nbsp;&nbsp;{_num(m.bytes_per_token)} bytes/token, {_num(m.fertility)} tokens/word,<br>"
                 f"&nbsp;&nbsp;&nbsp;utilization {_num(m.utilization)} ({m.used:,} of {m.vocab_size:,}),<br>"
                 f"&nbsp;&nbsp;&nbsp;Shannon {_num(m.shannon_efficiency)}, Rényi {_num(m.renyi_efficiency)}")
-        self.readout.setText("<br>".join(parts))
+        self.readout.setText("<br>".join(parts), color=ink())
 
     def csv_rows(self) -> list[Sequence[object]]:
         out: list[Sequence[object]] = []

@@ -12,8 +12,12 @@ Two texts:
   the worker kept out of training (``session.held_out``, when ``session.holdout`` was set before the
   run); followed with :class:`~bpe_desktop.core.measure.quality_curves.HeldOutCurves`.
 
-A ``tokenizer.json`` shown through its own pipeline (``session.work.pipeline``: a normalizer, Metaspace...) gets
-no curves, and :data:`PIPELINE_NOTE` says why in their place: they would count with our pre-tokenizers.
+An extension run's training text is its corpus as the extension job segmented it at each step
+(``work.rewrites``: :class:`~bpe_desktop.core.measure.quality_curves.RewrittenCurves`), from the original
+(step 0) on, and so is a held-out file (segmented on a helper thread by the plots pane:
+``QualityFeed.held_rewrites``).  A ``tokenizer.json`` shown through its own pipeline (``session.work.pipeline``: a
+normalizer, Metaspace...) gets no curves, and :data:`PIPELINE_NOTE` says why in their place: they would count
+with our pre-tokenizers.
 
 Changing α recomputes both curves from what is stored.  It draws nothing and connects no signals: the
 quality tab (:mod:`.quality`) calls :meth:`QualityFeed.advance` from the plots pane's slices.
@@ -30,18 +34,21 @@ from ...core.config import TrainConfig
 from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError
 from ...core.measure.holdout import counting_with_totals, totaling
-from ...core.measure.quality import DEFAULT_ALPHA, check_alpha
-from ...core.measure.quality_curves import HeldOutCurves, QualityCurve, QualityCurveBuilder
-from ...core.measure.stats import Job, Sliced
+from ...core.measure.quality import DEFAULT_ALPHA, TextTotals, check_alpha
+from ...core.measure.quality_curves import HeldOutCurves, QualityCurve, QualityCurveBuilder, RewrittenCurves
+from ...core.measure.stats import Job, Rewrites, Sliced
 from ...core.measure.token_counts import effects_from_records
 from ...core.stopping import StopReason
 from ...core.tokenizers.model import BPEModel
 from ..session import Session
+from .feed import AGAIN_NOTE
 
 #: what the curves say in their place for a tokenizer.json shown through its own pipeline: they count words
 #: with our pre-tokenizers and encode them with our replay, which that file's pipeline is not
 PIPELINE_NOTE = ("no quality curves for this tokenizer.json: they count words with our pre-tokenizers, which "
                  "cannot express its pipeline (the token stream and the vocabulary use its own)")
+#: what an extension run's held-out curve says while the file is segmented at each step off the GUI thread
+HELD_AGAIN_NOTE = "segmenting the held-out text at each step of the extension…"
 EXTEND_CHUNK = 2000  # records turned into merge effects per unit
 
 
@@ -58,18 +65,22 @@ class QualityFeed:
         self.session = session
         self.alpha = DEFAULT_ALPHA
         self.held_out_path: str | None = None  # a held-out file picked by the user
+        self.rewrites_note = AGAIN_NOTE  # an extension run without its segmentation: why (set by the plots pane)
         self.reset()
 
     def reset(self) -> None:
         """Forget the curves (new corpus or model); they are rebuilt by the next :meth:`advance` calls."""
-        self.train: QualityCurveBuilder | HeldOutCurves | None = None
-        self.held: HeldOutCurves | None = None
+        self.train: QualityCurveBuilder | HeldOutCurves | RewrittenCurves | None = None
+        self.held: HeldOutCurves | RewrittenCurves | None = None
         self._train_job: Sliced[Any] | None = None
         self._held_job: Sliced[Any] | None = None
         self._train_off = False  # nothing to measure (empty corpus, no word counts yet)
         self._held_off = False
         self.note = ""  # why there is no training curve
         self.held_note = ""  # why there is no held-out curve
+        #: an extension run's held-out file at every step, with its totals (set by the plots pane), or why not
+        self.held_rewrites: tuple[Rewrites, TextTotals] | None = None
+        self.held_rewrites_note = HELD_AGAIN_NOTE
         self.changes = 0  # bumped whenever a curve got new points (the tab redraws on a change)
 
     # -- settings -----------------------------------------------------------------------------------
@@ -79,11 +90,13 @@ class QualityFeed:
         if alpha == self.alpha:
             return
         self.alpha = alpha
-        if isinstance(self.train, QualityCurveBuilder):
+        if isinstance(self.train, QualityCurveBuilder | RewrittenCurves):
             self.train = self.train.with_alpha(alpha)
         elif isinstance(self.train, HeldOutCurves):
             self.train.with_alpha(alpha)
-        if self.held is not None:
+        if isinstance(self.held, RewrittenCurves):
+            self.held = self.held.with_alpha(alpha)
+        elif self.held is not None:
             self.held.with_alpha(alpha)
         self._train_job = self._held_job = None
         self.changes += 1
@@ -92,6 +105,7 @@ class QualityFeed:
         """Measure on *path* (None: no file; the corpus's held-out lines are used when the run has them)."""
         self.held_out_path = os.fspath(path) if path else None
         self.held = None
+        self.held_rewrites, self.held_rewrites_note = None, HELD_AGAIN_NOTE
         self._held_job = None
         self._held_off = False
         self.held_note = ""
@@ -109,6 +123,12 @@ class QualityFeed:
     @property
     def train_label(self) -> str:
         return "corpus" if isinstance(self.train, HeldOutCurves) else "training text"
+
+    def held_out_ready(self, rewrites: tuple[Rewrites, TextTotals] | None, note: str = "") -> None:
+        """An extension run's held-out file segmented at every step (or, None, why not: *note*): measured next."""
+        self.held, self._held_job, self._held_off = None, None, False
+        self.held_rewrites, self.held_rewrites_note = rewrites, note or HELD_AGAIN_NOTE
+        self.changes += 1
 
     @property
     def held_label(self) -> str:
@@ -170,17 +190,30 @@ class QualityFeed:
                 return bool(s.records)
             if isinstance(t, QualityCurveBuilder):
                 return t.n_steps < len(s.records) or t.pending > 0
+            if isinstance(t, RewrittenCurves):
+                return len(t.curve) < len(t.rewrites.steps) + 1
             return len(t.curve) < len(s.model.merges) + 1
         if self._held_off:
             return False
         h = self.held
         if h is None:
             return bool(self.held_out_path or s.held_out is not None) and bool(s.model.base)
+        if isinstance(h, RewrittenCurves):
+            return len(h.curve) < len(h.rewrites.steps) + 1
         return len(h.curve) < len(s.model.merges) + 1
 
     def _training(self) -> Job[None]:
         s = self.session
         model = s.model
+        if self.train is None and s.work.extension is not None:
+            rw = s.work.rewrites
+            if rw is None:
+                self.note, self._train_off = self.rewrites_note, True
+                return
+            totals = yield from totaling(s.source, model.mode)
+            sizes = [model.vocab_size_at(s.origin + k) for k in range(len(rw.steps) + 1)]
+            self.train = RewrittenCurves(rw, totals, sizes, self.alpha)
+            self.note = ""
         if self.train is None:
             words = s.word_counts
             if s.stop_reason is not StopReason.LOADED and words is not None and any(r.merged for r in s.records[:64]):
@@ -201,7 +234,9 @@ class QualityFeed:
                 self.train = yield from HeldOutCurves.starting(counted.counts, totals, model, self.alpha)
             self.note = ""
         t = self.train
-        if isinstance(t, QualityCurveBuilder):
+        if isinstance(t, RewrittenCurves):
+            yield from _counted(self, t.computing())
+        elif isinstance(t, QualityCurveBuilder):
             while t.n_steps < len(s.records):
                 yield
                 n = t.n_steps
@@ -214,6 +249,16 @@ class QualityFeed:
         s = self.session
         model = s.model
         if self.held is None:
+            if s.work.extension is not None:
+                if self.held_rewrites is None or not self.held_out_path:
+                    self.held_note, self._held_off = self.held_rewrites_note if self.held_out_path else "", True
+                    return  # (the plots pane segments the file, then sets held_rewrites and turns this on again)
+                rw, totals = self.held_rewrites
+                sizes = [model.vocab_size_at(s.origin + k) for k in range(len(rw.steps) + 1)]
+                self.held = RewrittenCurves(rw, totals, sizes, self.alpha)
+                self.held_note = ""
+                yield from _counted(self, self.held.computing())
+                return
             if s.work.pipeline is not None:
                 self.held_note, self._held_off = PIPELINE_NOTE, True
                 return
@@ -230,7 +275,10 @@ class QualityFeed:
                 return
             self.held = yield from HeldOutCurves.starting(words, totals, model, self.alpha)
             self.held_note = ""
-        yield from _counted(self, self.held.following())
+        if isinstance(self.held, RewrittenCurves):
+            yield from _counted(self, self.held.computing())
+        else:
+            yield from _counted(self, self.held.following())
 
 
 def _counted(feed: QualityFeed, job: Job[Any]) -> Generator[None, None, None]:

@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from ...core.measure.stats import TRADEOFF_COLUMNS, TradeOff
-from .common import ACCENT, LINE, SECOND, PlotCard, fit_text, ink, set_title, style_plot
+from .common import ACCENT, LINE, SECOND, GroupedAxis, PlotCard, fit_text, ink, set_title, style_plot
 
 
 class TradeoffPlot(PlotCard):
@@ -25,9 +25,9 @@ class TradeoffPlot(PlotCard):
         super().__init__(parent)
         self.data: TradeOff | None = None
         self.step = 0
-        top = self.top_plot = self.addPlot(row=0, col=0)
+        top = self.top_plot = self.addPlot(row=0, col=0, axisItems={"bottom": GroupedAxis("bottom")})
         style_plot(top, "Tokens per word", "vocabulary size", "tokens / word")
-        bottom = self.bottom_plot = self.addPlot(row=1, col=0)
+        bottom = self.bottom_plot = self.addPlot(row=1, col=0, axisItems={"bottom": GroupedAxis("bottom")})
         style_plot(bottom, "Bytes per token", "vocabulary size", "bytes / token")
         bottom.setXLink(top)
         for plot in (top, bottom):

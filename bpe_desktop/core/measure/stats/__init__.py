@@ -3,7 +3,7 @@
 * :mod:`.results` -- the result types (Zipf data, compression curve, trade-off), their CSV columns, and
   the curves computed from training records alone;
 * :mod:`.history` -- :class:`SegmentationHistory`, which gives the pair counts at any step of a growing
-  merge list;
+  merge list; :mod:`.rewritten` -- the same from a segmentation given at each step (an extension's);
 * :mod:`.slicing` -- running that work a time-boxed slice at a time for an event loop.
 
 CSV text for any of them: :func:`~bpe_desktop.core.io.csv_table.csv_text` with the ``*_COLUMNS`` and
@@ -24,10 +24,12 @@ from .results import (
     fit_zipf,
     tradeoff_from,
 )
+from .rewritten import RewriteHistory, Rewrites
 from .slicing import Job, Sliced, finish
 
 __all__ = [
-    "CURVE_COLUMNS", "TRADEOFF_COLUMNS", "ZIPF_COLUMNS", "CompressionCurve", "Job", "Pair", "SegmentationHistory",
+    "CURVE_COLUMNS", "TRADEOFF_COLUMNS", "ZIPF_COLUMNS", "CompressionCurve", "Job", "Pair", "RewriteHistory",
+    "Rewrites", "SegmentationHistory",
     "Sliced", "TradeOff", "ZipfData", "compression_from_records", "csv_text", "finish", "fit_zipf",
     "recount_pairs", "tradeoff_from",
 ]

@@ -316,16 +316,7 @@ class SegmentationHistory:
             if n % chunk == 0:
                 yield
             ranks, segs, c = self._ranks[wi], self._segs[wi], self.wcounts[wi]
-            old = segs[right(ranks, k0) - 1]
-            new = segs[right(ranks, k) - 1]
-            for p in itertools.pairwise(old):
-                v = counts[p] - c
-                if v:
-                    counts[p] = v
-                else:
-                    del counts[p]
-            for p in itertools.pairwise(new):
-                counts[p] = counts.get(p, 0) + c
+            moved(counts, segs[right(ranks, k0) - 1], segs[right(ranks, k) - 1], c)
         return counts
 
     def sort_key(self, pair: Pair, count: int) -> tuple[int, Token, Token]:
@@ -404,6 +395,18 @@ class SegmentationHistory:
         end-of-word marker adds a token but no byte).  Empty corpus: zeros.
         """
         return tradeoff_from(self.compression(upto), self.vocab_sizes(upto), self.n_words, self.n_bytes)
+
+
+def moved(counts: dict[Pair, int], old: Sequence[int], new: Sequence[int], c: int) -> None:
+    """Move a word of count *c* in the pair table *counts* from segmentation *old* to *new* (no zeros kept)."""
+    for p in itertools.pairwise(old):
+        v = counts[p] - c
+        if v:
+            counts[p] = v
+        else:
+            del counts[p]
+    for p in itertools.pairwise(new):
+        counts[p] = counts.get(p, 0) + c
 
 
 def recount_pairs(segmentation: Iterable[tuple[Sequence[Token], int]]) -> dict[tuple[Token, Token], int]:
