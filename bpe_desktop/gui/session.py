@@ -445,9 +445,3 @@ class Session(QtCore.QObject):
         if k != self._work.step:
             self._work.step = k
             self.stepChanged.emit(k)
-
-    def symbols_at(self, k: int) -> int:
-        """Total symbols in the corpus after the first k merges."""
-        if k <= 0 or not self.records:
-            return self.initial_symbols
-        return self.records[min(k, len(self.records)) - 1].symbols_after

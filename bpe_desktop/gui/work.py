@@ -128,6 +128,12 @@ class Work:
         """The timeline's first step: 0, or for an extension run the original's merges (its step 0)."""
         return self.extension.start if self.extension is not None else 0
 
+    def symbols_at(self, k: int) -> int:
+        """Total symbols in the corpus after the first k merges."""
+        if k <= 0 or not self.records:
+            return self.initial_symbols
+        return self.records[min(k, len(self.records)) - 1].symbols_after
+
     @property
     def target_merges(self) -> int | None:
         """How many merges its settings ask for, if known (for progress and ETA)."""

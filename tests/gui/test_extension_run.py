@@ -92,7 +92,7 @@ def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, t
         qtbot.waitUntil(drawn_as_tiktoken, timeout=10_000)
     s.set_step(o)
     assert s.tokenizer.encode_ordinary(HELD, upto=s.step) == cl100k.encode_ordinary(HELD)  # step 0 is cl100k
-    assert s.symbols_at(o) == len(cl100k.encode_ordinary(text)) == done.tokens_before
+    assert s.work.symbols_at(o) == len(cl100k.encode_ordinary(text)) == done.tokens_before
 
     # branching and Train further are refused, naming why
     assert not window.runs.whatif.branch(o + 2, s.config)

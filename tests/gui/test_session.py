@@ -36,8 +36,8 @@ def test_set_step_clamps_and_symbols_at(qtbot) -> None:
     s.set_counted(s.word_counts, t.initial_symbols, s.held_out)
     s.reset_model(t.model.truncated(0), recs)
     s.set_step(99)
-    assert s.step == 7 and s.symbols_at(7) == t.total_symbols
+    assert s.step == 7 and s.work.symbols_at(7) == t.total_symbols
     s.set_step(-3)
-    assert s.step == 0 and s.symbols_at(0) == t.initial_symbols
+    assert s.step == 0 and s.work.symbols_at(0) == t.initial_symbols
     s.set_config(TrainConfig(merges=7))
     assert s.work.target_merges == 7

@@ -154,7 +154,7 @@ class StatusBar(QtWidgets.QStatusBar):
         self.step_label.setText(f"step {s.shown_step(k):,}/{s.shown_step(s.n_steps):,}")
         trained = bool(s.initial_symbols or s.records)
         self.vocab_label.setText(f"vocab {s.model.vocab_size_at(k):,}" if trained else "vocab –")
-        tokens = s.symbols_at(k)
+        tokens = s.work.symbols_at(k)
         self.tokens_label.setText(f"tokens {tokens:,}" if s.initial_symbols else "tokens –")
         ratio = s.initial_symbols / tokens if tokens else 0.0
         self.ratio_label.setText(f"compression {ratio:.2f}×" if ratio else "compression –")
