@@ -125,6 +125,7 @@ def instrument(rec: Recorder) -> None:
     rec.wrap(dialog.ExtendDialog, "_finished", "ExtendDialog._finished (contains the modal loop)",
              before="show as run: listing (modal)")
     rec.wrap(session.Session, "load", "Session.load", before="show as run: apply", after="run shown")
+    rec.wrap(session, "encoder", "work.encoder (the shown run's encoder built)")
     rec.wrap(main_window, "extend_dialog", "extend_dialog (the dialog built)")
     rec.wrap(extend_open, "compare_extension", "compare_extension")
     rec.wrap(show, "show_extension", "show_extension (contains the modal loop)")
