@@ -23,7 +23,7 @@ under the extension (the inspector's counts, and the extension job's own).  ``--
 of the GUI thread over the flow (``python -m pstats FILE``); ``--screenshot FILE.png`` grabs the window at the end.
 
     python benchmarks/ui_latency_extend.py --log /tmp/log20.log [--merges 1000] [--platform offscreen|xcb]
-        [--no-first-inspect] [--idle-s 2] [--top 12] [--profile FILE] [--screenshot FILE.png]
+        [--no-first-inspect] [--settle-s 1] [--idle-s 2] [--top 12] [--profile FILE] [--screenshot FILE.png]
 
 ``--platform xcb`` measures under a real X server: the one in ``DISPLAY``, or else an ``Xvfb`` the script starts.
 Targets (issues 24/25): p99 <= 16 ms, max <= 33 ms under xcb and offscreen.
@@ -227,7 +227,7 @@ def run_flow(args: argparse.Namespace) -> dict[str, object]:
     if w.session.work.extension is None:
         raise RuntimeError(f"the extension was not shown as a run: {dlg.status.text()}")
     rec.phase("run shown: settling")
-    settle(1.0)
+    settle(args.settle_s)
 
     timed_phase("compare")
     n_before = pane.runner.worker_pids[:]
@@ -288,6 +288,7 @@ def main() -> int:
                    help="Qt platform (default: QT_QPA_PLATFORM or offscreen); xcb starts Xvfb when DISPLAY is unset")
     p.add_argument("--no-first-inspect", action="store_true", help="skip inspecting the log with cl100k first")
     p.add_argument("--idle-s", type=float, default=2.0, help="seconds recorded after the comparison is shown")
+    p.add_argument("--settle-s", type=float, default=1.0, help="seconds between the run shown and Compare")
     p.add_argument("--top", type=int, default=12, help="how many of the longest gaps to list")
     p.add_argument("--profile", metavar="FILE", help="write a cProfile of the GUI thread over the flow")
     p.add_argument("--screenshot", metavar="FILE.png", help="grab the window after the flow")
