@@ -59,10 +59,39 @@ def test_a_word_count_table_is_refused(window, dialogs) -> None:
     dlg.close()
 
 
-def test_extend_on_the_log_from_the_inspector(window, qtbot, tmp_path) -> None:
+def test_extend_on_the_log_from_the_inspector(window, qtbot, tmp_path, monkeypatch) -> None:
     """The Log inspector's *Extend on this log…* opens the dialog on the log it shows (a file, not the editor's
-    corpus), and Compare shows cl100k and the extension on that log."""
+    corpus), and Compare shows cl100k and the extension on that log.  The heavy parts stay off the GUI thread:
+    the worker's merge list crosses as one array and is unpacked on a helper thread (the run's new tokens are the
+    written file's new ranks, read by tiktoken), and Compare does not read the extended rank file in the window
+    (the worker does; only a bare ``.tiktoken`` path is read there, to ask for its pattern)."""
+    import threading
+
+    import numpy as np
     from PySide6 import QtWidgets
+
+    from bpe_desktop.core import formats
+    from bpe_desktop.gui import file_actions
+    from bpe_desktop.gui.extend.job import PackedRun
+
+    main = threading.current_thread()
+    unpacked_on: list[threading.Thread] = []
+    real_unpack = PackedRun.unpack
+
+    def unpack(self: PackedRun, *a: object, **k: object) -> object:
+        unpacked_on.append(threading.current_thread())
+        return real_unpack(self, *a, **k)
+
+    monkeypatch.setattr(PackedRun, "unpack", unpack)
+    read_here: list[str] = []  # specs read by formats.load on the GUI thread
+    real_load = formats.load
+
+    def load_spy(spec: str, *a: object, **k: object) -> object:
+        if threading.current_thread() is main:
+            read_here.append(str(spec))
+        return real_load(spec, *a, **k)
+
+    monkeypatch.setattr(formats, "load", load_spy)
 
     pane = window.inspector
     pane.use_sample()
@@ -79,8 +108,22 @@ def test_extend_on_the_log_from_the_inspector(window, qtbot, tmp_path) -> None:
     assert work.extension is not None and work.source.paths == (str(ROBOT_SAMPLE_FILE),)
     assert window.session.n_steps - window.session.origin == 10 and window.timeline.slider.minimum() == work.start
     assert dlg.done_result.lines == len(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines())
+    packed = dlg.done_result.run
+    assert isinstance(packed, PackedRun) and isinstance(packed.merges, np.ndarray) and not packed.shell.merges
+    assert packed.merges.shape == (100_010, 2) and unpacked_on and main not in unpacked_on
+    ranks = tiktoken.load.load_tiktoken_bpe(str(tmp_path / "e.tiktoken"))
+    first = dlg.done_result.first_id
+    by_rank = {r: b for b, r in ranks.items() if r >= first}
+    assert [window.session.model.tokens[100_256 + k] for k in range(10)] == [by_rank[first + k] for k in range(10)]
     with qtbot.waitSignal(pane.runner.finished, timeout=WAIT_MS):
         dlg.compare_button.click()
     assert pane.path == str(ROBOT_SAMPLE_FILE)
-    assert [r.name for r in pane.done.inspection.reports] == ["cl100k_base", "e.tiktoken (extended)"]
+    reports = pane.done.inspection.reports
+    assert [r.name for r in reports] == ["cl100k_base", "e.tiktoken (extended)"]
+    assert reports[1].tokens == dlg.done_result.tokens_after < reports[0].tokens == dlg.done_result.tokens_before
+    assert not [spec for spec in read_here if "e.tiktoken" in spec]  # the worker read it, not the window
+    asked: list[str] = []  # the bare path has no pattern: the pane asks (here: cancelled), reading it here
+    monkeypatch.setattr(file_actions, "ask_pretokenizer", lambda parent, why: asked.append(why) or "")
+    assert pane.add_tokenizer(str(tmp_path / "e.tiktoken")) is None
+    assert len(asked) == 1 and "extends cl100k" in asked[0] and read_here == [str(tmp_path / "e.tiktoken")]
     dlg.close()

@@ -135,6 +135,36 @@ def test_loaded_tokenizer_follows_the_sessions_corpus(qtbot, trained) -> None:
     assert drawn(panel, 90) == pytest.approx(fresh(t.model, text[:20_000], 90), rel=1e-9)
 
 
+def test_a_loaded_tokenizer_counts_a_file_corpus_in_small_units(qtbot, trained, tmp_path, monkeypatch) -> None:
+    """The corpus of an opened tokenizer (an extension run's 20 MB log) is counted on the GUI thread between
+    repaints: in units of at most COUNTING_UNIT_CHARS characters (plus the rest of a line), the curves unchanged."""
+    from bpe_desktop.core.counting import pieces
+    from bpe_desktop.core.measure.holdout import COUNTING_UNIT_CHARS
+    from bpe_desktop.gui import file_actions
+
+    text, _wc, t, _ = trained
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(text.encode("utf-8"))
+    units: list[int] = []
+    real_add = pieces.PieceCounter.add_text
+
+    def add_text(self: pieces.PieceCounter, chunk: str) -> None:
+        units.append(len(chunk))
+        real_add(self, chunk)
+
+    monkeypatch.setattr(pieces.PieceCounter, "add_text", add_text)
+    s = Session()
+    s.set_corpus(CorpusSource.from_files([str(path)]), CFG)
+    s.reset_model(copy.deepcopy(t.model), file_actions.records_for(t.model))
+    s.set_stop(StopReason.LOADED, "loaded")
+    panel = panel_for(qtbot, s)
+    wait_curves(qtbot, panel, 121)
+    longest = max(len(line) for line in text.splitlines(keepends=True))
+    assert sum(units) == len(text) and len(units) >= len(text) // (COUNTING_UNIT_CHARS + longest)
+    assert max(units) <= COUNTING_UNIT_CHARS + longest
+    assert drawn(panel, 90) == pytest.approx(fresh(t.model, text, 90), rel=1e-9)
+
+
 @pytest.mark.slow
 def test_holding_out_the_last_lines_trains_on_the_rest(qtbot, window, topics_text) -> None:
     text = "".join(topics_text.splitlines(keepends=True)[:600])

@@ -25,6 +25,8 @@ from .quality import TextTotals
 from .stats import Job
 
 DEFAULT_HOLDOUT = 0.1
+#: characters per unit of :func:`counting_with_totals` (whole lines: the counts do not depend on it)
+COUNTING_UNIT_CHARS = 1 << 12
 
 
 class HeldOutSplit(NamedTuple):
@@ -122,10 +124,13 @@ def count_with_totals(source: CorpusSource, config: TrainConfig) -> tuple[WordCo
 
 
 def counting_with_totals(
-    source: CorpusSource, config: TrainConfig, chunk_chars: int = 1 << 15
+    source: CorpusSource, config: TrainConfig, chunk_chars: int = COUNTING_UNIT_CHARS
 ) -> Job[tuple[WordCounts, TextTotals]]:
     """:func:`count_with_totals` in small units: yields after every block of about *chunk_chars* characters
-    (whole lines; files are read that many bytes at a time), returns the same table and totals.
+    (whole lines; files are read that many bytes at a time), returns the same table and totals.  The window
+    runs these units on its GUI thread between repaints (the plots' quality curves and the Vocabulary pane of
+    an opened tokenizer count the corpus so), so a unit must stay well inside a frame: its cost is pre-tokenizing
+    its characters (benchmarks/RESULTS.md, "The Log inspector's Extend flow on a 20 MB log").
 
     >>> from .stats import finish
     >>> finish(counting_with_totals(CorpusSource.from_text("low low\\nlower\\n"), TrainConfig(), 4))

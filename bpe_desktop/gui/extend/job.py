@@ -4,15 +4,21 @@ what it changed (Qt-free, picklable in and out).
 It is :func:`bpe_desktop.core.extend.start` plus writing, as ``train --extend`` does; the counts it reports are
 the trainer's (tokens of the corpus under the original and under the extension).  It also hands back the
 extension as one merge list in the original model's ids (:meth:`~bpe_desktop.core.extend.Extension.timeline`),
-which the window shows as a run (:mod:`.show`), or why it cannot, and the corpus segmented at every step of it
-(``ExtensionRun.rewrites``: the plots'), which :func:`segmentation_again` finds again for a reopened session.
+which the window shows as a run (:mod:`.show`), or why it cannot -- packed (:class:`PackedRun`: the merges as one
+integer array), because the window's process unpickles the result in one call that holds the interpreter lock,
+and cl100k's 100,000 merge tuples with their derived tables would stall the window's GUI thread meanwhile --, and
+the corpus segmented at every step of it (``ExtensionRun.rewrites``: the plots'), which
+:func:`segmentation_again` finds again for a reopened session.
 It leaves out what the window shows (:mod:`.dialog`).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
 
 from ...core.config import TrainConfig
 from ...core.counting.sources import CorpusSource
@@ -24,7 +30,12 @@ from ...core.formats.session_corpus import CorpusFile
 from ...core.measure.holdout import totaling
 from ...core.measure.quality import TextTotals
 from ...core.measure.stats import Rewrites, finish
+from ...core.records import MergeRecord
 from ...core.tokenizers.model import BPEModel
+from ...core.training.extend import Kind
+
+#: merges rebuilt per slice by :meth:`PackedRun.unpack` (each slice one short C call: the GIL changes hands between)
+UNPACK_SLICE = 8192
 
 
 @dataclass(frozen=True)
@@ -40,6 +51,42 @@ class ExtendJob:
 
 
 @dataclass(frozen=True)
+class PackedRun:
+    """An :class:`~bpe_desktop.core.extend.ExtensionRun` as the worker sends it: the model without its merges, the
+    merges as one ``(n, 2)`` integer array (unpickled as one copy), the records as they are; :meth:`unpack` gives
+    the run back (on a helper thread: it builds the merge tuples and the model's derived tables)."""
+
+    shell: BPEModel  # the model's settings and base symbols, no merges
+    merges: np.ndarray  # (n, 2) int64: the merges' (left id, right id)
+    records: list[MergeRecord]
+    start: int
+    rule: Kind
+    initial_symbols: int
+    rewrites: Rewrites | None = None  # the corpus at every step (the plots'), as the run holds it
+
+    @classmethod
+    def of(cls, run: ExtensionRun) -> PackedRun:
+        merges = np.asarray(run.model.merges, dtype=np.int64).reshape(-1, 2)
+        return cls(run.model.truncated(0), merges, run.records, run.start, run.rule, run.initial_symbols,
+                   run.rewrites)
+
+    def unpack(self, step: Callable[[int, int], None] | None = None) -> ExtensionRun:
+        """The run, its model's tables built here (*step(done, total)* between slices: it may raise to cancel)."""
+        n = len(self.merges)
+        merges: list[tuple[int, int]] = []
+        for i in range(0, n, UNPACK_SLICE):
+            flat = iter(self.merges[i:i + UNPACK_SLICE].ravel().tolist())
+            merges.extend(zip(flat, flat, strict=True))
+            if step is not None:
+                step(min(i + UNPACK_SLICE, n), n)
+        model = self.shell.truncated(0)
+        model.merges = merges
+        model.invalidate()
+        model.vocab_size_at(n)  # the derived tables (Python loops, GIL-friendly) on this thread, not the GUI's
+        return ExtensionRun(model, list(self.records), self.start, self.rule, self.initial_symbols, self.rewrites)
+
+
+@dataclass(frozen=True)
 class ExtendDone:
     spec: str
     out: str
@@ -52,7 +99,7 @@ class ExtendDone:
     lines: int  # lines of the corpus
     tokens_before: int  # the corpus's tokens under the original
     tokens_after: int  # and under the extension
-    run: ExtensionRun | None = None  # the extension as the timeline shows it (None: see run_refusal)
+    run: PackedRun | None = None  # the extension as the timeline shows it (None: see run_refusal)
     run_refusal: str = ""  # why it cannot be shown as a run
     config: TrainConfig | None = None  # the settings it was learned with
     sha256: str = ""  # the original's file ("" for a bundled encoding)
@@ -82,7 +129,7 @@ def run(job: ExtendJob) -> ExtendDone:
     ext.trainer.run()
     how = ext.save(job.out)
     try:
-        shown, refusal = ext.timeline(), ""
+        shown, refusal = PackedRun.of(ext.timeline()), ""
     except BpeError as e:
         shown, refusal = None, str(e)
     _, path = split_spec(job.spec)

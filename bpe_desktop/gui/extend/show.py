@@ -6,9 +6,9 @@ representation as a tokenizer opened from a file (:func:`~..file_actions.load_fo
 per merge, ``stop_reason`` LOADED), plus :class:`~..work.ExtensionOf`: how many merges are the original's, the
 rule that encodes it (tiktoken's rank rule for a rank table: ``Session.tokenizer``), and the original by name or
 by path and SHA-256.  The original's records say only what the file says (no counts); the new ones keep the
-trainer's counts and runner-ups.  It is Qt-free (it runs on a helper thread: listing 100k merges takes a
-moment); :func:`show_extension` runs it behind a progress dialog and shows the run (never while a run trains:
-that would stop it).
+trainer's counts and runner-ups.  It is Qt-free (it runs on a helper thread: unpacking the worker's merges
+(:class:`~.job.PackedRun`) and listing 100k merges take a moment); :func:`show_extension` runs it behind a
+progress dialog and shows the run (never while a run trains: that would stop it).
 """
 
 from __future__ import annotations
@@ -37,11 +37,12 @@ def original_label(spec: str) -> str:
 def extension_work(done: ExtendDone, source: CorpusSource, base: TrainConfig | None = None,
                    progress: Progress | None = None) -> Work:
     """The run *done* learned on *source*: every merge with its record, shown at its last step."""
-    run = done.run
-    if run is None:
+    if done.run is None:
         raise ValueError("the extension has no merge list to show")
-    model = run.model
     progress = progress if progress is not None else Progress()
+    progress.stage, progress.total = "Unpacking the merges…", 0
+    run = done.run.unpack(progress.step)
+    model = run.model
     progress.stage, progress.total = "Listing the original's merges…", 0
     original = records_for(model.truncated(run.start), None, progress.step)
     if original:  # the corpus under the original: what the timeline's step 0 holds

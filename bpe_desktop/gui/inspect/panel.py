@@ -256,7 +256,7 @@ class LogInspector(QtWidgets.QWidget):
         if not (os.path.exists(path) or (preset is not None and is_bundled(path))):
             self._error("Cannot add tokenizer", f"{path}: no such file or folder -- check the path")
             return None
-        pre = self._pattern_for(spec, path)
+        pre = self._pattern_for(spec, path) if preset is None else None  # PRESET:PATH names its pattern
         if pre == "":
             return None  # a rank file without a pattern, and the question was cancelled
         base = name or os.path.basename(os.path.normpath(path)) or spec
@@ -267,8 +267,10 @@ class LogInspector(QtWidgets.QWidget):
         return name
 
     def _pattern_for(self, spec: str, path: str) -> str | None:
-        """For a .tiktoken file that is no known encoding, the pattern the user names (``""``: cancelled);
-        None for every other file (the worker reads it, and refuses it if it must)."""
+        """For a bare .tiktoken file that is no known encoding, the pattern the user names (``""``: cancelled);
+        None for every other file (the worker reads it, and refuses it if it must).  Only a spec without
+        ``PRESET:`` can need one, so only such a file is read here (on the GUI thread); ``PRESET:PATH`` -- how
+        Compare in Log inspector adds an extension -- is read by the worker alone."""
         try:
             if os.path.isdir(path) or detect(path) != "tiktoken":
                 return None
