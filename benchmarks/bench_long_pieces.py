@@ -30,14 +30,13 @@ from __future__ import annotations
 import argparse
 import base64
 import random
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_long_words's run()
-from bench_long_words import run
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_long_words's row_cells()
+from bench_long_words import row_cells
 
 TIKTOKEN_SCRIPT = r"""
 import sys, tiktoken
@@ -180,16 +179,7 @@ def main() -> None:
                 path = corpus(kind, size)
                 cells = []
                 for name, cmd in pair.items():
-                    if prev.get(name, 0.0) > args.give_up:  # the next size would take too long
-                        cells += ["skipped", "", ""]
-                        continue
-                    trials = [run(cmd(path))]  # type: ignore[operator]
-                    if trials[0][0] < args.give_up:
-                        trials += [run(cmd(path)) for _ in range(args.repeat - 1)]  # type: ignore[operator]
-                    wall = statistics.median(w for w, _ in trials)
-                    growth = f"{wall / prev[name]:.1f}x" if name in prev else ""
-                    prev[name] = wall
-                    cells += [f"{wall:.2f}", growth, f"{max(r for _, r in trials):.0f}"]
+                    cells += row_cells(name, cmd(path), prev, args.repeat, args.give_up)  # type: ignore[operator]
                 print(f"| {size:,} B | " + " | ".join(cells) + " |", flush=True)
     for f in folder.iterdir():
         f.unlink()

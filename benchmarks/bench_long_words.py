@@ -54,6 +54,21 @@ def run(cmd: list[str]) -> tuple[float, float]:
     return wall, usage.ru_maxrss / 1024
 
 
+def row_cells(name: str, cmd: list[str], prev: dict[str, float], repeat: int, give_up: float) -> list[str]:
+    """One tool's cells of a size's row -- median wall s, growth over the previous size, peak RSS MB -- or
+    "skipped" once its previous size took over *give_up* s (growing 10x a step, the next would take minutes);
+    *prev* (tool -> last median) is updated."""
+    if prev.get(name, 0.0) > give_up:
+        return ["skipped", "", ""]
+    trials = [run(cmd)]
+    if trials[0][0] < give_up:
+        trials += [run(cmd) for _ in range(repeat - 1)]
+    wall = statistics.median(w for w, _ in trials)
+    growth = f"{wall / prev[name]:.1f}x" if name in prev else ""
+    prev[name] = wall
+    return [f"{wall:.2f}", growth, f"{max(r for _, r in trials):.0f}"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1e3,1e4,1e5,1e6,1e7")
@@ -76,17 +91,7 @@ def main() -> None:
         path = corpus(size)
         cells = []
         for name, cmd in tools.items():
-            if prev.get(name, 0.0) > args.give_up:  # growing 10x a step: the next size would take minutes
-                cells += ["skipped", "", ""]
-                continue
-            trials = [run(cmd(path))]
-            if trials[0][0] < args.give_up:
-                trials += [run(cmd(path)) for _ in range(args.repeat - 1)]
-            wall = statistics.median(w for w, _ in trials)
-            rss = max(r for _, r in trials)
-            growth = f"{wall / prev[name]:.1f}x" if name in prev else ""
-            prev[name] = wall
-            cells += [f"{wall:.2f}", growth, f"{rss:.0f}"]
+            cells += row_cells(name, cmd(path), prev, args.repeat, args.give_up)
         print(f"| {size:,} B | " + " | ".join(cells) + " |", flush=True)
     for f in out.iterdir():
         f.unlink()
