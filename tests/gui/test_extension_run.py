@@ -50,6 +50,14 @@ def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, t
     s.set_step(o + 1)  # the Why pane: merge 1, with the extension trainer's tie rule
     assert window.why.title.text().startswith(f"Merge 1: {s.records[o].left}")
     assert "smaller merged token (by bytes)" in window.why.detail.text()
+    inspector = window.inspector  # the Log inspector names the step as the timeline does, and encodes "yours"
+    inspector._own_label()  # by the rank rule the panes use (not a replay of the merges)
+    assert inspector.checks["yours"].text() == "yours (step 1)"
+    inspector.checks["yours"].setChecked(True)
+    mine = inspector.selected()[0]
+    assert mine.name == "yours@1" and mine.rank_rule and mine.model is not None and len(mine.model.merges) == o + 1
+    own = window.compare.own_result("[INFO] planner")
+    assert window.compare._summary("[INFO] planner", own, []).startswith("Your tokenizer at step 1 uses")
     s.set_step(0)  # the left end is cl100k
     assert s.step == o and window.timeline.label.text().startswith(f"step 0 = cl100k / {MERGES}")
     assert window.why.title.text() == "Step 0 · cl100k"

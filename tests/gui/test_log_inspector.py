@@ -23,7 +23,7 @@ from bpe_desktop.core.logs.logclass import Category
 from bpe_desktop.core.logs.robotlogs import generate
 from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 from bpe_desktop.gui.inspect.differ_tab import LIST_LIMIT
-from bpe_desktop.gui.inspect.job import installed_references
+from bpe_desktop.gui.inspect.job import TokenizerChoice, installed_references, load_choice
 from bpe_desktop.gui.inspect.panel import LogInspector
 from bpe_desktop.gui.session import Session
 
@@ -388,3 +388,14 @@ def test_before_a_result_the_tabs_say_what_they_will_show(qtbot, training, log_f
     assert d.lines.isVisible() and d.verdict.text().startswith("Fewest tokens per category")
     panel.tabs.setCurrentWidget(t)
     assert not t.empty.isVisible() and t.summary.isVisible() and t.sparkline.isVisible()
+
+
+def test_your_extended_rank_table_is_inspected_by_the_rank_rule() -> None:
+    """An extended rank table ("yours" on an extension of cl100k) is encoded in the worker by tiktoken's rank
+    rule, as the window's panes encode it: a + bc is never a merge, yet the rule makes "abc" from ab + c's rank."""
+    from bpe_desktop.core.tokenizers.model import RAW_BYTE_BASE, BPEModel
+
+    m = BPEModel("bytes", list(RAW_BYTE_BASE), [(98, 99), (97, 98), (257, 99)], pretokenizer="none")
+    by_rule = load_choice(TokenizerChoice("yours@3", model=m, rank_rule=True)).tokenizer
+    by_replay = load_choice(TokenizerChoice("yours@3", model=m)).tokenizer
+    assert by_rule.encode("abc") == [258] and by_replay.encode("abc") == [97, 256]

@@ -432,14 +432,14 @@ class ComparePanel(QtWidgets.QWidget):
 
     def _summary(self, text: str, own: Tokenized | None, ratios: list[str]) -> str:
         cut = f" (its first {TEXT_LIMIT:,} characters)" if len(self.editor.toPlainText()) > TEXT_LIMIT else ""
+        mine = f"Your tokenizer at step {self.session.shown_step(self.session.step):,} uses"
         if not text:
             return "Type or paste some text above."
         if own is None:
             return "Train a tokenizer to compare it with the references on this text."
         if not ratios:
-            return (f"Your tokenizer at step {self.session.step:,} uses <b>{own.n_tokens:,}</b> tokens on this "
-                    f"text{cut}; tick a reference to compare.")
-        return f"Your tokenizer at step {self.session.step:,} uses " + ", ".join(ratios) + f" on this text{cut}."
+            return f"{mine} <b>{own.n_tokens:,}</b> tokens on this text{cut}; tick a reference to compare."
+        return f"{mine} " + ", ".join(ratios) + f" on this text{cut}."
 
     @property
     def rows(self) -> list[TokenizerRow]:

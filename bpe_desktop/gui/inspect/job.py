@@ -32,6 +32,7 @@ from ...core.io.reading import read_head
 from ...core.logs.log_inspect import Inspection, NamedTokenizer, inspect_file, inspect_text
 from ...core.text.regex_budget import RegexBudget
 from ...core.tokenizers.model import BPEModel
+from ...core.tokenizers.rank_rule import RankRuleTokenizer
 from ...core.tokenizers.tokenizer import UNKNOWN_ID, Tokenizer, TokenSpan
 from ...core.views.labels import bytes_label, visible_text
 from ..compare.sources import KNOWN_REFERENCES, keep_unknowns
@@ -52,6 +53,7 @@ class TokenizerChoice:
     upto: int | None = None
     pretokenizer: str | None = None  # for a rank file that holds none, as the user named it
     specials: tuple[str, ...] = ()
+    rank_rule: bool = False  # *model* encoded by tiktoken's rank rule (an extended rank table), as the window does
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,8 @@ def installed_references() -> list[TokenizerChoice]:
 def load_choice(choice: TokenizerChoice) -> NamedTokenizer:
     """The tokenizer a choice names (raises :class:`BpeError` for a file our readers refuse)."""
     if choice.model is not None:
-        return NamedTokenizer(choice.name, Tokenizer(choice.model, unknown="keep"), choice.upto)
+        own = (RankRuleTokenizer if choice.rank_rule else Tokenizer)(choice.model, unknown="keep")
+        return NamedTokenizer(choice.name, own, choice.upto)
     assert choice.spec is not None
     kwargs: dict[str, Any] = {}
     if choice.pretokenizer:

@@ -307,7 +307,7 @@ class LogInspector(QtWidgets.QWidget):
         s = self.session
         box = self.checks[OWN]
         box.setEnabled(bool(s.records))
-        box.setText(f"{OWN} (step {s.step:,})" if s.records else f"{OWN} (not trained)")
+        box.setText(f"{OWN} (step {s.shown_step(s.step):,})" if s.records else f"{OWN} (not trained)")
         box.setToolTip("The tokenizer being trained, at the timeline's step")
 
     def selected(self) -> list[TokenizerChoice]:
@@ -315,11 +315,12 @@ class LogInspector(QtWidgets.QWidget):
         tokenizer.json shown through its own pipeline: that file with its first k merges)."""
         out = []
         s = self.session
-        ref = s.work.pipeline_ref
+        ref, ext, name = s.work.pipeline_ref, s.work.extension, f"{OWN}@{s.shown_step(s.step)}"
         if self.checks[OWN].isChecked() and s.records and ref is not None:  # a tokenizer.json's own pipeline
-            out.append(TokenizerChoice(f"{OWN}@{s.step}", ref.path, upto=s.step))  # (its ids; a worker reads it)
-        elif self.checks[OWN].isChecked() and s.records:
-            out.append(TokenizerChoice(f"{OWN}@{s.step}", model=s.model.truncated(s.step)))
+            out.append(TokenizerChoice(name, ref.path, upto=s.step))  # (its ids; a worker reads it)
+        elif self.checks[OWN].isChecked() and s.records:  # (an extended rank table: by the rank rule, as shown)
+            out.append(TokenizerChoice(name, model=s.model.truncated(s.step),
+                                       rank_rule=ext is not None and ext.rule == "ranks"))
         out += [c for n, c in self.choices.items() if self.checks[n].isChecked()]
         return out
 
@@ -358,7 +359,8 @@ class LogInspector(QtWidgets.QWidget):
             return
         assert self._own_step is not None
         what = ("of a tokenizer since replaced" if self._own_reset
-                else f"of step {self._own_step:,}, the timeline is at {self.session.step:,}")
+                else f"of step {self.session.shown_step(self._own_step):,}, the timeline is at "
+                f"{self.session.shown_step(self.session.step):,}")
         self.progress.setFormat(f"stale: your tokenizer's figures are {what} -- press Inspect to update")
         self.progress.setToolTip(f"{self._done_text}; {OWN}'s figures below are {what}")
 
