@@ -1,7 +1,7 @@
 """Issue 26, item 12: ``count --engine dask`` options are checked before any cluster starts: ``--jobs``
 has a cap (10000 ran out of file descriptors, 895 stderr lines, then hung), ``--blocksize`` must be a
 positive size (``lots`` and ``0`` were ValueError / ZeroDivisionError tracebacks), and an unreachable
-scheduler is one line on stderr with nothing of Dask's logging.
+scheduler is one line on stderr with nothing of Dask's logging, after --scheduler-timeout seconds (default 10).
 """
 
 from __future__ import annotations
@@ -41,4 +41,15 @@ def test_blocksize_must_be_a_positive_size(tmp_path, size: str) -> None:
 
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path) -> None:
-    one_line(cli(tmp_path, "--engine", "dask", "--scheduler", "tcp://127.0.0.1:1"), "cannot reach the Dask scheduler")
+    one_line(cli(tmp_path, "--engine", "dask", "--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "1"),
+             "cannot reach the Dask scheduler", "after 1")
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "1e400", "3601"])
+def test_scheduler_timeout_must_be_in_range(tmp_path, seconds: str) -> None:
+    one_line(cli(tmp_path, "--engine", "dask", "--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", seconds),
+             "--scheduler-timeout", "out of range")
+
+
+def test_scheduler_timeout_needs_a_scheduler(tmp_path) -> None:
+    one_line(cli(tmp_path, "--engine", "dask", "--scheduler-timeout", "3"), "--scheduler-timeout needs --scheduler")

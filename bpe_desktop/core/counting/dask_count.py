@@ -95,8 +95,13 @@ def count_with_dask(
     workers: int = 2,
     blocksize: str | int = "64MiB",
     progress: Callable[[str, int, int], None] | None = None,
+    connect_timeout: float = 10.0,
 ) -> WordCounts:
-    """Count *source*'s files as a Dask bag; connect to *scheduler*, or start a LocalCluster of *workers*."""
+    """Count *source*'s files as a Dask bag; connect to *scheduler* (waiting at most *connect_timeout*
+    seconds for it), or start a LocalCluster of *workers*."""
+    if not 0 < connect_timeout <= 3600:  # also refuses nan
+        raise ConfigError(f"--scheduler-timeout {connect_timeout!r} is out of range -- give seconds between 0 "
+                          "and 3600, e.g. 10")
     db, distributed = _import_dask()
     check_jobs(workers, "--jobs (Dask workers)")
     blocksize = _blocksize(blocksize)
@@ -110,15 +115,17 @@ def count_with_dask(
                           "workers can read, or use --engine local")
     errors = "surrogateescape" if config.mode == Mode.BYTES else source.errors
     with _quiet_dask():
-        return _count(db, distributed, inputs, config, errors, scheduler, workers, blocksize, progress)
+        return _count(db, distributed, inputs, config, errors, scheduler, workers, blocksize, progress,
+                      connect_timeout)
 
 
 def _count(db: Any, distributed: Any, inputs: list[Input], config: TrainConfig, errors: str, scheduler: str | None,
-           workers: int, blocksize: int, progress: Callable[[str, int, int], None] | None) -> WordCounts:
+           workers: int, blocksize: int, progress: Callable[[str, int, int], None] | None,
+           connect_timeout: float) -> WordCounts:
     total = sum(i.size for i in inputs)
     if scheduler:
         try:
-            client = distributed.Client(scheduler, timeout="10s")
+            client = distributed.Client(scheduler, timeout=connect_timeout)
         except (OSError, TimeoutError, ValueError) as e:
             raise ConfigError(f"cannot reach the Dask scheduler at {scheduler} ({e}) -- check the address "
                               "(tcp://host:8786) and that the scheduler is running") from None

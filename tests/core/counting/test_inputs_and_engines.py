@@ -195,7 +195,7 @@ def test_dask_local_cluster_table_equals_the_local_count(topics_file, stdlib_fol
 @pytest.mark.skipif(not HAS_DASK, reason="dask[distributed] is not installed (pip install -e '.[dask]')")
 def test_dask_unreachable_scheduler_is_a_clear_error(topics_file, tmp_path) -> None:
     r = run_cli("count", str(topics_file), "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9",
-                "--out", str(tmp_path / "c.tsv"))
+                "--scheduler-timeout", "1", "--out", str(tmp_path / "c.tsv"))
     assert r.returncode == 2 and "cannot reach the Dask scheduler" in r.stderr.decode(), r.stderr
 
 
