@@ -101,24 +101,65 @@ class RecordLog(Sequence[MergeRecord]):
     appended, field for field.  A record with a number beyond int64 (possible only with huge word counts) is
     kept as it is.
 
+    *texts*: a trainer's display texts by token id (a list that only grows, shared, not copied).  The log
+    then numbers each text by its id, so the compiled kernel can write whole rows itself
+    (:meth:`extend_rows`), and it holds no texts of its own; every text of a record appended must then be
+    one of *texts* (a :class:`ValueError` otherwise).
+
     >>> r = MergeRecord(1, "e", "s", "es", 0, 0, 0, 9, 9, 86, 1, 2, (("s", "t", 9),))
     >>> log = RecordLog([r]); log[0] == r, len(log)
     (True, 1)
     """
 
-    def __init__(self, records: Iterable[MergeRecord] = ()) -> None:
+    def __init__(self, records: Iterable[MergeRecord] = (), *, texts: list[str] | None = None) -> None:
         self._rows = array("q")
         self._contenders = array("q")  # (left name, right name, count) triples
-        self._names: dict[str, int] = {}  # each text -> its number, in the order met
-        self._texts: list[str] = []  # the texts by number (made on reading: list(_names))
+        self._names: dict[str, int] = {}  # each text -> its number, in the order met (by id: see _number)
+        self._texts: list[str] = [] if texts is None else texts  # the texts by number (see _text_list)
+        self._by_id = texts is not None
+        self._named = 0  # by id: the ids whose texts _names holds so far
         self._whole: dict[int, MergeRecord] = {}  # the records that do not fit in int64
         self._n = 0
         for rec in records:
             self.append(rec)
 
+    def numbered_by(self, texts: list[str]) -> bool:
+        """Whether this log numbers texts by their ids in *texts* (it was made with ``texts=`` that list)."""
+        return self._by_id and self._texts is texts
+
+    @property
+    def contender_values(self) -> int:
+        """How many numbers the contenders' column holds (where the next record's contenders start)."""
+        return len(self._contenders)
+
+    def extend_rows(self, rows: bytes, contenders: bytes) -> None:
+        """Append whole records written as this log's columns (native int64s): 13 numbers a row, the texts'
+        numbers being token ids, each row's last number where its contenders start (see :meth:`append`)."""
+        if not self._by_id:
+            raise ValueError("rows name texts by token id: only a log made with texts= takes them")
+        n = len(rows) // (_STRIDE * self._rows.itemsize)
+        self._rows.frombytes(rows)
+        self._contenders.frombytes(contenders)
+        self._n += n
+
+    def _number(self, text: str, _: int = 0) -> int:
+        """A text's number when numbered by id: its first id in the shared list (looked up as it grows)."""
+        names = self._names
+        got = names.get(text)
+        if got is None:
+            texts = self._texts
+            for i in range(self._named, len(texts)):
+                names.setdefault(texts[i], i)
+            self._named = len(texts)
+            got = names.get(text)
+            if got is None:
+                raise ValueError(f"the text {text!r} is not one of the trainer's tokens this log is numbered by")
+        return got
+
     def append(self, rec: MergeRecord) -> None:
         names = self._names
-        name = names.setdefault  # name(text, len(names)): its number, a new one if it is new
+        # name(text, len(names)): its number, a new one if it is new (by id: the text's id)
+        name = self._number if self._by_id else names.setdefault
         flat: list[int] = []
         for a, b, c in rec.contenders:
             flat += (name(a, len(names)), name(b, len(names)), c)
@@ -136,7 +177,7 @@ class RecordLog(Sequence[MergeRecord]):
         self._n += 1
 
     def _text_list(self) -> list[str]:
-        if len(self._texts) != len(self._names):
+        if not self._by_id and len(self._texts) != len(self._names):
             self._texts = list(self._names)
         return self._texts
 
