@@ -14,7 +14,8 @@
  *            open-addressing hash of int32 pair numbers keyed on (left << 32 | right).
  *   heap   : (count, pair number) entries, best first under the tie rule; stale entries are re-checked
  *            when they reach the top (counts of existing pairs only fall; a gain pushes a fresh entry).
- *   tokens : each token's unit sequence (bytes or code points) for the lexical and subword-nmt rules.
+ *   tokens : each token's unit sequence (bytes or code points) for the lexical and subword-nmt rules (only
+ *            counted under hf, which orders pairs by id).
  *
  * What it leaves to Python (kernel_trainer.py): the model, token ids of new tokens, display texts, records,
  * limits and stop messages, and the forbid rule itself (called once per distinct pair that reaches the top;
@@ -292,6 +293,14 @@ static void Kernel_dealloc(Kernel *k) {
 }
 
 static int add_token(Kernel *k, PyObject *tok) {
+    if (!PyBytes_Check(tok) && !PyUnicode_Check(tok)) {
+        PyErr_SetString(PyExc_TypeError, "a token is str or bytes");
+        return -1;
+    }
+    if (k->rule == RULE_HF) { /* ids order the pairs: the units are never compared, so not kept */
+        k->ntok++;
+        return 0;
+    }
     if (GROW(k->toff, k->captok, k->ntok + 1) < 0) return -1;
     if (GROW(k->tlen, k->captl, k->ntok + 1) < 0) return -1;
     Py_ssize_t n;
@@ -803,7 +812,14 @@ static int new_token(int32_t a, int32_t b, PyObject *tokens, PyObject *texts, Py
         if (bad < 0) return -1;
         *c = (int32_t)n;
     }
-    PyObject *pair = Py_BuildValue("(ii)", (int)a, (int)b);
+    /* the pair's two ints are the ones *ids* holds (not two more objects per merge) */
+    PyObject *ia = PyDict_GetItemWithError(ids, PyList_GET_ITEM(tokens, a));
+    PyObject *ib = ia == NULL ? NULL : PyDict_GetItemWithError(ids, PyList_GET_ITEM(tokens, b));
+    if (ib == NULL || PyLong_AsLong(ia) != a || PyLong_AsLong(ib) != b) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "ids must map every token to its id");
+        return -1;
+    }
+    PyObject *pair = PyTuple_Pack(2, ia, ib);
     if (pair == NULL) return -1;
     int bad = PyList_Append(merges, pair);
     Py_DECREF(pair);
