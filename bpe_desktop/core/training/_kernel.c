@@ -780,8 +780,11 @@ static PyObject *Kernel_merge(Kernel *k, PyObject *args) {
 
 /* ---- many merges per call ------------------------------------------------------------------------------ */
 enum { RUN_LIMIT = 0, RUN_NO_PAIR = 1, RUN_BELOW = 2, RUN_TOO_MANY = 3 };
-#define ROW 13      /* a RecordLog row: rank, left, right, token (texts by id), their 3 ids, count, merged,
-                       symbols_after, vocab_size, words_touched, where its contenders start */
+/* A RecordLog row (records.py): 8 int32s (rank, left, right, token -- the texts numbered by id --, the three
+ * ids, the vocabulary size) and 5 int64s (count, merged, symbols_after, words_touched, where its contenders
+ * start); a contender: its two ids (int32) and its count (int64). */
+#define SMALL 8
+#define BIG 5
 #define MAX_TOKENS 0x10FFFF /* TrainerBase._new_token's bound */
 
 /* The Python side of one merge, as TrainerBase._new_token does it: the merged token's id (added to tokens,
@@ -827,15 +830,15 @@ static int new_token(int32_t a, int32_t b, PyObject *tokens, PyObject *texts, Py
 }
 
 /* run(limit, max_vocab, specials, min_frequency, blocked, tokens, texts, ids, merges, symbols, contender_base)
- *   -> (rows, contenders, status, count, symbols)
+ *   -> (small, big, names, counts, status, count, symbols)
  * Up to *limit* merges, each exactly a step() and a merge() with TrainerBase's bookkeeping between them
  * (_new_token: *tokens*, *texts*, *ids* and *merges* are the trainer's and the model's, changed in place), and
- * its record written as a RecordLog row numbered by token id (see records.py) in *rows* (native int64s), its
- * runner-ups as (left, right, count) in *contenders*; *symbols* is the corpus size before the first and
- * after the last, *contender_base* where this call's contenders start in the log.  It stops before a merge
- * when len(tokens) + specials reaches *max_vocab* or *limit* merges are made (status RUN_LIMIT), when no pair
- * is left (RUN_NO_PAIR), when the best count is below *min_frequency* (RUN_BELOW, that *count*), or when a
- * new token would pass MAX_TOKENS (RUN_TOO_MANY); the rows made until then are returned in every case. */
+ * its record written as a RecordLog row numbered by token id (records.py): *small* and *big* the rows' two
+ * parts, *names* and *counts* the runner-ups' (native ints); *symbols* is the corpus size before the first and
+ * after the last, *contender_base* how many contenders the log holds before this call's.  It stops before a
+ * merge when len(tokens) + specials reaches *max_vocab* or *limit* merges are made (status RUN_LIMIT), when no
+ * pair is left (RUN_NO_PAIR), when the best count is below *min_frequency* (RUN_BELOW, that *count*), or when
+ * a new token would pass MAX_TOKENS (RUN_TOO_MANY); the rows made until then are returned in every case. */
 static PyObject *Kernel_run(Kernel *k, PyObject *args) {
     long long limit, max_vocab, specials, min_frequency, symbols, cbase;
     PyObject *blocked, *tokens, *texts, *ids, *merges;
@@ -851,14 +854,16 @@ static PyObject *Kernel_run(Kernel *k, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "tokens and texts must be the kernel's tokens, by id");
         return NULL;
     }
-    int64_t *rows = NULL, *cont = NULL, nrows = 0, caprows = 0, ncont = 0, capcont = 0;
+    int32_t *small = NULL, *names = NULL;
+    int64_t *big = NULL, *counts = NULL, nrows = 0, capsmall = 0, capbig = 0, ncont = 0, capnames = 0, capcounts = 0;
     int status = RUN_LIMIT;
     long long below = 0;
+    PyObject *out = NULL;
     for (long long done = 0; done < limit; done++) {
         if (PyList_GET_SIZE(tokens) + specials >= max_vocab) break;
         int64_t nbest = 0;
         int got = choose(k, min_frequency, blocked, &nbest);
-        if (got < 0) goto fail;
+        if (got < 0) goto done;
         if (got == 0) {
             status = RUN_NO_PAIR;
             break;
@@ -880,45 +885,52 @@ static PyObject *Kernel_run(Kernel *k, PyObject *args) {
         int64_t merged = 0, touched = 0;
         if (made < 0 || do_merge(k, a, b, c, tok, &merged, &touched) < 0) {
             Py_XDECREF(tok);
-            goto fail;
+            goto done;
         }
         Py_DECREF(tok);
         symbols -= merged;
         if (merged == 0) { /* cannot happen with consistent counts (TrainerBase._record's guard) */
             PyErr_Format(PyExc_RuntimeError, "internal error: pair (%d, %d) had count %lld but no occurrence", (int)a,
                          (int)b, (long long)top.count);
-            goto fail;
+            goto done;
         }
-        if (GROW(rows, caprows, nrows + ROW) < 0 || GROW(cont, capcont, ncont + 3 * nbest) < 0) goto fail;
-        int64_t *r = rows + nrows;
-        r[0] = PyList_GET_SIZE(merges);
-        r[1] = r[4] = a;
-        r[2] = r[5] = b;
-        r[3] = r[6] = c;
-        r[7] = top.count;
-        r[8] = merged;
-        r[9] = symbols;
-        r[10] = PyList_GET_SIZE(tokens) + specials;
-        r[11] = touched;
-        r[12] = cbase + ncont;
-        nrows += ROW;
+        if (GROW(small, capsmall, (nrows + 1) * SMALL) < 0 || GROW(big, capbig, (nrows + 1) * BIG) < 0 ||
+            GROW(names, capnames, 2 * (ncont + nbest)) < 0 || GROW(counts, capcounts, ncont + nbest) < 0)
+            goto done;
+        int32_t *s = small + nrows * SMALL;
+        int64_t *g = big + nrows * BIG;
+        s[0] = (int32_t)PyList_GET_SIZE(merges);
+        s[1] = s[4] = a;
+        s[2] = s[5] = b;
+        s[3] = s[6] = c;
+        s[7] = (int32_t)(PyList_GET_SIZE(tokens) + specials);
+        g[0] = top.count;
+        g[1] = merged;
+        g[2] = symbols;
+        g[3] = touched;
+        g[4] = cbase + ncont;
+        nrows++;
         for (int64_t i = 0; i < nbest; i++) {
             const Entry *e = &k->got[1 + i];
-            cont[ncont++] = k->pairs[e->pid].a;
-            cont[ncont++] = k->pairs[e->pid].b;
-            cont[ncont++] = e->count;
+            names[2 * ncont] = k->pairs[e->pid].a;
+            names[2 * ncont + 1] = k->pairs[e->pid].b;
+            counts[ncont++] = e->count;
         }
     }
-    static const char none[1] = {0}; /* y# of a NULL buffer is None: an empty call gives b"" */
-    PyObject *out = Py_BuildValue("y#y#iLL", rows ? (const char *)rows : none, (Py_ssize_t)(nrows * 8),
-                                  cont ? (const char *)cont : none, (Py_ssize_t)(ncont * 8), status, below, symbols);
-    PyMem_Free(rows);
-    PyMem_Free(cont);
+    {
+        static const char none[1] = {0}; /* y# of a NULL buffer is None: an empty call gives b"" */
+#define BUF(p) ((p) ? (const char *)(p) : none)
+        out = Py_BuildValue("y#y#y#y#iLL", BUF(small), (Py_ssize_t)(nrows * SMALL * 4), BUF(big),
+                            (Py_ssize_t)(nrows * BIG * 8), BUF(names), (Py_ssize_t)(ncont * 8), BUF(counts),
+                            (Py_ssize_t)(ncont * 8), status, below, symbols);
+#undef BUF
+    }
+done:
+    PyMem_Free(small);
+    PyMem_Free(big);
+    PyMem_Free(names);
+    PyMem_Free(counts);
     return out;
-fail:
-    PyMem_Free(rows);
-    PyMem_Free(cont);
-    return NULL;
 }
 
 /* count(left, right) -> the live count of a pair (0 when absent or merged). */

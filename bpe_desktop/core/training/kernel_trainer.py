@@ -185,10 +185,10 @@ class KernelTrainer(Trainer):
         while not self._at_limit():
             limit = BATCH if cfg.merges is None else min(BATCH, cfg.merges - self.n_merges)
             max_vocab = cfg.vocab_size if cfg.vocab_size is not None else 1 << 62
-            rows, contenders, status, count, self.total_symbols = kernel.run(
+            *rows, status, count, self.total_symbols = kernel.run(
                 limit, max_vocab, specials, cfg.min_frequency, blocked, self.tokens, self.texts, self.ids,
-                self.model.merges, self.total_symbols, log.contender_values)
-            log.extend_rows(rows, contenders)
+                self.model.merges, self.total_symbols, log.n_contenders)
+            log.extend_rows(*rows)
             self.model.invalidate()
             self.word_visits = kernel.word_visits
             if progress is not None:

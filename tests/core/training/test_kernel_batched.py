@@ -105,7 +105,7 @@ def test_a_log_of_its_own_numbering_is_filled_merge_by_merge(rule) -> None:
         batched(Trainer(SEED_001, cfg, pure=False), 2, log)  # numbered by another list: refused, not guessed
     assert list(plain) == Trainer(SEED_001, cfg, pure=True).run()
     with pytest.raises(ValueError, match="only a log made with texts="):
-        plain.extend_rows(b"", b"")
+        plain.extend_rows(b"", b"", b"", b"")
 
 
 def test_the_kernels_run_refuses_lists_that_are_not_its_tokens() -> None:
