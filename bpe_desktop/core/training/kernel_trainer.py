@@ -6,7 +6,10 @@ per pair), the lazy heap and its set-aside runner-ups -- lives in the C extensio
 (``_kernel.c``), a port of the pure trainer's ``_ranked``/``step``/``_merge``.  Python keeps the model, the
 token texts, the records, the limits and the stop messages (shared with the pure trainer), and the forbid
 rule, which the kernel calls once per distinct pair that reaches the top.  Its records are identical to
-the pure path's, field for field (tests: ``tests/core/training/test_kernel.py``).
+the pure path's, field for field (tests: ``tests/core/training/test_kernel.py``).  For a caller that wants
+no say between merges (``bpe-desktop train``), :meth:`KernelTrainer.run_into` lets the kernel make
+:data:`BATCH` merges per call, doing that bookkeeping in C and writing each record as a
+:class:`~..records.RecordLog` row (``test_kernel_batched.py``).
 
 :func:`uses_kernel` decides: the kernel runs when it is built, the tie rule is one it has (``hf``,
 ``lexical``, ``subword-nmt``; ``first-seen``, whose order changes as words are rewritten, stays pure), and
