@@ -121,7 +121,7 @@ class RecordLog(Sequence[MergeRecord]):
         self._texts: list[str] = [] if texts is None else texts  # the texts by number (see _text_list)
         self._by_id = texts is not None
         self._named = 0  # by id: the ids whose texts _names holds so far
-        self._whole: dict[int, MergeRecord] = {}  # the records that do not fit in int64
+        self._whole: dict[int, MergeRecord] = {}  # the records that do not fit in the arrays
         self._n = 0
         for rec in records:
             self.append(rec)

@@ -779,7 +779,7 @@ static PyObject *Kernel_merge(Kernel *k, PyObject *args) {
 }
 
 /* ---- many merges per call ------------------------------------------------------------------------------ */
-enum { RUN_LIMIT = 0, RUN_NO_PAIR = 1, RUN_BELOW = 2, RUN_TOO_MANY = 3 };
+enum { RUN_LIMIT = 0, RUN_NO_PAIR = 1, RUN_BELOW = 2, RUN_TOO_MANY = 3, RUN_ERROR = 4 };
 /* A RecordLog row (records.py): 8 int32s (rank, left, right, token -- the texts numbered by id --, the three
  * ids, the vocabulary size) and 5 int64s (count, merged, symbols_after, words_touched, where its contenders
  * start); a contender: its two ids (int32) and its count (int64). */
@@ -838,7 +838,9 @@ static int new_token(int32_t a, int32_t b, PyObject *tokens, PyObject *texts, Py
  * after the last, *contender_base* how many contenders the log holds before this call's.  It stops before a
  * merge when len(tokens) + specials reaches *max_vocab* or *limit* merges are made (status RUN_LIMIT), when no
  * pair is left (RUN_NO_PAIR), when the best count is below *min_frequency* (RUN_BELOW, that *count*), or when
- * a new token would pass MAX_TOKENS (RUN_TOO_MANY); the rows made until then are returned in every case. */
+ * a new token would pass MAX_TOKENS (RUN_TOO_MANY); the rows made until then are returned in every case,
+ * also when something raised before a merge (the forbid rule): then the status is RUN_ERROR and *count* is
+ * the exception, for the caller to raise once it has the rows. */
 static PyObject *Kernel_run(Kernel *k, PyObject *args) {
     long long limit, max_vocab, specials, min_frequency, symbols, cbase;
     PyObject *blocked, *tokens, *texts, *ids, *merges;
@@ -858,12 +860,22 @@ static PyObject *Kernel_run(Kernel *k, PyObject *args) {
     int64_t *big = NULL, *counts = NULL, nrows = 0, capsmall = 0, capbig = 0, ncont = 0, capnames = 0, capcounts = 0;
     int status = RUN_LIMIT;
     long long below = 0;
-    PyObject *out = NULL;
+    PyObject *out = NULL, *raised = NULL;
     for (long long done = 0; done < limit; done++) {
         if (PyList_GET_SIZE(tokens) + specials >= max_vocab) break;
         int64_t nbest = 0;
         int got = choose(k, min_frequency, blocked, &nbest);
-        if (got < 0) goto done;
+        if (got < 0) { /* before this merge: the ones made are whole, and their rows go back with the error */
+            PyObject *type, *tb;
+            PyErr_Fetch(&type, &raised, &tb);
+            PyErr_NormalizeException(&type, &raised, &tb);
+            if (raised != NULL && tb != NULL) PyException_SetTraceback(raised, tb);
+            Py_XDECREF(type);
+            Py_XDECREF(tb);
+            if (raised == NULL) goto done;
+            status = RUN_ERROR;
+            break;
+        }
         if (got == 0) {
             status = RUN_NO_PAIR;
             break;
@@ -920,12 +932,16 @@ static PyObject *Kernel_run(Kernel *k, PyObject *args) {
     {
         static const char none[1] = {0}; /* y# of a NULL buffer is None: an empty call gives b"" */
 #define BUF(p) ((p) ? (const char *)(p) : none)
-        out = Py_BuildValue("y#y#y#y#iLL", BUF(small), (Py_ssize_t)(nrows * SMALL * 4), BUF(big),
-                            (Py_ssize_t)(nrows * BIG * 8), BUF(names), (Py_ssize_t)(ncont * 8), BUF(counts),
-                            (Py_ssize_t)(ncont * 8), status, below, symbols);
+        PyObject *count = raised != NULL ? raised : PyLong_FromLongLong(below);
+        if (count != NULL)
+            out = Py_BuildValue("y#y#y#y#iNL", BUF(small), (Py_ssize_t)(nrows * SMALL * 4), BUF(big),
+                                (Py_ssize_t)(nrows * BIG * 8), BUF(names), (Py_ssize_t)(ncont * 8), BUF(counts),
+                                (Py_ssize_t)(ncont * 8), status, count, symbols);
+        raised = NULL; /* N took the reference (or dropped it on failure) */
 #undef BUF
     }
 done:
+    Py_XDECREF(raised);
     PyMem_Free(small);
     PyMem_Free(big);
     PyMem_Free(names);

@@ -42,7 +42,7 @@ KERNEL_RULES = {TieBreak.HF: 0, TieBreak.LEXICAL: 1, TieBreak.SUBWORD_NMT: 2}
 _CHUNK = 1 << 16  # words handed to the kernel per call (bounds the temporary strs)
 #: merges per kernel call in run_into (its records are written in C; progress and Ctrl-C come between calls)
 BATCH = 256
-_NO_PAIR, _BELOW, _TOO_MANY = 1, 2, 3  # Kernel.run's stops, besides 0 (a limit)
+_NO_PAIR, _BELOW, _TOO_MANY, _RAISED = 1, 2, 3, 4  # Kernel.run's stops, besides 0 (a limit)
 
 
 def _load() -> tuple[ModuleType | None, str]:
@@ -204,6 +204,9 @@ class KernelTrainer(Trainer):
                 return
             if status == _TOO_MANY:
                 raise too_many_tokens()
+            if status == _RAISED:  # before a merge (the forbid rule): the merges made are in the log
+                assert isinstance(count, BaseException)
+                raise count
 
     def _live_count(self, a: int, b: int) -> int:
         return self._kernel.count(a, b)

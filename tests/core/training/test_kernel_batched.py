@@ -118,3 +118,40 @@ def test_the_kernels_run_refuses_lists_that_are_not_its_tokens() -> None:
     assert t.n_merges == 0
     with pytest.raises(ConfigError):  # the pure path's message, from the same place
         raise kernel_trainer.too_many_tokens()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(table=tables, cfg=configs, fail_at=st.integers(1, 12), batch=st.sampled_from([1, 3, 256]))
+def test_an_error_of_the_forbid_rule_leaves_the_merges_made_and_their_records(table, cfg, fail_at, batch) -> None:
+    """The forbid rule raising mid-batch (a pattern's timeout) reaches the caller after the merges before it,
+    whose records are in the log, as merge by merge."""
+    cfg = cfg.with_(forbid_regex=cfg.forbid_regex or "^.$")
+
+    def failing(t: Trainer) -> Trainer:
+        asked = [0]
+        rule = t._forbids
+
+        def forbids(a: int, b: int) -> bool:
+            asked[0] += 1
+            if asked[0] == fail_at:
+                raise ZeroDivisionError("the rule failed")
+            return rule(a, b)
+
+        t._forbids = forbids  # type: ignore[method-assign]
+        return t
+
+    pure, kernel = failing(Trainer(table, cfg, pure=True)), failing(Trainer(table, cfg, pure=False))
+    want: list = []
+    failed = False
+    try:
+        for rec in pure:
+            want.append(rec)
+    except ZeroDivisionError:
+        failed = True
+    log = RecordLog(texts=kernel.texts)
+    if failed:
+        with pytest.raises(ZeroDivisionError, match="the rule failed"):
+            batched(kernel, batch, log)
+    else:
+        batched(kernel, batch, log)
+    assert list(log) == want and state(kernel) == state(pure)
