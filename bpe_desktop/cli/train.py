@@ -164,45 +164,47 @@ def run(args: argparse.Namespace) -> int:
     words = count_source(source, config, progress=progress, budget=budget_from_args(args))
     require_pieces(words, config, source.name)
     note_pure_python(config)
-    records = RecordLog()  # every record until they are written: as columns, not a kilobyte of objects each
     if point is None:
         trainer = Trainer(words, config, release=True)  # the table is not needed once the trainer has its words
+        records = RecordLog(texts=trainer.texts)  # every record until written: columns, texts numbered by id
     else:
         from ..core.training.branch import start_branch
 
         trainer, replayed = start_branch(words, config, point)
-        records = RecordLog(replayed)
+        records = RecordLog(replayed, texts=trainer.texts)
         del replayed
     del words
-    t0 = time.monotonic()
-    last = t0
+    last = time.monotonic()
+
+    def merging(done: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if progress and now - last > 0.1:
+            progress("merging", done, config.merges or 0)
+            last = now
+
     # The merges allocate many small tuples and lists but make no reference cycles: the cycle collector's
     # passes over them (over every heap entry and record made so far) cost ~8 % of the loop for nothing.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for rec in trainer:
-            records.append(rec)
-            now = time.monotonic()
-            if progress and now - last > 0.1:
-                progress("merging", rec.rank, config.merges or 0)
-                last = now
+        trainer.run_into(records, merging)  # on the kernel, many merges per call, records written in C
     finally:
         if collecting:
             gc.enable()
     if progress:
         progress("merging", len(records), len(records))
-    save_model(trainer.model, args.out, args.format, records)
+    model, forbidden, summary = trainer.model, trainer.forbidden_pairs, (
+        f"{trainer.stop_reason}); vocabulary {trainer.vocab_size}; symbols {trainer.initial_symbols} -> "
+        f"{trainer.total_symbols}")
+    del trainer  # the kernel's arrays go before the file is written, which reuses their memory
+    save_model(model, args.out, args.format, records)
     if args.steps:
         from ..core.formats.csv_stats import steps_csv
 
         with atomic_write(args.steps) as f:
             f.write(steps_csv(records))
     kept = f"kept the first {point.step} of {args.source}, " if point is not None else ""
-    forbidden = trainer.forbidden_pairs
     skipped = f"; {len(forbidden)} forbidden pair{'' if len(forbidden) == 1 else 's'} skipped" if forbidden else ""
-    print(
-        f"{len(records)} merges ({kept}{trainer.stop_reason}); vocabulary {trainer.vocab_size}; "
-        f"symbols {trainer.initial_symbols} -> {trainer.total_symbols}{skipped}; wrote {args.out}"
-    )
+    print(f"{len(records)} merges ({kept}{summary}{skipped}; wrote {args.out}")
     return 0

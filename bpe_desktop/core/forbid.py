@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import regex
-
 from .choices import Mode
 from .errors import ConfigError, PatternError
 from .text.byte_level import UNICODE_TO_BYTE, bytes_to_text
@@ -109,6 +107,8 @@ def compile_regex(pattern: str) -> Any:
     problem = validate_pattern(pattern)
     if problem is not None:
         raise PatternError(f"forbid pattern does not compile: {problem}")
+    import regex  # not at import time: most runs have no pattern, and the module costs start-up memory
+
     return regex.compile(pattern)
 
 

@@ -85,79 +85,131 @@ def explain(record: MergeRecord, tie_break: TieBreak | str) -> str:
     return f"{win} is the only pair left, with count {record.count}."
 
 
-#: the integer fields of a record, in the order a :class:`RecordLog` row holds them (texts as name numbers)
-_ROW = ("rank", "left", "right", "token", "left_id", "right_id", "token_id", "count", "merged", "symbols_after",
-        "vocab_size", "words_touched")
+#: a :class:`RecordLog` row: the fields that are numbers of texts (the names), ids and sizes, as int32s ...
+_SMALL = ("rank", "left", "right", "token", "left_id", "right_id", "token_id", "vocab_size")
+#: ... and the counts as int64s, then where the record's contenders start
+_BIG = ("count", "merged", "symbols_after", "words_touched")
+_NS, _NB = len(_SMALL), len(_BIG) + 1
 _TEXTS = frozenset(("left", "right", "token"))
-_INTS = attrgetter(*_ROW[4:])
-_STRIDE = len(_ROW) + 1  # and where the record's contenders start
+_IDS = attrgetter("left_id", "right_id", "token_id", "vocab_size")
+_COUNTS = attrgetter(*_BIG)
 
 
 class RecordLog(Sequence[MergeRecord]):
     """A run's records held as columns of machine integers, not one object each: what a long run keeps.
 
-    A :class:`MergeRecord` with its contenders is about a kilobyte of Python objects; a row here is 13 int64s
-    plus 3 per contender, with each distinct text stored once.  Indexing rebuilds records equal to the ones
-    appended, field for field.  A record with a number beyond int64 (possible only with huge word counts) is
-    kept as it is.
+    A :class:`MergeRecord` with its contenders is about a kilobyte of Python objects; a row here is 8 int32s
+    (rank, the texts' numbers, the ids, the vocabulary size) and 5 int64s (the counts, where its contenders
+    start), and a contender 2 int32s and an int64, with each distinct text stored once.  Indexing rebuilds
+    records equal to the ones appended, field for field.  A record with a number beyond those (an id or a
+    rank past int32, a count past int64: not what a trainer makes) is kept as it is.
+
+    *texts*: a trainer's display texts by token id (a list that only grows, shared, not copied).  The log
+    then numbers each text by its id, so the compiled kernel can write whole rows itself
+    (:meth:`extend_rows`), and it holds no texts of its own; every text of a record appended must then be
+    one of *texts* (a :class:`ValueError` otherwise).
 
     >>> r = MergeRecord(1, "e", "s", "es", 0, 0, 0, 9, 9, 86, 1, 2, (("s", "t", 9),))
     >>> log = RecordLog([r]); log[0] == r, len(log)
     (True, 1)
     """
 
-    def __init__(self, records: Iterable[MergeRecord] = ()) -> None:
-        self._rows = array("q")
-        self._contenders = array("q")  # (left name, right name, count) triples
-        self._names: dict[str, int] = {}  # each text -> its number, in the order met
-        self._texts: list[str] = []  # the texts by number (made on reading: list(_names))
-        self._whole: dict[int, MergeRecord] = {}  # the records that do not fit in int64
+    def __init__(self, records: Iterable[MergeRecord] = (), *, texts: list[str] | None = None) -> None:
+        self._small, self._big = array("i"), array("q")  # the rows' two parts (_SMALL, _BIG)
+        self._names_of, self._counts_of = array("i"), array("q")  # the contenders': (left, right) names, counts
+        self._names: dict[str, int] = {}  # each text -> its number, in the order met (by id: see _number)
+        self._texts: list[str] = [] if texts is None else texts  # the texts by number (see _text_list)
+        self._by_id = texts is not None
+        self._named = 0  # by id: the ids whose texts _names holds so far
+        self._whole: dict[int, MergeRecord] = {}  # the records that do not fit in the arrays
         self._n = 0
         for rec in records:
             self.append(rec)
 
+    def numbered_by(self, texts: list[str]) -> bool:
+        """Whether this log numbers texts by their ids in *texts* (it was made with ``texts=`` that list)."""
+        return self._by_id and self._texts is texts
+
+    @property
+    def n_contenders(self) -> int:
+        """How many contenders the log holds (where the next record's contenders start)."""
+        return len(self._counts_of)
+
+    def extend_rows(self, small: bytes, big: bytes, names: bytes, counts: bytes) -> None:
+        """Append whole records written as this log's arrays (native ints): per row the :data:`_SMALL` fields
+        as int32s, the texts' numbers being token ids, and the :data:`_BIG` fields and where the row's
+        contenders start as int64s; per contender its two texts' ids (int32) and its count (int64)."""
+        if not self._by_id:
+            raise ValueError("rows name texts by token id: only a log made with texts= takes them")
+        n = len(small) // (_NS * self._small.itemsize)
+        if len(big) != n * _NB * self._big.itemsize or len(names) != len(counts):
+            raise ValueError("the rows' parts do not fit together")
+        self._small.frombytes(small)
+        self._big.frombytes(big)
+        self._names_of.frombytes(names)
+        self._counts_of.frombytes(counts)
+        self._n += n
+
+    def _number(self, text: str, _: int = 0) -> int:
+        """A text's number when numbered by id: its first id in the shared list (looked up as it grows)."""
+        names = self._names
+        got = names.get(text)
+        if got is None:
+            texts = self._texts
+            for i in range(self._named, len(texts)):
+                names.setdefault(texts[i], i)
+            self._named = len(texts)
+            got = names.get(text)
+            if got is None:
+                raise ValueError(f"the text {text!r} is not one of the trainer's tokens this log is numbered by")
+        return got
+
     def append(self, rec: MergeRecord) -> None:
         names = self._names
-        name = names.setdefault  # name(text, len(names)): its number, a new one if it is new
-        flat: list[int] = []
+        # name(text, len(names)): its number, a new one if it is new (by id: the text's id)
+        name = self._number if self._by_id else names.setdefault
+        names_of: list[int] = []
+        counts_of: list[int] = []
         for a, b, c in rec.contenders:
-            flat += (name(a, len(names)), name(b, len(names)), c)
-        row = (rec.rank, name(rec.left, len(names)), name(rec.right, len(names)), name(rec.token, len(names)),
-               *_INTS(rec), len(self._contenders))
-        rows, contenders = self._rows, self._contenders
-        n_rows, n_contenders = len(rows), len(contenders)
+            names_of += (name(a, len(names)), name(b, len(names)))
+            counts_of.append(c)
+        small = (rec.rank, name(rec.left, len(names)), name(rec.right, len(names)), name(rec.token, len(names)),
+                 *_IDS(rec))
+        parts = (self._small, self._big, self._names_of, self._counts_of)
+        sizes = [len(p) for p in parts]
+        n_contenders = sizes[3]
         try:
-            rows.extend(row)
-            contenders.extend(flat)
-        except OverflowError:  # kept whole; its row and contenders, as far as they got, are taken back
-            del rows[n_rows:], contenders[n_contenders:]
+            for part, values in zip(parts, (small, (*_COUNTS(rec), n_contenders), names_of, counts_of), strict=True):
+                part.extend(values)
+        except OverflowError:  # kept whole; what was written of it is taken back
+            for part, size in zip(parts, sizes, strict=True):
+                del part[size:]
             self._whole[self._n] = rec
-            rows.extend([0] * len(_ROW) + [n_contenders])
+            self._small.extend([0] * _NS)
+            self._big.extend([0] * len(_BIG) + [n_contenders])
         self._n += 1
 
     def _text_list(self) -> list[str]:
-        if len(self._texts) != len(self._names):
+        if not self._by_id and len(self._texts) != len(self._names):
             self._texts = list(self._names)
         return self._texts
 
     def __len__(self) -> int:
         return self._n
 
-    def _end(self, i: int) -> int:
-        """Where record *i*'s contenders end."""
-        return self._rows[(i + 1) * _STRIDE + len(_ROW)] if i + 1 < self._n else len(self._contenders)
-
     def _contenders_of(self, i: int) -> tuple[tuple[str, str, int], ...]:
-        t = self._text_list()
-        flat = self._contenders[self._rows[i * _STRIDE + len(_ROW)]:self._end(i)]
-        return tuple((t[flat[j]], t[flat[j + 1]], flat[j + 2]) for j in range(0, len(flat), 3))
+        t, big = self._text_list(), self._big
+        start = big[i * _NB + _NB - 1]
+        end = big[(i + 1) * _NB + _NB - 1] if i + 1 < self._n else len(self._counts_of)
+        names = self._names_of[2 * start:2 * end]
+        return tuple((t[names[2 * j]], t[names[2 * j + 1]], c) for j, c in enumerate(self._counts_of[start:end]))
 
     def _one(self, i: int) -> MergeRecord:
         whole = self._whole.get(i)
         if whole is not None:
             return whole
-        t, r = self._text_list(), self._rows[i * _STRIDE:(i + 1) * _STRIDE - 1]
-        return MergeRecord(r[0], t[r[1]], t[r[2]], t[r[3]], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
+        t, s, b = self._text_list(), self._small[i * _NS:(i + 1) * _NS], self._big[i * _NB:(i + 1) * _NB]
+        return MergeRecord(s[0], t[s[1]], t[s[2]], t[s[3]], s[4], s[5], s[6], b[0], b[1], b[2], s[7], b[3],
                            self._contenders_of(i))
 
     @overload
@@ -180,6 +232,10 @@ class RecordLog(Sequence[MergeRecord]):
             return [getattr(r, name) for r in self[start:stop]]
         if name == "contenders":
             return [self._contenders_of(i) for i in range(start, stop)]
-        k = _ROW.index(name)
-        values = self._rows[start * _STRIDE + k:stop * _STRIDE:_STRIDE].tolist()
+        if name in _SMALL:
+            k = _SMALL.index(name)
+            values = self._small[start * _NS + k:stop * _NS:_NS].tolist()
+        else:
+            k = _BIG.index(name)
+            values = self._big[start * _NB + k:stop * _NB:_NB].tolist()
         return [self._text_list()[v] for v in values] if name in _TEXTS else values

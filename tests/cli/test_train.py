@@ -59,3 +59,28 @@ def test_user_errors_are_one_line_and_exit_2(tmp_path) -> None:
         assert msg in r.stderr
         assert "Traceback" not in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_kernels_batches_write_the_pure_paths_files(tmp_path, topics_file, monkeypatch, capsys) -> None:
+    """train on the kernel (many merges per call, records written in C) and in pure Python: the same tokenizer
+    and steps files byte for byte, through a forbid, a minimum-frequency stop, a vocabulary target, a branch."""
+    from bpe_desktop.core.training.kernel_trainer import PURE_ENV, kernel_built
+
+    if not kernel_built():
+        return  # nothing to compare: the pure path is the only one
+    base = tmp_path / "base.json"
+    assert main(["train", str(topics_file), "--mode", "bytes", "--merges", "120", "--out", str(base)]) == 0
+    runs = (["--mode", "bytes", "--pretokenizer", "gpt2", "--merges", "400", "--forbid-regex", "^.h"],
+            ["--tie-break", "lexical", "--vocab-size", "5000", "--min-frequency", "30"],
+            ["--mode", "bytes", "--vocab-size", "300"],
+            ["--mode", "bytes", "--from", str(base), "--at", "50", "--tie-break", "subword-nmt", "--merges", "200"])
+    for i, opts in enumerate(runs):
+        files = []
+        for pure in ("0", "1"):
+            monkeypatch.setenv(PURE_ENV, pure)
+            out, steps = tmp_path / f"{i}-{pure}.json", tmp_path / f"{i}-{pure}.csv"
+            assert main(["train", str(topics_file), *opts, "--out", str(out), "--steps", str(steps)]) == 0
+            files.append((out.read_bytes(), steps.read_bytes()))
+        assert files[0] == files[1] and len(files[0][1].splitlines()) > 40
+    said = capsys.readouterr().out
+    assert "below the minimum frequency 30" in said and "reached vocabulary size 300" in said

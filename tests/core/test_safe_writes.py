@@ -150,6 +150,7 @@ def test_permission_denied_as_a_non_root_user(tmp_path) -> None:
             import bpe_desktop.core.formats, bpe_desktop.core.training.trainer, encodings.idna
             import bpe_desktop.cli.train, bpe_desktop.core.counting.parallel_count
             import bpe_desktop.core.counting.count_table
+            import locale  # argparse's gettext imports it on use (regex, which imported it first, now waits)
             os.setgroups([]); os.setgid(65534); os.setuid(65534)
             sys.exit(main(["train", {str(tmp_path / 'w.txt')!r}, "--word-counts", "--out",
                            {str(folder / 'x.json')!r}]))

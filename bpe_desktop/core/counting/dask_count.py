@@ -31,7 +31,7 @@ from .pieces import PieceCounter, WordCounts
 from .sources import CorpusSource
 
 
-def _count_block(lines: Iterable[str], config: TrainConfig) -> list[Counter[str]]:
+def _count_block(lines: Iterable[str], config: TrainConfig) -> list[dict[str, int]]:
     """Runs on a worker: the table of one block (its lines keep their ``\\n``)."""
     pc = PieceCounter(config)
     batch: list[str] = []
@@ -45,7 +45,7 @@ def _count_block(lines: Iterable[str], config: TrainConfig) -> list[Counter[str]
             size = 0
     if batch:
         pc.add_text("".join(batch))
-    return [pc.counter]
+    return [pc.result(0).counts]
 
 
 def _import_dask() -> tuple[Any, Any]:
@@ -135,7 +135,7 @@ def _count(db: Any, distributed: Any, inputs: list[Input], config: TrainConfig, 
                                            dashboard_address=":0", silence_logs=logging.CRITICAL)
         client = distributed.Client(cluster)
     try:
-        tables: list[Counter[str]] = []
+        tables: list[dict[str, int]] = []
         # one bag per run of inputs of one kind, in the order given (compressed files are not split)
         groups: list[tuple[list[str], Any]] = []
         for item in inputs:

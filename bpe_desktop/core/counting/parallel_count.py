@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import queue
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -133,7 +132,7 @@ def count_parallel(
     chunk_bytes: int,
     progress: Callable[[int], None] | None = None,
     cancel: Callable[[], bool] | None = None,
-) -> Counter[str]:
+) -> dict[str, int]:
     """Count plain files in up to *jobs* processes; ``progress(bytes_done)`` is called as they go."""
     import multiprocessing as mp  # here: a plain count does not pay for the import
 
@@ -149,7 +148,7 @@ def count_parallel(
     ]
     for p in procs:
         p.start()
-    tables: dict[int, Counter[str]] = {}
+    tables: dict[int, dict[str, int]] = {}
     try:
         while len(tables) < len(parts):
             if cancel is not None and cancel():
@@ -178,7 +177,9 @@ def count_parallel(
         results.close()
     for item in inputs:  # a file truncated or appended to while counted would give a partial table
         check_unchanged(item, item.size)
+    from .pieces import add_counts
+
     out = tables[0]
     for k in range(1, len(parts)):
-        out.update(tables.pop(k))  # in corpus order: first appearances stay first
+        add_counts(out, tables.pop(k))  # in corpus order: first appearances stay first
     return out

@@ -16,8 +16,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import regex
-
 from ..choices import Mode
 from ..config import TrainConfig
 from ..errors import CorpusError
@@ -31,6 +29,10 @@ ProgressFn = Callable[[str, int, int], None]
 CancelFn = Callable[[], bool]
 
 CHUNK_BYTES = 1 << 20
+#: the chunk one process counts at a time: its text is held three or four times over while it is counted
+#: (the bytes, the str, the marked copy of the fast split, the regex pass's words), so this bounds the peak;
+#: a quarter of CHUNK_BYTES costs no time and lowers a small corpus's peak by a few MB (benchmarks/RESULTS.md)
+STREAM_CHUNK_BYTES = 1 << 18
 ENCODING_ERRORS = ("strict", "replace", "ignore")
 
 
@@ -123,29 +125,49 @@ def parse_word_counts(text: str, source: str = "<text>") -> WordCounts:
     return WordCounts(counts, n_bytes)
 
 
+def add_counts(into: dict[str, int], table: dict[str, int]) -> None:
+    """Add *table*'s counts to *into* (``Counter.update`` for plain dicts; new pieces go last, in their order)."""
+    get = into.get
+    for piece, n in table.items():
+        into[piece] = get(piece, 0) + n
+
+
 class PieceCounter:
     """Accumulates pre-tokenized piece counts line by line; shared by text and file input."""
 
     def __init__(self, config: TrainConfig, budget: RegexBudget | None = None) -> None:
         self.pretokenizer = Pretokenizer.from_spec(config.pretokenizer)
         self.budget = budget or RegexBudget(what="counting the corpus")  # one for the whole job
-        self._counter: Counter[str] = Counter()
-        specials = sorted(config.specials, key=len, reverse=True)
-        self._special_re = regex.compile("|".join(regex.escape(s) for s in specials)) if specials else None
         self._words_first = WordsFirst(self.pretokenizer.split) if self.pretokenizer.name == "gpt2" else None
+        # gpt2's table is filled by WordsFirst alone, so a plain dict, which result() hands over without a copy
+        self._counter: dict[str, int] = {} if self._words_first is not None else Counter()
+        specials = sorted(config.specials, key=len, reverse=True)
+        self._special_re = None
+        if specials:
+            import regex  # only with specials: ASCII text under gpt2 is counted without the module (start-up memory)
+
+            self._special_re = regex.compile("|".join(regex.escape(s) for s in specials))
 
     @property
-    def counter(self) -> Counter[str]:
+    def counter(self) -> dict[str, int]:
         """The table so far (piece -> count, first-seen order)."""
         if self._words_first is not None:
             self._words_first.flush(self._counter)
         return self._counter
 
     @counter.setter
-    def counter(self, table: Counter[str]) -> None:
+    def counter(self, table: dict[str, int]) -> None:
         if self._words_first is not None:
             self._words_first.flush(self._counter)
         self._counter = table
+
+    def add_table(self, table: dict[str, int]) -> None:
+        """Add the counts of *table* (pieces counted elsewhere, a later part of the corpus) to the table."""
+        counts = self.counter
+        if not counts:
+            self._counter = table  # no copy of a table that may hold millions of pieces
+            return
+        add_counts(counts, table)
 
     def add_text(self, text: str) -> None:
         """Count the pieces of *text* (whole lines; a trailing partial line is treated as a line)."""
@@ -154,10 +176,12 @@ class PieceCounter:
             pre.split if pre.name != "custom" else (lambda t: pre.split(t, budget))  # only custom is timed
         )
         if self.pretokenizer.line_independent:
+            counter = self.counter
+            assert isinstance(counter, Counter)
             if self._special_re is None:
-                self.counter.update(split(text))
+                counter.update(split(text))
             else:
-                self.counter.update(p for seg in self._special_re.split(text) for p in split(seg))
+                counter.update(p for seg in self._special_re.split(text) for p in split(seg))
             return
         if self._words_first is not None:  # gpt2: same table, a fifth of the time (see word_first)
             if self._special_re is None:
@@ -173,10 +197,16 @@ class PieceCounter:
                     pieces.extend(split(segment))
             else:
                 pieces.extend(split(line))
-        self.counter.update(pieces)
+        counter = self.counter
+        assert isinstance(counter, Counter)
+        counter.update(pieces)
 
     def result(self, bytes_read: int) -> WordCounts:
-        return WordCounts(dict(self.counter), bytes_read)
+        """The table, once all the text is added (the counter's own dict under gpt2: not a copy)."""
+        if self._words_first is not None:
+            self._words_first.flush(self._counter, last=True)
+        counts = self._counter
+        return WordCounts(counts if type(counts) is dict else dict(counts), bytes_read)
 
 
 def count_text(text: str, config: TrainConfig, budget: RegexBudget | None = None) -> WordCounts:

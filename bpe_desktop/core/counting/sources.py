@@ -22,6 +22,7 @@ from ..text.regex_budget import RegexBudget
 from .pieces import (
     CHUNK_BYTES,
     ENCODING_ERRORS,
+    STREAM_CHUNK_BYTES,
     CancelFn,
     PieceCounter,
     ProgressFn,
@@ -45,7 +46,7 @@ def iter_file_chunks(
 def _count_stream(item: Input, pc: PieceCounter, config: TrainConfig, errors: str, base: int,
                   progress: Callable[[int], None], cancel: CancelFn | None) -> int:
     offset = pos = 0
-    for pos, data in iter_chunks(item, chunk_bytes=CHUNK_BYTES):
+    for pos, data in iter_chunks(item, chunk_bytes=STREAM_CHUNK_BYTES):
         if cancel is not None and cancel():
             raise Cancelled()
         pc.add_text(decode_chunk(data, item.name, offset, config.mode, errors))
@@ -130,10 +131,7 @@ def count_files(
 
             table = count_parallel(group, config, jobs, errors=errors, chunk_bytes=CHUNK_BYTES,
                                    progress=report_from, cancel=cancel)
-            if pc.counter:
-                pc.counter.update(table)
-            else:
-                pc.counter = table  # no copy of a table that may hold millions of pieces
+            pc.add_table(table)
             base += sum(i.size for i in group)
         else:
             base += _count_stream(inputs[k], pc, config, errors, base, report, cancel)

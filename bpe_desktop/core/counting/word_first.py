@@ -136,15 +136,19 @@ class WordsFirst:
         if len(self._pending) > PENDING_FIELDS:
             self.flush(into)
 
-    def flush(self, into: dict[str, int]) -> None:
-        """Add the pieces of the fields counted so far to *into*."""
+    def flush(self, into: dict[str, int], *, last: bool = False) -> None:
+        """Add the pieces of the fields counted so far to *into*.  *last*: no text follows, so the fields
+        are not remembered (the cache would only add its size to the peak) and the caches are dropped."""
         if self._pending:
             pending, self._pending = self._pending, Counter()
-            self._count(pending, self._fields, self._field_pieces, into)
+            self._count(pending, self._fields, self._field_pieces, into, remember=not last)
+            del pending
+        if last:
+            self._fields, self._words = {}, {}
 
     def _count(self, counted: dict[str, int], known: dict[str, list[str]],
-               pieces_of: Callable[[str], list[str]], into: dict[str, int]) -> None:
-        room = CACHE_FIELDS - len(known)
+               pieces_of: Callable[[str], list[str]], into: dict[str, int], *, remember: bool = True) -> None:
+        room = CACHE_FIELDS - len(known) if remember else 0
         if _accumulate is not None:  # the same loop, compiled (_accumulate.c)
             _accumulate.accumulate(counted, known, pieces_of, into, room)
             return

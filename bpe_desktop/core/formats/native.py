@@ -49,15 +49,17 @@ def _string(token: str) -> str:
 
 
 #: records per slice of a stats column when writing: the document is written a slice at a time, so saving
-#: holds one slice's JSON text, not the whole document's (32,000 merges' contenders are several MB of text)
+#: holds one slice's JSON text, not the whole document's (32,000 merges' contenders are several MB of text);
+#: the contenders' slices are smaller: the encoder holds a few hundred bytes of pieces per record for them
 _SLICE = 2048
+_SLICES = {"contenders": 256}
 
 
-def _column(records: Sequence[MergeRecord] | Sequence[dict[str, Any]], name: str, start: int) -> list[Any]:
-    """Statistic *name* of ``records[start:start + _SLICE]`` as JSON-ready values."""
+def _column(records: Sequence[MergeRecord] | Sequence[dict[str, Any]], name: str, start: int, stop: int) -> list[Any]:
+    """Statistic *name* of ``records[start:stop]`` as JSON-ready values."""
     if isinstance(records, RecordLog):  # a long run's records, as columns
-        return records.column(name, start, start + _SLICE)
-    part = records[start:start + _SLICE]
+        return records.column(name, start, stop)
+    part = records[start:stop]
     if isinstance(records[0], MergeRecord):  # one kind throughout: records or stats dicts
         recs = cast(Sequence[MergeRecord], part)
         if name == "contenders":
@@ -91,8 +93,9 @@ def _parts(model: BPEModel, records: Sequence[MergeRecord] | Sequence[dict[str, 
             # one JSON array per statistic, encoded a slice at a time: "[" + the slices' items + "]" is the
             # text the encoder gives for the whole column
             yield (",\n" if i else "") + f'"{name}":['
-            for start in range(0, len(records), _SLICE):
-                text = _compact(_column(records, name, start))
+            step = _SLICES.get(name, _SLICE)
+            for start in range(0, len(records), step):
+                text = _compact(_column(records, name, start, start + step))
                 yield ("," if start else "") + text[1:-1]
             yield "]"
         yield "}"

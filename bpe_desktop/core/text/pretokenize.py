@@ -25,8 +25,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import regex
-
 from ..errors import PatternError
 from .lines import split_lines
 from .log_patterns import LOG_PATTERNS
@@ -78,6 +76,8 @@ def validate_pattern(pattern: str) -> str | None:
     >>> print(validate_pattern(r"(\w+"))
     missing ) at position 4 of «(\w+» -- close the group or escape the parenthesis as \(
     """
+    import regex  # on first use: a run that needs no pattern (ASCII text under gpt2) never loads the module
+
     try:
         regex.compile(pattern)
     except regex.error as e:
@@ -117,7 +117,7 @@ class Pretokenizer:
 
     name: str  # a key of NAMED_PATTERNS, or "custom"
     pattern: str | None  # None means "no split"
-    _compiled: Any = field(default=None, compare=False, repr=False)
+    _compiled: Any = field(default=None, compare=False, repr=False)  # a named pattern's is made on first use
 
     @classmethod
     def from_spec(cls, spec: str) -> Pretokenizer:
@@ -125,10 +125,8 @@ class Pretokenizer:
         if not isinstance(spec, str):
             raise PatternError(f"the pre-tokenizer must be a pattern name or a regular expression (text), not "
                                f"{type(spec).__name__} {spec!r:.40} -- use one of {', '.join(NAMED_PATTERNS)}")
-        if spec in NAMED_PATTERNS:
-            pattern = NAMED_PATTERNS[spec][0]
-            compiled = regex.compile(pattern) if pattern is not None else None
-            return cls(spec, pattern, compiled)
+        if spec in NAMED_PATTERNS:  # compiled on first use (the counting of ASCII text may never need it)
+            return cls(spec, NAMED_PATTERNS[spec][0])
         if spec == "":
             raise PatternError(
                 "the pre-tokenizer pattern is empty -- choose one of "
@@ -137,6 +135,8 @@ class Pretokenizer:
         problem = validate_pattern(spec)
         if problem is not None:
             raise PatternError(f"custom pre-tokenizer pattern does not compile: {problem}")
+        import regex
+
         return cls("custom", spec, regex.compile(spec))
 
     @classmethod
@@ -148,6 +148,15 @@ class Pretokenizer:
         if pattern is None:
             return cls.from_spec("none")
         return cls.from_spec(pattern)
+
+    @property
+    def compiled(self) -> Any:
+        """The compiled pattern (``regex`` module); ``None`` for ``none``."""
+        if self._compiled is None and self.pattern is not None:
+            import regex
+
+            object.__setattr__(self, "_compiled", regex.compile(self.pattern))  # a cache, not a change of value
+        return self._compiled
 
     @property
     def spec(self) -> str:
@@ -169,17 +178,17 @@ class Pretokenizer:
         """Split *text* into pieces; empty matches are dropped.  A custom pattern runs under *budget*
         (the job's; a fresh :data:`CUSTOM_TIMEOUT_S` one when ``None``) and raises
         :class:`~bpe_desktop.core.errors.RegexTimeout` when it is used up."""
-        if self._compiled is None:
+        if self.pattern is None:
             return split_lines(text)  # what ``none`` means: a line is one piece
         if self.name == "whitespace":
             return text.split()  # same pieces as WHITESPACE_PATTERN, three times faster
         if self.name == "subword-nmt":  # subword-nmt's own definition (the pattern gives the same, for spans)
             return [w for line in text.split("\n") for w in line.strip("\r\n ").split(" ") if w]
         if self.name != "custom":
-            return self._compiled.findall(text)
+            return self.compiled.findall(text)
         if budget is None:
             budget = RegexBudget(CUSTOM_TIMEOUT_S)
-        pieces = budget.run(self._compiled.findall, text, pattern=self.pattern or "")
+        pieces = budget.run(self.compiled.findall, text, pattern=self.pattern or "")
         if pieces and not isinstance(pieces[0], str):
             raise PatternError(
                 f"the custom pattern {_quoted(self.pattern or '')} has several capturing groups -- use "
@@ -190,16 +199,16 @@ class Pretokenizer:
     def spans(self, text: str, budget: RegexBudget | None = None) -> Iterator[tuple[int, str]]:
         """Each non-empty piece of *text* with its start (in characters), whole matches (for offsets).
         Custom patterns run under *budget* as in :meth:`split`."""
-        if self._compiled is None:
+        if self.pattern is None:
             pos = 0
             for line in split_lines(text):
                 yield pos, line
                 pos += len(line)
             return
         if self.name == "custom":
-            yield from (budget or RegexBudget(CUSTOM_TIMEOUT_S)).pieces(self._compiled, text, self.pattern or "")
+            yield from (budget or RegexBudget(CUSTOM_TIMEOUT_S)).pieces(self.compiled, text, self.pattern or "")
             return
-        for m in self._compiled.finditer(text):
+        for m in self.compiled.finditer(text):
             if m.end() > m.start():
                 yield m.start(), m.group()
 

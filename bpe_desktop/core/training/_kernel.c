@@ -14,7 +14,8 @@
  *            open-addressing hash of int32 pair numbers keyed on (left << 32 | right).
  *   heap   : (count, pair number) entries, best first under the tie rule; stale entries are re-checked
  *            when they reach the top (counts of existing pairs only fall; a gain pushes a fresh entry).
- *   tokens : each token's unit sequence (bytes or code points) for the lexical and subword-nmt rules.
+ *   tokens : each token's unit sequence (bytes or code points) for the lexical and subword-nmt rules (only
+ *            counted under hf, which orders pairs by id).
  *
  * What it leaves to Python (kernel_trainer.py): the model, token ids of new tokens, display texts, records,
  * limits and stop messages, and the forbid rule itself (called once per distinct pair that reaches the top;
@@ -292,6 +293,14 @@ static void Kernel_dealloc(Kernel *k) {
 }
 
 static int add_token(Kernel *k, PyObject *tok) {
+    if (!PyBytes_Check(tok) && !PyUnicode_Check(tok)) {
+        PyErr_SetString(PyExc_TypeError, "a token is str or bytes");
+        return -1;
+    }
+    if (k->rule == RULE_HF) { /* ids order the pairs: the units are never compared, so not kept */
+        k->ntok++;
+        return 0;
+    }
     if (GROW(k->toff, k->captok, k->ntok + 1) < 0) return -1;
     if (GROW(k->tlen, k->captl, k->ntok + 1) < 0) return -1;
     Py_ssize_t n;
@@ -603,6 +612,27 @@ static int set_aside(Kernel *k, const Entry *from, int64_t n) {
     return 0;
 }
 
+/* The step's choice: rank the best pairs (k->got) and settle which wait aside and which go back to the heap.
+ * -1 error; 0 no pair left; 1 the best count is below min_frequency (then all of them wait aside); 2 chosen:
+ * the winner is k->got[0] and its *nbest* runner-ups follow it in k->got (valid until the next ranking). */
+static int choose(Kernel *k, long long min_frequency, PyObject *blocked, int64_t *nbest) {
+    if (ranked(k, blocked) < 0) return -1;
+    if (k->ngot == 0) return 0;
+    Entry top = k->got[0];
+    if (top.count < min_frequency) return set_aside(k, k->got, k->ngot) < 0 ? -1 : 1;
+    int64_t keep = CONTENDERS;
+    if (k->ngot > keep + 1 && k->got[keep + 1].count == top.count) {
+        keep = 0;
+        for (int64_t i = 0; i < k->ngot; i++) keep += k->got[i].count == top.count;
+        keep -= 1;
+    }
+    if (keep > k->ngot - 1) keep = k->ngot - 1;
+    *nbest = k->ngot - 1 < CONTENDERS ? k->ngot - 1 : CONTENDERS;
+    for (int64_t i = keep + 1; i < k->ngot; i++)
+        if (heap_push(k, k->got[i].count, k->got[i].pid) < 0) return -1;
+    return set_aside(k, k->got + 1, keep) < 0 ? -1 : 2;
+}
+
 /* step(min_frequency, blocked) -> None when no pair is left, else (left, right, count, contenders), where
  * contenders lists the runner-ups as (left, right, count), or is None when count is below min_frequency
  * (then nothing is chosen: the best pairs wait aside).  *blocked* is None or a callable (left, right) -> bool. */
@@ -614,22 +644,13 @@ static PyObject *Kernel_step(Kernel *k, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "step before build");
         return NULL;
     }
-    if (ranked(k, blocked) < 0) return NULL;
-    if (k->ngot == 0) Py_RETURN_NONE;
+    int64_t nbest = 0;
+    int got = choose(k, min_frequency, blocked, &nbest);
+    if (got < 0) return NULL;
+    if (got == 0) Py_RETURN_NONE;
     Entry top = k->got[0];
     Pair *q = &k->pairs[top.pid];
-    if (top.count < min_frequency) {
-        if (set_aside(k, k->got, k->ngot) < 0) return NULL;
-        return Py_BuildValue("iiLO", (int)q->a, (int)q->b, (long long)top.count, Py_None);
-    }
-    int64_t keep = CONTENDERS;
-    if (k->ngot > keep + 1 && k->got[keep + 1].count == top.count) {
-        keep = 0;
-        for (int64_t i = 0; i < k->ngot; i++) keep += k->got[i].count == top.count;
-        keep -= 1;
-    }
-    if (keep > k->ngot - 1) keep = k->ngot - 1;
-    int64_t nbest = k->ngot - 1 < CONTENDERS ? k->ngot - 1 : CONTENDERS;
+    if (got == 1) return Py_BuildValue("iiLO", (int)q->a, (int)q->b, (long long)top.count, Py_None);
     PyObject *best = PyList_New(nbest);
     if (best == NULL) return NULL;
     for (int64_t i = 0; i < nbest; i++) {
@@ -640,15 +661,6 @@ static PyObject *Kernel_step(Kernel *k, PyObject *args) {
             return NULL;
         }
         PyList_SET_ITEM(best, i, t);
-    }
-    for (int64_t i = keep + 1; i < k->ngot; i++)
-        if (heap_push(k, k->got[i].count, k->got[i].pid) < 0) {
-            Py_DECREF(best);
-            return NULL;
-        }
-    if (set_aside(k, k->got + 1, keep) < 0) {
-        Py_DECREF(best);
-        return NULL;
     }
     q = &k->pairs[top.pid];
     return Py_BuildValue("iiLN", (int)q->a, (int)q->b, (long long)top.count, best);
@@ -679,24 +691,15 @@ static inline void lose(Kernel *k, int32_t x, int32_t y, int64_t f) {
     if (p >= 0) k->pairs[p].count -= f;
 }
 
-/* merge(left, right, new) -> (merged, words_touched): rewrite every word the index lists for the pair,
- * left to right without overlaps, with +/- deltas to the neighbouring pairs.  *new* is the merged token's id;
- * when it equals the number of tokens so far, the token is new and *token* (str or bytes) is its units. */
-static PyObject *Kernel_merge(Kernel *k, PyObject *args) {
-    int a, b, c;
-    PyObject *token;
-    if (!PyArg_ParseTuple(args, "iiiO", &a, &b, &c, &token)) return NULL;
-    if (!k->built) {
-        PyErr_SetString(PyExc_RuntimeError, "merge before build");
-        return NULL;
-    }
-    if (c < 0 || c > k->ntok || a < 0 || b < 0 || a >= k->ntok || b >= k->ntok) {
-        PyErr_SetString(PyExc_ValueError, "token id out of range");
-        return NULL;
-    }
-    if (c == k->ntok && add_token(k, token) < 0) return NULL;
+/* The merge of pair (a, b) into token c (its units from *token* when c is new): every word the index lists
+ * for the pair is rewritten left to right without overlaps, with +/- deltas to the neighbouring pairs.
+ * Sets the occurrences replaced and the words touched; -1 on error. */
+static int do_merge(Kernel *k, int32_t a, int32_t b, int32_t c, PyObject *token, int64_t *merged_out,
+                    int64_t *touched_out) {
+    if (c == k->ntok && add_token(k, token) < 0) return -1;
     int32_t ab = find_pair(k, a, b);
-    if (ab < 0 || k->pairs[ab].removed) return Py_BuildValue("LL", 0LL, 0LL);
+    *merged_out = *touched_out = 0;
+    if (ab < 0 || k->pairs[ab].removed) return 0;
     next_epoch(k);
     k->ngained = 0;
     int32_t *list = k->pairs[ab].w;
@@ -743,14 +746,207 @@ static PyObject *Kernel_merge(Kernel *k, PyObject *args) {
         }
     }
     PyMem_Free(list);
-    if (err) return NULL;
+    if (err) return -1;
     k->pairs[ab].count = 0;
     k->pairs[ab].removed = 1;
     for (int64_t i = 0; i < k->ngained; i++) {
         int32_t p = k->gained[i];
-        if (heap_push(k, k->pairs[p].count, p) < 0) return NULL;
+        if (heap_push(k, k->pairs[p].count, p) < 0) return -1;
     }
+    *merged_out = merged;
+    *touched_out = touched;
+    return 0;
+}
+
+
+/* merge(left, right, new, token) -> (merged, words_touched): do_merge.  *new* is the merged token's id; when it
+ * equals the number of tokens so far, the token is new and *token* (str or bytes) is its units. */
+static PyObject *Kernel_merge(Kernel *k, PyObject *args) {
+    int a, b, c;
+    PyObject *token;
+    if (!PyArg_ParseTuple(args, "iiiO", &a, &b, &c, &token)) return NULL;
+    if (!k->built) {
+        PyErr_SetString(PyExc_RuntimeError, "merge before build");
+        return NULL;
+    }
+    if (c < 0 || c > k->ntok || a < 0 || b < 0 || a >= k->ntok || b >= k->ntok) {
+        PyErr_SetString(PyExc_ValueError, "token id out of range");
+        return NULL;
+    }
+    int64_t merged, touched;
+    if (do_merge(k, a, b, c, token, &merged, &touched) < 0) return NULL;
     return Py_BuildValue("LL", (long long)merged, (long long)touched);
+}
+
+/* ---- many merges per call ------------------------------------------------------------------------------ */
+enum { RUN_LIMIT = 0, RUN_NO_PAIR = 1, RUN_BELOW = 2, RUN_TOO_MANY = 3, RUN_ERROR = 4 };
+/* A RecordLog row (records.py): 8 int32s (rank, left, right, token -- the texts numbered by id --, the three
+ * ids, the vocabulary size) and 5 int64s (count, merged, symbols_after, words_touched, where its contenders
+ * start); a contender: its two ids (int32) and its count (int64). */
+#define SMALL 8
+#define BIG 5
+#define MAX_TOKENS 0x10FFFF /* TrainerBase._new_token's bound */
+
+/* The Python side of one merge, as TrainerBase._new_token does it: the merged token's id (added to tokens,
+ * texts and ids when new) and the merge appended to *merges*; -1 on error, -2 when a new token would pass
+ * MAX_TOKENS (nothing changed then).  *tok* gets a new reference to the merged token. */
+static int new_token(int32_t a, int32_t b, PyObject *tokens, PyObject *texts, PyObject *ids, PyObject *merges,
+                     PyObject **tok, int32_t *c) {
+    *tok = PySequence_Concat(PyList_GET_ITEM(tokens, a), PyList_GET_ITEM(tokens, b));
+    if (*tok == NULL) return -1;
+    PyObject *known = PyDict_GetItemWithError(ids, *tok);
+    if (known != NULL) {
+        long v = PyLong_AsLong(known);
+        if (v == -1 && PyErr_Occurred()) return -1;
+        *c = (int32_t)v;
+    } else {
+        if (PyErr_Occurred()) return -1;
+        Py_ssize_t n = PyList_GET_SIZE(tokens);
+        if (n > MAX_TOKENS) return -2;
+        PyObject *id = PyLong_FromSsize_t(n);
+        if (id == NULL) return -1;
+        int bad = PyDict_SetItem(ids, *tok, id);
+        Py_DECREF(id);
+        if (bad < 0 || PyList_Append(tokens, *tok) < 0) return -1;
+        PyObject *text = PyUnicode_Concat(PyList_GET_ITEM(texts, a), PyList_GET_ITEM(texts, b));
+        if (text == NULL) return -1;
+        bad = PyList_Append(texts, text);
+        Py_DECREF(text);
+        if (bad < 0) return -1;
+        *c = (int32_t)n;
+    }
+    /* the pair's two ints are the ones *ids* holds (not two more objects per merge) */
+    PyObject *ia = PyDict_GetItemWithError(ids, PyList_GET_ITEM(tokens, a));
+    PyObject *ib = ia == NULL ? NULL : PyDict_GetItemWithError(ids, PyList_GET_ITEM(tokens, b));
+    if (ib == NULL || PyLong_AsLong(ia) != a || PyLong_AsLong(ib) != b) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "ids must map every token to its id");
+        return -1;
+    }
+    PyObject *pair = PyTuple_Pack(2, ia, ib);
+    if (pair == NULL) return -1;
+    int bad = PyList_Append(merges, pair);
+    Py_DECREF(pair);
+    return bad;
+}
+
+/* run(limit, max_vocab, specials, min_frequency, blocked, tokens, texts, ids, merges, symbols, contender_base)
+ *   -> (small, big, names, counts, status, count, symbols)
+ * Up to *limit* merges, each exactly a step() and a merge() with TrainerBase's bookkeeping between them
+ * (_new_token: *tokens*, *texts*, *ids* and *merges* are the trainer's and the model's, changed in place), and
+ * its record written as a RecordLog row numbered by token id (records.py): *small* and *big* the rows' two
+ * parts, *names* and *counts* the runner-ups' (native ints); *symbols* is the corpus size before the first and
+ * after the last, *contender_base* how many contenders the log holds before this call's.  It stops before a
+ * merge when len(tokens) + specials reaches *max_vocab* or *limit* merges are made (status RUN_LIMIT), when no
+ * pair is left (RUN_NO_PAIR), when the best count is below *min_frequency* (RUN_BELOW, that *count*), or when
+ * a new token would pass MAX_TOKENS (RUN_TOO_MANY); the rows made until then are returned in every case,
+ * also when something raised before a merge (the forbid rule): then the status is RUN_ERROR and *count* is
+ * the exception, for the caller to raise once it has the rows. */
+static PyObject *Kernel_run(Kernel *k, PyObject *args) {
+    long long limit, max_vocab, specials, min_frequency, symbols, cbase;
+    PyObject *blocked, *tokens, *texts, *ids, *merges;
+    if (!PyArg_ParseTuple(args, "LLLLOO!O!O!O!LL", &limit, &max_vocab, &specials, &min_frequency, &blocked,
+                          &PyList_Type, &tokens, &PyList_Type, &texts, &PyDict_Type, &ids, &PyList_Type, &merges,
+                          &symbols, &cbase))
+        return NULL;
+    if (!k->built) {
+        PyErr_SetString(PyExc_RuntimeError, "run before build");
+        return NULL;
+    }
+    if (PyList_GET_SIZE(tokens) != k->ntok || PyList_GET_SIZE(texts) != k->ntok) {
+        PyErr_SetString(PyExc_ValueError, "tokens and texts must be the kernel's tokens, by id");
+        return NULL;
+    }
+    int32_t *small = NULL, *names = NULL;
+    int64_t *big = NULL, *counts = NULL, nrows = 0, capsmall = 0, capbig = 0, ncont = 0, capnames = 0, capcounts = 0;
+    int status = RUN_LIMIT;
+    long long below = 0;
+    PyObject *out = NULL, *raised = NULL;
+    for (long long done = 0; done < limit; done++) {
+        if (PyList_GET_SIZE(tokens) + specials >= max_vocab) break;
+        int64_t nbest = 0;
+        int got = choose(k, min_frequency, blocked, &nbest);
+        if (got < 0) { /* before this merge: the ones made are whole, and their rows go back with the error */
+            PyObject *type, *tb;
+            PyErr_Fetch(&type, &raised, &tb);
+            PyErr_NormalizeException(&type, &raised, &tb);
+            if (raised != NULL && tb != NULL) PyException_SetTraceback(raised, tb);
+            Py_XDECREF(type);
+            Py_XDECREF(tb);
+            if (raised == NULL) goto done;
+            status = RUN_ERROR;
+            break;
+        }
+        if (got == 0) {
+            status = RUN_NO_PAIR;
+            break;
+        }
+        Entry top = k->got[0];
+        if (got == 1) {
+            status = RUN_BELOW;
+            below = top.count;
+            break;
+        }
+        int32_t a = k->pairs[top.pid].a, b = k->pairs[top.pid].b, c;
+        PyObject *tok = NULL;
+        int made = new_token(a, b, tokens, texts, ids, merges, &tok, &c);
+        if (made == -2) {
+            Py_XDECREF(tok);
+            status = RUN_TOO_MANY;
+            break;
+        }
+        int64_t merged = 0, touched = 0;
+        if (made < 0 || do_merge(k, a, b, c, tok, &merged, &touched) < 0) {
+            Py_XDECREF(tok);
+            goto done;
+        }
+        Py_DECREF(tok);
+        symbols -= merged;
+        if (merged == 0) { /* cannot happen with consistent counts (TrainerBase._record's guard) */
+            PyErr_Format(PyExc_RuntimeError, "internal error: pair (%d, %d) had count %lld but no occurrence", (int)a,
+                         (int)b, (long long)top.count);
+            goto done;
+        }
+        if (GROW(small, capsmall, (nrows + 1) * SMALL) < 0 || GROW(big, capbig, (nrows + 1) * BIG) < 0 ||
+            GROW(names, capnames, 2 * (ncont + nbest)) < 0 || GROW(counts, capcounts, ncont + nbest) < 0)
+            goto done;
+        int32_t *s = small + nrows * SMALL;
+        int64_t *g = big + nrows * BIG;
+        s[0] = (int32_t)PyList_GET_SIZE(merges);
+        s[1] = s[4] = a;
+        s[2] = s[5] = b;
+        s[3] = s[6] = c;
+        s[7] = (int32_t)(PyList_GET_SIZE(tokens) + specials);
+        g[0] = top.count;
+        g[1] = merged;
+        g[2] = symbols;
+        g[3] = touched;
+        g[4] = cbase + ncont;
+        nrows++;
+        for (int64_t i = 0; i < nbest; i++) {
+            const Entry *e = &k->got[1 + i];
+            names[2 * ncont] = k->pairs[e->pid].a;
+            names[2 * ncont + 1] = k->pairs[e->pid].b;
+            counts[ncont++] = e->count;
+        }
+    }
+    {
+        static const char none[1] = {0}; /* y# of a NULL buffer is None: an empty call gives b"" */
+#define BUF(p) ((p) ? (const char *)(p) : none)
+        PyObject *count = raised != NULL ? raised : PyLong_FromLongLong(below);
+        if (count != NULL)
+            out = Py_BuildValue("y#y#y#y#iNL", BUF(small), (Py_ssize_t)(nrows * SMALL * 4), BUF(big),
+                                (Py_ssize_t)(nrows * BIG * 8), BUF(names), (Py_ssize_t)(ncont * 8), BUF(counts),
+                                (Py_ssize_t)(ncont * 8), status, count, symbols);
+        raised = NULL; /* N took the reference (or dropped it on failure) */
+#undef BUF
+    }
+done:
+    Py_XDECREF(raised);
+    PyMem_Free(small);
+    PyMem_Free(big);
+    PyMem_Free(names);
+    PyMem_Free(counts);
+    return out;
 }
 
 /* count(left, right) -> the live count of a pair (0 when absent or merged). */
@@ -860,6 +1056,9 @@ static PyMethodDef Kernel_methods[] = {
     {"build", (PyCFunction)Kernel_build, METH_NOARGS, "build(): count pairs, index words, fill the heap"},
     {"step", (PyCFunction)Kernel_step, METH_VARARGS, "step(min_frequency, blocked) -> the next winner or None"},
     {"merge", (PyCFunction)Kernel_merge, METH_VARARGS, "merge(left, right, new, token) -> (merged, touched)"},
+    {"run", (PyCFunction)Kernel_run, METH_VARARGS,
+     "run(limit, max_vocab, specials, min_frequency, blocked, tokens, texts, ids, merges, symbols, contender_base)"
+     " -> (rows, contenders, status, count, symbols)"},
     {"count", (PyCFunction)Kernel_count, METH_VARARGS, "count(left, right) -> live count"},
     {"pair_counts", (PyCFunction)Kernel_pair_counts, METH_NOARGS, "{(left, right): count}"},
     {"words", (PyCFunction)Kernel_words, METH_NOARGS, "every word's symbol ids"},

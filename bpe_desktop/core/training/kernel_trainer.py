@@ -6,7 +6,10 @@ per pair), the lazy heap and its set-aside runner-ups -- lives in the C extensio
 (``_kernel.c``), a port of the pure trainer's ``_ranked``/``step``/``_merge``.  Python keeps the model, the
 token texts, the records, the limits and the stop messages (shared with the pure trainer), and the forbid
 rule, which the kernel calls once per distinct pair that reaches the top.  Its records are identical to
-the pure path's, field for field (tests: ``tests/core/training/test_kernel.py``).
+the pure path's, field for field (tests: ``tests/core/training/test_kernel.py``).  For a caller that wants
+no say between merges (``bpe-desktop train``), :meth:`KernelTrainer.run_into` lets the kernel make
+:data:`BATCH` merges per call, doing that bookkeeping in C and writing each record as a
+:class:`~..records.RecordLog` row (``test_kernel_batched.py``).
 
 :func:`uses_kernel` decides: the kernel runs when it is built, the tie rule is one it has (``hf``,
 ``lexical``, ``subword-nmt``; ``first-seen``, whose order changes as words are rewritten, stays pure), and
@@ -17,7 +20,7 @@ trainer stays the definition and the fallback; this module does not count corpor
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import islice
 from types import ModuleType
 
@@ -26,16 +29,20 @@ from ..config import TrainConfig
 from ..counting.pieces import WordCounts
 from ..errors import ConfigError
 from ..forbid import ForbidRule
-from ..records import CONTENDERS, MergeRecord
+from ..records import CONTENDERS, MergeRecord, RecordLog
 from ..tokenizers.model import BPEModel, Token, token_text
 from .pair_index import word_strings
 from .trainer import Trainer
+from .trainer_base import too_many_tokens
 
 #: set to 1 to run the pure-Python trainer even when the kernel is built
 PURE_ENV = "BPE_DESKTOP_PURE"
 #: the kernel's number for each tie rule it implements
 KERNEL_RULES = {TieBreak.HF: 0, TieBreak.LEXICAL: 1, TieBreak.SUBWORD_NMT: 2}
 _CHUNK = 1 << 16  # words handed to the kernel per call (bounds the temporary strs)
+#: merges per kernel call in run_into (its records are written in C; progress and Ctrl-C come between calls)
+BATCH = 256
+_NO_PAIR, _BELOW, _TOO_MANY, _RAISED = 1, 2, 3, 4  # Kernel.run's stops, besides 0 (a limit)
 
 
 def _load() -> tuple[ModuleType | None, str]:
@@ -169,6 +176,37 @@ class KernelTrainer(Trainer):
             return None
         t = self.texts
         return self._merge_ids(a, b, count, tuple([(t[x], t[y], n) for x, y, n in best]))
+
+    def run_into(self, log: RecordLog, progress: Callable[[int], None] | None = None) -> None:
+        """:meth:`TrainerBase.run_into`: with a log numbered by this trainer's ids, :data:`BATCH` merges per
+        kernel call, whose records the kernel writes as the log's rows (``Kernel.run``); else one at a time."""
+        if not log.numbered_by(self.texts):
+            super().run_into(log, progress)
+            return
+        cfg, kernel, specials = self.config, self._kernel, len(self.config.specials)
+        blocked = self._forbids if self._forbid is not None else None
+        while not self._at_limit():
+            limit = BATCH if cfg.merges is None else min(BATCH, cfg.merges - self.n_merges)
+            max_vocab = cfg.vocab_size if cfg.vocab_size is not None else 1 << 62
+            *rows, status, count, self.total_symbols = kernel.run(
+                limit, max_vocab, specials, cfg.min_frequency, blocked, self.tokens, self.texts, self.ids,
+                self.model.merges, self.total_symbols, log.n_contenders)
+            log.extend_rows(*rows)
+            self.model.invalidate()
+            self.word_visits = kernel.word_visits
+            if progress is not None:
+                progress(self.n_merges)
+            if status == _NO_PAIR:
+                self._stop_no_pair()
+                return
+            if status == _BELOW:
+                self._stop_below(count)
+                return
+            if status == _TOO_MANY:
+                raise too_many_tokens()
+            if status == _RAISED:  # before a merge (the forbid rule): the merges made are in the log
+                assert isinstance(count, BaseException)
+                raise count
 
     def _live_count(self, a: int, b: int) -> int:
         return self._kernel.count(a, b)

@@ -9,16 +9,24 @@ index words or rank anything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..choices import Mode
 from ..config import TrainConfig
 from ..errors import ConfigError, CorpusError
 from ..forbid import ForbidRule
-from ..records import MergeRecord
+from ..records import MergeRecord, RecordLog
 from ..stopping import StopReason
 from ..text.byte_level import text_to_bytes
 from ..tokenizers.model import BPEModel, Token, joined
+
+#: the largest token id: a pure trainer's word holds each id as one str character
+MAX_TOKEN_ID = 0x10FFFF
+
+
+def too_many_tokens() -> ConfigError:
+    """The error of a run that would make more tokens than ids go to (:data:`MAX_TOKEN_ID`)."""
+    return ConfigError("more than 1,114,111 tokens is not supported: ask for fewer merges")
 
 
 class TrainerBase:
@@ -71,6 +79,16 @@ class TrainerBase:
     def run(self) -> list[MergeRecord]:
         """Train to the end; return every record."""
         return list(self)
+
+    def run_into(self, log: RecordLog, progress: Callable[[int], None] | None = None) -> None:
+        """Train to the end, appending every record to *log*, for a caller that wants no say between merges
+        (``bpe-desktop train``); *progress(merges so far)* is called now and then.  The records are the ones
+        iterating would give; the compiled kernel makes many merges per call here, writing the records'
+        columns itself when *log* numbers texts by this trainer's ids (``RecordLog(texts=trainer.texts)``)."""
+        for rec in self:
+            log.append(rec)
+            if progress is not None:
+                progress(rec.rank)
 
     def set_limits(self, *, merges: int | None = None, vocab_size: int | None = None) -> None:
         """Change the stop conditions mid-run (the GUI's "train further")."""
@@ -134,8 +152,8 @@ class TrainerBase:
         new_tok = joined(self.tokens[a], self.tokens[b])
         c = self.ids.get(new_tok)
         if c is None:
-            if len(self.tokens) > 0x10FFFF:  # ids must fit in one str character (see __init__)
-                raise ConfigError("more than 1,114,111 tokens is not supported: ask for fewer merges")
+            if len(self.tokens) > MAX_TOKEN_ID:  # ids must fit in one str character (see trainer.py)
+                raise too_many_tokens()
             c = self.ids[new_tok] = len(self.tokens)
             self.tokens.append(new_tok)
             self.texts.append(self.texts[a] + self.texts[b])

@@ -52,7 +52,7 @@ def test_streaming_in_small_chunks_counts_the_same_as_whole_text(tmp_path, topic
     chunks = list(iter_file_chunks(str(p), chunk_bytes=4096))
     assert b"".join(c for _, c in chunks) == p.read_bytes()
     assert all(c.endswith(b"\n") for _, c in chunks[:-1])
-    monkeypatch.setattr(corpus, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(corpus, "STREAM_CHUNK_BYTES", 4096)
     for pre in ("gpt2", "whitespace", "cl100k"):
         cfg = TrainConfig(mode="bytes", pretokenizer=pre)
         seen: list[tuple[str, int, int]] = []
@@ -65,7 +65,7 @@ def test_streaming_in_small_chunks_counts_the_same_as_whole_text(tmp_path, topic
 def test_cancel_stops_between_chunks(tmp_path, topics_text, monkeypatch) -> None:
     import bpe_desktop.core.counting.sources as corpus
 
-    monkeypatch.setattr(corpus, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(corpus, "STREAM_CHUNK_BYTES", 4096)
     p = tmp_path / "t.txt"
     p.write_text(topics_text[:100_000], encoding="utf-8")
     calls = []
