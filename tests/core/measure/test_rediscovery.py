@@ -49,6 +49,21 @@ def test_a_small_example_worked_by_hand() -> None:
     assert [t.token for t in rediscover(run, ref).lacking] == ["abd", "dd"]
 
 
+def test_an_extension_counts_its_steps_from_its_original() -> None:
+    # the same run read as an extension whose original made ab and abd: step 0 is the original, made "at 0"
+    ref = Tokenizer(model_of([(b"a", b"b"), (b"ab", b"c"), (b"x", b"y")]))
+    run = Tokenizer(model_of([(b"a", b"b"), (b"ab", b"d"), (b"x", b"y"), (b"d", b"d")]))
+    words = {"abd": 3, "xy": 2, "dd": 1, "ab": 1}
+    whole, r = rediscover(run, ref, words), rediscover(run, ref, words, start=2)
+    assert r.found == whole.found == (1, 1, 2, 2) and r.n_steps == 2
+    assert [r.found_at(k) for k in (-1, 0, 1, 2, 99)] == [1, 1, 2, 2, 2]
+    assert [r.share_at(k) for k in (0, 1, 2)] == [1 / 3, 2 / 3, 2 / 3]
+    assert r.curve_rows() == [(0, 1, 1 / 3), (1, 2, 2 / 3), (2, 2, 2 / 3)]
+    assert whole.curve_rows() == [(k, f, f / 3) for k, f in enumerate(whole.found, 1)]  # (no step 0 row)
+    assert r.shared == (SharedToken("ab", 0, 1), SharedToken("xy", 1, 3))
+    assert [(t.token, t.rank_here, t.bytes_covered) for t in r.lacking] == [("abd", 0, 9), ("dd", 2, 2)]
+
+
 @pytest.fixture(scope="module")
 def logs_vs_cl100k():
     text = ROBOT_SAMPLE_FILE.read_text(encoding="utf-8")
