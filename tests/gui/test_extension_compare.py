@@ -18,38 +18,21 @@ import regex
 import tiktoken
 import tiktoken.load
 
-from bpe_desktop.core.counting.sources import CorpusSource
 from bpe_desktop.core.formats import native
 from bpe_desktop.core.formats.presets import CL100K_SPECIALS
 from bpe_desktop.core.text.pretokenize import Pretokenizer
-from bpe_desktop.core.tokenizers.model import RAW_BYTE_BASE, BPEModel
 from bpe_desktop.gui.extend.job import ExtendJob, run
 from bpe_desktop.gui.extend.open import extend_dialog
-from bpe_desktop.gui.loaded import records_for, tokenizer_config
 from bpe_desktop.gui.runs.compare import left_out
 from bpe_desktop.gui.runs.install import open_compare
-from bpe_desktop.gui.work import ExtensionOf, Work
+from bpe_desktop.gui.work import Work
 from support import ROBOT_SAMPLE_FILE
+from support.extension import TINY, TINY_TEXT, tiny_extension
 from support.window import click_train, wait_finished
 
 GPT2_PATTERN = Pretokenizer.from_spec("gpt2").pattern
 CL100K_PATTERN = Pretokenizer.from_spec("cl100k").pattern
 MERGES = 5
-#: a rank table bc, ab extended by abc (= ab + c): tiktoken makes abc from a + bc (its bytes' rank), a replay of
-#: the merges never does (a + bc is no merge).  The extension trainer does not learn such a merge on its own; a
-#: session file can hold one, and the rule is what every pane encodes it by.
-TINY = BPEModel("bytes", list(RAW_BYTE_BASE), [(98, 99), (97, 98), (257, 99)], pretokenizer="gpt2")
-TINY_TEXT = "abc abc abc\nab\n"
-
-
-def tiny_extension() -> Work:
-    """The TINY table's extension as a run: its first two merges the original's ("tiny"), then abc."""
-    records = records_for(TINY)
-    work = Work.loaded(TINY, records, CorpusSource.from_text(TINY_TEXT, name="abc"),
-                       tokenizer_config(TINY, Work.empty().config), "tiny extended", "tiktoken")
-    work.extension = ExtensionOf("tiny", "tiny", 2, "ranks", added=1, corpus="abc")
-    work.name = work.extension.name
-    return work
 
 
 def open_rediscovery(qtbot, window, run: Work):  # type: ignore[no-untyped-def]
