@@ -152,3 +152,29 @@ def test_a_reopened_extension_run_finds_its_segmentation_again(window, qtbot, ex
     panel.tabs.setCurrentWidget(panel.quality)
     qtbot.waitUntil(lambda: "no statistics for this extension" in panel.quality.info.text(), timeout=10_000)
     assert panel.quality.feed.training_curve is None and window.session.work.rewrites is None
+
+
+def test_the_last_lines_are_no_held_out_text_of_an_extension_run(window, qtbot, extended) -> None:
+    """An extension run was learned on every line of its corpus: the Quality tab's "last 10 % of lines (next run)"
+    is offered disabled, naming why, and choosing it anyway changes nothing and says why (it did nothing)."""
+    from PySide6 import QtCore
+
+    from bpe_desktop.gui.plots.quality import LAST_LINES
+
+    panel = window.plots
+    tab = panel.quality
+    tab.choose_held_out(LAST_LINES)  # on the run trained here: kept out of the next run
+    assert window.session.holdout == pytest.approx(0.1) and tab.held_out.model().item(LAST_LINES).isEnabled()
+    text, done = extended
+    show(window, text, done)
+    panel.tabs.setCurrentWidget(tab)
+    item = tab.held_out.model().item(LAST_LINES)
+    assert not item.isEnabled() and "extends cl100k" in item.data(QtCore.Qt.ItemDataRole.ToolTipRole)
+    qtbot.waitUntil(lambda: "learned on every line" in tab.info.text(), timeout=10_000)  # (chosen before)
+    tab.choose_held_out(0)
+    assert window.session.holdout == 0.0 and "learned on every line" not in tab.info.text()
+    tab.choose_held_out(LAST_LINES)  # refused: nothing changes, and the tab says why
+    assert window.session.holdout == 0.0 and tab.held_out.currentIndex() == 0
+    assert "extends cl100k and was learned on every line" in tab.info.text()
+    qtbot.waitUntil(lambda: tab.feed.training_curve is not None and not tab.dirty, timeout=30_000)
+    assert tab.feed.held_out_curve is None and "extends cl100k" in tab.info.text()
