@@ -21,9 +21,11 @@ import tiktoken.load
 from bpe_desktop.core.formats import native
 from bpe_desktop.core.formats.presets import CL100K_SPECIALS
 from bpe_desktop.core.text.pretokenize import Pretokenizer
+from bpe_desktop.core.tokenizers.model import BPEModel
 from bpe_desktop.gui.extend.job import ExtendJob, run
 from bpe_desktop.gui.extend.open import extend_dialog
-from bpe_desktop.gui.runs.compare import left_out
+from bpe_desktop.gui.loaded import records_for
+from bpe_desktop.gui.runs.compare import left_out, rank_text
 from bpe_desktop.gui.runs.install import open_compare
 from bpe_desktop.gui.work import Work
 from support import ROBOT_SAMPLE_FILE
@@ -174,3 +176,25 @@ def test_rediscovery_of_cl100k_by_its_extension_starts_at_every_cl100k_token(qtb
     assert page.card.curve.getOriginalDataset()[1].tolist() == [100_000.0] * (MERGES + 1)
     page.resize(1000, 700)
     page.grab().save(str(Path(out).with_name("rediscovery.png")))
+
+
+def test_the_merge_diff_of_two_extensions_of_one_original_counts_their_new_merges(qtbot, window) -> None:
+    """Two extensions of one original (the hand-built tiny table: abc as ab + c, and as a + bc): the merge diff
+    names the divergence and the ranks as their timelines do (new merge 1, not the merge list's 3), and an
+    extension's original merges by the original's name."""
+    a = tiny_extension()
+    b = tiny_extension()
+    b.model = BPEModel("bytes", list(TINY.base), [*TINY.merges[:2], (97, 256)], pretokenizer="gpt2")
+    b.records = records_for(b.model)
+    window.session.load(a)
+    window.session.load(b)
+    cmp = open_compare(window, window.runs.store)
+    qtbot.addWidget(cmp)
+    cmp.diff_a.setCurrentIndex(cmp.runs.index(a))
+    cmp.diff_b.setCurrentIndex(cmp.runs.index(b))
+    assert cmp.diff is not None and cmp.diff.first_divergence == 3
+    assert "First divergence at new merge 1</b> — the runs share tiny and their first 0 new merges" in (
+        cmp.diff_summary.text())
+    assert cmp.diff_rows(1) == [("ab + c", "1", "")] and cmp.diff_rows(2) == [("a + bc", "", "1")]
+    t = tiny_extension()
+    assert rank_text(t, 1) == "tiny 1" and rank_text(t, 3) == "1"

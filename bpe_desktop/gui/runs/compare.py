@@ -38,6 +38,7 @@ from ..session import Session
 from ..stream.view import TokenStreamView
 from ..training.protocol import TrainingState
 from ..widgets import tab_titles
+from ..wording import plural
 from .rediscovery import RediscoveryPage
 from .store import Run, RunStore
 
@@ -70,6 +71,14 @@ def steps_of(run: Run) -> int:
 def model_step(run: Run, k: int) -> int:
     """Step *k* as *run*'s timeline counts it (from its original, for an extension), as its model's merge count."""
     return run.start + max(0, min(k, steps_of(run)))
+
+
+def rank_text(run: Run, r: int) -> str:
+    """Merge *r* (1-based, in *run*'s merge list) as its timeline numbers it: an extension's new merges from 1,
+    the original's merges by the original's name ("cl100k 57")."""
+    if run.extension is not None and r <= run.start:
+        return f"{run.extension.label} {r:,}"
+    return f"{r - run.start:,}"
 
 
 def run_curves(run: Run) -> RunCurves:
@@ -322,11 +331,15 @@ class CompareRunsDialog(QtWidgets.QDialog):
             return
         a, b = self.runs[self.diff_a.currentData()], self.runs[self.diff_b.currentData()]
         d = self.diff = diff_models(a.model.truncated(a.n_merges), b.model.truncated(b.n_merges))
+        ea, eb = a.extension, b.extension
+        same = ea is not None and eb is not None and (ea.spec, ea.sha256, ea.start) == (eb.spec, eb.sha256, eb.start)
+        o = a.start if same and d.common_prefix >= a.start else 0  # (both extend one original: count from it)
+        first, noun = (f"{ea.label} and ", "new merge") if o and ea is not None else ("", "merge")
         if d.identical:
-            head = f"<b>Identical merge lists</b> ({d.n_a:,} merges)."
+            head = f"<b>Identical merge lists</b> ({first}{plural(d.n_a - o, noun)})."
         else:
-            head = (f"<b>First divergence at merge {d.first_divergence:,}</b> — the runs share their first "
-                    f"{d.common_prefix:,} merges; A has {d.n_a:,}, B {d.n_b:,}.")
+            head = (f"<b>First divergence at {noun} {(d.first_divergence or 0) - o:,}</b> — the runs share "
+                    f"{first}their first {plural(d.common_prefix - o, noun)}; A has {d.n_a - o:,}, B {d.n_b - o:,}.")
         self.diff_summary.setText(head)
 
         def group(title: str, rows: list[tuple[str, str, str]]) -> None:
@@ -339,9 +352,9 @@ class CompareRunsDialog(QtWidgets.QDialog):
             top.setExpanded(len(rows) <= 200)
 
         group("Settings that differ", [(f"{c.name}: {c.before} → {c.after}", "", "") for c in d.settings])
-        group("Only in A", [(f"{m.left} + {m.right}", f"{m.rank:,}", "") for m in d.only_a])
-        group("Only in B", [(f"{m.left} + {m.right}", "", f"{m.rank:,}") for m in d.only_b])
-        group("Same merge, another rank", [(f"{m.left} + {m.right}", f"{m.rank_a:,}", f"{m.rank_b:,}")
+        group("Only in A", [(f"{m.left} + {m.right}", rank_text(a, m.rank), "") for m in d.only_a])
+        group("Only in B", [(f"{m.left} + {m.right}", "", rank_text(b, m.rank)) for m in d.only_b])
+        group("Same merge, another rank", [(f"{m.left} + {m.right}", rank_text(a, m.rank_a), rank_text(b, m.rank_b))
                                            for m in d.moved])
 
     def diff_rows(self, group: int) -> list[tuple[str, str, str]]:
