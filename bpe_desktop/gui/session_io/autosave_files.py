@@ -177,7 +177,8 @@ def describe(path: str, mtime: float) -> str:
     ext = shown_extension(doc)
     if ext is not None:  # (its merges and step as its timeline counts them: from the original, "step 0 = cl100k")
         label, added, step = ext
-        return f"saved {when}: {shown(label)} + {plural(added, 'new merge')} on {corpus}, at step {step:,}"
+        label = " ".join(shown(label).splitlines())  # (a file's name: one line in the list)
+        return f"saved {when}: {label} + {plural(added, 'new merge')} on {corpus}, at step {step:,}"
     merges = len(doc.model.merges) if doc.model is not None else 0
     return f"saved {when}: {merges:,} merges on {corpus}, at step {doc.step:,}"
 
