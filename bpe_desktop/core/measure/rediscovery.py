@@ -89,30 +89,36 @@ class Rediscovery:
         return [tuple(t) for t in self.lacking]
 
 
-def merge_numbers(tok: AnyTokenizer) -> dict[bytes, int]:
-    """Token bytes -> the (1-based) merge that first makes it, for every merged token of *tok*.
-
-    A rank table's order is its ranks (rank 256 is merge 1; tiktoken's ranks are merge order); a merge list's
-    is its merge list, read through the tokenizer's ``token_bytes`` (its own ids)."""
+def made_tokens(tok: AnyTokenizer) -> list[bytes | None]:
+    """The token each merge of *tok* makes, in merge order: a rank table's by rank (rank 256 is merge 1; a rank
+    that is no merged token -- a gap, a special's id -- is None: it counts as a step, as ``upto`` counts it); a
+    merge list's through its model's ``token_bytes`` (its own ids; an end-of-word marker stripped as encoding
+    does)."""
     if isinstance(tok, RankTokenizer):
-        out: dict[bytes, int] = {}
-        for b, r in tok.ranks.items():
-            if r >= 256 and len(b) > 1:
-                out.setdefault(b, r - 255)
-        return out
+        by_rank: dict[int, bytes] = {r: b for b, r in tok.ranks.items() if r >= 256 and len(b) > 1}
+        return [by_rank.get(r) for r in range(256, max(by_rank, default=255) + 1)]
     model = tok.model
-    inner = Tokenizer(model)  # the model's own ids; token_bytes strips an end-of-word marker as encoding does
-    out = {}
-    for k, i in enumerate(model.merge_token_ids, 1):
-        out.setdefault(inner.token_bytes(i), k)
+    inner = Tokenizer(model)
+    return [inner.token_bytes(i) for i in model.merge_token_ids]
+
+
+def merge_numbers(tok: AnyTokenizer) -> dict[bytes, int]:
+    """Token bytes -> the (1-based) merge that first makes it, for every merged token of *tok*
+    (:func:`made_tokens`: a rank table's order is its ranks -- tiktoken's ranks are merge order --, a merge
+    list's its merge list)."""
+    out: dict[bytes, int] = {}
+    for k, b in enumerate(made_tokens(tok), 1):
+        if b is not None:
+            out.setdefault(b, k)
     return out
 
 
-def rediscover(run: Tokenizer, reference: AnyTokenizer, words: Mapping[str, int] | None = None, *,
+def rediscover(run: Tokenizer | RankTokenizer, reference: AnyTokenizer, words: Mapping[str, int] | None = None, *,
                start: int = 0) -> Rediscovery:
-    """Compare the run *run* (its merge list, every step) with *reference*; *words* (piece -> count, the run's
-    corpus as its pre-tokenizer counted it) ranks the run's own tokens by coverage, as *run* encodes each piece;
-    *start*: the run's first merges that are its step 0 (an extension's original's), from which steps count.
+    """Compare the run *run* (its merge list, or a rank table's ranks, every step) with *reference*; *words*
+    (piece -> count, the run's corpus as its pre-tokenizer counted it) ranks the run's own tokens by coverage, as
+    *run* encodes each piece; *start*: the run's first merges that are its step 0 (an extension's original's), from
+    which steps count.
 
     >>> from bpe_desktop.core import TrainConfig, train
     >>> ref, _ = train({"abc": 5, "ab": 2}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=2))  # ab, abc
@@ -122,18 +128,16 @@ def rediscover(run: Tokenizer, reference: AnyTokenizer, words: Mapping[str, int]
     (2, (1, 1), (SharedToken(token='ab', rank_here=1, rank_there=1),), [('abd', 3, 9)])
     """
     theirs = merge_numbers(reference)
-    mine = {b: max(k - start, 0) for b, k in merge_numbers(run).items()}
-    order = sorted(mine, key=mine.__getitem__)  # (stable: an original's tokens keep their merge order)
-    model = run.model
+    made = made_tokens(run)
+    mine: dict[bytes, int] = {}
     found: list[int] = []
-    seen: set[bytes] = set()
     n = 0
-    for i in model.merge_token_ids:
-        b = run.token_bytes(i)
-        if b not in seen:
-            seen.add(b)
+    for k, b in enumerate(made, 1):
+        if b is not None and b not in mine:
+            mine[b] = max(k - start, 0)
             n += b in theirs
         found.append(n)
+    order = list(mine)  # (merge order: an original's tokens, all "made at 0", keep theirs)
     shared = tuple(SharedToken(bytes_to_text(b), mine[b], theirs[b]) for b in order if b in theirs)
     occurrences: Counter[bytes] = Counter()
     total = 0
