@@ -16,7 +16,7 @@ from bpe_desktop.core.tokenizers.rank_rule import RankRuleTokenizer
 from bpe_desktop.gui.extend.open import extend_dialog
 from bpe_desktop.gui.runs.persist import from_document, snapshot, to_document
 from support import ROBOT_SAMPLE_FILE
-from support.window import check_one_truth
+from support.window import check_one_truth, check_run_labels
 
 WAIT_MS = 240_000  # a ceiling for a stuck worker, not a speed limit
 MERGES = 6
@@ -250,3 +250,20 @@ def test_a_merge_list_extension_exports_and_finds_at_the_step_the_timeline_shows
     view = window.token_view
     view.find_box.setText(later)
     assert view.find_next() is None and view.find_status.text() == f"no token {later!r} at step 2"
+
+
+def test_train_on_an_extension_run_keeps_it_in_the_runs_list(qtbot, window, dialogs) -> None:
+    """Train (F5) with the settings the form shows for an extension run trains a new run from the corpus's bytes;
+    the extension -- which that is not -- stays in the list, unchanged (it was retrained in place, and lost)."""
+    from support.extension import tiny_extension
+    from support.window import click_train, wait_finished
+
+    ext = tiny_extension()
+    window.session.load(ext)
+    kept = (list(ext.model.merges), ext.extension)
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    s = window.session
+    assert any(r is ext for r in s.runs) and s.work is not ext and s.work.extension is None
+    assert (list(ext.model.merges), ext.extension) == kept and not dialogs
+    check_run_labels(window)
