@@ -22,19 +22,17 @@ from bpe_desktop.core.formats import native
 from bpe_desktop.core.formats.presets import CL100K_SPECIALS
 from bpe_desktop.core.text.pretokenize import Pretokenizer
 from bpe_desktop.core.tokenizers.model import BPEModel
-from bpe_desktop.gui.extend.job import ExtendJob, run
 from bpe_desktop.gui.extend.open import extend_dialog
 from bpe_desktop.gui.loaded import records_for
 from bpe_desktop.gui.runs.compare import left_out, rank_text
 from bpe_desktop.gui.runs.install import open_compare
 from bpe_desktop.gui.work import Work
-from support import ROBOT_SAMPLE_FILE
 from support.extension import TINY, TINY_TEXT, tiny_extension
 from support.window import click_train, wait_finished
 
 GPT2_PATTERN = Pretokenizer.from_spec("gpt2").pattern
 CL100K_PATTERN = Pretokenizer.from_spec("cl100k").pattern
-MERGES = 5
+MERGES = 5  # (the conftest's extended fixture: EXTENDED_MERGES)
 
 
 def open_rediscovery(qtbot, window, run: Work):  # type: ignore[no-untyped-def]
@@ -83,14 +81,6 @@ def test_rediscovery_encodes_an_extension_by_the_rank_rule_and_counts_from_the_o
     rows = list(csv.reader((tmp_path / "r.csv").open(encoding="utf-8")))
     assert rows[0] == ["step", "found", "share"]
     assert [[float(x) for x in row] for row in rows[1:]] == [[0, 1, 1], [1, 1, 1]]
-
-
-@pytest.fixture(scope="module")
-def extended(tmp_path_factory):
-    """(the corpus, the written file, the extension job's result): cl100k + MERGES merges on robot logs."""
-    text = "".join(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)[:300])
-    out = tmp_path_factory.mktemp("ext") / "e.tiktoken"
-    return text, out, run(ExtendJob("cl100k", MERGES, str(out), text=text))  # (in-process: the spawn path is tested)
 
 
 def cut(out, done, k: int) -> tiktoken.Encoding:
