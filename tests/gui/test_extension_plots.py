@@ -161,11 +161,13 @@ def test_the_last_lines_are_no_held_out_text_of_an_extension_run(window, qtbot, 
     panel.tabs.setCurrentWidget(tab)
     item = tab.held_out.model().item(LAST_LINES)
     assert not item.isEnabled() and "extends cl100k" in item.data(QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert tab.held_out.itemText(LAST_LINES).endswith("-- not for an extension run")
     qtbot.waitUntil(lambda: "learned on every line" in tab.info.text(), timeout=10_000)  # (chosen before)
     tab.choose_held_out(0)
     assert window.session.holdout == 0.0 and "learned on every line" not in tab.info.text()
     tab.choose_held_out(LAST_LINES)  # refused: nothing changes, and the tab says why
     assert window.session.holdout == 0.0 and tab.held_out.currentIndex() == 0
     assert "extends cl100k and was learned on every line" in tab.info.text()
+    assert "extends cl100k and was learned on every line" in tab.info.toolTip()  # (a narrow pane cuts the line)
     qtbot.waitUntil(lambda: tab.feed.training_curve is not None and not tab.dirty, timeout=30_000)
     assert tab.feed.held_out_curve is None and "extends cl100k" in tab.info.text()

@@ -264,7 +264,7 @@ class QualityTab(QtWidgets.QWidget):
             return
         self._choice = choice
         self.held_out.setCurrentIndex(choice)
-        s.set_holdout(DEFAULT_HOLDOUT if choice == 2 else 0.0)
+        s.set_holdout(DEFAULT_HOLDOUT if choice == LAST_LINES else 0.0)
         self.feed.set_held_out_file(path if choice == 1 else None)
         if choice == 0:
             self.feed.held_note = ""
@@ -279,10 +279,11 @@ class QualityTab(QtWidgets.QWidget):
         notes = [n for n in (f.note, f.held_note, self._refused if why else "") if n]
         item = self.held_out.model().item(LAST_LINES)  # type: ignore[attr-defined]
         item.setEnabled(not why)
+        item.setText(HELD_OUT_CHOICES[LAST_LINES] + (" -- not for an extension run" if why else ""))
         item.setToolTip(why or f"keep the last {DEFAULT_HOLDOUT:.0%} of the corpus's lines out of the next run")
-        if self._choice == 2 and why and not self._refused:
+        if self._choice == LAST_LINES and why and not self._refused:
             notes.append(why)
-        elif self._choice == 2:
+        elif self._choice == LAST_LINES:
             if s.held_out is not None:
                 notes.append(f"this run trained on all but the last {s.held_out.lines:,} lines "
                              f"({s.held_out.share:.0%})")
@@ -291,3 +292,4 @@ class QualityTab(QtWidgets.QWidget):
         elif self._choice == 0 and s.held_out is not None:
             notes.append(f"this run kept its last {s.held_out.lines:,} lines out (shown dashed)")
         self.info.setText(" · ".join(notes))
+        self.info.setToolTip("\n".join(notes))  # (a narrow pane cuts the line)
