@@ -63,7 +63,7 @@ def main() -> None:
         page.show()
         for _ in range(20):
             app.processEvents()
-        s, gap = _ticking(app, lambda: rediscovery.compute(run.model, "o200k", words.counts))
+        s, gap = _ticking(app, lambda: rediscovery.compute(run, "o200k"))
         print(f"| Rediscovery vs o200k | GUI thread (before) | {s:.2f} | {gap * 1000:.0f} |")
         s, gap = _ticking(app, lambda p=page: (p.compare(), until(lambda: not p.busy)))
         assert page.result is not None

@@ -8,7 +8,10 @@ Unix ``diff``: 0 same merges, 1 different, 2 trouble.  The comparison itself is
 ``bpe-desktop diff RUN --reference TOKENIZER [--corpus FILE ...]``: rediscovery
 (:mod:`bpe_desktop.core.measure.rediscovery`) -- the share of the reference's tokens RUN has made by step k, RUN's
 tokens the reference lacks (by how much of the corpus they cover, when the corpus is given) and each shared
-token's merge number here and there.  Exit status 0.
+token's merge number here and there.  A rank table (a ``.tiktoken`` file) is compared by its ranks and encoded by
+tiktoken's rule, with no merge list recovered; one that extends a known encoding (``cl100k:FILE``, as
+``train --extend`` writes it) counts its steps from that encoding, as the window's timeline does: step 0 is
+cl100k, its tokens are "made at 0", the new ones at 1, 2...  Exit status 0.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ from ..core.errors import ConfigError
 from ..core.forbid import format_pair
 from ..core.formats import Loaded
 from ..core.formats.hf.pipeline import HFTokenizer
+from ..core.formats.presets import extended
 from ..core.measure.rediscovery import Rediscovery, rediscover
 from ..core.measure.run_diff import RunDiff, diff_merges, settings_changes
+from ..core.tokenizers.ranks import RankTokenizer
 from ..core.tokenizers.tokenizer import Tokenizer
 from .common import add_tokenizer_file_options, load_each
 
@@ -89,16 +94,23 @@ def _steps(n: int) -> list[int]:
     return [*out, n] if n else []
 
 
-def render_rediscovery(r: Rediscovery, name_run: str, name_ref: str, limit: int) -> str:
-    lines = [f"run: {name_run} ({len(r.found)} merges)", f"reference: {name_ref} ({r.n_reference:,} merged tokens)"]
+def render_rediscovery(r: Rediscovery, name_run: str, name_ref: str, limit: int, origin: str = "") -> str:
+    """The text report; *origin*: the encoding the run extends (its step 0), if any."""
+    size = f"{origin} + {r.n_steps:,} new merges" if origin else f"{len(r.found)} merges"
+    lines = [f"run: {name_run} ({size})", f"reference: {name_ref} ({r.n_reference:,} merged tokens)"]
+    steps = [0, *_steps(r.n_steps)] if origin else _steps(r.n_steps)
     lines.append("reference tokens made by step k: " + ", ".join(
-        f"{k}: {r.found[k - 1]} ({r.share_at(k):.2%})" for k in _steps(len(r.found))))
+        f"{k}: {r.found_at(k)} ({r.share_at(k):.2%})" for k in steps))
     cover = " (by corpus coverage)" if r.corpus_bytes else " (in the run's order; --corpus FILE ranks them by coverage)"
+
+    def here(k: int) -> str:  # (a token the original makes: made at step 0, named by the original)
+        return origin if origin and not k else str(k)
+
     lines += _section(f"the run's tokens the reference lacks{cover}", [
-        f"{t.rank_here:>7}  {t.token!r}" + (f"  {t.occurrences} x, {t.corpus_share:.2%} of the corpus"
-                                           if r.corpus_bytes else "") for t in r.lacking], limit)
+        f"{here(t.rank_here):>7}  {t.token!r}" + (f"  {t.occurrences} x, {t.corpus_share:.2%} of the corpus"
+                                                 if r.corpus_bytes else "") for t in r.lacking], limit)
     lines += _section("shared tokens (merge here -> there)",
-                      [f"{s.rank_here:>7} -> {s.rank_there:<7} {s.token!r}" for s in r.shared], limit)
+                      [f"{here(s.rank_here):>7} -> {s.rank_there:<7} {s.token!r}" for s in r.shared], limit)
     return "\n".join(lines)
 
 
@@ -107,21 +119,33 @@ def _run_reference(args: argparse.Namespace) -> int:
         raise ConfigError("give B or --reference TOKENIZER, not both -- diff compares two merge lists, --reference "
                           "asks which of a tokenizer's tokens A rediscovers")
     la, lr = load_each(args.a, args), load_each(args.reference, args)
-    run_tok = Tokenizer(la.model)
-    words = None
-    if args.corpus:
+    tok = la.tokenizer
+    run_tok: Tokenizer | RankTokenizer
+    origin, start = "", 0
+    if isinstance(tok, RankTokenizer):  # its ranks and tiktoken's rule (an extended table has no merge list)
+        run_tok = tok
+        config = TrainConfig(mode=tok.mode, pretokenizer=tok.pretokenizer.spec,
+                             specials=tuple(sorted(tok.special_tokens, key=tok.special_tokens.__getitem__)))
+        grown = extended(tok.ranks)
+        if grown is not None and grown.n_ranks is not None:  # steps from the encoding it extends
+            first = min(r for r in tok.ranks.values() if r >= grown.n_ranks and r > max(grown.specials.values(),
+                                                                                        default=-1))
+            origin, start = grown.name, first - 256
+    else:
         m = la.model
+        run_tok = Tokenizer(m)
         config = TrainConfig(mode=m.mode, pretokenizer=m.pretokenizer, end_of_word=m.end_of_word,
                              glue_marker=m.glue_marker, specials=m.specials)
-        words = count_source(CorpusSource.from_files(args.corpus), config).counts
-    r = rediscover(run_tok, lr.tokenizer, words)
+    words = count_source(CorpusSource.from_files(args.corpus), config).counts if args.corpus else None
+    r = rediscover(run_tok, lr.tokenizer, words, start=start)
     if args.json:
         doc = {"run": os.fspath(args.a), "reference": args.reference, "n_reference": r.n_reference,
                "found": list(r.found), "shared": [s._asdict() for s in r.shared],
-               "lacking": [t._asdict() for t in r.lacking], "corpus_bytes": r.corpus_bytes}
+               "lacking": [t._asdict() for t in r.lacking], "corpus_bytes": r.corpus_bytes,
+               "extends": origin or None, "start": start}
         print(json.dumps(doc, ensure_ascii=False, indent=1))
     else:
-        print(render_rediscovery(r, f"{args.a} [{la.fmt}]", f"{args.reference} [{lr.fmt}]", args.limit))
+        print(render_rediscovery(r, f"{args.a} [{la.fmt}]", f"{args.reference} [{lr.fmt}]", args.limit, origin))
     return 0
 
 

@@ -61,9 +61,11 @@ class ExportDialog(QtWidgets.QDialog):
     """The formats (greyed where the writer refuses), the path, Export / Cancel."""
 
     def __init__(self, parent: QtWidgets.QWidget | None, model: BPEModel, records: Sequence[MergeRecord],
-                 step: int, folder: str) -> None:
+                 step: int, folder: str, shown: int | None = None) -> None:
+        """*step*: the merges written; *shown*: that step as the timeline counts it (an extension run's, from its
+        original; default *step*)."""
         super().__init__(parent)
-        self.setWindowTitle(f"Export the tokenizer at step {step:,}")
+        self.setWindowTitle(f"Export the tokenizer at step {step if shown is None else shown:,}")
         self.refusals = {f.fmt: refusal(model, f.fmt, records) for f in FORMATS}
         self.list = QtWidgets.QListWidget()
         self.list.setObjectName("exportFormats")

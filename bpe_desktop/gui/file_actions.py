@@ -244,7 +244,8 @@ def export_tokenizer(
     if path is None or fmt is None:
         from .export_dialog import ExportDialog
 
-        dialog = ExportDialog(parent, model, records, step, _last_folder[0] or QtCore.QDir.homePath())
+        dialog = ExportDialog(parent, model, records, step, _last_folder[0] or QtCore.QDir.homePath(),
+                              session.shown_step(step))
         if dialog.exec() != QtWidgets.QDialog.DialogCode.Accepted or (chosen := dialog.chosen()) is None:
             return False
         path, fmt = dialog.path.text().strip(), chosen.fmt
@@ -254,7 +255,7 @@ def export_tokenizer(
         show_error(parent, "Cannot export tokenizer", str(e))
         return False
     _last_folder[0] = os.path.dirname(os.path.abspath(path))
-    confirm(parent, f"Exported the tokenizer at step {step:,} as {fmt} to {path}")
+    confirm(parent, f"Exported the tokenizer at step {session.shown_step(step):,} as {fmt} to {path}")
     return True
 
 

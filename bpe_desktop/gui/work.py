@@ -161,6 +161,13 @@ def encoder(work: Work) -> Tokenizer:
     return Tokenizer(work.model, unknown="keep")
 
 
+def frozen(work: Work) -> Work:
+    """*work* over a copy of its merges as they are now, for a helper thread (the window may go on appending to
+    the model): :func:`encoder` of it encodes as the panes do at every step up to now.  The copy is quick;
+    build the encoder on the helper thread (a 100k-merge one takes a moment)."""
+    return dataclasses.replace(work, model=work.model.truncated(len(work.model.merges)), records=list(work.records))
+
+
 class RunList:
     """The session's works in order, one of them shown (by identity: equal works are still two runs), and
     the user's list set aside while the tour shows one of its own.  Each method returns the index to show."""

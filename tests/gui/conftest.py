@@ -74,6 +74,22 @@ def window(qtbot, dialogs):
     w.close()
 
 
+EXTENDED_MERGES = 5  # the merges of the ``extended`` fixture
+
+
+@pytest.fixture(scope="session")
+def extended(tmp_path_factory):
+    """(the corpus, the written file, the extension job's result): cl100k + EXTENDED_MERGES merges on the first 300
+    lines of the robot-log sample, the job run in-process (its spawn path is tested in test_extension_run.py);
+    shared by the extension tests, which only read it."""
+    from bpe_desktop.gui.extend.job import ExtendJob, run
+    from support import ROBOT_SAMPLE_FILE
+
+    text = "".join(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)[:300])
+    out = tmp_path_factory.mktemp("ext") / "e.tiktoken"
+    return text, out, run(ExtendJob("cl100k", EXTENDED_MERGES, str(out), text=text))
+
+
 @pytest.fixture(autouse=True)
 def _free_closed_windows():
     """Free what earlier tests closed before this one starts.

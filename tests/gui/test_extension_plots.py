@@ -18,20 +18,11 @@ import regex
 from bpe_desktop.core.formats.presets import CL100K_SPECIALS
 from bpe_desktop.core.measure.quality import TextTotals, measure
 from bpe_desktop.core.text.pretokenize import Pretokenizer
-from bpe_desktop.gui.extend.job import ExtendJob, run
 from bpe_desktop.gui.extend.open import extend_dialog
 from support import ROBOT_SAMPLE_FILE
 
-MERGES = 5
+MERGES = 5  # (the conftest's extended fixture: EXTENDED_MERGES)
 METRICS = ("bytes_per_token", "fertility", "utilization", "shannon_efficiency", "renyi_efficiency")
-
-
-@pytest.fixture(scope="module")
-def extended(tmp_path_factory):
-    """(the corpus, the extension job's result): cl100k + MERGES merges on 300 lines of robot logs."""
-    text = "".join(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)[:300])
-    out = tmp_path_factory.mktemp("ext") / "e.tiktoken"
-    return text, run(ExtendJob("cl100k", MERGES, str(out), text=text))  # (in-process: the spawn path is tested)
 
 
 def show(window, text, done) -> None:
@@ -64,7 +55,7 @@ def brute(window, text: str) -> tuple[Counter[tuple[int, int]], Counter[int], in
 
 def test_pairs_tradeoff_and_quality_plots_count_the_extension_segmentation(window, qtbot, extended,
                                                                           tmp_path) -> None:
-    text, done = extended
+    text, _, done = extended
     assert done.made == MERGES
     show(window, text, done)
     s, panel = window.session, window.plots
@@ -129,7 +120,7 @@ def test_a_reopened_extension_run_finds_its_segmentation_again(window, qtbot, ex
     GUI thread, equal to the job's, and the plots count it; a corpus the merges do not occur in says why."""
     import dataclasses
 
-    text, done = extended
+    text, _, done = extended
     assert done.run is not None and done.run.rewrites is not None
     show(window, text, done)
     path = tmp_path / "ext.bpe-session"
@@ -152,3 +143,31 @@ def test_a_reopened_extension_run_finds_its_segmentation_again(window, qtbot, ex
     panel.tabs.setCurrentWidget(panel.quality)
     qtbot.waitUntil(lambda: "no statistics for this extension" in panel.quality.info.text(), timeout=10_000)
     assert panel.quality.feed.training_curve is None and window.session.work.rewrites is None
+
+
+def test_the_last_lines_are_no_held_out_text_of_an_extension_run(window, qtbot, extended) -> None:
+    """An extension run was learned on every line of its corpus: the Quality tab's "last 10 % of lines (next run)"
+    is offered disabled, naming why, and choosing it anyway changes nothing and says why (it did nothing)."""
+    from PySide6 import QtCore
+
+    from bpe_desktop.gui.plots.quality import LAST_LINES
+
+    panel = window.plots
+    tab = panel.quality
+    tab.choose_held_out(LAST_LINES)  # on the run trained here: kept out of the next run
+    assert window.session.holdout == pytest.approx(0.1) and tab.held_out.model().item(LAST_LINES).isEnabled()
+    text, _, done = extended
+    show(window, text, done)
+    panel.tabs.setCurrentWidget(tab)
+    item = tab.held_out.model().item(LAST_LINES)
+    assert not item.isEnabled() and "extends cl100k" in item.data(QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert tab.held_out.itemText(LAST_LINES).endswith("-- not for an extension run")
+    qtbot.waitUntil(lambda: "learned on every line" in tab.info.text(), timeout=10_000)  # (chosen before)
+    tab.choose_held_out(0)
+    assert window.session.holdout == 0.0 and "learned on every line" not in tab.info.text()
+    tab.choose_held_out(LAST_LINES)  # refused: nothing changes, and the tab says why
+    assert window.session.holdout == 0.0 and tab.held_out.currentIndex() == 0
+    assert "extends cl100k and was learned on every line" in tab.info.text()
+    assert "extends cl100k and was learned on every line" in tab.info.toolTip()  # (a narrow pane cuts the line)
+    qtbot.waitUntil(lambda: tab.feed.training_curve is not None and not tab.dirty, timeout=30_000)
+    assert tab.feed.held_out_curve is None and "extends cl100k" in tab.info.text()

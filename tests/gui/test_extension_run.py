@@ -16,7 +16,7 @@ from bpe_desktop.core.tokenizers.rank_rule import RankRuleTokenizer
 from bpe_desktop.gui.extend.open import extend_dialog
 from bpe_desktop.gui.runs.persist import from_document, snapshot, to_document
 from support import ROBOT_SAMPLE_FILE
-from support.window import check_one_truth
+from support.window import check_one_truth, check_run_labels
 
 WAIT_MS = 240_000  # a ceiling for a stuck worker, not a speed limit
 MERGES = 6
@@ -203,3 +203,67 @@ def test_forbid_min_frequency_and_the_vocabulary_pane_on_an_extension_run(window
     made = pane.table_model
     row = made.rows.index(a.ids.index(100_256))
     assert made.cell(row, 3) == "1" and made.cell(made.rows.index(a.ids.index(300)), 3) == "cl100k"
+
+
+def test_a_merge_list_extension_exports_and_finds_at_the_step_the_timeline_shows(window, dialogs, tmp_path,
+                                                                                 monkeypatch) -> None:
+    """An extension of a native file (its merges replayed, so its merge list may be written at a step): the export
+    dialog, its confirmation and the find box's "no token" name the step as the timeline does (2 new merges, not
+    the model's 8), and the file holds the original's merges and the first 2 new ones."""
+    from bpe_desktop.core.config import TrainConfig
+    from bpe_desktop.core.counting.sources import CorpusSource
+    from bpe_desktop.core.formats import native
+    from bpe_desktop.core.training.trainer import train
+    from bpe_desktop.gui import file_actions
+    from bpe_desktop.gui.export_dialog import ExportDialog
+    from bpe_desktop.gui.extend.job import ExtendJob, run
+    from bpe_desktop.gui.extend.show import extension_work
+
+    model, records = train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, TrainConfig(merges=6))
+    original = tmp_path / "mine.json"
+    native.save(str(original), model, records)
+    corpus = "lowest newer wider lowest wider " * 5
+    done = run(ExtendJob(str(original), 4, str(tmp_path / "mine_extended.json"), text=corpus))
+    window.session.load(extension_work(done, CorpusSource.from_text(corpus, name="words")))
+    s = window.session
+    o = s.origin
+    assert o == 6 and s.work.extension is not None and s.work.extension.rule == "merge-list"
+    s.set_step(o + 2)
+    assert window.timeline.label.text().startswith("step 2 / 4")
+    seen: list[ExportDialog] = []
+
+    def exec_(self: ExportDialog) -> int:  # the user picks the format and clicks Export
+        seen.append(self)
+        assert self.select("csv")
+        return 1
+
+    monkeypatch.setattr(ExportDialog, "exec", exec_)
+    monkeypatch.setattr(file_actions, "_last_folder", [str(tmp_path)])
+    assert file_actions.export_tokenizer(window, s) and not dialogs
+    assert seen[0].windowTitle() == "Export the tokenizer at step 2"
+    out = tmp_path / "at2.json"
+    assert file_actions.export_tokenizer(window, s, str(out), "native")
+    assert window.statusBar().currentMessage() == f"Exported the tokenizer at step 2 as native to {out}"
+    written, _ = native.load(str(out))
+    assert written.merges == s.model.merges[:o + 2]
+    later = s.records[o + 2].token  # made by the third new merge: not a token at step 2
+    view = window.token_view
+    view.find_box.setText(later)
+    assert view.find_next() is None and view.find_status.text() == f"no token {later!r} at step 2"
+
+
+def test_train_on_an_extension_run_keeps_it_in_the_runs_list(qtbot, window, dialogs) -> None:
+    """Train (F5) with the settings the form shows for an extension run trains a new run from the corpus's bytes;
+    the extension -- which that is not -- stays in the list, unchanged (it was retrained in place, and lost)."""
+    from support.extension import tiny_extension
+    from support.window import click_train, wait_finished
+
+    ext = tiny_extension()
+    window.session.load(ext)
+    kept = (list(ext.model.merges), ext.extension)
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    s = window.session
+    assert any(r is ext for r in s.runs) and s.work is not ext and s.work.extension is None
+    assert (list(ext.model.merges), ext.extension) == kept and not dialogs
+    check_run_labels(window)

@@ -78,3 +78,40 @@ def test_a_damaged_entry_is_refused(saved, field: str, value: object) -> None:
         assert "session file is damaged" in str(e) or "extends" in str(e)
     else:  # a value that still describes a run (the same one, or a label or corpus text) reads as such
         assert len(back[0].records) == 6 + back[0].extension.added
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(["label", "added", "step", "whole", "extensions", "current"]),
+       json_values | st.sampled_from(["a\nb", "\r", "\u2028x"]))
+def test_the_autosave_line_of_any_extras_is_a_line(saved, tmp_path, field: str, value: object) -> None:
+    """The recovery offer's line reads an extension entry without trusting it: any JSON where it looks is either
+    the entry's own words (original, new merges, step) or the plain line -- never an exception."""
+    from bpe_desktop.core.formats.session_file import save_session
+    from bpe_desktop.gui.runs.persist import shown_extension
+    from bpe_desktop.gui.session_io.autosave_files import describe
+
+    _, text, _works = saved
+    doc = loads_session(text)
+    assert shown_extension(doc) == ("mine.json", 4, 4)
+    extras: dict[str, object] = dict(doc.extras)
+    entry = dict(doc.extras[EXTENSIONS]["0"])
+    if field == "whole":
+        extras[EXTENSIONS] = {"0": value}
+    elif field == "extensions":
+        extras[EXTENSIONS] = value
+    elif field != "current":
+        entry[field] = value
+        extras[EXTENSIONS] = {"0": entry}
+    damaged = dataclasses.replace(doc, extras=extras)
+    if field == "current":
+        damaged = dataclasses.replace(doc, extras={EXTENSIONS: {"1": entry}})  # (another run's entry)
+    got = shown_extension(damaged)
+    assert got is None or (type(got[0]) is str and type(got[1]) is int and type(got[2]) is int)
+    path = tmp_path / "a.bpesession"
+    try:
+        save_session(str(path), damaged)
+    except (TypeError, ValueError):
+        return  # (not a document the writer writes)
+    line = describe(str(path), 0.0)
+    assert line.startswith("saved ") and "\n" not in line
+    assert ("new merge" in line) == (got is not None)

@@ -12,6 +12,12 @@ base bytes or characters, its specials) are left out of the share, and so are th
   cover when the run's tokenizer encodes it (occurrences x bytes), when the corpus's piece counts are given;
   otherwise in the run's order, with no coverage.
 
+A run that extends another tokenizer (cl100k + merges learned here) holds the original's merges first; with its
+``start`` (how many they are) the steps and the "merge here" numbers count from the original, as the window's
+timeline does: step 0 is the original, a token the original already makes is made "at 0".  The coverage is what
+the given tokenizer's ``encode_piece`` makes of each piece: pass the run's own encoder (tiktoken's rank rule for
+an extended rank table), not a replay of its merges.
+
 This module only compares: it does not read files, and the plot and the CLI (``diff RUN --reference``) draw it.
 """
 
@@ -35,7 +41,7 @@ LACKING_COLUMNS = ("token", "rank_here", "occurrences", "bytes_covered", "corpus
 
 class SharedToken(NamedTuple):
     token: str  # display text (bytes through GPT-2's mapping)
-    rank_here: int  # the run's merge that first made it (1-based)
+    rank_here: int  # the run's merge that first made it (1-based; counted from ``start``, 0: the original made it)
     rank_there: int  # the reference's merge number (1-based)
 
 
@@ -54,15 +60,27 @@ class Rediscovery:
     shared: tuple[SharedToken, ...]  #: in the run's order
     lacking: tuple[LackingToken, ...]  #: by coverage (most first), then the run's order
     corpus_bytes: int = 0  #: the corpus's bytes (0: no corpus given)
+    start: int = 0  #: the run's merges that are its step 0 (an extension's original's; 0 for a run trained here)
+
+    @property
+    def n_steps(self) -> int:
+        """The run's steps after its step 0 (an extension's added merges)."""
+        return max(0, len(self.found) - self.start)
+
+    def found_at(self, k: int) -> int:
+        """The reference's merged tokens the run has made at step *k* (counted from :attr:`start`)."""
+        i = min(self.start + max(k, 0), len(self.found))
+        return self.found[i - 1] if i > 0 else 0
 
     def share_at(self, k: int) -> float:
-        """The share of the reference's merged tokens the run has made by step *k* (0 at step 0)."""
-        if k <= 0 or not self.found or not self.n_reference:
-            return 0.0
-        return self.found[min(k, len(self.found)) - 1] / self.n_reference
+        """The share of the reference's merged tokens the run has made by step *k* (0 at step 0 of a run trained
+        here; an extension's step 0 is its original's share)."""
+        return self.found_at(k) / self.n_reference if self.n_reference else 0.0
 
     def curve_rows(self) -> list[tuple[object, ...]]:
-        return [(k, f, f / self.n_reference if self.n_reference else 0.0) for k, f in enumerate(self.found, 1)]
+        """(step, found, share) at steps 1.. (from 0, the original, when the run extends one)."""
+        first = 0 if self.start else 1
+        return [(k, self.found_at(k), self.share_at(k)) for k in range(first, self.n_steps + 1)]
 
     def shared_rows(self) -> list[tuple[object, ...]]:
         return [tuple(s) for s in self.shared]
@@ -71,28 +89,36 @@ class Rediscovery:
         return [tuple(t) for t in self.lacking]
 
 
-def merge_numbers(tok: AnyTokenizer) -> dict[bytes, int]:
-    """Token bytes -> the (1-based) merge that first makes it, for every merged token of *tok*.
-
-    A rank table's order is its ranks (rank 256 is merge 1; tiktoken's ranks are merge order); a merge list's
-    is its merge list, read through the tokenizer's ``token_bytes`` (its own ids)."""
+def made_tokens(tok: AnyTokenizer) -> list[bytes | None]:
+    """The token each merge of *tok* makes, in merge order: a rank table's by rank (rank 256 is merge 1; a rank
+    that is no merged token -- a gap, a special's id -- is None: it counts as a step, as ``upto`` counts it); a
+    merge list's through its model's ``token_bytes`` (its own ids; an end-of-word marker stripped as encoding
+    does)."""
     if isinstance(tok, RankTokenizer):
-        out: dict[bytes, int] = {}
-        for b, r in tok.ranks.items():
-            if r >= 256 and len(b) > 1:
-                out.setdefault(b, r - 255)
-        return out
+        by_rank: dict[int, bytes] = {r: b for b, r in tok.ranks.items() if r >= 256 and len(b) > 1}
+        return [by_rank.get(r) for r in range(256, max(by_rank, default=255) + 1)]
     model = tok.model
-    inner = Tokenizer(model)  # the model's own ids; token_bytes strips an end-of-word marker as encoding does
-    out = {}
-    for k, i in enumerate(model.merge_token_ids, 1):
-        out.setdefault(inner.token_bytes(i), k)
+    inner = Tokenizer(model)
+    return [inner.token_bytes(i) for i in model.merge_token_ids]
+
+
+def merge_numbers(tok: AnyTokenizer) -> dict[bytes, int]:
+    """Token bytes -> the (1-based) merge that first makes it, for every merged token of *tok*
+    (:func:`made_tokens`: a rank table's order is its ranks -- tiktoken's ranks are merge order --, a merge
+    list's its merge list)."""
+    out: dict[bytes, int] = {}
+    for k, b in enumerate(made_tokens(tok), 1):
+        if b is not None:
+            out.setdefault(b, k)
     return out
 
 
-def rediscover(run: Tokenizer, reference: AnyTokenizer, words: Mapping[str, int] | None = None) -> Rediscovery:
-    """Compare the run *run* (its merge list, every step) with *reference*; *words* (piece -> count, the run's
-    corpus as its pre-tokenizer counted it) ranks the run's own tokens by coverage.
+def rediscover(run: Tokenizer | RankTokenizer, reference: AnyTokenizer, words: Mapping[str, int] | None = None, *,
+               start: int = 0) -> Rediscovery:
+    """Compare the run *run* (its merge list, or a rank table's ranks, every step) with *reference*; *words*
+    (piece -> count, the run's corpus as its pre-tokenizer counted it) ranks the run's own tokens by coverage, as
+    *run* encodes each piece; *start*: the run's first merges that are its step 0 (an extension's original's), from
+    which steps count.
 
     >>> from bpe_desktop.core import TrainConfig, train
     >>> ref, _ = train({"abc": 5, "ab": 2}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=2))  # ab, abc
@@ -102,18 +128,16 @@ def rediscover(run: Tokenizer, reference: AnyTokenizer, words: Mapping[str, int]
     (2, (1, 1), (SharedToken(token='ab', rank_here=1, rank_there=1),), [('abd', 3, 9)])
     """
     theirs = merge_numbers(reference)
-    mine = merge_numbers(run)
-    order = sorted(mine, key=mine.__getitem__)
-    model = run.model
+    made = made_tokens(run)
+    mine: dict[bytes, int] = {}
     found: list[int] = []
-    seen: set[bytes] = set()
     n = 0
-    for i in model.merge_token_ids:
-        b = run.token_bytes(i)
-        if b not in seen:
-            seen.add(b)
+    for k, b in enumerate(made, 1):
+        if b is not None and b not in mine:
+            mine[b] = max(k - start, 0)
             n += b in theirs
         found.append(n)
+    order = list(mine)  # (merge order: an original's tokens, all "made at 0", keep theirs)
     shared = tuple(SharedToken(bytes_to_text(b), mine[b], theirs[b]) for b in order if b in theirs)
     occurrences: Counter[bytes] = Counter()
     total = 0
@@ -125,5 +149,5 @@ def rediscover(run: Tokenizer, reference: AnyTokenizer, words: Mapping[str, int]
     lacking = [LackingToken(bytes_to_text(b), mine[b], occurrences[b], occurrences[b] * len(b),
                             occurrences[b] * len(b) / total if total else 0.0) for b in order if b not in theirs]
     lacking.sort(key=lambda t: (-t.bytes_covered, t.rank_here))
-    return Rediscovery(len(theirs), tuple(found), shared, tuple(lacking), total)
+    return Rediscovery(len(theirs), tuple(found), shared, tuple(lacking), total, start)
 

@@ -6,7 +6,8 @@ dashed) and exports them like the other plots (CSV: one row per text and step, c
 :data:`~bpe_desktop.core.measure.quality_curves.QUALITY_COLUMNS` after the text's name).  :class:`QualityTab`
 adds the controls: the Rényi order α and the held-out text (none, a file, or the last 10 % of the
 corpus's lines kept out of the next training run -- ``session.holdout``, which the controller hands to
-the worker).  The numbers come from :mod:`.quality_feed`, driven by the plots pane's slices
+the worker; not offered while an extension run is shown, which was learned on every line: :func:`no_last_lines`
+says why there).  The numbers come from :mod:`.quality_feed`, driven by the plots pane's slices
 (:mod:`.panel`: computed while the tab is shown or no training runs, drawn only while it is shown, so a
 hidden tab costs a training run nothing); nothing here computes or observes the session beyond reading it.
 """
@@ -38,6 +39,17 @@ METRICS = (
 PLOT_MIN_W = 250  # a plot narrower than this goes below the one before it (one column in a narrow pane)
 PLOT_MIN_H = 150  # the card grows taller than the tab (it scrolls) rather than squash a plot below this
 HELD_OUT_CHOICES = ("no held-out text", "a held-out file…", f"last {DEFAULT_HOLDOUT:.0%} of lines (next run)")
+LAST_LINES = 2  # the choice that keeps the corpus's last lines out of the next training run
+
+
+def no_last_lines(session: Session) -> str:
+    """Why the last lines cannot be the shown run's held-out text ("" when they can): an extension run was
+    learned on every line of its corpus (Extend keeps none out), and the next training run is not it."""
+    ext = session.work.extension
+    if ext is None:
+        return ""
+    return (f"this run extends {ext.label} and was learned on every line of its corpus, so none is held out (the "
+            f"last {DEFAULT_HOLDOUT:.0%} of lines apply to the next training run) -- pick a held-out file")
 
 
 def _xy(curve: QualityCurve, attr: str) -> tuple[np.ndarray, np.ndarray]:
@@ -190,6 +202,7 @@ class QualityTab(QtWidgets.QWidget):
         lay.addWidget(self.plots_scroll, 1)
         self._drawn = -1  # feed.changes when last drawn
         self._choice = 0
+        self._refused = ""  # why the last choice was refused
         self.on_change: Callable[[], None] | None = None  # set by the plots pane: schedule a refresh
         self.alpha.valueChanged.connect(self._alpha_changed)
         self.held_out.activated.connect(self._held_out_chosen)
@@ -243,9 +256,15 @@ class QualityTab(QtWidgets.QWidget):
             if not path:
                 self.held_out.setCurrentIndex(self._choice)
                 return
+        refusal = no_last_lines(s) if choice == LAST_LINES else ""
+        self._refused = refusal  # (shown until another choice or another run; the list offers it disabled)
+        if refusal:
+            self.held_out.setCurrentIndex(self._choice)
+            self._update_info()
+            return
         self._choice = choice
         self.held_out.setCurrentIndex(choice)
-        s.set_holdout(DEFAULT_HOLDOUT if choice == 2 else 0.0)
+        s.set_holdout(DEFAULT_HOLDOUT if choice == LAST_LINES else 0.0)
         self.feed.set_held_out_file(path if choice == 1 else None)
         if choice == 0:
             self.feed.held_note = ""
@@ -256,8 +275,15 @@ class QualityTab(QtWidgets.QWidget):
 
     def _update_info(self) -> None:
         f, s = self.feed, self.session
-        notes = [n for n in (f.note, f.held_note) if n]
-        if self._choice == 2:
+        why = no_last_lines(s)
+        notes = [n for n in (f.note, f.held_note, self._refused if why else "") if n]
+        item = self.held_out.model().item(LAST_LINES)  # type: ignore[attr-defined]
+        item.setEnabled(not why)
+        item.setText(HELD_OUT_CHOICES[LAST_LINES] + (" -- not for an extension run" if why else ""))
+        item.setToolTip(why or f"keep the last {DEFAULT_HOLDOUT:.0%} of the corpus's lines out of the next run")
+        if self._choice == LAST_LINES and why and not self._refused:
+            notes.append(why)
+        elif self._choice == LAST_LINES:
             if s.held_out is not None:
                 notes.append(f"this run trained on all but the last {s.held_out.lines:,} lines "
                              f"({s.held_out.share:.0%})")
@@ -266,3 +292,4 @@ class QualityTab(QtWidgets.QWidget):
         elif self._choice == 0 and s.held_out is not None:
             notes.append(f"this run kept its last {s.held_out.lines:,} lines out (shown dashed)")
         self.info.setText(" · ".join(notes))
+        self.info.setToolTip("\n".join(notes))  # (a narrow pane cuts the line)

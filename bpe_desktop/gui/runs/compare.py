@@ -5,13 +5,17 @@
 * **Curves** -- the compression curve (total symbols vs merges), bytes per token vs merges and the pair
   frequencies (Zipf, log-log) at the chosen step, one coloured curve per checked run.  Compression and bytes
   per token come from each run's records and counted words (:func:`run_curves`); the Zipf data from a
-  :class:`~..plots.feed.PlotFeed` per run, computed a slice at a time on a timer (never in one go).
+  :class:`~..plots.feed.PlotFeed` per run, computed a slice at a time on a timer (never in one go).  A run
+  left out of a plot is named under the plots, with why.
 * **Merge diff** -- run A against run B with :func:`~bpe_desktop.core.measure.run_diff.diff_models`: the first
   divergence, merges only in A, only in B, the same merge at another rank, and the settings that differ.
 * **Token streams** -- the corpus of run A and of run B at the same step, two token views (each on a
   read-only shadow :class:`~..session.Session` holding that run).
 
-It changes no run and trains nothing.
+Steps are counted as each run's timeline counts them (:func:`steps_of`, :func:`model_step`): an extension run
+(cl100k + merges learned here) starts at its original, "step 0 = cl100k", and its curves, Zipf data (the pair
+counts of its corpus as the extension job segmented it at each step: ``Work.rewrites``) and token stream at step k
+are the original plus its first k new merges.  It changes no run and trains nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from ..session import Session
 from ..stream.view import TokenStreamView
 from ..training.protocol import TrainingState
 from ..widgets import tab_titles
+from ..wording import plural
 from .rediscovery import RediscoveryPage
 from .store import Run, RunStore
 
@@ -58,15 +63,48 @@ def corpus_totals(words: WordCounts) -> tuple[int, int]:
     return n_words, n_bytes
 
 
+def steps_of(run: Run) -> int:
+    """The steps *run*'s timeline shows after its step 0 (an extension run: its new merges)."""
+    return max(0, run.n_merges - run.start)
+
+
+def model_step(run: Run, k: int) -> int:
+    """Step *k* as *run*'s timeline counts it (from its original, for an extension), as its model's merge count."""
+    return run.start + max(0, min(k, steps_of(run)))
+
+
+def rank_text(run: Run, r: int) -> str:
+    """Merge *r* (1-based, in *run*'s merge list) as its timeline numbers it: an extension's new merges from 1,
+    the original's merges by the original's name ("cl100k 57")."""
+    if run.extension is not None and r <= run.start:
+        return f"{run.extension.label} {r:,}"
+    return f"{r - run.start:,}"
+
+
 def run_curves(run: Run) -> RunCurves:
-    """The compression curve and the trade-off (bytes per token) of a run, from its records."""
-    first = run.initial_symbols or (run.records[0].symbols_before if run.records else 0)
-    curve = compression_from_records(first, run.records)
-    if run.word_counts is None:
+    """The compression curve and the trade-off (bytes per token) of a run, from its records, over the steps its
+    timeline shows (an extension run's from its original)."""
+    o = run.start
+    first = run.initial_symbols or (run.records[0].symbols_before if run.records and not o else 0)
+    curve = compression_from_records(first, run.records[o:])
+    if run.word_counts is not None:
+        n_words, n_bytes = corpus_totals(run.word_counts)
+    elif run.extension is not None and run.rewrites is not None:  # (the pieces the extension job counted)
+        n_words, n_bytes = run.rewrites.n_words, run.rewrites.n_bytes
+    else:
         return RunCurves(curve, None)
-    n_words, n_bytes = corpus_totals(run.word_counts)
-    vocab = [run.model.vocab_size_at(k) for k in range(len(run.records) + 1)]
+    vocab = [run.model.vocab_size_at(o + k) for k in range(steps_of(run) + 1)]
     return RunCurves(curve, tradeoff_from(curve, vocab, n_words, n_bytes))
+
+
+def left_out(run: Run) -> str:
+    """Why *run* has no bytes per token and Zipf curves ("" when it has them)."""
+    if run.word_counts is not None or (run.extension is not None and run.rewrites is not None):
+        return ""
+    if run.extension is not None:
+        return (f"{run.name} (its corpus at each step of the extension is not known yet: a reopened session finds "
+                "it again when the run is shown -- show it, then Compare again)")
+    return f"{run.name} (its corpus is not counted: retrain or branch to count it)"
 
 
 def shadow_session(run: Run, step: int | None = None) -> Session:
@@ -94,15 +132,17 @@ class CompareRunsDialog(QtWidgets.QDialog):
             pix = QtGui.QPixmap(12, 12)
             pix.fill(QtGui.QColor(PALETTE[i % len(PALETTE)]))
             it.setIcon(QtGui.QIcon(pix))
-            it.setToolTip(f"{run.name}: {run.n_merges:,} merges")
+            it.setToolTip(f"{run.name}: {run.n_merges:,} merges" if run.extension is None else
+                          f"{run.name}: {steps_of(run):,} new merges after {run.extension.label} (its step 0)")
             self.checks.addItem(it)
         self.step = QtWidgets.QSpinBox(self)
         self.step.setPrefix("step ")
         self.step.setGroupSeparatorShown(True)
-        longest = max((r.n_merges for r in self.runs), default=0)
+        longest = max((steps_of(r) for r in self.runs), default=0)
         self.step.setRange(0, longest)
-        self.step.setValue(min(store.session.step, longest))
-        self.step.setToolTip("The step of the Zipf plot and of the two token streams")
+        self.step.setValue(min(store.session.shown_step(store.session.step), longest))
+        self.step.setToolTip("The step of the Zipf plot and of the two token streams (an extension run's counted "
+                             "from its original, as its timeline does)")
         self.step.setKeyboardTracking(False)
 
         self.tabs = QtWidgets.QTabWidget(self)
@@ -192,10 +232,13 @@ class CompareRunsDialog(QtWidgets.QDialog):
                 self.curves["bytes_per_token"][run.id] = self.bpt_plot.plot(
                     np.asarray(c.tradeoff.steps, float), np.asarray(c.tradeoff.bytes_per_token, float), pen=pen)
             else:
-                missing.append(run.name)
+                missing.append(left_out(run))
             self.legend.addItem(pg.PlotDataItem([], [], pen=pen), html.escape(run.name))
-        self.curve_note.setText(("bytes per token and Zipf need the counted corpus, missing for: "
-                                 + "; ".join(missing) + " (retrain or branch to count it)") if missing else "")
+        notes = ["left out of bytes per token and Zipf: " + "; ".join(missing)] if missing else []
+        origins = sorted({r.extension.label for r in self.checked() if r.extension is not None})
+        if origins:
+            notes.append(f"an extension run's curves start at its original (step 0 = {', '.join(origins)})")
+        self.curve_note.setText(" · ".join(notes))
         self._zipf = {rid: z for rid, z in self._zipf.items() if z.step == self.step.value()}
         self._draw_zipf()
         self._timer.start()
@@ -205,7 +248,7 @@ class CompareRunsDialog(QtWidgets.QDialog):
         return pg.mkPen(PALETTE[i % len(PALETTE)], width=width, style=STYLES[i % len(STYLES)])
 
     def _feed(self, run: Run) -> PlotFeed | None:
-        if run.word_counts is None:
+        if left_out(run):
             return None
         feed = self._feeds.get(run.id)
         if feed is None:
@@ -222,7 +265,7 @@ class CompareRunsDialog(QtWidgets.QDialog):
             feed = self._feed(run)
             if feed is None:
                 continue
-            step = min(k, run.n_merges)
+            step = min(k, steps_of(run))  # (the feed counts steps as the run's timeline does)
             if not feed.ready_for(step):
                 feed.advance(SLICE_S)
                 pending = True
@@ -255,7 +298,7 @@ class CompareRunsDialog(QtWidgets.QDialog):
         self.curves["zipf"].clear()
         self._timer.start()
         for s in self._stream_sessions:
-            s.set_step(k)
+            s.set_step(s.origin + k)  # (an extension run's step k: its original and k new merges)
 
     # -- diff -------------------------------------------------------------------------------------------------
     def _pickers(self) -> tuple[QtWidgets.QComboBox, QtWidgets.QComboBox]:
@@ -288,11 +331,15 @@ class CompareRunsDialog(QtWidgets.QDialog):
             return
         a, b = self.runs[self.diff_a.currentData()], self.runs[self.diff_b.currentData()]
         d = self.diff = diff_models(a.model.truncated(a.n_merges), b.model.truncated(b.n_merges))
+        ea, eb = a.extension, b.extension
+        same = ea is not None and eb is not None and (ea.spec, ea.sha256, ea.start) == (eb.spec, eb.sha256, eb.start)
+        o = a.start if same and d.common_prefix >= a.start else 0  # (both extend one original: count from it)
+        first, noun = (f"{ea.label} and ", "new merge") if o and ea is not None else ("", "merge")
         if d.identical:
-            head = f"<b>Identical merge lists</b> ({d.n_a:,} merges)."
+            head = f"<b>Identical merge lists</b> ({first}{plural(d.n_a - o, noun)})."
         else:
-            head = (f"<b>First divergence at merge {d.first_divergence:,}</b> — the runs share their first "
-                    f"{d.common_prefix:,} merges; A has {d.n_a:,}, B {d.n_b:,}.")
+            head = (f"<b>First divergence at {noun} {(d.first_divergence or 0) - o:,}</b> — the runs share "
+                    f"{first}their first {plural(d.common_prefix - o, noun)}; A has {d.n_a - o:,}, B {d.n_b - o:,}.")
         self.diff_summary.setText(head)
 
         def group(title: str, rows: list[tuple[str, str, str]]) -> None:
@@ -305,9 +352,9 @@ class CompareRunsDialog(QtWidgets.QDialog):
             top.setExpanded(len(rows) <= 200)
 
         group("Settings that differ", [(f"{c.name}: {c.before} → {c.after}", "", "") for c in d.settings])
-        group("Only in A", [(f"{m.left} + {m.right}", f"{m.rank:,}", "") for m in d.only_a])
-        group("Only in B", [(f"{m.left} + {m.right}", "", f"{m.rank:,}") for m in d.only_b])
-        group("Same merge, another rank", [(f"{m.left} + {m.right}", f"{m.rank_a:,}", f"{m.rank_b:,}")
+        group("Only in A", [(f"{m.left} + {m.right}", rank_text(a, m.rank), "") for m in d.only_a])
+        group("Only in B", [(f"{m.left} + {m.right}", "", rank_text(b, m.rank)) for m in d.only_b])
+        group("Same merge, another rank", [(f"{m.left} + {m.right}", rank_text(a, m.rank_a), rank_text(b, m.rank_b))
                                            for m in d.moved])
 
     def diff_rows(self, group: int) -> list[tuple[str, str, str]]:
@@ -357,7 +404,7 @@ class CompareRunsDialog(QtWidgets.QDialog):
         k = self.step.value()
         for combo in (self.stream_a, self.stream_b):
             run = self.runs[combo.currentData()]
-            s = shadow_session(run, min(k, run.n_merges))
+            s = shadow_session(run, model_step(run, k))
             s.setParent(self)
             view = TokenStreamView(s)
             view.set_animation_duration(0)

@@ -178,6 +178,20 @@ def _extension_json(w: Work, ext: ExtensionOf) -> dict[str, Any]:
                         for r in added]}
 
 
+def shown_extension(doc: SessionDoc) -> tuple[str, int, int] | None:
+    """(original, added merges, step counted from the original) when *doc*'s shown run is an extension run, as
+    the document says it without reading the original (None: no extension, or not one this reads -- opening the
+    session says why)."""
+    raw = doc.extras.get(EXTENSIONS)
+    entry = raw.get(str(doc.current_run)) if isinstance(raw, dict) else None
+    if not isinstance(entry, dict):
+        return None
+    label, added, step = entry.get("label"), entry.get("added"), entry.get("step")
+    if type(label) is str and type(added) is int and type(step) is int:
+        return label, added, step
+    return None
+
+
 def _damaged(key: object, why: str) -> SessionError:
     return SessionError(f"extras.{EXTENSIONS}: entry {key!r:.20} {why} -- the session file is damaged")
 

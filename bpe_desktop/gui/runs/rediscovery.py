@@ -6,8 +6,13 @@ shared token's merge number here and there (:mod:`bpe_desktop.core.measure.redis
 *Compare* reads the reference and compares on the ``measure`` helper thread (:mod:`..polled_jobs`; reading
 o200k's ranks was a stall the user saw): the page says "Computing…" and stays usable; choosing another run or
 reference, or pressing Compare again, makes a result still being computed stale (dropped when it ends).  A reference
-that cannot be read is the same dialog as before, once the job ends.  It leaves out the runs' other curves
-(:mod:`.compare`).
+that cannot be read is the same dialog as before, once the job ends.
+
+The run is encoded as every pane encodes it (:func:`~..work.encoder`: tiktoken's rank rule for an extended rank
+table, not a replay of its merges).  An extension run (cl100k + merges learned here) counts its steps from the
+original, as the timeline does: the plot starts at "step 0 = cl100k", a token the original makes is "made at"
+its name, and its tokens are ranked by coverage of the corpus it was learned on (counted again on the helper
+thread: the run keeps no word counts).  It leaves out the runs' other curves (:mod:`.compare`).
 """
 
 from __future__ import annotations
@@ -17,25 +22,37 @@ from collections.abc import Mapping, Sequence
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from ...core.counting.sources import count_source
 from ...core.errors import BpeError
 from ...core.formats import load_tokenizer
 from ...core.measure.rediscovery import CURVE_COLUMNS, Rediscovery, rediscover
-from ...core.tokenizers.model import BPEModel
-from ...core.tokenizers.tokenizer import Tokenizer
 from .. import file_actions
 from ..plots.common import PlotCard, set_title, style_plot
+from ..plots.quality_feed import model_config
 from ..polled_jobs import PolledJobs
 from ..widgets import theme
+from ..work import encoder, frozen
 from .store import Run
 
 #: the references offered first (name shown, spec)
 REFERENCES = (("cl100k_base", "cl100k"), ("o200k_base", "o200k"), ("GPT-2 (r50k_base)", "gpt2"))
 
 
-def compute(model: BPEModel, spec: str, words: Mapping[str, int] | None) -> Rediscovery:
-    """What the page shows for a run's *model* against the reference *spec* (the helper thread's job; Qt-free):
-    :func:`~bpe_desktop.core.measure.rediscovery.rediscover` of the reference as ``load_tokenizer`` reads it."""
-    return rediscover(Tokenizer(model), load_tokenizer(spec), words)
+def corpus_words(run: Run) -> Mapping[str, int] | None:
+    """The run's corpus as piece counts: its word counts, or for an extension run (which keeps none) its corpus
+    counted again with its model's settings (reads the corpus: off the GUI thread); None when not known."""
+    if run.word_counts is not None:
+        return run.word_counts.counts  # (read only, never changed)
+    if run.extension is None:
+        return None
+    return count_source(run.source, model_config(run.model)).counts
+
+
+def compute(run: Run, spec: str) -> Rediscovery:
+    """What the page shows for *run* (a :func:`~..work.frozen` copy) against the reference *spec* (the helper
+    thread's job; Qt-free): :func:`~bpe_desktop.core.measure.rediscovery.rediscover` of the reference as
+    ``load_tokenizer`` reads it, the run encoded as the panes encode it, its steps counted from its start."""
+    return rediscover(encoder(run), load_tokenizer(spec), corpus_words(run), start=run.start)
 
 
 class RediscoveryCard(PlotCard):
@@ -52,16 +69,22 @@ class RediscoveryCard(PlotCard):
         self.curve = self.plot.plot([], [], pen=pg.mkPen(theme.current().plot_ink, width=2))
         self.result: Rediscovery | None = None
 
-    def show_result(self, r: Rediscovery | None) -> None:
+    def show_result(self, r: Rediscovery | None, origin: str = "") -> None:
+        """Draw *r*; *origin*: the original's name when the run extends one (its step 0)."""
         self.result = r
+        self.plot.setLabel("bottom", f"new merges (0 = {origin})" if origin else "merges")
         if r is None or not r.found:
             self.curve.setData([], [])
             return
-        steps = list(range(len(r.found) + 1))
-        self.curve.setData(steps, [0, *r.found])
-        set_title(self.plot, f"Reference tokens the run has made (of {r.n_reference:,}; y = x: every merge one)",
+        steps = list(range(r.n_steps + 1))
+        found = [r.found_at(k) for k in steps]
+        self.curve.setData(steps, found)
+        every = "" if origin else "; y = x: every merge one"
+        set_title(self.plot, f"Reference tokens the run has made (of {r.n_reference:,}{every})",
                   f"Reference tokens made (of {r.n_reference:,})", "Reference tokens made")
         self.plot.enableAutoRange()
+        if origin:  # (from 0, as a run trained here starts: an extension's curve starts high, often flat)
+            self.plot.setYRange(0, max(found) or 1)
 
     def csv_rows(self) -> list[Sequence[object]]:
         return list(self.result.curve_rows()) if self.result is not None else []
@@ -84,6 +107,14 @@ def _fill(t: QtWidgets.QTableWidget, rows: Sequence[Sequence[object]], limit: in
             if not isinstance(v, str):
                 item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
             t.setItem(i, j, item)
+
+
+def _made_at(rows: Sequence[Sequence[object]], origin: str) -> list[Sequence[object]]:
+    """*rows* with "merge here" (the second column) 0 shown as the original's name, as the Vocabulary pane says
+    "made at: cl100k" (no change for a run trained here)."""
+    if not origin:
+        return list(rows)
+    return [(row[0], origin if row[1] == 0 else row[1], *row[2:]) for row in rows]
 
 
 class RediscoveryPage(QtWidgets.QWidget):
@@ -154,9 +185,8 @@ class RediscoveryPage(QtWidgets.QWidget):
         spec = str(self.reference.currentData())
         self._generation += 1
         key = (self._generation, self.run_pick.currentIndex(), spec)
-        model = run.model.truncated(len(run.model.merges))  # (a copy: the job reads it while the window goes on)
-        words = run.word_counts.counts if run.word_counts is not None else None  # (read only, never changed)
-        self._jobs.start(key, lambda: compute(model, spec, words))
+        copy = frozen(run)  # (the job reads it while the window goes on)
+        self._jobs.start(key, lambda: compute(copy, spec))
         self._wanted = key
         self.compare_button.setText("Computing…")
         self.summary.setText(f"Computing how much of {spec} the run {run.name} rediscovers…")
@@ -192,18 +222,20 @@ class RediscoveryPage(QtWidgets.QWidget):
                                      "depart?  Choose a run and a reference, then Compare.")
                 file_actions.show_error(self, "Cannot compare", str(e))
                 continue
-            self._show(r, key[2], words_known=self.runs[key[1]].word_counts is not None)
+            self._show(r, key[2], self.runs[key[1]])
 
-    def _show(self, r: Rediscovery, spec: str, *, words_known: bool) -> None:
+    def _show(self, r: Rediscovery, spec: str, run: Run) -> None:
         self.result = r
-        self.card.show_result(r)
-        n = len(r.found)
-        cover = "" if words_known else " (the run's corpus is not counted: its tokens are in merge order)"
+        origin = run.extension.label if run.extension is not None else ""
+        self.card.show_result(r, origin)
+        n = r.n_steps
+        cover = "" if r.corpus_bytes else " (the run's corpus is not counted: its tokens are in merge order)"
+        first = f" ({r.found_at(0):,} at step 0 = {origin})" if origin else ""
         self.summary.setText(
-            f"By step {n:,} the run has made {r.found[-1] if r.found else 0:,} of {spec}'s {r.n_reference:,} merged "
-            f"tokens ({r.share_at(n):.2%}); {len(r.lacking):,} of its tokens are not in {spec}{cover}.")
-        _fill(self.lacking, r.lacking_rows())
-        _fill(self.shared, r.shared_rows())
+            f"By step {n:,} the run has made {r.found_at(n):,} of {spec}'s {r.n_reference:,} merged tokens "
+            f"({r.share_at(n):.2%}){first}; {len(r.lacking):,} of its tokens are not in {spec}{cover}.")
+        _fill(self.lacking, _made_at(r.lacking_rows(), origin))
+        _fill(self.shared, _made_at(r.shared_rows(), origin))
 
     def _export(self) -> None:
         if not self.card.has_data():

@@ -7,7 +7,8 @@ of another run at step k with the settings it changed).  The list lives in the
 copied either way); the :class:`RunStore` beside it names the runs and turns the window's actions into the
 session's methods.  :meth:`RunStore.switch` shows another run (``Session.switch``: no retraining, no copy);
 :meth:`RunStore.begin` is called before a run starts training: it keeps the shown run and adds a new one
-(or reuses the shown run when it holds no merges or is retrained with the very same settings and corpus).
+(or reuses the shown run when it holds no merges or is retrained with the very same settings and corpus --
+never a tokenizer read from a file or an extension run, which a training run from the corpus's bytes is not).
 
 Names are made from what differs (:func:`auto_name`, with :func:`~bpe_desktop.core.training.branch.config_changes`):
 the first run by its main settings ("whitespace, chars, up to 7 merges"), later runs by what they change
@@ -22,6 +23,7 @@ from PySide6 import QtCore
 
 from ...core.config import TrainConfig
 from ...core.counting.sources import CorpusSource
+from ...core.stopping import StopReason
 from ...core.training.branch import config_changes
 from ..session import Session
 from ..wording import plural
@@ -125,7 +127,8 @@ class RunStore(QtCore.QObject):
         """A run is about to start training *config* on *source*: make it the shown run and return it."""
         cur = self.session.work
         same = (cur.config == config and same_corpus(cur.source, source) and origin.parent is None
-                and cur.origin.parent is None)
+                and cur.origin.parent is None
+                and cur.stop_reason is not StopReason.LOADED)  # (an opened tokenizer, an extension: not retrained)
         if not cur.records or same:
             self.session.set_origin(self.session.current, origin)
             return cur

@@ -36,6 +36,8 @@ except ImportError:  # not on Windows: the PID is asked instead
 
 from ...core.errors import BpeError
 from ...core.formats.session_file import load_session
+from ..runs.persist import shown_extension
+from ..wording import plural
 
 PREFIX = "autosave-"
 SUFFIX = ".bpesession"
@@ -171,8 +173,13 @@ def describe(path: str, mtime: float) -> str:
         doc = load_session(path)
     except BpeError as e:
         return f"saved {when}: {shown(path)} cannot be read ({shown(str(e))})"
-    merges = len(doc.model.merges) if doc.model is not None else 0
     corpus = shown(doc.corpus.files[0].path) if doc.corpus.files else "typed text"
+    ext = shown_extension(doc)
+    if ext is not None:  # (its merges and step as its timeline counts them: from the original, "step 0 = cl100k")
+        label, added, step = ext
+        label = " ".join(shown(label).splitlines())  # (a file's name: one line in the list)
+        return f"saved {when}: {label} + {plural(added, 'new merge')} on {corpus}, at step {step:,}"
+    merges = len(doc.model.merges) if doc.model is not None else 0
     return f"saved {when}: {merges:,} merges on {corpus}, at step {doc.step:,}"
 
 

@@ -182,7 +182,7 @@ class TokenStreamView(QtWidgets.QWidget):
         step = self.session.step
         tid = find_token(model, query, upto=step)
         if tid is None:
-            self.find_status.setText(f"no token {query!r} at step {step}" if query else "")
+            self.find_status.setText(f"no token {query!r} at step {self.session.shown_step(step):,}" if query else "")
             return None
         self.show_derivation(tid)
         tok = self.session.tokenizer

@@ -49,6 +49,21 @@ def test_a_small_example_worked_by_hand() -> None:
     assert [t.token for t in rediscover(run, ref).lacking] == ["abd", "dd"]
 
 
+def test_an_extension_counts_its_steps_from_its_original() -> None:
+    # the same run read as an extension whose original made ab and abd: step 0 is the original, made "at 0"
+    ref = Tokenizer(model_of([(b"a", b"b"), (b"ab", b"c"), (b"x", b"y")]))
+    run = Tokenizer(model_of([(b"a", b"b"), (b"ab", b"d"), (b"x", b"y"), (b"d", b"d")]))
+    words = {"abd": 3, "xy": 2, "dd": 1, "ab": 1}
+    whole, r = rediscover(run, ref, words), rediscover(run, ref, words, start=2)
+    assert r.found == whole.found == (1, 1, 2, 2) and r.n_steps == 2
+    assert [r.found_at(k) for k in (-1, 0, 1, 2, 99)] == [1, 1, 2, 2, 2]
+    assert [r.share_at(k) for k in (0, 1, 2)] == [1 / 3, 2 / 3, 2 / 3]
+    assert r.curve_rows() == [(0, 1, 1 / 3), (1, 2, 2 / 3), (2, 2, 2 / 3)]
+    assert whole.curve_rows() == [(k, f, f / 3) for k, f in enumerate(whole.found, 1)]  # (no step 0 row)
+    assert r.shared == (SharedToken("ab", 0, 1), SharedToken("xy", 1, 3))
+    assert [(t.token, t.rank_here, t.bytes_covered) for t in r.lacking] == [("abd", 0, 9), ("dd", 2, 2)]
+
+
 @pytest.fixture(scope="module")
 def logs_vs_cl100k():
     text = ROBOT_SAMPLE_FILE.read_text(encoding="utf-8")
@@ -98,3 +113,41 @@ def test_diff_reference_on_the_command_line(tmp_path) -> None:
     assert "'[INFO'" in d.stdout.split("shared tokens")[0]  # cl100k has no [INFO; it covers the most bytes
     bad = run_cli("diff", str(out), str(out), "--reference", "cl100k")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_diff_reference_on_an_extension_of_cl100k_counts_from_cl100k(tmp_path) -> None:
+    """``train --extend cl100k`` writes a rank file with its new ranks after cl100k's specials (no merge list can be
+    recovered from it): ``diff FILE --reference`` compares its ranks, encodes the corpus by tiktoken's rule (the
+    oracle: tiktoken reading the file) and counts steps from cl100k."""
+    import json
+
+    import tiktoken.load
+
+    from bpe_desktop.core.formats.presets import CL100K_SPECIALS
+
+    lines = ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)
+    corpus = tmp_path / "logs.txt"
+    corpus.write_text("".join(lines[:300]), encoding="utf-8")
+    out = tmp_path / "ext.tiktoken"
+    r = run_cli("train", str(corpus), "--extend", "cl100k", "--merges", "4", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    d = run_cli("diff", f"cl100k:{out}", "--reference", "cl100k", "--corpus", str(corpus), "--json")
+    assert d.returncode == 0, d.stderr
+    doc = json.loads(d.stdout)
+    ranks = tiktoken.load.load_tiktoken_bpe(str(out))
+    first = min(rank for rank in ranks.values() if rank >= 100_256)  # (after the specials: 100,277)
+    assert first == max(CL100K_SPECIALS.values()) + 1
+    assert doc["extends"] == "cl100k" and doc["start"] == first - 256 and doc["n_reference"] == 100_000
+    assert doc["found"][doc["start"] - 1] == 100_000 and len(doc["found"]) == doc["start"] + 4
+    pattern = Pretokenizer.from_spec("cl100k").pattern
+    assert pattern is not None
+    enc = tiktoken.Encoding(name="e", pat_str=pattern, mergeable_ranks=ranks, special_tokens=CL100K_SPECIALS)
+    made = Counter(enc.decode_single_token_bytes(t) for t in enc.encode_ordinary(corpus.read_text(encoding="utf-8")))
+    new = {rank: b for b, rank in ranks.items() if rank >= first}
+    assert sorted((t["rank_here"], t["occurrences"]) for t in doc["lacking"]) == [
+        (rank - first + 1, made[new[rank]]) for rank in sorted(new)]
+    assert doc["shared"][0]["rank_here"] == 0  # cl100k's own tokens: made at step 0
+    text = run_cli("diff", f"cl100k:{out}", "--reference", "cl100k", "--limit", "2")
+    assert text.returncode == 0, text.stderr
+    assert "(cl100k + 4 new merges)" in text.stdout and "made by step k: 0: 100000 (100.00%)" in text.stdout
+    assert "cl100k -> 1 " in text.stdout
