@@ -78,6 +78,7 @@ def main() -> int:
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--platform", choices=("offscreen", "xcb"), default="xcb")
     p.add_argument("--over", type=float, default=16.0, help="list the gaps longer than this (ms)")
+    p.add_argument("--catch-up-s", type=float, default=60.0, help="as in ui_latency.py")
     args = p.parse_args()
     os.environ["QT_QPA_PLATFORM"] = args.platform
     xvfb = ui_latency.start_xvfb() if args.platform == "xcb" and not os.environ.get("DISPLAY") else None
@@ -104,7 +105,7 @@ def main() -> int:
             return real_catch_up(*a)
 
         ui_latency._phase_catch_up = catch_up  # type: ignore[assignment]
-        result = ui_latency.latency(args.corpus, args.merges, runs=args.runs, play_s=0.5)
+        result = ui_latency.latency(args.corpus, args.merges, runs=args.runs, play_s=0.5, catch_up_s=args.catch_up_s)
         train = ticks[: phase_end[0]] if phase_end else ticks
         for (t0, c0), (t1, c1) in itertools.pairwise(train):
             gap = (t1 - t0) * 1000

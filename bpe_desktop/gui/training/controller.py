@@ -255,12 +255,14 @@ class TrainingController(QtCore.QObject):
                 self._counts.add(item)
                 continue
             if isinstance(item, Started) and item.parts:
-                if not self._counts.decode(time.monotonic() + COUNTS_BUDGET_S):
-                    self._backlog.put_back(item)  # the rest of the parts on the next turns
-                    return
-                if len(self._counts) != item.parts:
-                    raise RuntimeError(f"{len(self._counts)} parts of word counts came, not {item.parts}")
-                item = item._replace(word_counts=self._counts.take(item.word_counts.bytes_read), parts=0)
+                if self._counts.decode(time.monotonic() + COUNTS_BUDGET_S):
+                    if len(self._counts) != item.parts:
+                        raise RuntimeError(f"{len(self._counts)} parts of word counts came, not {item.parts}")
+                    item = item._replace(word_counts=self._counts.take(item.word_counts.bytes_read), parts=0)
+                # the rest of the parts on the next turns; the run's start (every pane's reset, a repaint) in a
+                # turn of its own after the last part
+                self._backlog.put_back(item)
+                return
             if self.drained and isinstance(item, Finished):
                 # the run's end -- every pane's reaction and a repaint of the window, the costliest wake-up --
                 # gets a turn of its own, not the one that handed on the last records

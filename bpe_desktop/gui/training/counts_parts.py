@@ -7,7 +7,8 @@ messages of at most :data:`PART_PIECES` pieces each, every part's dict pickled o
 part copies bytes, so the pipe is read at its usual pace and the worker is not held up), and then
 :class:`~.protocol.Started` with the number of parts and no counts.  The window's :class:`Assembly` unpickles
 the parts a few at a time, within a deadline per wake-up, and the ``Started`` is handed on only once the counts
-are whole: to the session nothing changes but when the counts arrive.
+are whole: to the session nothing changes but when the counts arrive.  The parts go before the worker builds its
+trainer, which may then empty the table it takes (the worker does not hold the counts twice).
 
 It leaves out when the pipe is read and what the counts are for (:mod:`.controller`).
 """
