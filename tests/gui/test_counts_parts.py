@@ -70,6 +70,8 @@ def trained(topics_text: str):
 def test_started_waits_for_its_parts_and_brings_the_whole_counts(qtbot, trained, monkeypatch) -> None:
     words, t, recs = trained
     monkeypatch.setattr(controller_mod, "COUNTS_BUDGET_S", -1.0)  # each wake-up unpickles one part, at most
+    monkeypatch.setattr(controller_mod, "MAX_RECORDS_PER_DRAIN", 20)
+    monkeypatch.setattr(controller_mod, "DRAIN_BUDGET_S", 10.0)  # only the item limit stops a read
     s = Session()
     s.set_state(TrainingState.COUNTING)
     ctl = TrainingController(s)
@@ -81,17 +83,21 @@ def test_started_waits_for_its_parts_and_brings_the_whole_counts(qtbot, trained,
         child.send(p)
     child.send(Started(t.model.truncated(0), t.initial_symbols, WordCounts({}, words.bytes_read), False, None,
                        len(parts)))
-    child.send(Records([row_of(r) for r in recs]))
+    for i in range(0, len(recs), 10):
+        child.send(Records([row_of(r) for r in recs[i : i + 10]]))
     child.send(Finished(StopReason.MERGES, "reached 120 merges"))
     resets: list[int] = []
     s.modelReset.connect(lambda: resets.append(len(s.word_counts.counts) if s.word_counts else -1))
-    wakeups = 0
+    wakeups = most_waiting = 0
     while s.state is not TrainingState.FINISHED:
         ctl.drain()  # (what the notifier and the controller's own zero-timer call)
         wakeups += 1
         assert wakeups < 100
         if not s.records:  # until the counts are whole, the run has not started for the session
             assert s.word_counts is None and s.state is TrainingState.COUNTING
+            most_waiting = max(most_waiting, ctl.backlog)
+    # meanwhile the pipe was read on, far past one wake-up's records (the worker is not held up by a full pipe)
+    assert most_waiting >= len(recs) > 5 * controller_mod.MAX_RECORDS_PER_DRAIN
     assert wakeups >= len(parts)
     assert resets == [len(words.counts)]  # the model was reset once, with the counts already there
     assert s.word_counts == words and list(s.word_counts.counts) == list(words.counts)

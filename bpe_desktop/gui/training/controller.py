@@ -52,6 +52,7 @@ from .protocol import (
 DRAIN_BUDGET_S = 0.004  # longest the GUI thread spends reading the pipe per wake-up
 COUNTS_BUDGET_S = 0.004  # ... and unpickling parts of the word counts (at least one part runs)
 MAX_RECORDS_PER_DRAIN = 1000  # most records handed to the session per wake-up; the rest wait for the next turn
+ASSEMBLING_READ_FACTOR = 50  # while word counts are unpickled, the backlog may hold this many times as many items
 FOLLOW_EVERY_MS = 100  # while training, the followed step moves to the newest merge at most this often
 STOP_GRACE_MS = 2000  # after "stop", how long the worker may take before it is terminated
 RATE_WINDOW_S = 1.0
@@ -230,7 +231,10 @@ class TrainingController(QtCore.QObject):
         if conn is None:
             return
         self.drained = 0
-        closed = self._backlog.read(conn, time.monotonic() + DRAIN_BUDGET_S, MAX_RECORDS_PER_DRAIN)
+        # while a big corpus's counts are unpickled, the first records wait behind its Started: the pipe is still
+        # read (within the time budget), or the worker would block on a full pipe and train nothing meanwhile
+        limit = MAX_RECORDS_PER_DRAIN * (ASSEMBLING_READ_FACTOR if len(self._counts) else 1)
+        closed = self._backlog.read(conn, time.monotonic() + DRAIN_BUDGET_S, limit)
         self._feed(conn)
         if self._conn is not conn:
             return
