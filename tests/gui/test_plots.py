@@ -431,7 +431,7 @@ def test_the_plots_say_they_are_counting_while_a_big_history_is_built(qtbot, tra
     n = len(s.word_counts.counts)
     assert n > 2_000  # several units of a few hundred words: one call with no budget runs one unit
     assert feed.advance(budget_s=0.0) is True
-    assert feed.history is None and feed.note == building_note(n) == f"counting the pairs of {n:,} distinct pieces…"
+    assert feed.history is None and feed.note == building_note(n) == f"counting pairs in {n:,} pieces…"
     calls = 1
     while feed.history is None:
         feed.advance(budget_s=0.0)
@@ -442,7 +442,7 @@ def test_the_plots_say_they_are_counting_while_a_big_history_is_built(qtbot, tra
     panel = panel_for(qtbot, make_session(trained))
     panel.feed.advance(budget_s=0.0)
     panel.refresh()  # (the panel's own throttled call) shows the note in the pair plot's title while it builds
-    assert panel.feed.history is None and "counting the pairs" in panel.zipf.plot.titleLabel.text
+    assert panel.feed.history is None and "counting pairs in" in panel.zipf.plot.titleLabel.text
     monkeypatch.undo()
     wait_zipf_at(qtbot, panel, s.n_steps)
     assert "counting" not in panel.zipf.plot.titleLabel.text

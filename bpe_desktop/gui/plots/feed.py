@@ -54,7 +54,7 @@ AGAIN_NOTE = "counting the corpus at each step of the extension…"
 
 def building_note(pieces: int) -> str:
     """What the plots say while the history of a corpus of *pieces* distinct pieces is built."""
-    return f"counting the pairs of {pieces:,} distinct pieces…"
+    return f"counting pairs in {pieces:,} pieces…"  # (short: a narrow card shows a title that fits)
 
 
 class PlotFeed:
