@@ -19,6 +19,7 @@ closes every window, which had left every run after the first measuring a hidden
 
     python benchmarks/ui_latency.py [--corpus FILE] [--merges N] [--runs 3] [--cold-runs 3]
                                      [--placeholders none|tokens|plots|compare|both] [--platform offscreen|xcb]
+                                     [--play-s 5] [--catch-up-s 60]
 
 ``--platform xcb`` measures under a real X server: the one in ``DISPLAY``, or else an ``Xvfb`` the script starts
 (and stops) itself.
@@ -162,8 +163,8 @@ def settled_window(corpus: str, merges: int) -> tuple[Any, Any]:
     return w, loop
 
 
-def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3, play_s: float = 5.0
-            ) -> dict[str, object]:
+def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3, play_s: float = 5.0,
+            catch_up_s: float = 60.0) -> dict[str, object]:
     from PySide6 import QtCore
 
     from bpe_desktop.gui.training.protocol import TrainingState
@@ -226,7 +227,8 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3,
               if any(a <= t - g / 1000 and t <= b for a, b in windows)]
     if not w.isVisible():
         raise RuntimeError("the window was closed during the measurement")
-    phases = {"catch_up": _phase_catch_up(w, app, timer, gaps, last), "play": _phase_play(w, app, timer, gaps, last,
+    phases = {"catch_up": _phase_catch_up(w, app, timer, gaps, last, catch_up_s),
+              "play": _phase_play(w, app, timer, gaps, last,
                                                                                             play_s)}
     if not w.isVisible():
         raise RuntimeError("the window was closed during the measurement")
@@ -245,8 +247,9 @@ def latency(corpus: str, merges: int, placeholders: str = "none", runs: int = 3,
     }
 
 
-def _phase_catch_up(w: object, app: object, timer: object, gaps: list[float], last: list[float]) -> dict[str, object]:
-    """Ticks after the run, until the plots' statistics reach the last step (or 60 s), with the plots pane
+def _phase_catch_up(w: object, app: object, timer: object, gaps: list[float], last: list[float],
+                    limit_s: float = 60.0) -> dict[str, object]:
+    """Ticks after the run, until the plots' statistics reach the last step (or *limit_s*), with the plots pane
     brought to the front of its tab group (a hidden pane computes but draws nothing); then back to the pane
     the layout shows there."""
     from PySide6 import QtCore
@@ -261,7 +264,7 @@ def _phase_catch_up(w: object, app: object, timer: object, gaps: list[float], la
     def check() -> None:
         h, z = feed.history, w.plots.zipf.data  # type: ignore[attr-defined]
         caught = h is not None and not h.pending and z is not None and z.step == session.step
-        if caught or time.perf_counter() - t0 > 60:
+        if caught or time.perf_counter() - t0 > limit_s:
             poll.stop()
             app.quit()  # type: ignore[attr-defined]
 
@@ -315,6 +318,8 @@ def main() -> int:
     p.add_argument("--platform", choices=("offscreen", "xcb"), default=None,
                    help="Qt platform (default: QT_QPA_PLATFORM or offscreen); xcb starts Xvfb when DISPLAY is unset")
     p.add_argument("--play-s", type=float, default=5.0, help="seconds of playback at the fastest speed")
+    p.add_argument("--catch-up-s", type=float, default=60.0,
+                   help="longest the catch-up phase waits for the plots (a big corpus's take minutes)")
     p.add_argument("--cold-start-child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.platform:
@@ -336,7 +341,7 @@ def _main(args: argparse.Namespace) -> int:
         _cold_start_child()
         return 0
     colds = cold_start(args.cold_runs) or [(float("nan"), float("nan"))]
-    result = latency(args.corpus, args.merges, args.placeholders, args.runs, args.play_s)
+    result = latency(args.corpus, args.merges, args.placeholders, args.runs, args.play_s, args.catch_up_s)
     result.update({
         "cold_start_s": round(statistics.median(c for c, _r in colds), 3),
         "cold_start_runs_s": [round(c, 3) for c, _r in colds],

@@ -16,6 +16,8 @@ from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.io.csv_table import csv_text
 from bpe_desktop.core.measure.stats import SegmentationHistory, compression_from_records, recount_pairs
 from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
+from bpe_desktop.gui.plots import panel as panel_mod
+from bpe_desktop.gui.plots.feed import building_note
 from bpe_desktop.gui.plots.panel import PlotsPanel
 from bpe_desktop.gui.plots.zipf import curve_points
 from bpe_desktop.gui.session import Session
@@ -419,3 +421,28 @@ def test_grouped_axis_writes_large_whole_numbers_with_separators(qtbot) -> None:
     assert ax.tickStrings([100_260.0, 100_270.0], 1.0, 10.0) == ["100,260", "100,270"]
     for values, spacing in (([0.5, 1.0, 1.5], 0.5), ([10.0, 20.0], 10.0), ([10_000.5, 10_001.0], 0.5)):
         assert ax.tickStrings(values, 1.0, spacing) == plain.tickStrings(values, 1.0, spacing)
+
+
+def test_the_plots_say_they_are_counting_while_a_big_history_is_built(qtbot, trained, monkeypatch) -> None:
+    """A corpus of millions of pieces takes minutes of slices to build its history: meanwhile the pair plot and
+    the status line say so (an empty chart with a bare title looked like a corpus without pairs)."""
+    s = make_session(trained)
+    feed = PlotsPanel(s).feed
+    n = len(s.word_counts.counts)
+    assert n > 2_000  # several units of a few hundred words: one call with no budget runs one unit
+    assert feed.advance(budget_s=0.0) is True
+    assert feed.history is None and feed.note == building_note(n) == f"counting pairs in {n:,} pieces…"
+    calls = 1
+    while feed.history is None:
+        feed.advance(budget_s=0.0)
+        calls += 1
+    assert calls > 2 and feed.note == ""  # done: no note; its numbers are the history's
+    monkeypatch.setattr(panel_mod, "SLICE_S", 0.0)  # the panel's slices: one unit of work each (see above)
+    monkeypatch.setattr(panel_mod, "IDLE_SLICE_S", 0.0)
+    panel = panel_for(qtbot, make_session(trained))
+    panel.feed.advance(budget_s=0.0)
+    panel.refresh()  # (the panel's own throttled call) shows the note in the pair plot's title while it builds
+    assert panel.feed.history is None and "counting pairs in" in panel.zipf.plot.titleLabel.text
+    monkeypatch.undo()
+    wait_zipf_at(qtbot, panel, s.n_steps)
+    assert "counting" not in panel.zipf.plot.titleLabel.text

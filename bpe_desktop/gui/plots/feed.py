@@ -12,7 +12,8 @@ the feed freezes what exists every :data:`GC_FREEZE_EVERY_S` (:mod:`..widgets.gc
 
 Word counts come from ``session.word_counts`` (the controller fills them after counting).  Without them,
 an idle in-memory corpus of at most :data:`SELF_COUNT_LIMIT` characters is counted here; anything else
-waits for the controller.  An extension run's history is not replayed: its corpus's segmentation at every
+waits for the controller; while a history is built (minutes of slices on a corpus of millions of distinct
+pieces) :attr:`PlotFeed.note` says so.  An extension run's history is not replayed: its corpus's segmentation at every
 step is the extension job's (``work.rewrites``, :class:`~bpe_desktop.core.measure.stats.RewriteHistory`);
 without it (a reopened session) the plots pane finds it again off the GUI thread and
 :attr:`PlotFeed.rewrites_note` says so.  The feed's steps are the steps the timeline shows (counted from
@@ -51,6 +52,11 @@ GC_FREEZE_EVERY_S = 0.25  # while working: move the objects made so far out of t
 AGAIN_NOTE = "counting the corpus at each step of the extension…"
 
 
+def building_note(pieces: int) -> str:
+    """What the plots say while the history of a corpus of *pieces* distinct pieces is built."""
+    return f"counting pairs in {pieces:,} pieces…"  # (short: a narrow card shows a title that fits)
+
+
 class PlotFeed:
     """Statistics for the session's current corpus and model, computed lazily, a slice at a time."""
 
@@ -61,6 +67,7 @@ class PlotFeed:
         self._words: WordCounts | None = None
         self._zipf: ZipfData | None = None
         self._build: Sliced | None = None  # building the history
+        self._build_pieces = 0  # distinct pieces of the history being built (0: an extension's, from its rewrites)
         self._extend: Sliced | None = None  # applying the merges the session has and the history not yet
         self._zjob: Sliced | None = None  # the pair counts at self._zjob_step
         self._zjob_step = -1
@@ -127,6 +134,7 @@ class PlotFeed:
                     self.note = self.rewrites_note
                     return False
                 self._build = Sliced(RewriteHistory.from_rewrites(s.work.rewrites, s.model, s.origin))
+                self._build_pieces = 0
             if self._build is None:
                 words = self._word_counts()
                 if words is None:
@@ -135,7 +143,10 @@ class PlotFeed:
                     self.note = "the corpus is empty"
                     return False
                 self._build = Sliced(SegmentationHistory.building(words, s.model.truncated(0)))
+                self._build_pieces = len(words.counts)
             if not self._build.run(budget_s - (time.perf_counter() - t0)):
+                if self._build_pieces:  # (a big corpus's history takes many slices: say so meanwhile)
+                    self.note = building_note(self._build_pieces)
                 return True
             self.history = self._build.result
             self._build = None

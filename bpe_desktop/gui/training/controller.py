@@ -4,7 +4,9 @@ session, and publishes the run's state there.
 Training runs in a *spawn* child (:mod:`.worker`, Qt-free), never in a thread: a pure-Python trainer in a
 QThread holds the GIL and stalls painting for seconds.  Messages (:mod:`.protocol`) arrive on a pipe whose
 file descriptor a :class:`QSocketNotifier` watches; each wake-up reads for at most ``DRAIN_BUDGET_S`` and
-hands at most ``MAX_RECORDS_PER_DRAIN`` records on (:mod:`.backlog`); the step follows the newest merge
+hands at most ``MAX_RECORDS_PER_DRAIN`` records on (:mod:`.backlog`); a big corpus's word counts come in
+parts, unpickled within a like budget per wake-up before the run's ``Started`` is handled
+(:mod:`.counts_parts`); the step follows the newest merge
 at most every ``FOLLOW_EVERY_MS`` (:mod:`.follow`); the collector is paused while a run streams
 (:mod:`..widgets.gc_policy`).  A run that ended at a limit leaves its worker idle (:attr:`can_continue`):
 :meth:`continue_training` asks it for more merges.  A worker that dies without a last message is reported
@@ -30,6 +32,7 @@ from ..widgets.gc_policy import GcPolicy
 from ..widgets.timers import one_shot
 from . import process
 from .backlog import Backlog
+from .counts_parts import Assembly, CountsPart
 from .follow import FollowPolicy
 from .protocol import (
     BranchFrom,
@@ -47,7 +50,9 @@ from .protocol import (
 )
 
 DRAIN_BUDGET_S = 0.004  # longest the GUI thread spends reading the pipe per wake-up
+COUNTS_BUDGET_S = 0.004  # ... and unpickling parts of the word counts (at least one part runs)
 MAX_RECORDS_PER_DRAIN = 1000  # most records handed to the session per wake-up; the rest wait for the next turn
+ASSEMBLING_READ_FACTOR = 50  # while word counts are unpickled, the backlog may hold this many times as many items
 FOLLOW_EVERY_MS = 100  # while training, the followed step moves to the newest merge at most this often
 STOP_GRACE_MS = 2000  # after "stop", how long the worker may take before it is terminated
 RATE_WINDOW_S = 1.0
@@ -75,6 +80,7 @@ class TrainingController(QtCore.QObject):
         self._progress: tuple[str, int, int, float] | None = None  # a batch's progress not shown yet (_flush)
         self._gc = GcPolicy(GC_FREEZE_EVERY_S)
         self._backlog = Backlog()  # rows received but not yet handed to the session
+        self._counts = Assembly()  # the word counts' parts received before their Started (.counts_parts)
         self._following = FollowPolicy(FOLLOW_EVERY_MS)
         self._follow_timer = one_shot(self, 0, self._catch_up)  # (started with the wait the policy gives)
         self._more = one_shot(self, 0, self.drain)  # next turn of a drain that left records in the backlog
@@ -213,6 +219,7 @@ class TrainingController(QtCore.QObject):
         self._proc = None
         self._idle = False
         self._backlog.clear()
+        self._counts.clear()
         self._more.stop()
         if self._following.pending:
             self._catch_up()
@@ -224,7 +231,10 @@ class TrainingController(QtCore.QObject):
         if conn is None:
             return
         self.drained = 0
-        closed = self._backlog.read(conn, time.monotonic() + DRAIN_BUDGET_S, MAX_RECORDS_PER_DRAIN)
+        # while a big corpus's counts are unpickled, the first records wait behind its Started: the pipe is still
+        # read (within the time budget), or the worker would block on a full pipe and train nothing meanwhile
+        limit = MAX_RECORDS_PER_DRAIN * (ASSEMBLING_READ_FACTOR if len(self._counts) else 1)
+        closed = self._backlog.read(conn, time.monotonic() + DRAIN_BUDGET_S, limit)
         self._feed(conn)
         if self._conn is not conn:
             return
@@ -245,6 +255,18 @@ class TrainingController(QtCore.QObject):
                 self._flush(item)
                 self.drained += len(item)
                 continue
+            if isinstance(item, CountsPart):
+                self._counts.add(item)
+                continue
+            if isinstance(item, Started) and item.parts:
+                if self._counts.decode(time.monotonic() + COUNTS_BUDGET_S):
+                    if len(self._counts) != item.parts:
+                        raise RuntimeError(f"{len(self._counts)} parts of word counts came, not {item.parts}")
+                    item = item._replace(word_counts=self._counts.take(item.word_counts.bytes_read), parts=0)
+                # the rest of the parts on the next turns; the run's start (every pane's reset, a repaint) in a
+                # turn of its own after the last part
+                self._backlog.put_back(item)
+                return
             if self.drained and isinstance(item, Finished):
                 # the run's end -- every pane's reaction and a repaint of the window, the costliest wake-up --
                 # gets a turn of its own, not the one that handed on the last records

@@ -6,9 +6,11 @@ duplex pipe; both ends dispatch on the type, never on strings.
 Worker -> window, in this order:
 
 * :class:`Progress` -- while counting (bytes done of total), throttled by the worker;
+* :class:`~.counts_parts.CountsPart` -- only for a corpus of many distinct pieces: its word counts, in parts;
 * :class:`Started` -- the trainer's empty model (so the window's ids match the records'), the corpus size in
-  symbols, the counted words, and whether the worker process had loaded Qt (always False; tests check it);
-  with a held-out share asked for, also the :class:`HeldOut` part (the corpus's last lines, not trained on);
+  symbols, the counted words (or how many parts brought them), and whether the worker process had loaded Qt
+  (always False; tests check it); with a held-out share asked for, also the :class:`HeldOut` part (the corpus's
+  last lines, not trained on: it travels whole);
 * :class:`StateChanged` -- acknowledges pause and resume (``COUNTING``, ``TRAINING`` or ``PAUSED``);
 * :class:`Records` -- batched merge records, each a row of :class:`~bpe_desktop.core.records.MergeRecord`
   fields (``MergeRecord(*row)``: plain tuples unpickle in half the time of dataclasses, and unpickling
@@ -39,6 +41,7 @@ from ...core.records import MergeRecord
 from ...core.stopping import StopReason
 from ...core.tokenizers.model import BPEModel
 from ...core.training.branch import BranchPoint
+from .counts_parts import CountsPart
 
 __all__ = [
     "BranchFrom",
@@ -138,9 +141,10 @@ class HeldOut(NamedTuple):
 class Started(NamedTuple):
     model: BPEModel  # the trainer's model with no merges yet
     initial_symbols: int
-    word_counts: WordCounts
+    word_counts: WordCounts  # without its counts when they came before it in ``parts`` parts (.counts_parts)
     qt_loaded: bool
     held_out: HeldOut | None = None  # only when the window asked for a held-out share
+    parts: int = 0
 
 
 class StateChanged(NamedTuple):
@@ -160,4 +164,4 @@ class Failed(NamedTuple):
     message: str
 
 
-Message = Progress | Started | StateChanged | Records | Finished | Failed
+Message = Progress | CountsPart | Started | StateChanged | Records | Finished | Failed

@@ -16,6 +16,7 @@ import traceback
 from multiprocessing.connection import Connection
 
 from ...core.config import TrainConfig
+from ...core.counting.pieces import WordCounts
 from ...core.counting.sources import CorpusSource, count_source
 from ...core.errors import BpeError, Cancelled
 from ...core.measure.holdout import count_with_holdout
@@ -23,6 +24,7 @@ from ...core.stopping import StopReason
 from ...core.tokenizers.model import BPEModel
 from ...core.training.branch import start_branch
 from ...core.training.trainer import Trainer
+from . import counts_parts
 from .protocol import (
     BranchFrom,
     Command,
@@ -172,9 +174,13 @@ def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: Co
         held = HeldOut(split.held_out, split.held_out_totals, split.train_totals, split.held_out_lines, holdout)
     else:
         words = count_source(source, config, progress=progress, cancel=cancel)
+    parts = 0
+    for part in counts_parts.split(words):  # (a corpus of many distinct pieces: see .counts_parts)
+        _send(conn, part)
+        parts += 1
     kept: list[Row] = []
-    if branch is None:
-        trainer = Trainer(words, config)
+    if branch is None:  # the window has the counts (in parts): the trainer may empty the table it takes
+        trainer = Trainer(words, config, release=parts > 0)
     else:  # rebuild the state at step k by replaying the kept merges (no ranking), with progress and cancel
         started = start_branch(words, config, branch.point, progress=progress, cancel=lambda: cancel() or cmds.stop)
         trainer = started.trainer
@@ -184,7 +190,8 @@ def _train(conn: Connection, source: CorpusSource, config: TrainConfig, cmds: Co
                      end_of_word=m.end_of_word, glue_marker=m.glue_marker, specials=m.specials,
                      tie_break=m.tie_break)
     qt_loaded = any(name.split(".")[0] in ("PySide6", "shiboken6", "pyqtgraph") for name in sys.modules)
-    _send(conn, Started(empty, trainer.initial_symbols, words, qt_loaded, held))
+    inline = words if not parts else WordCounts({}, words.bytes_read)
+    _send(conn, Started(empty, trainer.initial_symbols, inline, qt_loaded, held, parts))
     for i in range(0, len(kept), 4096):  # a branch's kept merges, in batches the window drains in turns
         _send(conn, Records(kept[i : i + 4096]))
     while True:

@@ -1,0 +1,130 @@
+"""What ran in the GUI thread during each long tick gap of ``ui_latency.py``'s training phase.
+
+Runs :func:`ui_latency.latency` with a set of the window's methods (the controller's wake-ups, the session's
+resets and appends, the Train press, the plots' refresh, the token canvas's paint, the trash's slices) wrapped to
+record when they ran, and the 10 ms ticks stamped with ``time.thread_time`` as well: for every gap over
+``--over`` ms it prints the gap, the GUI thread's CPU time inside it (the rest is the thread waiting: for the
+GIL, the X server, the scheduler) and the wrapped calls that ran in it (outermost first, with their nested calls
+indented), so a gap can be told to be work, and whose.  Qt's own painting and layout are not Python calls: the
+CPU a gap spent outside every wrapped call is printed as ``other``.
+
+    python benchmarks/ui_gaps.py [--corpus FILE] [--merges N] [--runs 1] [--platform xcb|offscreen] [--over 16]
+
+Prints one line per gap, then ui_latency's JSON figures on the last line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import itertools
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ui_latency
+
+#: (module, class, method) wrapped; nested calls are shown under the call they ran in
+WRAPPED = [
+    ("bpe_desktop.gui.main_window", "MainWindow", "train"),
+    ("bpe_desktop.gui.training.controller", "TrainingController", "drain"),
+    ("bpe_desktop.gui.training.controller", "TrainingController", "_catch_up"),
+    ("bpe_desktop.gui.training.controller", "TrainingController", "_handle"),
+    ("bpe_desktop.gui.training.backlog", "Backlog", "read"),
+    ("bpe_desktop.gui.training.counts_parts", "Assembly", "decode"),
+    ("bpe_desktop.gui.session", "Session", "append_records"),
+    ("bpe_desktop.gui.session", "Session", "set_step"),
+    ("bpe_desktop.gui.session", "Session", "reset_model"),
+    ("bpe_desktop.gui.session", "Session", "set_state"),
+    ("bpe_desktop.gui.session", "Session", "set_corpus"),
+    ("bpe_desktop.gui.session", "Session", "announce_count"),
+    ("bpe_desktop.gui.plots.panel", "PlotsPanel", "refresh"),
+    ("bpe_desktop.gui.stream.canvas", "TokenCanvas", "paintEvent"),
+    ("bpe_desktop.gui.stream.canvas", "TokenCanvas", "_prepare_step"),
+    ("bpe_desktop.gui.widgets.trash", "Trash", "_slice"),
+]
+
+calls: list[tuple[float, float, float, str, int]] = []  # (start, end, cpu ms, name, depth)
+_depth = [0]
+
+
+def _wrap(mod: str, cls: str, name: str) -> None:
+    klass = getattr(importlib.import_module(mod), cls)
+    real = getattr(klass, name)
+
+    @functools.wraps(real)
+    def timed(*a: Any, **k: Any) -> Any:
+        d = _depth[0]
+        _depth[0] = d + 1
+        t, c = time.perf_counter(), time.thread_time()
+        try:
+            return real(*a, **k)
+        finally:
+            _depth[0] = d
+            calls.append((t, time.perf_counter(), (time.thread_time() - c) * 1000, f"{cls}.{name}", d))
+
+    setattr(klass, name, timed)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--corpus", default=str(ui_latency.KJV))
+    p.add_argument("--merges", type=int, default=8000)
+    p.add_argument("--runs", type=int, default=1)
+    p.add_argument("--platform", choices=("offscreen", "xcb"), default="xcb")
+    p.add_argument("--over", type=float, default=16.0, help="list the gaps longer than this (ms)")
+    p.add_argument("--catch-up-s", type=float, default=60.0, help="as in ui_latency.py")
+    args = p.parse_args()
+    os.environ["QT_QPA_PLATFORM"] = args.platform
+    xvfb = ui_latency.start_xvfb() if args.platform == "xcb" and not os.environ.get("DISPLAY") else None
+    try:
+        for w in WRAPPED:
+            _wrap(*w)
+        ticks: list[tuple[float, float]] = []  # (perf_counter, thread_time) at each tick
+        from PySide6 import QtCore
+
+        real_start = QtCore.QTimer.start
+
+        def start(timer: QtCore.QTimer, *a: Any) -> None:  # stamp the benchmark's 10 ms tick timer too
+            if timer.interval() == 10 and not getattr(timer, "_stamped", False):
+                timer.timeout.connect(lambda: ticks.append((time.perf_counter(), time.thread_time())))
+                timer._stamped = True  # type: ignore[attr-defined]
+            real_start(timer, *a)
+
+        QtCore.QTimer.start = start  # type: ignore[method-assign]
+        phase_end: list[int] = []
+        real_catch_up = ui_latency._phase_catch_up
+
+        def catch_up(*a: Any) -> dict[str, object]:  # the training phase ends here
+            phase_end.append(len(ticks))
+            return real_catch_up(*a)
+
+        ui_latency._phase_catch_up = catch_up  # type: ignore[assignment]
+        result = ui_latency.latency(args.corpus, args.merges, runs=args.runs, play_s=0.5, catch_up_s=args.catch_up_s)
+        train = ticks[: phase_end[0]] if phase_end else ticks
+        for (t0, c0), (t1, c1) in itertools.pairwise(train):
+            gap = (t1 - t0) * 1000
+            if gap <= args.over:
+                continue
+            inside = sorted((c for c in calls if c[0] < t1 and c[1] > t0 and c[4] <= 2), key=lambda c: c[0])
+            top = sum(c[2] for c in inside if c[4] == min(x[4] for x in inside)) if inside else 0.0
+            cpu = (c1 - c0) * 1000
+            parts = [f"{'  ' * c[4]}{c[3]} {(min(c[1], t1) - max(c[0], t0)) * 1000:.1f}/{c[2]:.1f}cpu"
+                     for c in inside if (c[1] - c[0]) * 1000 >= 0.5]
+            print(f"gap {gap:6.1f} ms at {t1 - train[0][0]:7.2f} s: GUI CPU {cpu:5.1f} ms (wrapped {top:.1f}, "
+                  f"other {max(0.0, cpu - top):.1f}) | " + "; ".join(parts))
+        print(json.dumps(result))
+    finally:
+        if xvfb is not None:
+            xvfb.terminate()
+            xvfb.wait(10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
