@@ -52,3 +52,26 @@ def test_a_session_with_a_large_typed_text_opens_with_the_preview(qtbot, dialogs
     assert w2.corpus.editor.document().characterCount() <= PREVIEW_BYTES + 1
     assert w2.corpus.source().text == BIG and w2.session.work.source.text == BIG
     assert dialogs == []
+
+
+def test_a_large_file_is_previewed_from_its_head_alone(editor: CorpusEditor, tmp_path, monkeypatch) -> None:
+    """Showing a big log as a run's corpus read 2 MB of it on the GUI thread to show 256 KB: only the preview's
+    bytes are read now (counted), and the preview and its notice are what they were."""
+    from bpe_desktop.gui.panes import corpus_editor
+
+    path = tmp_path / "big.log"
+    path.write_text(BIG, encoding="utf-8")
+    asked: list[int] = []
+    real = corpus_editor.read_head
+    monkeypatch.setattr(corpus_editor, "read_head", lambda p, n: asked.append(n) or real(p, n))
+    editor.open_file(str(path))
+    assert asked == [PREVIEW_BYTES]
+    shown = editor.editor.toPlainText()
+    assert BIG.startswith(shown) and shown.endswith("\n") and len(BIG[:PREVIEW_BYTES]) - len(shown) < 200
+    assert editor.path == str(path) and editor.editor.isReadOnly()
+    assert f"is {corpus_editor._size(len(BIG.encode()))}: this is a read-only preview" in editor.notice.text()
+    small = tmp_path / "small.log"
+    small.write_text(BIG[:50_000], encoding="utf-8")
+    asked.clear()
+    editor.open_file(str(small))  # a small file: read whole (up to the limit), editable
+    assert asked == [LARGE_FILE_BYTES] and editor.text() == BIG[:50_000] and not editor.editor.isReadOnly()

@@ -45,6 +45,14 @@ def _cut_long_lines(text: str) -> str:
                      for ln in text.split("\n"))
 
 
+def _file_bytes(path: str) -> int:
+    """The file's size on disk (0 when it cannot be told: reading it then says why)."""
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
 def _preview(text: str) -> str:
     """The first ``PREVIEW_BYTES`` characters of a large text, whole lines when it has any, long lines cut."""
     head = text[:PREVIEW_BYTES]
@@ -226,7 +234,8 @@ class CorpusEditor(QtWidgets.QWidget):
             return
         # the text training reads: decompressed, a regular file only (a FIFO or a device is refused)
         compressed = Input(os.fspath(path), 0).compression
-        head, more = read_head(os.fspath(path), PREVIEW_BYTES if compressed else LARGE_FILE_BYTES)
+        big = not compressed and _file_bytes(path) > LARGE_FILE_BYTES  # (a preview's head is all it needs read)
+        head, more = read_head(os.fspath(path), PREVIEW_BYTES if compressed or big else LARGE_FILE_BYTES)
         if more and not compressed:
             head = head[:PREVIEW_BYTES]
         large = more or bool(compressed)  # a compressed file is always a preview: training reads the file
