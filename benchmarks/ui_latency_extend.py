@@ -17,13 +17,14 @@ probe and the report of ``ui_latency.py``):
 
 Prints one JSON object: p50/p99/max of the tick gaps over the whole flow, ticks over 16 and 33 ms, the same per
 phase (a gap counts in the phase it started in), each phase's seconds, the ``--top`` longest gaps with the phases
-they spanned, the GUI thread's CPU time in them (and the other threads' of this process), the instrumented
-GUI-thread calls that ran inside them (``calls``: name, milliseconds, and the GUI thread's CPU milliseconds in the
-call; each pane's reaction to a run shown is one of them, :data:`PANE_SLOTS`), and the figures the flow showed:
-tokens per line of the log under cl100k and under the extension (the inspector's counts, and the extension job's
-own).  ``--profile FILE`` writes a cProfile of the GUI thread over the flow (``python -m pstats FILE``);
-``--profile-gap CALL FILE`` one from the timed call *CALL* (``Session.load``, ``compare_extension``...) to the next
-tick, i.e. what that one gap ran; ``--screenshot FILE.png`` grabs the window at the end.
+they spanned, the GUI thread's CPU time in them (and the other threads' of this process, by name), the instrumented
+GUI-thread calls that ran inside them (``calls``: name, milliseconds, the GUI thread's CPU milliseconds in the
+call and when it started in the gap; each pane's reaction to a run shown is one of them, :data:`PANE_SLOTS`), and
+the figures the flow showed: tokens per line of the log under cl100k and under the extension (the inspector's
+counts, and the extension job's own).  ``--profile FILE`` writes a cProfile of the GUI thread over the flow
+(``python -m pstats FILE``); ``--profile-gap CALL FILE`` one from the timed call *CALL* (``Session.load``,
+``compare_extension``...) to the next tick, i.e. what that one gap ran; ``--screenshot FILE.png`` grabs the window
+at the end.
 
     python benchmarks/ui_latency_extend.py --log /tmp/log20.log [--merges 1000] [--platform offscreen|xcb]
         [--no-first-inspect] [--settle-s 1] [--idle-s 2] [--top 12] [--profile FILE]
@@ -57,12 +58,25 @@ import ui_latency  # noqa: E402  (the probe's summary and Xvfb)
 TIMEOUT_S = 900.0  # a ceiling for a stuck phase, not a speed limit
 
 
+def _thread_cpu() -> dict[str, float]:
+    """CPU seconds so far of each of this process's threads but the main one, by name."""
+    out = {}
+    for t in threading.enumerate():
+        if t is not threading.main_thread() and t.ident is not None:
+            try:
+                out[t.name] = time.clock_gettime(time.pthread_getcpuclockid(t.ident))
+            except (OSError, ProcessLookupError):
+                pass
+    return out
+
+
 class Recorder:
     """The tick gaps (with the GUI thread's CPU time in each), the phase marks and the timed calls."""
 
     def __init__(self) -> None:
         self.t0 = time.perf_counter()
         self.gaps: list[tuple[float, float, float, float]] = []  # (start, end, GUI-thread CPU s, process CPU s)
+        self.threads: list[dict[str, float]] = []  # each gap's CPU s by (other) thread name
         self.phases: list[tuple[float, str]] = []
         self.calls: list[tuple[float, float, str, float]] = []  # GUI-thread calls: (start, end, name, CPU s)
         self._last = (time.perf_counter(), time.thread_time(), time.process_time())
@@ -79,9 +93,13 @@ class Recorder:
         now, cpu, proc = time.perf_counter(), time.thread_time(), time.process_time()
         self.gaps.append((self._last[0], now, cpu - self._last[1], proc - self._last[2]))
         self._last = (now, cpu, proc)
+        by_thread = _thread_cpu()
+        self.threads.append({k: v - self._by_thread.get(k, 0.0) for k, v in by_thread.items()})
+        self._by_thread = by_thread
 
     def restart(self) -> None:
         self._last = (time.perf_counter(), time.thread_time(), time.process_time())
+        self._by_thread = _thread_cpu()
 
     def phase(self, label: str) -> None:
         self.phases.append((time.perf_counter(), label))
@@ -312,16 +330,19 @@ def run_flow(args: argparse.Namespace) -> dict[str, object]:
     for lb in dict.fromkeys(labels):
         per_phase[lb] = ui_latency._gaps_summary([(b - a) * 1000 for a, b, *_ in rec.gaps if rec.phase_at(a) == lb])
     allg = [(b - a) * 1000 for a, b, *_ in rec.gaps]
-    top = sorted(rec.gaps, key=lambda g: g[0] - g[1])[: args.top]
+    top = sorted(range(len(rec.gaps)), key=lambda i: rec.gaps[i][0] - rec.gaps[i][1])[: args.top]
     stalls = []
-    for a, b, cpu, proc in top:
+    for i in top:
+        a, b, cpu, proc = rec.gaps[i]
+        others = {k: round(v * 1000, 1) for k, v in rec.threads[i].items() if v >= 0.0005}
         spanned = list(dict.fromkeys([rec.phase_at(a)] + [lb for t, lb in rec.phases if a < t < b]))
-        inside = [(n, round((min(e, b) - max(s, a)) * 1000, 1), round(c * 1000, 1))
+        inside = [(n, round((min(e, b) - max(s, a)) * 1000, 1), round(c * 1000, 1), round((s - a) * 1000, 1))
                   for s, e, n, c in rec.calls if s < b and e > a]
         stalls.append({"gap_ms": round((b - a) * 1000, 1), "gui_cpu_ms": round(cpu * 1000, 1),
-                       "other_threads_cpu_ms": round((proc - cpu) * 1000, 1),
+                       "other_threads_cpu_ms": round((proc - cpu) * 1000, 1), "by_thread_ms": others,
                        "at_s": round(a - t_start, 2), "phases": spanned,
-                       "calls": [f"{n} {ms} ms (CPU {c})" for n, ms, c in inside if "modal loop" not in n]})
+                       "calls": [f"{n} {ms} ms (CPU {c}) at +{at}" for n, ms, c, at in inside
+                                 if "modal loop" not in n]})
     return {**ui_latency._gaps_summary(allg), "phases": per_phase, "phase_s": phase_s, "stalls": stalls,
             "first_inspect": first, "compare": figures,
             "extension": {"spec": done.spec, "made": done.made, "stop": done.stop_reason, "lines": done.lines,

@@ -115,3 +115,28 @@ def test_a_flow_layout_wraps_in_order_without_overlap(qtbot, widths: list[int], 
     assert flow.heightForWidth(room) == (max(r.bottom() for r in rects) + 1 if rects else 0)
     assert flow.minimumSize().width() == max(widths, default=0)
     holder.deleteLater()
+
+
+def test_a_hidden_token_stream_reads_a_big_corpus_file_when_shown(window, qtbot, tmp_path) -> None:
+    """Its rows are read on the ``rows`` helper thread, which shares the interpreter with the GUI thread: while
+    its dock is behind another tab (the Log inspector's, in the Extend flow) the read waits, and starts when
+    the stream is brought to the front (counted reads, and the rows are the file's)."""
+    from bpe_desktop.core import CorpusSource, TrainConfig
+    from bpe_desktop.gui.stream.row_loader import THREAD_BYTES
+
+    path = tmp_path / "big.log"
+    text = "".join(f"[INFO] line {i} of a log big enough for the helper thread\n" for i in range(THREAD_BYTES // 40))
+    path.write_text(text, encoding="utf-8")
+    canvas = window.token_view.canvas
+    window.docks["inspect"].raise_()  # the stream's dock behind the inspector's tab
+    qtbot.waitUntil(lambda: canvas.visibleRegion().isEmpty())
+    window.corpus.open_file(str(path))  # (a file's preview: the stream shows the run's corpus, not the editor's)
+    window.corpus.publish_display_text()
+    before = canvas.loader.threaded
+    window.session.set_corpus(CorpusSource.from_files([path]), TrainConfig(mode="bytes", pretokenizer="gpt2"))
+    qtbot.wait(100)
+    assert canvas.loader.threaded == before and canvas.loader.busy and canvas.n_rows == 0  # not read: unseen
+    window.docks["tokens"].raise_()
+    qtbot.waitUntil(lambda: not canvas.loader.busy, timeout=30_000)
+    assert canvas.loader.threaded == before + 1
+    assert [canvas.row_text(r) for r in range(3)] == text.splitlines(keepends=True)[:3]
