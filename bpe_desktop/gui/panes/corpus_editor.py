@@ -125,6 +125,7 @@ class CorpusEditor(QtWidgets.QWidget):
         self._user_toggled = False
         self._typed = False  # the text was typed or edited here since it was last set
         self._whole: str | None = None  # a large text set here, of which the editor shows a preview
+        self._shown: str | None = None  # the editor's text as last read or set (None once it changes)
         self.title = ElidedLabel("", self)  # a long file name is elided, not widening the dock (and the window)
         self.title.setProperty("muted", True)
         self.title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -151,6 +152,7 @@ class CorpusEditor(QtWidgets.QWidget):
         self._detect.timeout.connect(self._auto_detect)
         self._live = QtCore.QTimer(self, singleShot=True, interval=LIVE_TEXT_MS)
         self._live.timeout.connect(self.publish_display_text)
+        self.editor.document().contentsChanged.connect(self._forget_shown)
         self.editor.textChanged.connect(self._text_changed)
         self.editor.filesDropped.connect(self._dropped)
         self.table_toggle.clicked.connect(self._toggled)
@@ -167,7 +169,7 @@ class CorpusEditor(QtWidgets.QWidget):
 
     def text(self) -> str:
         """The corpus text (all of it when the editor previews a large one; a file's preview otherwise)."""
-        return self._whole if self._whole is not None else self.editor.toPlainText()
+        return self._whole if self._whole is not None else self._editor_text()
 
     def typed_source(self) -> CorpusSource | None:
         """The corpus, when its text was typed or edited here (and so exists nowhere else); else None."""
@@ -207,6 +209,7 @@ class CorpusEditor(QtWidgets.QWidget):
         self.editor.blockSignals(True)
         self.editor.setPlainText(shown)
         self.editor.blockSignals(False)
+        self._shown = None  # (the document's copy: it may differ from *shown*, e.g. in line separators)
         self.table_toggle.setChecked(looks_like_word_counts(shown) if word_counts is None else word_counts)
         if self._whole is not None:
             self.editor.setReadOnly(True)
@@ -266,6 +269,16 @@ class CorpusEditor(QtWidgets.QWidget):
         self._update_title()
 
     # -- internals ----------------------------------------------------------------------------------
+    def _editor_text(self) -> str:
+        """The editor's text, copied out of its document once per change: a run's load asks for the
+        corpus (``source()``) from many slots, and each copy of a preview-sized text takes a while."""
+        if self._shown is None:
+            self._shown = self.editor.toPlainText()
+        return self._shown
+
+    def _forget_shown(self) -> None:
+        self._shown = None
+
     def _open_table(self, path: str) -> None:
         head, _ = read_head(path, PREVIEW_BYTES)
         text = head.decode("utf-8", "replace")
@@ -294,7 +307,7 @@ class CorpusEditor(QtWidgets.QWidget):
 
     def _auto_detect(self) -> None:
         if not self._user_toggled:
-            self.table_toggle.setChecked(looks_like_word_counts(self.editor.toPlainText()[:PREVIEW_BYTES]))
+            self.table_toggle.setChecked(looks_like_word_counts(self._editor_text()[:PREVIEW_BYTES]))
         self._update_title()
 
     def _toggled(self) -> None:
