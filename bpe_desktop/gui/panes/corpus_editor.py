@@ -10,7 +10,10 @@ time) is shown as a read-only preview of its beginning, its long lines cut at ``
 preview, the whole text kept beside it for :meth:`CorpusEditor.text` and training -- because laying out
 a text that large blocks the window for seconds (figures in benchmarks/RESULTS.md).  Edits reach the
 session ~300 ms after the last key as its ``display_text`` (the token view shows them tokenized by the
-current model); a previewed file is never pushed there.  It does not count or train.
+current model); a previewed file is never pushed there.  A read-only preview is put in the editor in pieces:
+its first :data:`PREVIEW_FIRST_CHARS` at once, the rest :data:`PREVIEW_APPEND_CHARS` a turn of the event loop
+(a run's load sets the editor among every other pane's reset: the whole preview at once was a stall of its own);
+:meth:`CorpusEditor.settle` puts the rest in now, and reading the editor's text does.  It does not count or train.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from ...core.io.sizes import format_bytes
 from ...core.text.inputs import Input, read_head
 from ..session import Session
 from ..widgets.elided_label import ElidedLabel, Part
+from ..widgets.timers import one_shot
 from ..wording import plural
 from . import text_facts
 
@@ -34,6 +38,8 @@ LIVE_TEXT_MS = 300  # edits are shown in the token view this long after the last
 LARGE_FILE_BYTES = 2 << 20  # larger files: read-only preview, the worker reads the file
 PREVIEW_BYTES = 256 << 10
 LONG_LINE_CHARS = 10_000  # a line longer than this is cut in a preview (and makes a file a preview)
+PREVIEW_FIRST_CHARS = 16 << 10  # a read-only preview's part put in the editor at once (whole lines) ...
+PREVIEW_APPEND_CHARS = 32 << 10  # ... and the part appended on each later turn
 
 
 def _longest_line(text: str) -> int:
@@ -126,6 +132,7 @@ class CorpusEditor(QtWidgets.QWidget):
         self._typed = False  # the text was typed or edited here since it was last set
         self._whole: str | None = None  # a large text set here, of which the editor shows a preview
         self._shown: str | None = None  # the editor's text as last read or set (None once it changes)
+        self._rest = ""  # a read-only preview's part still to be appended to the editor
         self.title = ElidedLabel("", self)  # a long file name is elided, not widening the dock (and the window)
         self.title.setProperty("muted", True)
         self.title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -152,6 +159,7 @@ class CorpusEditor(QtWidgets.QWidget):
         self._detect.timeout.connect(self._auto_detect)
         self._live = QtCore.QTimer(self, singleShot=True, interval=LIVE_TEXT_MS)
         self._live.timeout.connect(self.publish_display_text)
+        self._append_due = one_shot(self, 1, self._append_more)  # (1 ms: a turn of its own, see inspect/panel.py)
         self.editor.document().contentsChanged.connect(self._forget_shown)
         self.editor.textChanged.connect(self._text_changed)
         self.editor.filesDropped.connect(self._dropped)
@@ -196,8 +204,10 @@ class CorpusEditor(QtWidgets.QWidget):
         self.show_source(w.draft or w.source)
         self.publish_display_text()
 
-    def set_text(self, text: str, name: str = "<editor>", word_counts: bool | None = None) -> None:
-        """Show *text* (editable); the table toggle follows *word_counts* or is detected."""
+    def set_text(self, text: str, name: str = "<editor>", word_counts: bool | None = None, *,
+                 preview: bool = False) -> None:
+        """Show *text* (editable); the table toggle follows *word_counts* or is detected.  *preview*: the
+        caller makes it a read-only preview (a file's) once it is set."""
         self._typed = False
         self.path = None
         self.name = name
@@ -206,9 +216,7 @@ class CorpusEditor(QtWidgets.QWidget):
         self._user_toggled = word_counts is not None
         self._whole = text if len(text) > LARGE_FILE_BYTES else None
         shown = text if self._whole is None else _preview(text)
-        self.editor.blockSignals(True)
-        self.editor.setPlainText(shown)
-        self.editor.blockSignals(False)
+        self._put(shown, in_pieces=preview or self._whole is not None)
         self._shown = None  # (the document's copy: it may differ from *shown*, e.g. in line separators)
         self.table_toggle.setChecked(looks_like_word_counts(shown) if word_counts is None else word_counts)
         if self._whole is not None:
@@ -255,7 +263,7 @@ class CorpusEditor(QtWidgets.QWidget):
             return
         if more:
             text = text[: text.rfind("\n") + 1] or text
-        self.set_text(_cut_long_lines(text[:PREVIEW_BYTES]) if long_lines else text, name)
+        self.set_text(_cut_long_lines(text[:PREVIEW_BYTES]) if long_lines else text, name, preview=True)
         self.path = os.fspath(path)
         self.editor.setReadOnly(True)
         why = ("is not valid UTF-8" if not utf8 else f"is compressed ({compressed})" if compressed
@@ -268,11 +276,50 @@ class CorpusEditor(QtWidgets.QWidget):
         self.notice.show()
         self._update_title()
 
+    def settle(self) -> None:
+        """Put the rest of a read-only preview in the editor now (what it shows is then all of the preview)."""
+        self._append_due.stop()
+        while self._rest:
+            self._append_more(reschedule=False)
+
     # -- internals ----------------------------------------------------------------------------------
+    def _put(self, shown: str, in_pieces: bool) -> None:
+        """Set the editor's text to *shown*: at once, or (*in_pieces*, a read-only preview) its first whole
+        lines now and the rest on later turns."""
+        self._append_due.stop()
+        cut = len(shown)
+        if in_pieces and cut > PREVIEW_FIRST_CHARS:
+            cut = shown.rfind("\n", 0, PREVIEW_FIRST_CHARS) + 1 or PREVIEW_FIRST_CHARS
+        self._rest = shown[cut:]
+        self.editor.blockSignals(True)
+        self.editor.setPlainText(shown[:cut])
+        self.editor.blockSignals(False)
+        if self._rest:
+            self._append_due.start()
+
+    def _append_more(self, reschedule: bool = True) -> None:
+        rest = self._rest
+        cut = len(rest)
+        if cut > PREVIEW_APPEND_CHARS:
+            cut = rest.rfind("\n", 0, PREVIEW_APPEND_CHARS) + 1 or PREVIEW_APPEND_CHARS
+        self._rest = rest[cut:]
+        doc = self.editor.document()
+        undo = doc.isUndoRedoEnabled()
+        doc.setUndoRedoEnabled(False)  # (a read-only preview: nothing to undo)
+        end = QtGui.QTextCursor(doc)
+        end.movePosition(QtGui.QTextCursor.MoveOperation.End)
+        self.editor.blockSignals(True)  # not an edit
+        end.insertText(rest[:cut])
+        self.editor.blockSignals(False)
+        doc.setUndoRedoEnabled(undo)
+        if self._rest and reschedule:
+            self._append_due.start()
+
     def _editor_text(self) -> str:
         """The editor's text, copied out of its document once per change: a run's load asks for the
         corpus (``source()``) from many slots, and each copy of a preview-sized text takes a while."""
         if self._shown is None:
+            self.settle()
             self._shown = self.editor.toPlainText()
         return self._shown
 
@@ -284,7 +331,7 @@ class CorpusEditor(QtWidgets.QWidget):
         text = head.decode("utf-8", "replace")
         header = parse_header(text.split("\n", 1)[0], path)
         name = os.path.basename(path)
-        self.set_text(text[: text.rfind("\n") + 1] or text, name, word_counts=True)
+        self.set_text(text[: text.rfind("\n") + 1] or text, name, word_counts=True, preview=True)
         self.path = os.fspath(path)
         self.editor.setReadOnly(True)
         self.notice.setText(f"{name} is a counts table ({header.describe()}): training reads its word counts, "
