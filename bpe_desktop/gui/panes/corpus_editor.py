@@ -207,7 +207,7 @@ class CorpusEditor(QtWidgets.QWidget):
     def set_text(self, text: str, name: str = "<editor>", word_counts: bool | None = None, *,
                  preview: bool = False) -> None:
         """Show *text* (editable); the table toggle follows *word_counts* or is detected.  *preview*: the
-        caller makes it a read-only preview (a file's) once it is set."""
+        caller makes it a read-only preview (a file's) once it is set, and says ``edited`` then."""
         self._typed = False
         self.path = None
         self.name = name
@@ -226,8 +226,8 @@ class CorpusEditor(QtWidgets.QWidget):
                                 "shown (a text this large is not edited here). Training reads the whole text.")
             self.notice.show()
         self._update_title()
-        self._live.start()
-        self.edited.emit()
+        if not preview:  # (else the caller says it once the file is named: the corpus is the file)
+            self._changed()
 
     def publish_display_text(self) -> None:
         """Hand the editor's text to the session for the token view (nothing for a previewed file)."""
@@ -275,6 +275,7 @@ class CorpusEditor(QtWidgets.QWidget):
                             "Training reads the whole file.")
         self.notice.show()
         self._update_title()
+        self._changed()
 
     def settle(self) -> None:
         """Put the rest of a read-only preview in the editor now (what it shows is then all of the preview)."""
@@ -338,7 +339,12 @@ class CorpusEditor(QtWidgets.QWidget):
                             "so the settings now use its mode, pre-tokenizer and special tokens.")
         self.notice.show()
         self._update_title()
+        self._changed()
         self.tableOpened.emit(header)
+
+    def _changed(self) -> None:
+        self._live.start()
+        self.edited.emit()
 
     def _dropped(self, paths: list[str]) -> None:
         try:
