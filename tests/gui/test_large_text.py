@@ -5,6 +5,8 @@ whole text stays the corpus training reads, and a small text stays editable as b
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from bpe_desktop.core.logs.robotlogs import generate
 from bpe_desktop.gui import app as gui_app
@@ -110,3 +112,26 @@ def test_a_preview_is_put_in_the_editor_in_pieces_and_whole_once_settled(editor:
     editor.set_text("low 5\n")  # a newer text drops the pending pieces
     qtbot.wait(20)
     assert editor.editor.toPlainText() == editor.text() == "low 5\n" and not editor.editor.isReadOnly()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(alphabet=st.sampled_from("ab \t\r\n\u2028\u2029\u00a0é…"), max_size=60))
+@example("abcdef\r\nxy")  # a CR LF across the first cut (an extra empty line, before)
+@example("a\nbcde\r\nxyz")  # ... across an appended piece's
+def test_a_preview_in_pieces_is_the_text_put_in_at_once(editor: CorpusEditor, monkeypatch, text: str) -> None:
+    """Hostile line breaks (CR LF split across pieces, U+2028, a line longer than a piece): the pieces put
+    together are what the editor makes of the whole text put in at once (the oracle: Qt's own setPlainText)."""
+    from PySide6 import QtWidgets
+
+    from bpe_desktop.gui.panes import corpus_editor
+
+    monkeypatch.setattr(corpus_editor, "PREVIEW_FIRST_CHARS", 7)
+    monkeypatch.setattr(corpus_editor, "PREVIEW_APPEND_CHARS", 5)
+    oracle = QtWidgets.QPlainTextEdit()
+    oracle.setPlainText(text)
+    editor.set_text(text, preview=True)
+    assert editor.editor.document().characterCount() <= 8
+    editor.settle()
+    assert editor.editor.toPlainText() == oracle.toPlainText()
+    assert editor.editor.document().blockCount() == oracle.document().blockCount()
+    oracle.deleteLater()

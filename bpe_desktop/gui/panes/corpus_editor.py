@@ -51,6 +51,15 @@ def _cut_long_lines(text: str) -> str:
                      for ln in text.split("\n"))
 
 
+def _piece_end(text: str, limit: int) -> int:
+    """Where the first piece of *text* of at most *limit* characters ends: after a line when there is one,
+    never between a CR and its LF (the editor reads the pair as one line break only in one piece)."""
+    if len(text) <= limit:
+        return len(text)
+    cut = text.rfind("\n", 0, limit) + 1 or limit
+    return cut - 1 if cut > 1 and text[cut - 1] == "\r" and text[cut : cut + 1] == "\n" else cut
+
+
 def _file_bytes(path: str) -> int:
     """The file's size on disk (0 when it cannot be told: reading it then says why)."""
     try:
@@ -288,9 +297,7 @@ class CorpusEditor(QtWidgets.QWidget):
         """Set the editor's text to *shown*: at once, or (*in_pieces*, a read-only preview) its first whole
         lines now and the rest on later turns."""
         self._append_due.stop()
-        cut = len(shown)
-        if in_pieces and cut > PREVIEW_FIRST_CHARS:
-            cut = shown.rfind("\n", 0, PREVIEW_FIRST_CHARS) + 1 or PREVIEW_FIRST_CHARS
+        cut = _piece_end(shown, PREVIEW_FIRST_CHARS) if in_pieces else len(shown)
         self._rest = shown[cut:]
         self.editor.blockSignals(True)
         self.editor.setPlainText(shown[:cut])
@@ -300,9 +307,7 @@ class CorpusEditor(QtWidgets.QWidget):
 
     def _append_more(self, reschedule: bool = True) -> None:
         rest = self._rest
-        cut = len(rest)
-        if cut > PREVIEW_APPEND_CHARS:
-            cut = rest.rfind("\n", 0, PREVIEW_APPEND_CHARS) + 1 or PREVIEW_APPEND_CHARS
+        cut = _piece_end(rest, PREVIEW_APPEND_CHARS)
         self._rest = rest[cut:]
         doc = self.editor.document()
         undo = doc.isUndoRedoEnabled()
