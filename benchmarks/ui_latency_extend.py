@@ -17,13 +17,18 @@ probe and the report of ``ui_latency.py``):
 
 Prints one JSON object: p50/p99/max of the tick gaps over the whole flow, ticks over 16 and 33 ms, the same per
 phase (a gap counts in the phase it started in), each phase's seconds, the ``--top`` longest gaps with the phases
-they spanned, the GUI thread's CPU time in them and the instrumented GUI-thread calls that ran inside them
-(``calls``: name and milliseconds), and the figures the flow showed: tokens per line of the log under cl100k and
-under the extension (the inspector's counts, and the extension job's own).  ``--profile FILE`` writes a cProfile
-of the GUI thread over the flow (``python -m pstats FILE``); ``--screenshot FILE.png`` grabs the window at the end.
+they spanned, the GUI thread's CPU time in them (and the other threads' of this process, by name), the instrumented
+GUI-thread calls that ran inside them (``calls``: name, milliseconds, the GUI thread's CPU milliseconds in the
+call and when it started in the gap; each pane's reaction to a run shown is one of them, :data:`PANE_SLOTS`), and
+the figures the flow showed: tokens per line of the log under cl100k and under the extension (the inspector's
+counts, and the extension job's own).  ``--profile FILE`` writes a cProfile of the GUI thread over the flow
+(``python -m pstats FILE``); ``--profile-gap CALL FILE`` one from the timed call *CALL* (``Session.load``,
+``compare_extension``...) to the next tick, i.e. what that one gap ran; ``--screenshot FILE.png`` grabs the window
+at the end.
 
     python benchmarks/ui_latency_extend.py --log /tmp/log20.log [--merges 1000] [--platform offscreen|xcb]
-        [--no-first-inspect] [--settle-s 1] [--idle-s 2] [--top 12] [--profile FILE] [--screenshot FILE.png]
+        [--no-first-inspect] [--settle-s 1] [--idle-s 2] [--top 12] [--profile FILE]
+        [--profile-gap CALL FILE] [--screenshot FILE.png]
 
 ``--platform xcb`` measures under a real X server: the one in ``DISPLAY``, or else an ``Xvfb`` the script starts.
 Targets (issues 24/25): p99 <= 16 ms, max <= 33 ms under xcb and offscreen.
@@ -53,24 +58,48 @@ import ui_latency  # noqa: E402  (the probe's summary and Xvfb)
 TIMEOUT_S = 900.0  # a ceiling for a stuck phase, not a speed limit
 
 
+def _thread_cpu() -> dict[str, float]:
+    """CPU seconds so far of each of this process's threads but the main one, by name."""
+    out = {}
+    for t in threading.enumerate():
+        if t is not threading.main_thread() and t.ident is not None:
+            try:
+                out[t.name] = time.clock_gettime(time.pthread_getcpuclockid(t.ident))
+            except (OSError, ProcessLookupError):
+                pass
+    return out
+
+
 class Recorder:
     """The tick gaps (with the GUI thread's CPU time in each), the phase marks and the timed calls."""
 
     def __init__(self) -> None:
         self.t0 = time.perf_counter()
-        self.gaps: list[tuple[float, float, float]] = []  # (start, end, GUI-thread CPU s in it)
+        self.gaps: list[tuple[float, float, float, float]] = []  # (start, end, GUI-thread CPU s, process CPU s)
+        self.threads: list[dict[str, float]] = []  # each gap's CPU s by (other) thread name
         self.phases: list[tuple[float, str]] = []
-        self.calls: list[tuple[float, float, str]] = []  # GUI-thread calls: (start, end, name)
-        self._last = (time.perf_counter(), time.thread_time())
+        self.calls: list[tuple[float, float, str, float]] = []  # GUI-thread calls: (start, end, name, CPU s)
+        self._last = (time.perf_counter(), time.thread_time(), time.process_time())
         self.main = threading.main_thread()
+        self.gap_profile: tuple[str, str] | None = None  # (call name, file): cProfile from that call to the next tick
+        self._profiling: cProfile.Profile | None = None
+        self._stop_profile = False
 
     def tick(self) -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
-        self.gaps.append((self._last[0], now, cpu - self._last[1]))
-        self._last = (now, cpu)
+        if self._stop_profile and self._profiling is not None and self.gap_profile is not None:
+            self._profiling.disable()
+            self._profiling.dump_stats(self.gap_profile[1])
+            self._profiling, self.gap_profile, self._stop_profile = None, None, False
+        now, cpu, proc = time.perf_counter(), time.thread_time(), time.process_time()
+        self.gaps.append((self._last[0], now, cpu - self._last[1], proc - self._last[2]))
+        self._last = (now, cpu, proc)
+        by_thread = _thread_cpu()
+        self.threads.append({k: v - self._by_thread.get(k, 0.0) for k, v in by_thread.items()})
+        self._by_thread = by_thread
 
     def restart(self) -> None:
-        self._last = (time.perf_counter(), time.thread_time())
+        self._last = (time.perf_counter(), time.thread_time(), time.process_time())
+        self._by_thread = _thread_cpu()
 
     def phase(self, label: str) -> None:
         self.phases.append((time.perf_counter(), label))
@@ -95,11 +124,17 @@ class Recorder:
                 return real(*a, **k)
             if before:
                 rec.phase(before)
-            t = time.perf_counter()
+            wanted = rec.gap_profile is not None and rec._profiling is None and (label or name) == rec.gap_profile[0]
+            if wanted:
+                rec._profiling = cProfile.Profile()
+                rec._profiling.enable()
+            t, cpu = time.perf_counter(), time.thread_time()
             try:
                 return real(*a, **k)
             finally:
-                rec.calls.append((t, time.perf_counter(), label or name))
+                rec.calls.append((t, time.perf_counter(), label or name, time.thread_time() - cpu))
+                if wanted:
+                    rec._stop_profile = True
                 if after:
                     rec.phase(after)
 
@@ -129,6 +164,36 @@ def instrument(rec: Recorder) -> None:
     rec.wrap(main_window, "extend_dialog", "extend_dialog (the dialog built)")
     rec.wrap(extend_open, "compare_extension", "compare_extension")
     rec.wrap(show, "show_extension", "show_extension (contains the modal loop)")
+    _wrap_panes(rec)
+
+
+#: each pane's reaction to a run shown (Session.load's signals), timed: (module under bpe_desktop.gui, class, methods)
+PANE_SLOTS = [
+    ("panes.corpus_editor", "CorpusEditor", ("_work_loaded",)),
+    ("panes.settings", "SettingsPanel", ("set_config", "_update_banner")),
+    ("panes.merge_list", "MergeTableModel", ("_reset",)),
+    ("panes.merge_list", "MergeListPane", ("_update_count",)),
+    ("panes.why", "WhyPanel", ("refresh",)),
+    ("panes.timeline", "TimelinePane", ("_grow",)),
+    ("panes.status_bar", "StatusBar", ("refresh",)),
+    ("stream.view", "TokenStreamView", ("_on_model_reset",)),
+    ("stream.canvas", "TokenCanvas", ("_on_model_reset",)),
+    ("stream.follow_merge", "MergeFollower", ("_reset",)),
+    ("plots.panel", "PlotsPanel", ("_on_reset",)),
+    ("vocab.pane", "VocabPane", ("_on_reset",)),
+    ("compare.panel", "ComparePanel", ("_model_reset",)),
+    ("runs.store", "RunStore", ("_runs_changed",)),
+    ("main_window", "MainWindow", ("_update_stale", "_update_actions")),
+]
+
+
+def _wrap_panes(rec: Recorder) -> None:
+    import importlib
+
+    for module, cls, names in PANE_SLOTS:
+        owner = getattr(importlib.import_module(f"bpe_desktop.gui.{module}"), cls)
+        for name in names:
+            rec.wrap(owner, name, f"{cls}.{name}")
 
 
 def run_flow(args: argparse.Namespace) -> dict[str, object]:
@@ -137,6 +202,8 @@ def run_flow(args: argparse.Namespace) -> dict[str, object]:
     from bpe_desktop.gui import app as gui_app
 
     rec = Recorder()
+    if args.profile_gap:
+        rec.gap_profile = (args.profile_gap[0], args.profile_gap[1])
     instrument(rec)
     gui_app.make_app()
     loop = QtCore.QEventLoop()
@@ -261,16 +328,21 @@ def run_flow(args: argparse.Namespace) -> dict[str, object]:
         phase_s[lb] = round(nxt - seconds[lb], 2)
     per_phase = {}
     for lb in dict.fromkeys(labels):
-        per_phase[lb] = ui_latency._gaps_summary([(b - a) * 1000 for a, b, _ in rec.gaps if rec.phase_at(a) == lb])
-    allg = [(b - a) * 1000 for a, b, _ in rec.gaps]
-    top = sorted(rec.gaps, key=lambda g: g[0] - g[1])[: args.top]
+        per_phase[lb] = ui_latency._gaps_summary([(b - a) * 1000 for a, b, *_ in rec.gaps if rec.phase_at(a) == lb])
+    allg = [(b - a) * 1000 for a, b, *_ in rec.gaps]
+    top = sorted(range(len(rec.gaps)), key=lambda i: rec.gaps[i][0] - rec.gaps[i][1])[: args.top]
     stalls = []
-    for a, b, cpu in top:
+    for i in top:
+        a, b, cpu, proc = rec.gaps[i]
+        others = {k: round(v * 1000, 1) for k, v in rec.threads[i].items() if v >= 0.0005}
         spanned = list(dict.fromkeys([rec.phase_at(a)] + [lb for t, lb in rec.phases if a < t < b]))
-        inside = [(n, round((min(e, b) - max(s, a)) * 1000, 1)) for s, e, n in rec.calls if s < b and e > a]
+        inside = [(n, round((min(e, b) - max(s, a)) * 1000, 1), round(c * 1000, 1), round((s - a) * 1000, 1))
+                  for s, e, n, c in rec.calls if s < b and e > a]
         stalls.append({"gap_ms": round((b - a) * 1000, 1), "gui_cpu_ms": round(cpu * 1000, 1),
+                       "other_threads_cpu_ms": round((proc - cpu) * 1000, 1), "by_thread_ms": others,
                        "at_s": round(a - t_start, 2), "phases": spanned,
-                       "calls": [f"{n} {ms} ms" for n, ms in inside if "modal loop" not in n]})
+                       "calls": [f"{n} {ms} ms (CPU {c}) at +{at}" for n, ms, c, at in inside
+                                 if "modal loop" not in n]})
     return {**ui_latency._gaps_summary(allg), "phases": per_phase, "phase_s": phase_s, "stalls": stalls,
             "first_inspect": first, "compare": figures,
             "extension": {"spec": done.spec, "made": done.made, "stop": done.stop_reason, "lines": done.lines,
@@ -291,6 +363,9 @@ def main() -> int:
     p.add_argument("--settle-s", type=float, default=1.0, help="seconds between the run shown and Compare")
     p.add_argument("--top", type=int, default=12, help="how many of the longest gaps to list")
     p.add_argument("--profile", metavar="FILE", help="write a cProfile of the GUI thread over the flow")
+    p.add_argument("--profile-gap", nargs=2, metavar=("CALL", "FILE"),
+                   help="write a cProfile of the GUI thread from the first timed call CALL (as named in the stall "
+                        "list, e.g. Session.load) to the next tick after it returns: what that tick gap ran")
     p.add_argument("--screenshot", metavar="FILE.png", help="grab the window after the flow")
     args = p.parse_args()
     if not os.path.isfile(args.log):

@@ -408,7 +408,7 @@ class Session(QtCore.QObject):
     def _show(self, index: int) -> None:
         self._list.current = index
         self._work = work = self._list.items[index]
-        self._tokenizer = None
+        self._tokenizer, work.prepared_encoder = work.prepared_encoder, None  # (None: built when first asked for)
         self._count_pending = False
         self._preview_base = False
         self._error = ""

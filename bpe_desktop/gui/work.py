@@ -98,6 +98,8 @@ class Work:
     rewrites: Rewrites | None = field(default=None, compare=False, repr=False)
     draft: CorpusSource | None = field(default=None, compare=False, repr=False)  # editor's corpus, untrained
     draft_config: TrainConfig | None = field(default=None, compare=False, repr=False)
+    #: its :func:`encoder`, built by :meth:`prepare` on a helper thread; the session takes it when it shows the work
+    prepared_encoder: Tokenizer | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def empty(cls, source: CorpusSource | None = None, config: TrainConfig | None = None) -> Work:
@@ -118,6 +120,13 @@ class Work:
                    initial_symbols=first.symbols_before if first is not None and first.merged else 0,
                    loaded_format=fmt, pipeline_ref=pipeline[0] if pipeline else None,
                    pipeline=pipeline[1] if pipeline else None)
+
+    def prepare(self) -> None:
+        """Build now (on a helper thread, behind a progress dialog) what showing this work would otherwise build
+        on the GUI thread at its first paint: the model's tables (the timeline's vocabulary sizes) and its
+        encoder -- for a 100,000-merge run each takes longer than a frame."""
+        self.model.vocab_size_at(len(self.model.merges))
+        self.prepared_encoder = encoder(self)
 
     @property
     def n_merges(self) -> int:

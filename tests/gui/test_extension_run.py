@@ -23,7 +23,12 @@ MERGES = 6
 HELD = "2024-05-01 12:00:03.512 [INFO] [planner]: Computed path in 0.0421 s (17 waypoints)\n"
 
 
-def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, tmp_path) -> None:
+def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, tmp_path, monkeypatch) -> None:
+    from bpe_desktop.gui import session as session_module
+
+    built = []  # encoders the session builds itself (on the GUI thread): none of the extension's (the helper job's)
+    real_encoder = session_module.encoder
+    monkeypatch.setattr(session_module, "encoder", lambda work: built.append(work) or real_encoder(work))
     text = "".join(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)[:400])
     window.corpus.set_text(text, name="robot logs", word_counts=False)
     dlg = extend_dialog(window)
@@ -75,6 +80,8 @@ def test_an_extension_of_cl100k_is_a_run_of_the_window(window, qtbot, dialogs, t
 
     # the tokens at step k: tiktoken on the written file cut to cl100k + the first k new ranks
     assert isinstance(s.tokenizer, RankRuleTokenizer)
+    assert [w for w in built if w.extension is not None] == []
+    assert s.work.prepared_encoder is None  # taken by the session when shown, not kept twice
     ranks = tiktoken.load.load_tiktoken_bpe(str(out))
     first = done.first_id
     assert first == 100_277 and done.last_id == first + MERGES - 1

@@ -72,6 +72,7 @@ def run_inspection(qtbot, panel: LogInspector) -> None:
         assert panel.inspect()
     assert panel.done is not None
     qtbot.waitUntil(lambda: panel.differ_tab.done is panel.done)  # filled on the next turn of the loop
+    panel.tokens_tab.settle()  # (its sparkline comes a moment later)
 
 
 @pytest.fixture(scope="module")

@@ -59,6 +59,8 @@ def extension_work(done: ExtendDone, source: CorpusSource, base: TrainConfig | N
     work.name = work.extension.name
     work.initial_symbols = run.initial_symbols
     work.rewrites = run.rewrites
+    progress.stage, progress.total = "Preparing the encoder…", 0
+    work.prepare()
     return work
 
 

@@ -32,7 +32,9 @@ from ..compare.sources import KNOWN_REFERENCES, missing_hint, missing_line, miss
 from ..session import Session
 from ..widgets import tab_titles, theme
 from ..widgets.elided_label import ElidedLabel
+from ..widgets.flow_layout import FlowLayout
 from ..widgets.on_screen import DockWatch, on_screen
+from ..widgets.quiet_progress import set_bar
 from . import export_menu
 from .differ_tab import DifferTab
 from .job import Done, InspectJob, TokenizerChoice, installed_references
@@ -103,7 +105,8 @@ class LogInspector(QtWidgets.QWidget):
             row1.addWidget(w)
         row1.addWidget(self.source_label, 1)
 
-        self.tok_row = QtWidgets.QHBoxLayout()
+        tok_strip = QtWidgets.QWidget()  # wraps when full: a box added never widens the pane (nor relayouts the window)
+        self.tok_row = FlowLayout(tok_strip)
         self.tok_row.addWidget(QtWidgets.QLabel("Tokenizers:"))
         self._add_check(OWN, "")
         ticked = {k.name for k in KNOWN_REFERENCES if k.ticked}
@@ -139,7 +142,7 @@ class LogInspector(QtWidgets.QWidget):
         self.progress.setFormat("")
         self.export_button = export_menu.export_button(self)
         row2 = QtWidgets.QHBoxLayout()
-        row2.addLayout(self.tok_row)
+        row2.addWidget(tok_strip)
         row2.addLayout(self.tok_end, 1)
         row3 = QtWidgets.QHBoxLayout()
         row3.addWidget(self.inspect_button)
@@ -368,19 +371,17 @@ class LogInspector(QtWidgets.QWidget):
         self.inspect_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         if running:
-            self.progress.setRange(0, 0)
+            set_bar(self.progress, 0, 0)
         else:
-            self.progress.setRange(0, 1)
-            self.progress.setValue(1 if text == "done" else 0)
+            set_bar(self.progress, 0, 1, 1 if text == "done" else 0)
         self.progress.setFormat(text)
 
     def _progress(self, stage: str, done: int, total: int) -> None:
         if stage == "loading":
-            self.progress.setRange(0, 0)
+            set_bar(self.progress, 0, 0)
             self.progress.setFormat(f"loading tokenizers ({done + 1} of {total})")
             return
-        self.progress.setRange(0, 1000)
-        self.progress.setValue(int(1000 * done / total) if total else 0)
+        set_bar(self.progress, 0, 1000, int(1000 * done / total) if total else 0)
         self.progress.setFormat(f"inspecting: {_size(done)} of {_size(total)}")
 
     def _finished(self, done: Done) -> None:
@@ -393,8 +394,9 @@ class LogInspector(QtWidgets.QWidget):
         self.progress.setFormat(self._done_text)
         self._mark_stale()  # the timeline may have moved while it ran
         self.tokens_tab.set_result(done.inspection)
-        # the other tab on the next turn of the event loop: each half stays well under a frame budget
-        QtCore.QTimer.singleShot(0, lambda: self.differ_tab.set_done(done) if self.done is done else None)
+        # the other tab on a later turn, after the first is painted and input is read (a 0 ms single shot is a
+        # posted event: it ran in the same turn as the paint); each half stays well under a frame budget
+        QtCore.QTimer.singleShot(1, lambda: self.differ_tab.set_done(done) if self.done is done else None)
 
     def _failed(self, message: str) -> None:
         self._set_running(False, "failed")

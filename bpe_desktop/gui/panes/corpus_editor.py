@@ -10,7 +10,10 @@ time) is shown as a read-only preview of its beginning, its long lines cut at ``
 preview, the whole text kept beside it for :meth:`CorpusEditor.text` and training -- because laying out
 a text that large blocks the window for seconds (figures in benchmarks/RESULTS.md).  Edits reach the
 session ~300 ms after the last key as its ``display_text`` (the token view shows them tokenized by the
-current model); a previewed file is never pushed there.  It does not count or train.
+current model); a previewed file is never pushed there.  A read-only preview is put in the editor in pieces:
+its first :data:`PREVIEW_FIRST_CHARS` at once, the rest :data:`PREVIEW_APPEND_CHARS` a turn of the event loop
+(a run's load sets the editor among every other pane's reset: the whole preview at once was a stall of its own);
+:meth:`CorpusEditor.settle` puts the rest in now, and reading the editor's text does.  It does not count or train.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from ...core.io.sizes import format_bytes
 from ...core.text.inputs import Input, read_head
 from ..session import Session
 from ..widgets.elided_label import ElidedLabel, Part
+from ..widgets.timers import one_shot
 from ..wording import plural
 from . import text_facts
 
@@ -34,6 +38,8 @@ LIVE_TEXT_MS = 300  # edits are shown in the token view this long after the last
 LARGE_FILE_BYTES = 2 << 20  # larger files: read-only preview, the worker reads the file
 PREVIEW_BYTES = 256 << 10
 LONG_LINE_CHARS = 10_000  # a line longer than this is cut in a preview (and makes a file a preview)
+PREVIEW_FIRST_CHARS = 16 << 10  # a read-only preview's part put in the editor at once (whole lines) ...
+PREVIEW_APPEND_CHARS = 32 << 10  # ... and the part appended on each later turn
 
 
 def _longest_line(text: str) -> int:
@@ -43,6 +49,23 @@ def _longest_line(text: str) -> int:
 def _cut_long_lines(text: str) -> str:
     return "\n".join(ln if len(ln) <= LONG_LINE_CHARS else ln[:LONG_LINE_CHARS] + " …"
                      for ln in text.split("\n"))
+
+
+def _piece_end(text: str, limit: int) -> int:
+    """Where the first piece of *text* of at most *limit* characters ends: after a line when there is one,
+    never between a CR and its LF (the editor reads the pair as one line break only in one piece)."""
+    if len(text) <= limit:
+        return len(text)
+    cut = text.rfind("\n", 0, limit) + 1 or limit
+    return cut - 1 if cut > 1 and text[cut - 1] == "\r" and text[cut : cut + 1] == "\n" else cut
+
+
+def _file_bytes(path: str) -> int:
+    """The file's size on disk (0 when it cannot be told: reading it then says why)."""
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def _preview(text: str) -> str:
@@ -117,6 +140,8 @@ class CorpusEditor(QtWidgets.QWidget):
         self._user_toggled = False
         self._typed = False  # the text was typed or edited here since it was last set
         self._whole: str | None = None  # a large text set here, of which the editor shows a preview
+        self._shown: str | None = None  # the editor's text as last read or set (None once it changes)
+        self._rest = ""  # a read-only preview's part still to be appended to the editor
         self.title = ElidedLabel("", self)  # a long file name is elided, not widening the dock (and the window)
         self.title.setProperty("muted", True)
         self.title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -143,6 +168,8 @@ class CorpusEditor(QtWidgets.QWidget):
         self._detect.timeout.connect(self._auto_detect)
         self._live = QtCore.QTimer(self, singleShot=True, interval=LIVE_TEXT_MS)
         self._live.timeout.connect(self.publish_display_text)
+        self._append_due = one_shot(self, 1, self._append_more)  # (1 ms: a turn of its own, see inspect/panel.py)
+        self.editor.document().contentsChanged.connect(self._forget_shown)
         self.editor.textChanged.connect(self._text_changed)
         self.editor.filesDropped.connect(self._dropped)
         self.table_toggle.clicked.connect(self._toggled)
@@ -159,7 +186,7 @@ class CorpusEditor(QtWidgets.QWidget):
 
     def text(self) -> str:
         """The corpus text (all of it when the editor previews a large one; a file's preview otherwise)."""
-        return self._whole if self._whole is not None else self.editor.toPlainText()
+        return self._whole if self._whole is not None else self._editor_text()
 
     def typed_source(self) -> CorpusSource | None:
         """The corpus, when its text was typed or edited here (and so exists nowhere else); else None."""
@@ -186,8 +213,10 @@ class CorpusEditor(QtWidgets.QWidget):
         self.show_source(w.draft or w.source)
         self.publish_display_text()
 
-    def set_text(self, text: str, name: str = "<editor>", word_counts: bool | None = None) -> None:
-        """Show *text* (editable); the table toggle follows *word_counts* or is detected."""
+    def set_text(self, text: str, name: str = "<editor>", word_counts: bool | None = None, *,
+                 preview: bool = False) -> None:
+        """Show *text* (editable); the table toggle follows *word_counts* or is detected.  *preview*: the
+        caller makes it a read-only preview (a file's) once it is set, and says ``edited`` then."""
         self._typed = False
         self.path = None
         self.name = name
@@ -196,9 +225,8 @@ class CorpusEditor(QtWidgets.QWidget):
         self._user_toggled = word_counts is not None
         self._whole = text if len(text) > LARGE_FILE_BYTES else None
         shown = text if self._whole is None else _preview(text)
-        self.editor.blockSignals(True)
-        self.editor.setPlainText(shown)
-        self.editor.blockSignals(False)
+        self._put(shown, in_pieces=preview or self._whole is not None)
+        self._shown = None  # (the document's copy: it may differ from *shown*, e.g. in line separators)
         self.table_toggle.setChecked(looks_like_word_counts(shown) if word_counts is None else word_counts)
         if self._whole is not None:
             self.editor.setReadOnly(True)
@@ -207,8 +235,8 @@ class CorpusEditor(QtWidgets.QWidget):
                                 "shown (a text this large is not edited here). Training reads the whole text.")
             self.notice.show()
         self._update_title()
-        self._live.start()
-        self.edited.emit()
+        if not preview:  # (else the caller says it once the file is named: the corpus is the file)
+            self._changed()
 
     def publish_display_text(self) -> None:
         """Hand the editor's text to the session for the token view (nothing for a previewed file)."""
@@ -226,7 +254,8 @@ class CorpusEditor(QtWidgets.QWidget):
             return
         # the text training reads: decompressed, a regular file only (a FIFO or a device is refused)
         compressed = Input(os.fspath(path), 0).compression
-        head, more = read_head(os.fspath(path), PREVIEW_BYTES if compressed else LARGE_FILE_BYTES)
+        big = not compressed and _file_bytes(path) > LARGE_FILE_BYTES  # (a preview's head is all it needs read)
+        head, more = read_head(os.fspath(path), PREVIEW_BYTES if compressed or big else LARGE_FILE_BYTES)
         if more and not compressed:
             head = head[:PREVIEW_BYTES]
         large = more or bool(compressed)  # a compressed file is always a preview: training reads the file
@@ -243,7 +272,7 @@ class CorpusEditor(QtWidgets.QWidget):
             return
         if more:
             text = text[: text.rfind("\n") + 1] or text
-        self.set_text(_cut_long_lines(text[:PREVIEW_BYTES]) if long_lines else text, name)
+        self.set_text(_cut_long_lines(text[:PREVIEW_BYTES]) if long_lines else text, name, preview=True)
         self.path = os.fspath(path)
         self.editor.setReadOnly(True)
         why = ("is not valid UTF-8" if not utf8 else f"is compressed ({compressed})" if compressed
@@ -255,21 +284,72 @@ class CorpusEditor(QtWidgets.QWidget):
                             "Training reads the whole file.")
         self.notice.show()
         self._update_title()
+        self._changed()
+
+    def settle(self) -> None:
+        """Put the rest of a read-only preview in the editor now (what it shows is then all of the preview)."""
+        self._append_due.stop()
+        while self._rest:
+            self._append_more(reschedule=False)
 
     # -- internals ----------------------------------------------------------------------------------
+    def _put(self, shown: str, in_pieces: bool) -> None:
+        """Set the editor's text to *shown*: at once, or (*in_pieces*, a read-only preview) its first whole
+        lines now and the rest on later turns."""
+        self._append_due.stop()
+        cut = _piece_end(shown, PREVIEW_FIRST_CHARS) if in_pieces else len(shown)
+        self._rest = shown[cut:]
+        self.editor.blockSignals(True)
+        self.editor.setPlainText(shown[:cut])
+        self.editor.blockSignals(False)
+        if self._rest:
+            self._append_due.start()
+
+    def _append_more(self, reschedule: bool = True) -> None:
+        rest = self._rest
+        cut = _piece_end(rest, PREVIEW_APPEND_CHARS)
+        self._rest = rest[cut:]
+        doc = self.editor.document()
+        undo = doc.isUndoRedoEnabled()
+        doc.setUndoRedoEnabled(False)  # (a read-only preview: nothing to undo)
+        end = QtGui.QTextCursor(doc)
+        end.movePosition(QtGui.QTextCursor.MoveOperation.End)
+        self.editor.blockSignals(True)  # not an edit
+        end.insertText(rest[:cut])
+        self.editor.blockSignals(False)
+        doc.setUndoRedoEnabled(undo)
+        if self._rest and reschedule:
+            self._append_due.start()
+
+    def _editor_text(self) -> str:
+        """The editor's text, copied out of its document once per change: a run's load asks for the
+        corpus (``source()``) from many slots, and each copy of a preview-sized text takes a while."""
+        if self._shown is None:
+            self.settle()
+            self._shown = self.editor.toPlainText()
+        return self._shown
+
+    def _forget_shown(self) -> None:
+        self._shown = None
+
     def _open_table(self, path: str) -> None:
         head, _ = read_head(path, PREVIEW_BYTES)
         text = head.decode("utf-8", "replace")
         header = parse_header(text.split("\n", 1)[0], path)
         name = os.path.basename(path)
-        self.set_text(text[: text.rfind("\n") + 1] or text, name, word_counts=True)
+        self.set_text(text[: text.rfind("\n") + 1] or text, name, word_counts=True, preview=True)
         self.path = os.fspath(path)
         self.editor.setReadOnly(True)
         self.notice.setText(f"{name} is a counts table ({header.describe()}): training reads its word counts, "
                             "so the settings now use its mode, pre-tokenizer and special tokens.")
         self.notice.show()
         self._update_title()
+        self._changed()
         self.tableOpened.emit(header)
+
+    def _changed(self) -> None:
+        self._live.start()
+        self.edited.emit()
 
     def _dropped(self, paths: list[str]) -> None:
         try:
@@ -285,7 +365,7 @@ class CorpusEditor(QtWidgets.QWidget):
 
     def _auto_detect(self) -> None:
         if not self._user_toggled:
-            self.table_toggle.setChecked(looks_like_word_counts(self.editor.toPlainText()[:PREVIEW_BYTES]))
+            self.table_toggle.setChecked(looks_like_word_counts(self._editor_text()[:PREVIEW_BYTES]))
         self._update_title()
 
     def _toggled(self) -> None:

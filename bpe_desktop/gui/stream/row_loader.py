@@ -6,8 +6,10 @@ without a "reading…" blink), else on a worker thread (reading up to 4 MB, spli
 and cutting long ones into display rows), handing the canvas an empty "reading…" source meanwhile and
 the real one when it is ready.  A newer request makes an older result stale (dropped).  Rows worked out
 elsewhere for a source (opening a session splits or parses its typed text on the helper job) are handed over
-with :meth:`RowLoader.offer` and used, at once, while they are the session's shown source.  It does not paint
-or tokenize.
+with :meth:`RowLoader.offer` and used, at once, while they are the session's shown source.  While the stream
+cannot be seen (``visible``: its dock behind another tab), a file's rows are not read: the read waits for
+:meth:`RowLoader.resume` (the stream shown), so it does not share the interpreter with the GUI thread while the
+window sets up the panes it does show (a 20 MB log shown as a run's corpus).  It does not paint or tokenize.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ class RowLoader(QtCore.QObject):
     def __init__(self, ready: Callable[[RowSource, bool], None], parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self._ready = ready
+        self.visible: Callable[[], bool] = lambda: True  # whether the rows can be seen (the view sets it)
+        self._held: Callable[[], None] | None = None  # a read waiting for the stream to be shown
         self._generation = 0
         self._pending = False
         self.threaded = 0  # loads done on a worker thread (tests)
@@ -61,12 +65,20 @@ class RowLoader(QtCore.QObject):
 
     @property
     def busy(self) -> bool:
-        """True while a worker thread reads rows the canvas does not show yet."""
+        """True while a worker thread reads rows the canvas does not show yet (or the read waits: hidden)."""
         return self._pending
+
+    def resume(self) -> None:
+        """The stream is shown: start the read that waited for it, if any."""
+        work, self._held = self._held, None
+        if work is not None:
+            self.threaded += 1
+            helper_threads.pool("rows").submit(work)
 
     def load(self, current: RowSource, session: Session, trained: bool, keep_scroll: bool) -> None:
         s = session
         self._generation += 1
+        self._held = None
         args = (s.source, s.config)
         kw = dict(display_text=s.display_text, display_word_counts=s.display_word_counts,
                   word_counts=s.word_counts, trained=trained)
@@ -93,8 +105,9 @@ class RowLoader(QtCore.QObject):
             rows.load(*args, **kw)  # type: ignore[arg-type]
             self._done.emit(rows, keep_scroll, gen)
 
-        self.threaded += 1
-        helper_threads.pool("rows").submit(work)  # (a kept thread: starting one waits for the GIL)
+        self._held = work
+        if self.visible():
+            self.resume()  # (a kept thread: starting one waits for the GIL)
 
     def _deliver(self, rows: RowSource, keep_scroll: bool, gen: int) -> None:
         if gen == self._generation:

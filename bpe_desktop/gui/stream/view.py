@@ -24,6 +24,7 @@ from ..session import Session
 from ..widgets import theme
 from ..widgets.derivation_tree import DerivationTree
 from ..widgets.elided_label import ElidedLabel, LabelHost, Part
+from ..widgets.on_screen import DockWatch, on_screen
 from ..widgets.timers import one_shot
 from .canvas import TokenCanvas
 
@@ -39,6 +40,8 @@ class TokenStreamView(QtWidgets.QWidget):
         super().__init__(parent)
         self.session = session
         self.canvas = TokenCanvas(session, self)
+        self.canvas.loader.visible = lambda: on_screen(self.canvas)  # a big file's rows read when they can be seen
+        self._dock_watch = DockWatch(self, self.canvas.loader.resume)
         self._release = one_shot(self, FRAME_MS, lambda: self.canvas.viewport().setUpdatesEnabled(True))
 
         # a long header sheds its parts (see _update_header) and is elided at the pane's edge, full text in the
@@ -213,6 +216,12 @@ class TokenStreamView(QtWidgets.QWidget):
         return None
 
 
+    def showEvent(self, e: QtGui.QShowEvent) -> None:
+        super().showEvent(e)
+        self._dock_watch.attach()  # (its dock brought to the front: the read that waited starts)
+        if on_screen(self.canvas):
+            self.canvas.loader.resume()
+
+
 def _lab(session: Session, token_id: int) -> str:
     return id_label(session.model, token_id)
-

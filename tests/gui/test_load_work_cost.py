@@ -1,0 +1,75 @@
+"""Issue 25 (the Extend flow's latency): showing a run costs the GUI thread work counted here, not timed --
+the corpus editor copies its text out of its document once per change, however many slots ask for the
+corpus while a run is loaded (each copy of a preview-sized text is a measurable stall), and a big file's
+preview is left to later turns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bpe_desktop.core import CorpusSource
+from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.counting.pieces import count_text
+from bpe_desktop.core.training.trainer import Trainer
+from bpe_desktop.gui import app as gui_app
+from bpe_desktop.gui.panes.corpus_editor import LARGE_FILE_BYTES, PREVIEW_FIRST_CHARS
+from bpe_desktop.gui.work import Work
+from support import ROBOT_SAMPLE_FILE
+
+
+def _run(source: CorpusSource, text: str) -> Work:
+    config = TrainConfig(mode="bytes", pretokenizer="cl100k", merges=20)
+    words = count_text(text, config)
+    t = Trainer(words, config)
+    return Work(source, config, t.model, t.run(), word_counts=words, name="logs")
+
+
+def _counting_copies(editor: Any) -> list[int]:
+    n = [0]
+    real = editor.toPlainText
+
+    def copy() -> str:
+        n[0] += 1
+        return real()
+
+    editor.toPlainText = copy  # the Python calls only: what the panes ask for
+    return n
+
+
+def test_loading_a_run_copies_the_editors_text_once(qtbot, dialogs) -> None:
+    text = ROBOT_SAMPLE_FILE.read_text(encoding="utf-8")
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.show()
+    copies = _counting_copies(w.corpus.editor)
+    for source in (CorpusSource.from_text(text, name="robot"), CorpusSource.from_files([str(ROBOT_SAMPLE_FILE)])):
+        copies[0] = 0
+        w.session.load(_run(source, text))
+        assert w.corpus.source().text == w.corpus.text() == text  # the run's corpus (a small file: its text)
+        assert copies[0] <= 1, copies[0]  # (10 copies before: one per slot that asked for the corpus)
+    w.corpus.editor.setPlainText("edited\n" + text)  # an edit is seen at once: the copy is redone
+    assert w.corpus.text() == "edited\n" + text and w.corpus.typed_source() is not None
+    assert dialogs == []
+
+
+def test_loading_a_run_on_a_big_file_leaves_its_preview_to_later_turns(qtbot, dialogs, tmp_path) -> None:
+    """The editor says ``edited`` once the file is named (no passing text corpus for the stale check to read),
+    so nothing in the load puts the whole preview in at once."""
+    text = ROBOT_SAMPLE_FILE.read_text(encoding="utf-8")
+    big = tmp_path / "big.log"
+    big.write_text(text * (LARGE_FILE_BYTES // len(text) + 1), encoding="utf-8")
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.show()
+    seen: list[CorpusSource] = []
+    w.corpus.edited.connect(lambda: seen.append(w.corpus.source()))
+    source = CorpusSource.from_files([str(big)])
+    w.session.load(_run(source, text))
+    assert seen and all(s == source for s in seen), seen  # (a text corpus of the preview first, before)
+    assert w.corpus.editor.document().characterCount() <= PREVIEW_FIRST_CHARS + 1  # (all of it before)
+    assert w.statusBar().currentMessage() != w.STALE  # the corpus is the run's
+    w.corpus.settle()
+    assert text.startswith(w.corpus.editor.toPlainText()[:1000]) and w.corpus.source() == source
+    assert dialogs == []
