@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import tokenizers
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
@@ -270,6 +270,7 @@ def stepped(tmp_path_factory) -> list[tuple[PipelineTokenizer, dict[int, tokeniz
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(ASSIGNED_CHARS, max_size=40) | st.text(st.sampled_from("aé\u0301 ﬁ\n\t<s>▁1Σ🤖ｶﾞthe"), max_size=30),
        k=st.sampled_from(STEPS))
+@example(text="\u0898", k=0)  # a mark newer than HF's Unicode 9 tables: StripAccents keeps it, so it is <unk>
 def test_random_texts_at_a_step_give_the_cut_files_ids(stepped, text: str, k: int) -> None:
     for tok, cuts in stepped:
         want = cuts[k].encode(text, add_special_tokens=False).ids

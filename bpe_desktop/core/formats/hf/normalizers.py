@@ -1,7 +1,8 @@
 """HF normalizers, read from their ``tokenizer.json`` objects into functions on :class:`~.aligned.Aligned`.
 
 Read: ``NFC``, ``NFD``, ``NFKC``, ``NFKD``, ``Lowercase`` (per character, as Rust's ``char::to_lowercase``:
-no final-sigma rule), ``Strip`` (Rust's whitespace), ``StripAccents`` (drops every combining mark, Mn, Mc and Me),
+no final-sigma rule), ``Strip`` (Rust's whitespace), ``StripAccents`` (drops every combining mark, Mn, Mc and Me,
+that HF's Unicode 9 tables know: :mod:`.unicode_tables`),
 ``Replace`` (a string or a regex), ``Prepend`` and ``Sequence``.  Any other normalizer (``Precompiled``,
 ``BertNormalizer``, ``NMT``, ``ByteLevel``...) is refused with its name.  Unicode normalization is done
 cluster by cluster (a cluster starts at a character that composes with nothing before it), so each
@@ -21,8 +22,29 @@ import regex
 
 from ...errors import FormatError
 from .aligned import Aligned, Span, rust_space
+from .unicode_tables import STRIPPED_LETTERS, unknown
 
 Normalizer = Callable[[Aligned], Aligned]
+
+
+def _normalize(form: str, text: str) -> str:
+    """*text* in Unicode normalization *form* as HF's tables (Unicode 9) give it: a character they do not know
+    (:mod:`.unicode_tables`) stays as it is and nothing composes or reorders across it."""
+    if text.isascii() or not any(unknown(c) for c in text if c >= "\u0300"):
+        return unicodedata.normalize(form, text)  # type: ignore[arg-type]
+    out: list[str] = []
+    start = 0
+    for i, c in enumerate(text):
+        if c >= "\u0300" and unknown(c):
+            out += [unicodedata.normalize(form, text[start:i]), c]  # type: ignore[arg-type]
+            start = i + 1
+    out.append(unicodedata.normalize(form, text[start:]))  # type: ignore[arg-type]
+    return "".join(out)
+
+
+def _combining(c: str) -> int:
+    """*c*'s canonical combining class as HF's tables give it (0 for a character they do not know)."""
+    return 0 if unknown(c) else unicodedata.combining(c)
 
 
 def unicode_form(form: str) -> Normalizer:
@@ -35,7 +57,7 @@ def unicode_form(form: str) -> Normalizer:
 
     def run(a: Aligned) -> Aligned:
         text = a.text
-        out = unicodedata.normalize(form, text)  # type: ignore[arg-type]
+        out = _normalize(form, text)
         if out == text:
             return a
         cuts: list[Span] = []
@@ -47,11 +69,11 @@ def unicode_form(form: str) -> Normalizer:
             if i < n:
                 c = text[i]
                 if c >= "\x80":  # (an ASCII character composes with nothing before it: always a cut)
-                    if unicodedata.combining(c):
+                    if _combining(c):
                         i += 1
                         continue
-                    seg = unicodedata.normalize(form, text[start:i])  # type: ignore[arg-type]
-                    if unicodedata.normalize(form, text[start : i + 1]) != seg + unicodedata.normalize(form, c):  # type: ignore[arg-type]
+                    seg = _normalize(form, text[start:i])
+                    if _normalize(form, text[start : i + 1]) != seg + _normalize(form, c):
                         i += 1
                         continue
                 elif text[start:i].isascii():  # an ASCII run stays one unchanged range
@@ -62,7 +84,7 @@ def unicode_form(form: str) -> Normalizer:
                         i = j
                         continue
             cuts.append((start, i))
-            mapped.append(unicodedata.normalize(form, text[start:i]))  # type: ignore[arg-type]
+            mapped.append(_normalize(form, text[start:i]))
             start = i
             i += 1
         if "".join(mapped) != out:
@@ -77,7 +99,8 @@ def _lowercase(a: Aligned) -> Aligned:
 
 
 def _strip_accents(a: Aligned) -> Aligned:
-    return a.map_chars(lambda c: "" if unicodedata.category(c).startswith("M") else c)
+    return a.map_chars(lambda c: "" if (unicodedata.category(c).startswith("M") and not unknown(c))
+                       or c in STRIPPED_LETTERS else c)
 
 
 def strip(left: bool, right: bool) -> Normalizer:

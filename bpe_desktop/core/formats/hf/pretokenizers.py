@@ -21,6 +21,7 @@ import regex
 
 from ...errors import FormatError
 from ...text.pretokenize import GPT2_PATTERN
+from . import unicode_tables
 from .aligned import Aligned, Span, rust_space
 from .normalizers import pattern_of
 
@@ -135,8 +136,8 @@ def sequence(parts: list[PreTokenizer]) -> PreTokenizer:
     return run
 
 
-def _punctuation(c: str) -> bool:
-    return unicodedata.category(c).startswith("P") or (c.isascii() and not c.isalnum() and c.isprintable()
+def _punctuation(c: str) -> bool:  # HF's tables (unicode_tables.punctuation) or ASCII punctuation
+    return unicode_tables.punctuation(c) or (c.isascii() and not c.isalnum() and c.isprintable()
                                                        and not c.isspace())
 
 
