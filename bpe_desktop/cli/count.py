@@ -38,7 +38,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --engine dask: an existing scheduler (tcp://host:8786); default: a LocalCluster "
                    "of --jobs worker processes here")
-    p.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+    p.add_argument("--scheduler-timeout", type=float, default=None, metavar="SECONDS",
                    help="with --scheduler: how long to wait for it to answer (default 10)")
     p.add_argument("--blocksize", default="64MiB", metavar="SIZE",
                    help="with --engine dask: bytes per task (default 64MiB)")
@@ -49,16 +49,16 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if args.scheduler and args.engine != "dask":
         raise ConfigError("--scheduler needs --engine dask -- add --engine dask, or drop --scheduler")
-    if args.scheduler_timeout != 10.0 and not args.scheduler:
+    if args.scheduler_timeout is not None and not args.scheduler:
         raise ConfigError("--scheduler-timeout needs --scheduler -- add the scheduler's address, or drop it")
     source = source_from_args(args)
     preflight(args.out)  # refuse a bad --out before reading gigabytes
     t0 = time.monotonic()
     if args.engine == "dask":
-        from ..core.counting.dask_count import count_with_dask
+        from ..core.counting.dask_count import CONNECT_TIMEOUT_S, count_with_dask
 
-        words = count_with_dask(source, config, scheduler=args.scheduler, workers=source.jobs,
-                                connect_timeout=args.scheduler_timeout,
+        timeout = CONNECT_TIMEOUT_S if args.scheduler_timeout is None else args.scheduler_timeout
+        words = count_with_dask(source, config, scheduler=args.scheduler, workers=source.jobs, connect_timeout=timeout,
                                 blocksize=args.blocksize, progress=progress_printer(args))
     else:
         words = count_source(source, config, progress=progress_printer(args), budget=budget_from_args(args))

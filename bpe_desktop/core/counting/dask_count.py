@@ -30,6 +30,8 @@ from .parallel_count import check_jobs
 from .pieces import PieceCounter, WordCounts
 from .sources import CorpusSource
 
+CONNECT_TIMEOUT_S = 10.0  # how long the client waits for a named scheduler to answer (--scheduler-timeout)
+
 
 def _count_block(lines: Iterable[str], config: TrainConfig) -> list[dict[str, int]]:
     """Runs on a worker: the table of one block (its lines keep their ``\\n``)."""
@@ -95,7 +97,7 @@ def count_with_dask(
     workers: int = 2,
     blocksize: str | int = "64MiB",
     progress: Callable[[str, int, int], None] | None = None,
-    connect_timeout: float = 10.0,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
 ) -> WordCounts:
     """Count *source*'s files as a Dask bag; connect to *scheduler* (waiting at most *connect_timeout*
     seconds for it), or start a LocalCluster of *workers*."""
