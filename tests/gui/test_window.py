@@ -22,18 +22,19 @@ from support.window import SEED_MERGES, START_S, click_train, table_pairs, wait_
 
 
 def test_train_default_corpus_shows_the_seed_merges(qtbot, window) -> None:
+    import gc
+    import sys
+
+    main = sys.modules["__main__"].__dict__
+    main_before = (main.get("__file__"), main.get("__spec__"))  # (a pytest-xdist worker's __main__ has neither)
     click_train(qtbot, window)
     wait_finished(qtbot, window)
     assert table_pairs(window) == SEED_MERGES
     assert window.session.step == 7
     assert window.timeline.slider.maximum() == 7
     assert window.controller.worker_qt_loaded is False  # the worker never imported Qt
-    import gc
-    import sys
-
     assert gc.isenabled()  # paused only while records stream
-    assert getattr(sys.modules["__main__"], "__file__", None) is not None or \
-        getattr(sys.modules["__main__"], "__spec__", None) is not None  # restored after the launch
+    assert (main.get("__file__"), main.get("__spec__")) == main_before  # restored after the launch
     assert "7 merges" in window.statusBar().state_label.text()
     assert window.why.text() == "ew+est</w> and n+ew tie at 6; the lexical rule takes ew+est</w>."
     window.session.set_step(1)  # the seed's round 1, explained the way the seed does

@@ -47,6 +47,8 @@ def main_module_hidden() -> Iterator[None]:
             main.__file__ = saved_file
         if saved_spec is not missing:
             main.__spec__ = saved_spec
+        else:  # (put back exactly what was found: no __spec__ added)
+            main.__dict__.pop("__spec__", None)
 
 
 def reap(proc: BaseProcess, timeout: float) -> None:
