@@ -21,14 +21,15 @@ SUBCOMMANDS = ("train", "encode", "decode", "stats", "convert", "count", "diff",
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser; with *only* a sub-command's name, just that one is imported (a faster start)."""
+    """The parser; with *only* a sub-command's name, just that one is imported (a faster start), and with
+    ``--version`` none (argparse prints the version and exits before any sub-command is parsed)."""
     p = argparse.ArgumentParser(
         prog="bpe-desktop",
         description="Watch byte-pair encoding learn a tokenizer. Without a sub-command, opens the window.",
     )
     p.add_argument("--version", action="version", version=f"bpe-desktop {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for name in (only,) if only in SUBCOMMANDS else SUBCOMMANDS:
+    for name in (only,) if only in SUBCOMMANDS else () if only == "--version" else SUBCOMMANDS:
         importlib.import_module(f"{__name__}.{name}").add_parser(sub)
     return p
 

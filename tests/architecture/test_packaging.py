@@ -56,6 +56,16 @@ def test_version() -> None:
     assert (r.returncode, r.stdout.strip()) == (0, f"bpe-desktop {__version__}")
 
 
+def test_version_imports_no_sub_command() -> None:
+    """``--version`` prints before any sub-command is parsed, so none is imported (numpy alone is 20 MiB)."""
+    code = ("import sys\nfrom bpe_desktop.__main__ import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n"
+            "    pass\nprint('LOADED', sorted(m for m in sys.modules\n"
+            "                         if m.startswith('bpe_desktop.cli.') or m == 'numpy'))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.stdout.splitlines()[-1] == "LOADED []", r.stdout + r.stderr
+
+
 def test_cli_console_script_sits_beside_the_gui_entry_point() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["gui-scripts"]["bpe-desktop"] == "bpe_desktop.__main__:main"
