@@ -21,6 +21,7 @@ from bpe_desktop.core import TrainConfig
 from bpe_desktop.core.counting.parted import PartedCounts
 from bpe_desktop.core.measure.stats import SegmentationHistory
 from bpe_desktop.gui.plots import feed as feed_mod
+from bpe_desktop.gui.plots.feed import building_note
 from bpe_desktop.gui.plots.panel import PlotsPanel
 from bpe_desktop.gui.plots.remote_history import RemoteHistory
 from bpe_desktop.gui.plots.stats_protocol import Merges
@@ -114,8 +115,9 @@ def test_killed_mid_build_the_history_says_so_and_answers_nothing(qtbot) -> None
         r.begin(PartedCounts.cut(many_words(100_000), 2048), BPEModel("chars", list(CHARS)))
         until(qtbot, r, lambda: r.built > 0)
         assert r.n_merges == -1 and r.built < r.pieces == 100_000  # reported building, not built
+        assert building_note(r.pieces, r.built) == f"counting pairs in 100,000 pieces… {r.built // 1000} %"
         os.kill(r.pid, signal.SIGKILL)
-        until(qtbot, r, lambda: bool(r.failure))
+        until(qtbot, r, lambda: "signal" in r.failure)  # (its exit code is known once it is reaped)
         assert r.failure == "the statistics process ended (killed by signal 9)"
         r.ask(0)
         assert r.poll(0.05) is False and r.answers == {} and r.n_merges == -1
@@ -133,9 +135,9 @@ def test_killed_before_it_answered_the_plot_says_so_and_a_new_run_recovers(qtbot
     qtbot.waitUntil(lambda: feed.remote is not None and feed.remote.pid is not None, timeout=20_000)
     pid = feed.remote.pid
     os.kill(pid, signal.SIGKILL)
-    qtbot.waitUntil(lambda: "statistics process ended" in feed.note, timeout=20_000)
-    assert "killed by signal 9" in feed.note and "train again" in feed.note
-    qtbot.waitUntil(lambda: "statistics process ended" in panel.zipf.plot.titleLabel.text, timeout=10_000)
+    qtbot.waitUntil(lambda: "statistics process ended (killed by signal 9)" in feed.note, timeout=20_000)
+    assert "train again" in feed.note
+    qtbot.waitUntil(lambda: "killed by signal 9" in panel.zipf.plot.titleLabel.text, timeout=10_000)
     s.set_step(10)  # a later step: refused with the same reason, never a stale or empty chart
     for _ in range(20):
         panel.refresh()

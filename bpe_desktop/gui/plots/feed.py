@@ -60,9 +60,11 @@ GC_FREEZE_EVERY_S = 0.25  # while working: move the objects made so far out of t
 AGAIN_NOTE = "counting the corpus at each step of the extension…"
 
 
-def building_note(pieces: int) -> str:
-    """What the plots say while the history of a corpus of *pieces* distinct pieces is built."""
-    return f"counting pairs in {pieces:,} pieces…"  # (short: a narrow card shows a title that fits)
+def building_note(pieces: int, built: int = 0) -> str:
+    """What the plots say while the history of a corpus of *pieces* distinct pieces is built (*built* of them so
+    far, when known: the statistics process reports it)."""
+    done = f" {100 * built // pieces} %" if 0 < built < pieces else ""
+    return f"counting pairs in {pieces:,} pieces…{done}"  # (short: a narrow card shows a title that fits)
 
 
 class PlotFeed:
@@ -198,10 +200,10 @@ class PlotFeed:
         remote.poll(max(budget_s, 0.0))
         if remote.failure:
             self.note = f"no pair counts: {remote.failure} -- train again to count them"
-            return False
+            return not remote.reaped  # (asked again until its exit code is known, for the note)
         remote.follow(s.model.merges)
         if remote.n_merges < 0:
-            self.note = building_note(remote.pieces)
+            self.note = building_note(remote.pieces, remote.built)
             return True
         self.note = ""
         return remote.n_merges < len(s.model.merges) or remote.asked is not None

@@ -93,12 +93,28 @@ class RemoteHistory:
         self.n_merges = -1  # merges the history has applied (-1: not built yet)
         self.built = self.pieces = 0  # pieces of the history built so far, of all
         self.n_words = self.n_bytes = 0
-        self.failure = ""  # why nothing more will be answered ("" while all is well)
+        self._refused = ""  # why the process refused this generation ("" while all is well)
         self._sent_merges = 0
         self._asked: int | None = None  # the step asked for and not answered yet
         self._rows: tuple[int, list[Pair], list[int], list[tuple[str, str]]] | None = None  # an answer coming in
         self.answers: dict[int, ZipfData] = {}  # this generation's answers by step (the newest few)
         self.seconds = 0.0  # the process's time for the last answer
+
+    @property
+    def failure(self) -> str:
+        """Why nothing more will be answered ("" while all is well)."""
+        if self._ended:
+            launch = self._launch
+            code = launch.proc.exitcode if launch is not None else None  # (not blocking: known once it is reaped)
+            why = (f"killed by signal {-code}" if code is not None and code < 0
+                   else f"exit code {code}" if code is not None else "its pipe closed")
+            return f"the statistics process ended ({why})"
+        return self._refused
+
+    @property
+    def reaped(self) -> bool:
+        """False while the process has ended but its exit code is not known yet (:attr:`failure` will name it)."""
+        return not self._ended or self._launch is None or self._launch.proc.exitcode is not None
 
     # -- the process --------------------------------------------------------------------------------
     @property
@@ -183,10 +199,6 @@ class RemoteHistory:
                 if time.perf_counter() >= end:
                     break
         except (EOFError, OSError):
-            code = launch.proc.exitcode
-            why = (f"killed by signal {-code}" if code is not None and code < 0
-                   else f"exit code {code}" if code is not None else "its pipe closed")
-            self.failure = f"the statistics process ended ({why})"
             self._ended = changed = True
         return changed
 
@@ -215,7 +227,7 @@ class RemoteHistory:
             if self._asked == msg.step:
                 self._asked = None
         elif isinstance(msg, StatsFailed):
-            self.failure = msg.message.split("\n", 1)[0]
+            self._refused = msg.message.split("\n", 1)[0]
         else:
             return False
         return True
