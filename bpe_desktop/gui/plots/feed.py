@@ -67,6 +67,11 @@ def building_note(pieces: int, built: int = 0) -> str:
     return f"counting pairs in {pieces:,} pieces…{done}"  # (short: a narrow card shows a title that fits)
 
 
+def following_note(applied: int, merges: int) -> str:
+    """What the plots say while the statistics process follows the merge list (*applied* of *merges* so far)."""
+    return f"pairs counted up to step {applied:,} of {merges:,}…"
+
+
 class PlotFeed:
     """Statistics for the session's current corpus and model, computed lazily, a slice at a time."""
 
@@ -205,8 +210,10 @@ class PlotFeed:
         if remote.n_merges < 0:
             self.note = building_note(remote.pieces, remote.built)
             return True
-        self.note = ""
-        return remote.n_merges < len(s.model.merges) or remote.asked is not None
+        behind = remote.n_merges < len(s.model.merges)
+        # (the status line shows it while the plot is of an earlier step: a narrow card's title drops its note)
+        self.note = following_note(remote.n_merges, len(s.model.merges)) if behind else ""
+        return behind or remote.asked is not None
 
     @property
     def n_merges(self) -> int:
