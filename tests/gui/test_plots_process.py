@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -228,3 +229,24 @@ def test_the_process_ends_when_the_window_s_process_is_killed(qtbot, tmp_path) -
         owner.kill()
         owner.wait()
     wait_exit(qtbot, pid)
+
+
+def test_a_dropped_generation_is_forgotten_by_the_process() -> None:
+    """(The process's reading, in this process over a pipe.)  After DROP nothing of the old corpus is kept or
+    worked on; a later generation's messages are taken, an older one's ignored."""
+    import multiprocessing as mp
+
+    from bpe_desktop.core.tokenizers.model import BPEModel
+    from bpe_desktop.gui.plots import stats_worker
+    from bpe_desktop.gui.plots.stats_protocol import Begin, Control, CountsBlob
+
+    ours, theirs = mp.Pipe(duplex=True)
+    model = BPEModel("chars", list(CHARS))
+    blob = CountsBlob(1, pickle.dumps({"ab": 2}))
+    for msg in (Begin(1, model, 1), blob, Control.DROP, blob):
+        ours.send(msg)
+    assert stats_worker._read(theirs, None, 0.0) is None  # (the part after DROP belonged to no generation)
+    for msg in (Begin(2, model, 2), blob, CountsBlob(2, pickle.dumps({"cd": 1}))):
+        ours.send(msg)
+    gen = stats_worker._read(theirs, None, 0.0)
+    assert gen is not None and gen.generation == 2 and gen.parts == [{"cd": 1}] and gen.pieces == 1

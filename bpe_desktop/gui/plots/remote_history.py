@@ -160,7 +160,10 @@ class RemoteHistory:
         helper_threads.pool("stats").submit(_send_parts, launch.conn, self.generation, parts)
 
     def forget(self) -> None:
-        """Drop the current generation's answers (a new corpus comes): nothing of it is reported any more."""
+        """Drop the current generation (a new corpus comes): nothing of it is reported any more, and the process
+        stops working on it and frees its history."""
+        if self._launch is not None and not self._ended:
+            self._queue(Control.DROP)
         self.generation += 1
         self._reset_answers()
 

@@ -7,7 +7,8 @@ answer still on its way when the corpus changed is never shown for the new one.
 
 Window -> process, in this order per generation: :class:`Begin`, then ``parts`` :class:`CountsBlob`, then any
 number of :class:`Merges` (the merge list as it grows) and :class:`AskZipf` (the newest replaces one not yet
-answered); :attr:`Control.STOP` ends the process.  Process -> window: :class:`Applied` as the history grows, a
+answered); :attr:`Control.DROP` forgets the generation (a small corpus followed, whose history is the window's),
+:attr:`Control.STOP` ends the process.  Process -> window: :class:`Applied` as the history grows, a
 Zipf answer as :class:`ZipfRows` parts then :class:`ZipfDone` (a table of many pairs is not unpickled in one
 wake-up of the GUI thread), and :class:`StatsFailed` when it cannot go on.
 
@@ -27,7 +28,8 @@ ZIPF_ROWS = 4096  # rows of a Zipf answer per ZipfRows message
 
 
 class Control(enum.Enum):
-    STOP = "stop"
+    STOP = "stop"  # end the process
+    DROP = "drop"  # forget the current generation (its history's memory goes back; nothing more is answered)
 
 
 class Begin(NamedTuple):

@@ -143,6 +143,9 @@ def _read(conn: Connection, gen: Generation | None, wait_s: float) -> Generation
             msg = conn.recv()
             if msg is Control.STOP:
                 raise Gone()
+            if msg is Control.DROP:
+                gen = None  # (its history is freed: a big one would otherwise go on being followed for nothing)
+                continue
             if isinstance(msg, Begin):
                 gen = Generation(msg)  # (the old one is dropped: its answers would be stale)
                 continue
