@@ -46,6 +46,9 @@ from .stats_protocol import (
 )
 
 REAP_S = 2.0  # how long a closed process may take to exit before it is terminated
+#: Zipf answers kept (the newest): one of a big corpus's steps is every pair there, hundreds of thousands of rows
+#: of Python objects in the window, so only the one shown and the one just come are kept
+ANSWERS_KEPT = 2
 
 
 def _send(conn: Connection, msg: ToStats) -> None:
@@ -97,7 +100,7 @@ class RemoteHistory:
         self._sent_merges = 0
         self._asked: int | None = None  # the step asked for and not answered yet
         self._rows: tuple[int, list[Pair], list[int], list[tuple[str, str]]] | None = None  # an answer coming in
-        self.answers: dict[int, ZipfData] = {}  # this generation's answers by step (the newest few)
+        self.answers: dict[int, ZipfData] = {}  # this generation's answers by step (the newest ANSWERS_KEPT)
         self.seconds = 0.0  # the process's time for the last answer
 
     @property
@@ -223,7 +226,7 @@ class RemoteHistory:
             rows = self._rows if self._rows is not None and self._rows[0] == msg.step else (msg.step, [], [], [])
             self._rows = None
             _, pairs, counts, labels = rows
-            if len(self.answers) >= 4:
+            if len(self.answers) >= ANSWERS_KEPT:
                 self.answers.pop(next(iter(self.answers)))
             self.answers[msg.step] = ZipfData(msg.step, pairs, counts, labels, msg.slope, msg.intercept)
             self.seconds = msg.seconds
