@@ -250,3 +250,14 @@ def test_a_dropped_generation_is_forgotten_by_the_process() -> None:
         ours.send(msg)
     gen = stats_worker._read(theirs, None, 0.0)
     assert gen is not None and gen.generation == 2 and gen.parts == [{"cd": 1}] and gen.pieces == 1
+
+
+def test_the_process_s_module_loads_no_qt() -> None:
+    """What the spawn child imports (its module and every package above it) loads neither Qt nor pyqtgraph, so
+    the window's GIL and memory are not shared with a second Qt (the import contract sees modules, not the
+    packages' own ``__init__``)."""
+    code = ("import sys, bpe_desktop.gui.plots.stats_worker\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+    assert out.strip() == "[]"
