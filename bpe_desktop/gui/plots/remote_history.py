@@ -76,6 +76,15 @@ def _close(conn: Connection, proc: BaseProcess) -> None:
             pass
 
 
+def _close_later(conn: Connection, proc: BaseProcess) -> None:
+    """(When the owner is collected, on any thread.)  :func:`_close` after the messages already queued, so two
+    threads never write to the pipe at once; at the program's end (the pool is shut) at once."""
+    try:
+        helper_threads.pool("stats").submit(_close, conn, proc)
+    except RuntimeError:
+        _close(conn, proc)
+
+
 def _join_and_close(launch: process.ChildLaunch) -> None:
     """(On the helper thread.)  :func:`_close`, once the launch has happened."""
     launch.join()
@@ -131,7 +140,7 @@ class RemoteHistory:
     def _ensure(self) -> process.ChildLaunch:
         if self._launch is None:
             launch = self._launch = process.ChildLaunch(stats_worker.run, (), "bpe-desktop-stats")
-            self._finalizer = weakref.finalize(self, _close, launch.conn, launch.proc)
+            self._finalizer = weakref.finalize(self, _close_later, launch.conn, launch.proc)
             self._finalizer.atexit = False  # (at the program's end multiprocessing ends its daemon children)
             launch.start()
         return self._launch
