@@ -261,3 +261,23 @@ def test_the_process_s_module_loads_no_qt() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
     assert out.strip() == "[]"
+
+
+def test_a_note_too_long_for_a_narrow_card_is_shortened_never_dropped(qtbot, trained) -> None:
+    """A bare "Pair frequencies" over an empty chart reads as a corpus without pairs: narrowing the card drops the
+    note's percentage first, then elides what is left."""
+    s = session_of(trained)
+    panel = panel_for(qtbot, s)
+    panel._timer.stop()
+    note = feed_mod.building_note(2_907_721, 1_000_000)
+    short = "counting pairs in 2,907,721 pieces…"
+    shown: list[str] = []
+    for width in range(900, 150, -20):
+        panel.resize(width, 400)
+        qtbot.wait(5)
+        panel.zipf.set_data(None, note=note)
+        title = panel.zipf.plot.titleLabel.text
+        if not shown or shown[-1] != title:
+            shown.append(title)
+    assert shown[:2] == [note, short] and len(shown) > 2, shown  # (each width saw one of them)
+    assert all(t.startswith("counting pai") and t.endswith("…") for t in shown[2:]), shown  # elided
