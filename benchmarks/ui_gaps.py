@@ -44,6 +44,7 @@ WRAPPED = [
     ("bpe_desktop.gui.session", "Session", "set_corpus"),
     ("bpe_desktop.gui.session", "Session", "announce_count"),
     ("bpe_desktop.gui.plots.panel", "PlotsPanel", "refresh"),
+    ("bpe_desktop.gui.plots.remote_history", "RemoteHistory", "poll"),
     ("bpe_desktop.gui.stream.canvas", "TokenCanvas", "paintEvent"),
     ("bpe_desktop.gui.stream.canvas", "TokenCanvas", "_prepare_step"),
     ("bpe_desktop.gui.widgets.trash", "Trash", "_slice"),

@@ -262,8 +262,8 @@ def _phase_catch_up(w: object, app: object, timer: object, gaps: list[float], la
     t0 = time.perf_counter()
 
     def check() -> None:
-        h, z = feed.history, w.plots.zipf.data  # type: ignore[attr-defined]
-        caught = h is not None and not h.pending and z is not None and z.step == session.step
+        z = w.plots.zipf.data  # type: ignore[attr-defined]
+        caught = feed.n_merges >= 0 and not feed.pending and z is not None and z.step == session.step
         if caught or time.perf_counter() - t0 > limit_s:
             poll.stop()
             app.quit()  # type: ignore[attr-defined]

@@ -14,8 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 #: the pools and their sizes: launching a worker, reaping old ones, reading a corpus for display, a job the
 #: window waits for behind a progress dialog (:mod:`.modal_job`), a reference the compare pane reads, a
-#: measure a Compare runs tab computes (rediscovery)
-POOL_SIZES = {"launch": 1, "reap": 4, "rows": 1, "jobs": 1, "references": 1, "measure": 1}
+#: measure a Compare runs tab computes (rediscovery), what the plots send their statistics process (one
+#: thread: the messages keep their order)
+POOL_SIZES = {"launch": 1, "reap": 4, "rows": 1, "jobs": 1, "references": 1, "measure": 1, "stats": 1}
 
 _POOLS: dict[str, ThreadPoolExecutor] = {}
 

@@ -435,4 +435,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.controller.shutdown()
         if self._inspector.widget is not None:
             self._inspector.widget.shutdown()
+        if self._plots.widget is not None:
+            self._plots.widget.feed.close()  # (its statistics process, if a big corpus started one)
         super().closeEvent(e)

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.counting.parted import PartedCounts
 from bpe_desktop.core.counting.pieces import WordCounts
 from bpe_desktop.core.counting.sources import CorpusSource, count_source
 from bpe_desktop.core.training.trainer import Trainer
@@ -48,6 +49,7 @@ def test_the_parts_put_together_are_the_counts_in_their_order(counts, inline, si
     assert rounds == len(parts) - 1
     got = a.take(words.bytes_read)
     assert got == words and list(got.counts) == list(counts)  # equal, and in the corpus's order
+    assert isinstance(got.counts, PartedCounts) and got.counts.n_parts == len(parts)  # (kept as the parts)
     assert len(a) == 0 and a.decode(0.0) is True  # it starts empty again
 
 

@@ -23,6 +23,7 @@ from bpe_desktop.gui.plots.zipf import curve_points
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.training.protocol import TrainingState
 from bpe_desktop.gui.widgets.token_labels import token_label
+from support.plots import panel_for
 
 MERGES = 200
 
@@ -46,14 +47,6 @@ def make_session(trained, *, records=True, word_counts=True) -> Session:
     else:  # a model opened from a file: merges but no records
         s.reset_model(t.model.truncated(MERGES))
     return s
-
-
-def panel_for(qtbot, session: Session) -> PlotsPanel:
-    p = PlotsPanel(session)
-    qtbot.addWidget(p)
-    p.resize(900, 600)
-    p.show()
-    return p
 
 
 def orig(item) -> tuple[np.ndarray, np.ndarray]:

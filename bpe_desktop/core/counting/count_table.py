@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..choices import Mode
@@ -95,7 +95,7 @@ class TableHeader:
         return f"--mode {self.mode} --pretokenizer {self.pretokenizer!r}{sp}"
 
 
-def write_table(path: str | os.PathLike[str], counts: dict[str, int], config: TrainConfig) -> None:
+def write_table(path: str | os.PathLike[str], counts: Mapping[str, int], config: TrainConfig) -> None:
     """Write a counts table atomically, pieces in first-seen order."""
     try:
         with atomic_write(path) as f:

@@ -47,7 +47,7 @@ def _count_block(lines: Iterable[str], config: TrainConfig) -> list[dict[str, in
             size = 0
     if batch:
         pc.add_text("".join(batch))
-    return [pc.result(0).counts]
+    return [pc.table()]
 
 
 def _import_dask() -> tuple[Any, Any]:

@@ -13,7 +13,7 @@ stops at the table the trainer starts from.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..choices import Mode
@@ -38,9 +38,10 @@ ENCODING_ERRORS = ("strict", "replace", "ignore")
 
 @dataclass
 class WordCounts:
-    """Distinct pieces with their counts, in the order they first appear in the corpus."""
+    """Distinct pieces with their counts, in the order they first appear in the corpus (a dict, or the parts a
+    big table crossed a pipe in, read only: :class:`~.parted.PartedCounts`)."""
 
-    counts: dict[str, int]
+    counts: Mapping[str, int]
     bytes_read: int = 0
 
     @property
@@ -203,10 +204,14 @@ class PieceCounter:
 
     def result(self, bytes_read: int) -> WordCounts:
         """The table, once all the text is added (the counter's own dict under gpt2: not a copy)."""
+        return WordCounts(self.table(), bytes_read)
+
+    def table(self) -> dict[str, int]:
+        """:meth:`result`'s counts, as the dict they are."""
         if self._words_first is not None:
             self._words_first.flush(self._counter, last=True)
         counts = self._counter
-        return WordCounts(counts if type(counts) is dict else dict(counts), bytes_read)
+        return counts if type(counts) is dict else dict(counts)
 
 
 def count_text(text: str, config: TrainConfig, budget: RegexBudget | None = None) -> WordCounts:

@@ -26,6 +26,7 @@ from types import ModuleType
 
 from ..choices import Mode, TieBreak
 from ..config import TrainConfig
+from ..counting.parted import PartedCounts
 from ..counting.pieces import WordCounts
 from ..errors import ConfigError
 from ..forbid import ForbidRule
@@ -127,7 +128,10 @@ class KernelTrainer(Trainer):
         self.texts: list[str] = [token_text(t) for t in self.tokens]
         self._kernel = kernel = _KERNEL.Kernel(KERNEL_RULES[TieBreak(config.tie_break)], self.tokens)
         if config.mode == Mode.BYTES:  # pair_index.word_strings' mapping, done in C: no temporary str per piece
-            total = kernel.add_table(table, bytes(self.ids[bytes([i])] for i in range(256)))
+            byte_ids = bytes(self.ids[bytes([i])] for i in range(256))  # (add_table takes dicts: a parted table's
+            parts = table.parts if isinstance(table, PartedCounts) else (table if isinstance(table, dict)  # parts
+                                                                          else dict(table),)  # go in turn)
+            total = sum(kernel.add_table(part, byte_ids) for part in parts)
         else:
             total = 0
             items = iter(table.items())
@@ -135,7 +139,7 @@ class KernelTrainer(Trainer):
                 kept = [(w, c) for w, c in chunk if c > 0 and w]
                 total += kernel.add_words(word_strings([w for w, _ in kept], self.ids, config), [c for _, c in kept])
             del chunk
-        if release:
+        if release and isinstance(table, dict):
             table.clear()
         kernel.build()
         self.total_symbols = self.initial_symbols = total

@@ -94,8 +94,9 @@ class Trainer(TrainerBase):
         self, word_counts: WordCounts | Mapping[str, int], config: TrainConfig, *, release: bool = False,
         pure: bool | None = None,
     ) -> None:
-        """*release*: empty the table (``word_counts``' dict) once its words are taken, so that a table of
-        millions of pieces is not held beside the trainer's own copy; the caller must not use it afterwards.
+        """*release*: empty the table (``word_counts``' dict; a read-only one, :class:`PartedCounts`, is kept) once
+        its words are taken, so that a table of millions of pieces is not held beside the trainer's own copy; the
+        caller must not use it afterwards.
         *pure*: ``True`` runs this pure-Python code, ``False`` the compiled kernel (see ``__new__``)."""
         table = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
         self.config = config
@@ -114,7 +115,7 @@ class Trainer(TrainerBase):
         # :attr:`pair_counts` give the same data as ids.
         self._words: list[str] = word_strings(pieces, self.ids, config)
         del pieces
-        if release:
+        if release and isinstance(table, dict):
             table.clear()
         self.total_symbols = sum(map(mul, map(len, self._words), self.wcounts))
         self.initial_symbols = self.total_symbols

@@ -13,7 +13,11 @@ the feed freezes what exists every :data:`GC_FREEZE_EVERY_S` (:mod:`..widgets.gc
 Word counts come from ``session.word_counts`` (the controller fills them after counting).  Without them,
 an idle in-memory corpus of at most :data:`SELF_COUNT_LIMIT` characters is counted here; anything else
 waits for the controller; while a history is built (minutes of slices on a corpus of millions of distinct
-pieces) :attr:`PlotFeed.note` says so.  An extension run's history is not replayed: its corpus's segmentation at every
+pieces) :attr:`PlotFeed.note` says so.  A corpus of more than :data:`PROCESS_PIECES` distinct pieces has its
+history built, followed and asked in the statistics process instead (:mod:`.remote_history`): the GUI thread
+only sends the counts' parts and the merges, and reads the answers; the feed's API is the same (``zipf`` is
+``None`` until the process's answer is in), and if the process fails or dies the note says so until a new
+corpus or run starts another.  An extension run's history is not replayed: its corpus's segmentation at every
 step is the extension job's (``work.rewrites``, :class:`~bpe_desktop.core.measure.stats.RewriteHistory`);
 without it (a reopened session) the plots pane finds it again off the GUI thread and
 :attr:`PlotFeed.rewrites_note` says so.  The feed's steps are the steps the timeline shows (counted from
@@ -44,17 +48,28 @@ from ...core.text.pretokenize import NAMED_PATTERNS
 from ..session import Session
 from ..training.protocol import StopReason, TrainingState
 from ..widgets.gc_policy import GcPolicy
+from .remote_history import RemoteHistory
 
 SELF_COUNT_LIMIT = 500_000  # characters of in-memory text the pane may count itself (a short stall)
+#: a corpus of more distinct pieces than this has its history in the statistics process, not on the GUI thread
+#: (the training worker's own threshold for sending the counts in parts)
+PROCESS_PIECES = 20_000
 GC_FREEZE_EVERY_S = 0.25  # while working: move the objects made so far out of the collector's sight
 #: what an extension run's plots say while its segmentation at each step (the extension job's, which a reopened
 #: session does not hold) is found again off the GUI thread (the plots pane's ``segmentation`` jobs)
 AGAIN_NOTE = "counting the corpus at each step of the extension…"
 
 
-def building_note(pieces: int) -> str:
-    """What the plots say while the history of a corpus of *pieces* distinct pieces is built."""
-    return f"counting pairs in {pieces:,} pieces…"  # (short: a narrow card shows a title that fits)
+def building_note(pieces: int, built: int = 0) -> str:
+    """What the plots say while the history of a corpus of *pieces* distinct pieces is built (*built* of them so
+    far, when known: the statistics process reports it)."""
+    done = f" {100 * built // pieces} %" if 0 < built < pieces else ""
+    return f"counting pairs in {pieces:,} pieces…{done}"  # (short: a narrow card shows a title that fits)
+
+
+def following_note(applied: int, merges: int) -> str:
+    """What the plots say while the statistics process follows the merge list (*applied* of *merges* so far)."""
+    return f"pairs counted up to step {applied:,} of {merges:,}…"
 
 
 class PlotFeed:
@@ -73,8 +88,10 @@ class PlotFeed:
         self._zjob_step = -1
         self._zjob_ms = 0.0
         self._gc = GcPolicy(GC_FREEZE_EVERY_S, time.perf_counter)
-        self.last_zipf_ms = 0.0  # GUI-thread time the last Zipf data took, all its slices together
+        self.last_zipf_ms = 0.0  # GUI-thread time the last Zipf data took, all its slices (the process's: its time)
         self.rewrites_note = AGAIN_NOTE  # an extension run without its segmentation: why (set by the plots pane)
+        self.remote: RemoteHistory | None = None  # the statistics process (kept once started)
+        self._remote_on = False  # the current corpus's history is the process's
 
     def reset(self) -> None:
         """Forget everything (new corpus or model); an old history is emptied in later slices."""
@@ -87,6 +104,16 @@ class PlotFeed:
         self._zipf = None
         self._build = self._extend = self._zjob = None
         self.note = ""
+        if self._remote_on:
+            assert self.remote is not None
+            self.remote.forget()
+            self._remote_on = False
+
+    def close(self) -> None:
+        """End the statistics process, if one was started (the feed may still be used: it starts another)."""
+        self.reset()
+        if self.remote is not None:
+            self.remote.close()
 
     # -- history ----------------------------------------------------------------------------------------
     def _word_counts(self) -> WordCounts | None:
@@ -128,6 +155,8 @@ class PlotFeed:
 
     def _advance(self, t0: float, budget_s: float) -> bool:
         s = self.session
+        if self._remote_on:
+            return self._advance_remote(budget_s)
         if self.history is None:
             if self._build is None and s.work.extension is not None:
                 if s.work.rewrites is None:
@@ -142,6 +171,12 @@ class PlotFeed:
                 if not words.counts:
                     self.note = "the corpus is empty"
                     return False
+                if len(words.counts) > PROCESS_PIECES:
+                    if self.remote is None:
+                        self.remote = RemoteHistory()
+                    self.remote.begin(words.counts, s.model)
+                    self._remote_on = True
+                    return self._advance_remote(budget_s - (time.perf_counter() - t0))
                 self._build = Sliced(SegmentationHistory.building(words, s.model.truncated(0)))
                 self._build_pieces = len(words.counts)
             if not self._build.run(budget_s - (time.perf_counter() - t0)):
@@ -164,8 +199,41 @@ class PlotFeed:
                 self._extend = None
         return h.pending > 0 or self._extend is not None
 
+    def _advance_remote(self, budget_s: float) -> bool:
+        remote, s = self.remote, self.session
+        assert remote is not None
+        remote.poll(max(budget_s, 0.0))
+        if remote.failure:
+            self.note = f"no pair counts: {remote.failure} -- train again to count them"
+            return not remote.reaped  # (asked again until its exit code is known, for the note)
+        remote.follow(s.model.merges)
+        if remote.n_merges < 0:
+            self.note = building_note(remote.pieces, remote.built)
+            return True
+        behind = remote.n_merges < len(s.model.merges)
+        # (the status line shows it while the plot is of an earlier step: a narrow card's title drops its note)
+        self.note = following_note(remote.n_merges, len(s.model.merges)) if behind else ""
+        return behind or remote.asked is not None
+
+    @property
+    def n_merges(self) -> int:
+        """Merges the history has applied (-1: no history yet)."""
+        if self._remote_on:
+            assert self.remote is not None
+            return -1 if self.remote.failure else self.remote.n_merges
+        return self.history.n_merges if self.history is not None else -1
+
+    @property
+    def pending(self) -> int:
+        """Merges of the session's model the history has not applied yet (0 without a history)."""
+        if not self._remote_on:
+            return self.history.pending if self.history is not None else 0
+        n = self.n_merges
+        return max(0, len(self.session.model.merges) - n) if n >= 0 else 0
+
     def ready_for(self, step: int) -> bool:
-        return self.history is not None and self.history.n_merges >= step
+        n = self.n_merges
+        return n >= 0 and n >= step
 
     # -- numbers ----------------------------------------------------------------------------------------
     def zipf(self, step: int, budget_s: float | None = None) -> ZipfData | None:
@@ -177,6 +245,8 @@ class PlotFeed:
         z = self._zipf
         if z is not None and z.step == step:
             return z
+        if self._remote_on:
+            return self._remote_zipf(step, budget_s)
         assert self.history is not None
         if self._zjob is None or self._zjob_step != step:
             self._zjob = Sliced(self.history.zipf_steps(step))
@@ -190,6 +260,18 @@ class PlotFeed:
         z = self._zipf = self._zjob.result
         self._zjob = None
         self.last_zipf_ms = self._zjob_ms
+        return z
+
+    def _remote_zipf(self, step: int, budget_s: float | None) -> ZipfData | None:
+        remote = self.remote
+        assert remote is not None
+        remote.poll(0.004 if budget_s is None else budget_s)
+        z = remote.answers.get(step)
+        if z is None:
+            remote.ask(step)
+            return None
+        self._zipf = z
+        self.last_zipf_ms = remote.seconds * 1000
         return z
 
     @property
@@ -216,11 +298,19 @@ class PlotFeed:
 
     def tradeoff(self) -> TradeOff | None:
         s, h = self.session, self.history
-        if h is None:
+        if self._remote_on:
+            assert self.remote is not None
+            n_words, n_bytes = self.remote.n_words, self.remote.n_bytes
+            if self.n_merges < 0 or not s.records:  # (the process gives no curve of its own)
+                return None
+        elif h is None:
             return None
+        else:
+            n_words, n_bytes = h.n_words, h.n_bytes
         if s.records:
             curve = self.compression()
             assert curve is not None
             vocab = [s.model.vocab_size_at(s.origin)] + [r.vocab_size for r in s.records[s.origin:]]
-            return tradeoff_from(curve, vocab, h.n_words, h.n_bytes)
+            return tradeoff_from(curve, vocab, n_words, n_bytes)
+        assert h is not None
         return h.tradeoff()

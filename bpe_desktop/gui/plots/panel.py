@@ -114,6 +114,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self._curves_dirty = True
         self._zipf_dirty = True
         self._zipf_at = 0.0  # when the Zipf plot was last recomputed (perf_counter)
+        self._note_shown = ""  # the feed's note the pair plot shows (no data)
         self._zipf_ready: tuple[ZipfData, int, str] | None = None  # computed by a slice, drawn on the next turn
         self._curves_at = 0.0  # when the curves were last redrawn
         self._due = 0.0  # when the timer should fire
@@ -295,7 +296,7 @@ class PlotsPanel(QtWidgets.QWidget):
             self.compression.set_step(step)
             self.tradeoff.set_step(step)
             self.quality.set_step(step)
-        had = feed.history.n_merges if feed.history is not None else -1
+        had = feed.n_merges
         busy = s.state in (TrainingState.COUNTING, TrainingState.TRAINING)
         slice_s = SLICE_S if busy else IDLE_SLICE_S
         # a timer that fires late means the GUI thread has just been busy with something else (a batch of
@@ -320,21 +321,22 @@ class PlotsPanel(QtWidgets.QWidget):
                 elif self.quality.feed.pending() and (quality_shown or not busy):
                     more = True
                 if self._turn or not quality_more:
-                    if left > 0 or feed.history is None:
+                    if left > 0 or feed.n_merges < 0:
                         more = feed.advance(max(left, 0.001)) or more
                 more = more or quality_more or (self.quality.dirty and quality_shown)
         else:
             more = True
-        if feed.history is not None and (feed.history.pending or (self._zipf_dirty and shown)):
+        if feed.n_merges >= 0 and (feed.pending or (self._zipf_dirty and shown)):
             more = True
-        now_has = feed.history.n_merges if feed.history is not None else -1
+        now_has = feed.n_merges
         if now_has != had:
             self._zipf_dirty = True  # the step shown may have become ready (or a later one to catch up on)
             if had < 0 or not s.records:  # the trade-off needs the history; no records: curves from it
                 self._curves_dirty = True
             more = True
-        if feed.history is None and feed.note and self._zipf_dirty and shown:
+        if feed.n_merges < 0 and feed.note and (self._zipf_dirty or feed.note != self._note_shown) and shown:
             self.zipf.set_data(None, note=feed.note)
+            self._note_shown = feed.note  # (a note that changes -- the statistics process failed -- is shown)
             self._zipf_dirty = False
             self.refreshes += 1
         if shown:
@@ -345,10 +347,9 @@ class PlotsPanel(QtWidgets.QWidget):
     def _update_zipf(self, step: int, slice_s: float) -> bool:
         """One slice towards the Zipf plot of *step*; True if more remains."""
         feed = self.feed
-        h = feed.history
-        if h is None:
+        if feed.n_merges < 0:
             return False  # advance() builds the history (or says why not); a new history marks the plot dirty
-        target = min(step, h.n_merges)
+        target = min(step, feed.n_merges)
         shown = self.zipf.data
         if target < step and shown is not None and (
             shown.step == target or time.perf_counter() - self._zipf_at < CATCH_UP_S

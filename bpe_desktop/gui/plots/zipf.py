@@ -138,7 +138,10 @@ class ZipfPlot(PlotCard):
             self._fill_top_box()
             self._key_parts = []
             self.next_rank = None
-            set_title(p, note or "Pair frequencies: no pairs", "Pair frequencies")
+            if note:  # (a note too long for the card loses what follows its "…" -- a percentage --, then is elided:
+                set_title(p, note, note.split("…")[0] + "…" if "…" in note else note)  # never a bare title)
+            else:
+                set_title(p, "Pair frequencies: no pairs", "Pair frequencies")
             self._fit_layout()
             return
         counts = np.asarray(data.counts, dtype=float)

@@ -11,6 +11,7 @@ It leaves out tokenizing the rows (the canvas asks the tokenizer per row) and ev
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from ...core.choices import Mode
 from ...core.config import TrainConfig
@@ -152,7 +153,7 @@ class RowSource:
             self.note = "press Train (F5) to cut this text into tokens"
         elif table:
             self.kind = "words"
-            counts: dict[str, int] = {}
+            counts: Mapping[str, int] = {}
             if not edited and word_counts is not None:
                 counts = word_counts.counts
             else:

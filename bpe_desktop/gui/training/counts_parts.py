@@ -7,8 +7,10 @@ messages of at most :data:`PART_PIECES` pieces each, every part's dict pickled o
 part copies bytes, so the pipe is read at its usual pace and the worker is not held up), and then
 :class:`~.protocol.Started` with the number of parts and no counts.  The window's :class:`Assembly` unpickles
 the parts a few at a time, within a deadline per wake-up, and the ``Started`` is handed on only once the counts
-are whole: to the session nothing changes but when the counts arrive.  The parts go before the worker builds its
-trainer, which may then empty the table it takes (the worker does not hold the counts twice).
+are whole: to the session nothing changes but when the counts arrive.  The parts stay the small dicts they were
+sent as (:class:`~bpe_desktop.core.counting.parted.PartedCounts`): joined into one dict of millions of pieces,
+that dict's own resizes as it grows would each hold the GUI thread for one long C call.  The parts go before the
+worker builds its trainer, which may then empty the table it takes (the worker does not hold the counts twice).
 
 It leaves out when the pipe is read and what the counts are for (:mod:`.controller`).
 """
@@ -21,6 +23,7 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import NamedTuple
 
+from ...core.counting.parted import PartedCounts
 from ...core.counting.pieces import WordCounts
 
 INLINE_PIECES = 20_000  # at most this many distinct pieces travel inside Started itself
@@ -45,15 +48,15 @@ def split(words: WordCounts, inline: int = INLINE_PIECES, size: int = PART_PIECE
 
 
 class Assembly:
-    """The parts received so far, unpickled into one dict a part at a time."""
+    """The parts received so far, unpickled a part at a time (kept as the parts: no dict of them all is made)."""
 
     def __init__(self) -> None:
         self._blobs: list[bytes] = []
         self._next = 0  # the first part not yet unpickled
-        self._counts: dict[str, int] = {}
+        self._parts: list[dict[str, int]] = []
 
     def clear(self) -> None:
-        self._blobs, self._next, self._counts = [], 0, {}
+        self._blobs, self._next, self._parts = [], 0, []
 
     def __len__(self) -> int:
         """Parts received (unpickled or not)."""
@@ -65,9 +68,9 @@ class Assembly:
     def decode(self, deadline: float, clock: Callable[[], float] = time.monotonic) -> bool:
         """Unpickle parts until every one is or *deadline* (of *clock*) passes (at least one part runs);
         True when all received parts are unpickled."""
-        blobs, counts = self._blobs, self._counts
+        blobs, parts = self._blobs, self._parts
         while self._next < len(blobs):
-            counts.update(pickle.loads(blobs[self._next]))
+            parts.append(pickle.loads(blobs[self._next]))
             blobs[self._next] = b""  # (its bytes are not needed twice)
             self._next += 1
             if clock() > deadline:
@@ -78,6 +81,6 @@ class Assembly:
         """The whole counts (call once :meth:`decode` returned True); the assembly starts empty again."""
         if self._next != len(self._blobs):
             raise RuntimeError("the word counts are not all unpickled yet")
-        words = WordCounts(self._counts, bytes_read)
+        words = WordCounts(PartedCounts(self._parts), bytes_read)
         self.clear()
         return words

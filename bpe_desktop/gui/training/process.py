@@ -1,7 +1,8 @@
-"""The worker process's lifecycle: launch it off the GUI thread, and reap it (join, terminate, kill).
+"""The worker processes' lifecycle: launch one off the GUI thread, and reap it (join, terminate, kill).
 
 Qt-free.  Launching a *spawn* child blocks on writing its launch data until the new interpreter reads it,
-so :class:`Launch` starts it from a helper thread (a pool kept for the program's life).  It
+so :class:`ChildLaunch` starts it from a helper thread (a pool kept for the program's life); :class:`Launch` is
+the training worker's, and the plots' statistics process (:mod:`..plots.remote_history`) uses the same.  It
 leaves out what the process says (:mod:`.protocol`) and when the window decides to stop it (:mod:`.controller`).
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -85,20 +86,18 @@ def started(proc: BaseProcess) -> bool:
     return getattr(proc, "_popen", None) is not None
 
 
-class Launch:
-    """A worker process to start: the process, our end of its pipe, and the helper thread's job.
+class ChildLaunch:
+    """A worker process to start: the process (running ``target(its pipe end, *args)``), our end of its pipe,
+    and the helper thread's job.
 
     :meth:`start` hands the launch to the helper thread; call it once the GUI thread's own work of the moment
     is done -- the helper's share of the launch (building the process, pickling its arguments) holds the GIL
     for a while, which would otherwise land in the middle of that work."""
 
-    def __init__(self, source: CorpusSource, config: TrainConfig, paused: bool, holdout: float = 0.0,
-                 branch: BranchFrom | None = None) -> None:
+    def __init__(self, target: Callable[..., None], args: tuple[object, ...], name: str) -> None:
         ctx = mp.get_context("spawn")
         self.conn, self._child_conn = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=worker.run,
-                                args=(self._child_conn, source, config, paused, holdout, branch),
-                                daemon=True, name="bpe-desktop-trainer")
+        self.proc = ctx.Process(target=target, args=(self._child_conn, *args), daemon=True, name=name)
         self._job: Future[None] | None = None
 
     def start(self) -> None:
@@ -115,3 +114,11 @@ class Launch:
             with contextlib.suppress(TimeoutError):
                 self._job.result(10.0)
             self._job = None
+
+
+class Launch(ChildLaunch):
+    """The training worker (:func:`.worker.run`) to start."""
+
+    def __init__(self, source: CorpusSource, config: TrainConfig, paused: bool, holdout: float = 0.0,
+                 branch: BranchFrom | None = None) -> None:
+        super().__init__(worker.run, (source, config, paused, holdout, branch), "bpe-desktop-trainer")

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
 from ...core.choices import Mode
@@ -241,7 +241,7 @@ def _done(value: Any) -> Job[Any]:
     return value
 
 
-def _counting(source: CorpusSource, model: BPEModel) -> Job[dict[str, int] | None]:
+def _counting(source: CorpusSource, model: BPEModel) -> Job[Mapping[str, int] | None]:
     """The session's corpus counted with the model's own settings (None when there is none)."""
     if source.text is not None and not source.text.strip() and not source.paths:
         return None

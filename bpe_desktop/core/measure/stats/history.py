@@ -20,6 +20,7 @@ import heapq
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
+from ...counting.parted import PartedCounts
 from ...counting.pieces import WordCounts
 from ...tokenizers.model import BPEModel, Token, joined, token_text
 from .results import CompressionCurve, Pair, TradeOff, ZipfData, fit_zipf, tradeoff_from
@@ -65,7 +66,9 @@ class SegmentationHistory:
         return h
 
     def _build(self, word_counts: WordCounts | Mapping[str, int], model: BPEModel, chunk: int) -> Job[None]:
-        counts = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
+        counts = word_counts.counts if isinstance(word_counts, WordCounts) else word_counts
+        if not isinstance(counts, dict | PartedCounts):  # (read across yields: a copy, unless read-only)
+            counts = dict(counts)
         self.model = model
         self.tokens: list[Token] = list(model.base)  # id -> token (grows with the merges)
         ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}

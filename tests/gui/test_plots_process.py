@@ -1,0 +1,283 @@
+"""A big corpus's plot statistics in the statistics process: the same numbers as the in-thread history (the
+oracle: the core's SegmentationHistory on the same corpus), and hostile cases -- the process killed mid-build,
+its owner gone (no orphan), answers of an older corpus arriving after a reset (never shown), a bad message.
+
+Each test forces the process path on a small corpus (``PROCESS_PIECES`` 0); waits are bounded, never asserted.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bpe_desktop.core import TrainConfig
+from bpe_desktop.core.counting.parted import PartedCounts
+from bpe_desktop.core.measure.stats import SegmentationHistory
+from bpe_desktop.gui.plots import feed as feed_mod
+from bpe_desktop.gui.plots.feed import building_note
+from bpe_desktop.gui.plots.panel import PlotsPanel
+from bpe_desktop.gui.plots.remote_history import RemoteHistory
+from bpe_desktop.gui.plots.stats_protocol import Merges
+from bpe_desktop.gui.session import Session
+from support.plots import panel_for
+
+MERGES = 120
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def trained(topics_text, trained_on):
+    return trained_on(topics_text, TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=MERGES))
+
+
+@pytest.fixture
+def in_process(monkeypatch):
+    monkeypatch.setattr(feed_mod, "PROCESS_PIECES", 0)
+
+
+def session_of(trained, counts=None) -> Session:
+    _text, wc, t, recs = trained
+    s = Session()
+    s.set_config(trained.config)
+    s.set_counted(counts if counts is not None else wc, t.initial_symbols, None)
+    s.reset_model(t.model.truncated(0))
+    s.append_records(recs)
+    s.set_step(s.n_steps)
+    return s
+
+
+def wait_zipf_at(qtbot, panel: PlotsPanel, step: int) -> None:
+    qtbot.waitUntil(lambda: panel.zipf.data is not None and panel.zipf.data.step == step, timeout=30_000)
+
+
+def until(qtbot, r: RemoteHistory, condition) -> None:
+    """Read *r*'s answers until *condition* holds."""
+    qtbot.waitUntil(lambda: (r.poll(0.01) and False) or condition(), timeout=30_000)
+
+
+def exited(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")  # (a zombie has exited; its reaper may be slow)
+
+
+def wait_exit(qtbot, pid: int) -> None:
+    qtbot.waitUntil(lambda: exited(pid), timeout=20_000)
+
+
+def test_the_process_gives_the_in_thread_history_s_numbers(qtbot, trained, in_process) -> None:
+    _text, wc, t, _recs = trained
+    s = session_of(trained, WordCountsParted(wc))
+    panel = panel_for(qtbot, s)
+    oracle = SegmentationHistory(wc, t.model)
+    wait_zipf_at(qtbot, panel, MERGES)
+    feed = panel.feed
+    assert feed.history is None and feed.remote is not None and feed.remote.running  # (the process's numbers)
+    assert panel.zipf.data == oracle.zipf(MERGES)
+    for k in (0, 1, 37, 99):
+        s.set_step(k)
+        wait_zipf_at(qtbot, panel, k)
+        assert panel.zipf.data == oracle.zipf(k), k
+    assert feed.tradeoff() == oracle.tradeoff()  # (its corpus totals came from the process)
+    pid = feed.remote.pid
+    feed.close()
+    wait_exit(qtbot, pid)
+
+
+def WordCountsParted(wc):
+    """The word counts as the window holds a big corpus's: in parts."""
+    from bpe_desktop.core.counting.pieces import WordCounts
+
+    return WordCounts(PartedCounts.cut(wc.counts, 97), wc.bytes_read)
+
+
+def many_words(n: int) -> dict[str, int]:
+    return {f"w{i}": i % 13 + 1 for i in range(n)}
+
+
+CHARS = "".join(map(chr, range(32, 127)))
+
+
+def test_killed_mid_build_the_history_says_so_and_answers_nothing(qtbot) -> None:
+    from bpe_desktop.core.tokenizers.model import BPEModel
+
+    r = RemoteHistory()
+    try:
+        r.begin(PartedCounts.cut(many_words(100_000), 2048), BPEModel("chars", list(CHARS)))
+        until(qtbot, r, lambda: r.built > 0)
+        assert r.n_merges == -1 and r.built < r.pieces == 100_000  # reported building, not built
+        assert building_note(r.pieces, r.built) == f"counting pairs in 100,000 pieces… {r.built // 1000} %"
+        os.kill(r.pid, signal.SIGKILL)
+        until(qtbot, r, lambda: "signal" in r.failure)  # (its exit code is known once it is reaped)
+        assert r.failure == "the statistics process ended (killed by signal 9)"
+        r.ask(0)
+        assert r.poll(0.05) is False and r.answers == {} and r.n_merges == -1
+    finally:
+        r.close()
+
+
+def test_killed_before_it_answered_the_plot_says_so_and_a_new_run_recovers(qtbot, trained, in_process) -> None:
+    from bpe_desktop.gui.plots import stats_worker
+
+    _text, wc, t, recs = trained
+    s = session_of(trained)
+    panel = panel_for(qtbot, s)
+    feed = panel.feed
+    qtbot.waitUntil(lambda: feed.remote is not None and feed.remote.pid is not None, timeout=20_000)
+    pid = feed.remote.pid
+    os.kill(pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: "statistics process ended (killed by signal 9)" in feed.note, timeout=20_000)
+    assert "train again" in feed.note
+    qtbot.waitUntil(lambda: "killed by signal 9" in panel.zipf.plot.titleLabel.text, timeout=10_000)
+    s.set_step(10)  # a later step: refused with the same reason, never a stale or empty chart
+    for _ in range(20):
+        panel.refresh()
+        assert feed.zipf(10, 0.01) is None and not feed.ready_for(10)
+    assert "statistics process ended" in panel.zipf.plot.titleLabel.text
+    s.reset_model(t.model.truncated(0))  # a new run: a new process, the right numbers
+    s.append_records(recs)
+    s.set_step(50)
+    wait_zipf_at(qtbot, panel, 50)
+    assert panel.zipf.data == SegmentationHistory(wc, t.model).zipf(50)
+    assert feed.remote.pid != pid and "ended" not in feed.note
+    assert stats_worker.SLICE_S > 0  # (the module the child runs)
+    new = feed.remote.pid
+    feed.close()
+    wait_exit(qtbot, new)
+
+
+def test_an_answer_for_the_old_corpus_arriving_after_a_reset_is_never_shown(qtbot, trained) -> None:
+    _text, wc, t, _ = trained
+    other = {w[::-1] + "x": c for w, c in list(wc.counts.items())[:300]}
+    r = RemoteHistory()
+    try:
+        r.begin(PartedCounts.cut(wc.counts, 50), t.model)
+        r.follow(t.model.merges)
+        until(qtbot, r, lambda: r.n_merges == MERGES)
+        r.ask(MERGES)
+        qtbot.waitUntil(lambda: r._launch.conn.poll(0), timeout=30_000)  # the old answer is in the pipe, unread
+        r.forget()
+        r.begin(other, t.model.truncated(0))  # a new corpus, asked the same step
+        r.ask(0)
+        until(qtbot, r, lambda: 0 in r.answers)
+        assert MERGES not in r.answers  # (the old corpus's answer was read and dropped)
+        assert r.answers[0] == SegmentationHistory(other, t.model.truncated(0)).zipf(0)
+    finally:
+        r.close()
+
+
+def test_a_merge_list_out_of_order_is_refused_with_its_reason(qtbot, trained) -> None:
+    _text, wc, t, _ = trained
+    r = RemoteHistory()
+    try:
+        r.begin(wc.counts, t.model)
+        r._queue(Merges(r.generation, 5, tuple(t.model.merges[5:9])))  # (the window never skips: a hostile one)
+        until(qtbot, r, lambda: bool(r.failure))
+        assert r.failure == "merges from index 5 came when 0 were known"
+        r.follow(t.model.merges)
+        r.ask(0)
+        assert r.poll(0.05) is False and r.answers == {}  # nothing more is answered for it
+    finally:
+        r.close()
+
+
+def test_the_process_ends_with_its_owner(qtbot, trained) -> None:
+    _text, wc, t, _ = trained
+
+    def started() -> int:
+        r = RemoteHistory()
+        r.begin(wc.counts, t.model)
+        qtbot.waitUntil(lambda: r.pid is not None, timeout=20_000)
+        assert r.pid is not None
+        return r.pid
+
+    pid = started()
+    gc.collect()  # its owner collected: the pipe closes, the process ends
+    wait_exit(qtbot, pid)
+
+
+def test_the_process_ends_when_the_window_s_process_is_killed(qtbot, tmp_path) -> None:
+    script = tmp_path / "owner.py"
+    script.write_text(textwrap.dedent("""
+        import sys, time
+        from bpe_desktop.core.tokenizers.model import BPEModel
+        from bpe_desktop.gui.plots.remote_history import RemoteHistory
+        r = RemoteHistory()
+        r.begin({f"w{i}": i + 1 for i in range(100_000)}, BPEModel("chars", [chr(c) for c in range(32, 127)]))
+        while not r.built:  # (building: reported some pieces, not all)
+            r.poll(0.01)
+            time.sleep(0.01)
+        print(r.pid, r.n_merges, flush=True)
+        time.sleep(60)
+    """))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    owner = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        pid, n_merges = map(int, owner.stdout.readline().split())
+        assert not exited(pid) and n_merges == -1  # mid-build
+    finally:
+        owner.kill()
+        owner.wait()
+    wait_exit(qtbot, pid)
+
+
+def test_a_dropped_generation_is_forgotten_by_the_process() -> None:
+    """(The process's reading, in this process over a pipe.)  After DROP nothing of the old corpus is kept or
+    worked on; a later generation's messages are taken, an older one's ignored."""
+    import multiprocessing as mp
+
+    from bpe_desktop.core.tokenizers.model import BPEModel
+    from bpe_desktop.gui.plots import stats_worker
+    from bpe_desktop.gui.plots.stats_protocol import Begin, Control, CountsBlob
+
+    ours, theirs = mp.Pipe(duplex=True)
+    model = BPEModel("chars", list(CHARS))
+    blob = CountsBlob(1, pickle.dumps({"ab": 2}))
+    for msg in (Begin(1, model, 1), blob, Control.DROP, blob):
+        ours.send(msg)
+    assert stats_worker._read(theirs, None, 0.0) is None  # (the part after DROP belonged to no generation)
+    for msg in (Begin(2, model, 2), blob, CountsBlob(2, pickle.dumps({"cd": 1}))):
+        ours.send(msg)
+    gen = stats_worker._read(theirs, None, 0.0)
+    assert gen is not None and gen.generation == 2 and gen.parts == [{"cd": 1}] and gen.pieces == 1
+
+
+def test_the_process_s_module_loads_no_qt() -> None:
+    """What the spawn child imports (its module and every package above it) loads neither Qt nor pyqtgraph, so
+    the window's GIL and memory are not shared with a second Qt (the import contract sees modules, not the
+    packages' own ``__init__``)."""
+    code = ("import sys, bpe_desktop.gui.plots.stats_worker\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_note_too_long_for_a_narrow_card_is_shortened_never_dropped(qtbot, trained) -> None:
+    """A bare "Pair frequencies" over an empty chart reads as a corpus without pairs: narrowing the card drops the
+    note's percentage first, then elides what is left."""
+    s = session_of(trained)
+    panel = panel_for(qtbot, s)
+    panel._timer.stop()
+    note = feed_mod.building_note(2_907_721, 1_000_000)
+    short = "counting pairs in 2,907,721 pieces…"
+    shown: list[str] = []
+    for width in range(900, 150, -20):
+        panel.resize(width, 400)
+        qtbot.wait(5)
+        panel.zipf.set_data(None, note=note)
+        title = panel.zipf.plot.titleLabel.text
+        if not shown or shown[-1] != title:
+            shown.append(title)
+    assert shown[:2] == [note, short] and len(shown) > 2, shown  # (each width saw one of them)
+    assert all(t.startswith("counting pai") and t.endswith("…") for t in shown[2:]), shown  # elided
