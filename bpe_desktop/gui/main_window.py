@@ -29,7 +29,7 @@ from .panes.status_bar import StatusBar
 from .panes.timeline import TimelinePane
 from .panes.why import WhyPanel
 from .presets import SAMPLES
-from .runs.install import install_runs
+from .runs.install import install_runs, shown_compare
 from .session import Session
 from .session_io import SessionManager
 from .session_io.recent import RecentKind
@@ -437,4 +437,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self._inspector.widget.shutdown()
         if self._plots.widget is not None:
             self._plots.widget.feed.close()  # (its statistics process, if a big corpus started one)
+        compare = shown_compare(self)
+        if compare is not None:
+            compare.done(0)  # (so do its runs')
         super().closeEvent(e)

@@ -281,3 +281,52 @@ def test_a_note_too_long_for_a_narrow_card_is_shortened_never_dropped(qtbot, tra
             shown.append(title)
     assert shown[:2] == [note, short] and len(shown) > 2, shown  # (each width saw one of them)
     assert all(t.startswith("counting pai") and t.endswith("…") for t in shown[2:]), shown  # elided
+
+
+def stats_children() -> list[int]:
+    import multiprocessing
+
+    return [p.pid for p in multiprocessing.active_children() if p.name == "bpe-desktop-stats" and p.pid]
+
+
+def test_a_closed_pane_ends_its_process_and_never_starts_another(qtbot, trained, in_process) -> None:
+    s = session_of(trained)
+    panel = panel_for(qtbot, s)
+    feed = panel.feed
+    qtbot.waitUntil(lambda: feed.remote is not None and feed.remote.pid is not None, timeout=20_000)
+    pid = feed.remote.pid
+    panel.close()  # (what pytest-qt does to a test's widget, and a pane on its own when closed)
+    wait_exit(qtbot, pid)
+    for _ in range(5):  # a timer of the pane's that fires once more starts nothing
+        feed.advance(0.01)
+        qtbot.wait(20)
+    assert feed.remote is None and pid not in stats_children()
+
+
+def _compare_with_a_process(qtbot, window, text):
+    from bpe_desktop.gui.runs.install import open_compare
+    from support.window import click_train, wait_finished
+
+    window.corpus.set_text(text, name="topics")
+    window.settings.merges.setValue(40)
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    dlg = open_compare(window, window.runs.store)
+    qtbot.waitUntil(lambda: any(f.remote is not None and f.remote.pid for f in dlg._feeds.values()), timeout=30_000)
+    return dlg, [f.remote.pid for f in dlg._feeds.values() if f.remote is not None and f.remote.pid]
+
+
+def test_compare_runs_ends_its_runs_processes_when_it_closes(qtbot, window, topics_text, in_process) -> None:
+    dlg, pids = _compare_with_a_process(qtbot, window, topics_text[:20_000])
+    dlg.close()
+    for pid in pids:
+        wait_exit(qtbot, pid)
+    assert not set(pids) & set(stats_children())
+
+
+def test_closing_the_window_ends_the_processes_of_an_open_compare(qtbot, window, topics_text, in_process) -> None:
+    _dlg, pids = _compare_with_a_process(qtbot, window, topics_text[:20_000])
+    window.close()
+    for pid in pids:
+        wait_exit(qtbot, pid)
+    assert not set(pids) & set(stats_children())

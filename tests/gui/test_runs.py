@@ -355,3 +355,20 @@ def test_a_run_s_row_says_its_settings_and_its_merges_as_it_is_made_switched_and
     assert [other.runs.pane.list.item(i).text() for i in range(2)] == [pane.list.item(i).text() for i in range(2)]
     check_run_labels(other)
     other.close()
+
+
+def test_compare_runs_opens_again_after_it_was_closed(qtbot, window) -> None:
+    """A closed Compare dialog is deleted (it deletes on close): opening it again, and closing the window, must
+    not touch the deleted one (both raised 'Internal C++ object already deleted')."""
+    from bpe_desktop.gui.runs.install import open_compare, shown_compare
+
+    click_train(qtbot, window)
+    wait_finished(qtbot, window)
+    first = open_compare(window, window.runs.store)
+    assert shown_compare(window) is first
+    first.close()
+    qtbot.waitUntil(lambda: shown_compare(window) is None, timeout=START_S)
+    again = open_compare(window, window.runs.store)
+    assert shown_compare(window) is again and again.isVisible()
+    again.close()
+    window.close()  # (its close ends an open Compare's processes: here none is open)

@@ -92,6 +92,7 @@ class PlotFeed:
         self.rewrites_note = AGAIN_NOTE  # an extension run without its segmentation: why (set by the plots pane)
         self.remote: RemoteHistory | None = None  # the statistics process (kept once started)
         self._remote_on = False  # the current corpus's history is the process's
+        self.closed = False  # close() was called: no statistics process is started again
 
     def reset(self) -> None:
         """Forget everything (new corpus or model); an old history is emptied in later slices."""
@@ -110,10 +111,13 @@ class PlotFeed:
             self._remote_on = False
 
     def close(self) -> None:
-        """End the statistics process, if one was started (the feed may still be used: it starts another)."""
+        """End the statistics process, if one was started, for good: its owner (a pane, a dialog) is going, and
+        a timer of its that fires once more must not start another (a big corpus's history is gigabytes)."""
         self.reset()
+        self.closed = True
         if self.remote is not None:
             self.remote.close()
+            self.remote = None
 
     # -- history ----------------------------------------------------------------------------------------
     def _word_counts(self) -> WordCounts | None:
@@ -172,6 +176,8 @@ class PlotFeed:
                     self.note = "the corpus is empty"
                     return False
                 if len(words.counts) > PROCESS_PIECES:
+                    if self.closed:
+                        return False
                     if self.remote is None:
                         self.remote = RemoteHistory()
                     self.remote.begin(words.counts, s.model)

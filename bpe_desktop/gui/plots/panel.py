@@ -188,6 +188,12 @@ class PlotsPanel(QtWidgets.QWidget):
         self._dock_watch.attach()
         self._schedule()  # what changed while hidden is drawn now
 
+    def closeEvent(self, e: QtGui.QCloseEvent) -> None:
+        """The pane itself closed (a pane on its own; in the window the main window's close does this): its
+        statistics process ends with it."""
+        self.feed.close()
+        super().closeEvent(e)
+
     # -- an extension run reopened from a session ---------------------------------------------------------
     def _want_segmentation(self) -> None:
         """The shown extension run lacks the job's segmentation of its corpus (a reopened session): find it again

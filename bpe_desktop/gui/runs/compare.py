@@ -417,4 +417,7 @@ class CompareRunsDialog(QtWidgets.QDialog):
 
     def done(self, r: int) -> None:
         self._timer.stop()
+        for feed in self._feeds.values():  # (a big run's feed has a statistics process: it ends with the dialog)
+            feed.close()
+        self._feeds.clear()
         super().done(r)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .. import layouts
@@ -29,14 +30,19 @@ class Runs(NamedTuple):
     dock: QtWidgets.QDockWidget
 
 
+def shown_compare(window: QtWidgets.QWidget) -> CompareRunsDialog | None:
+    """The compare-runs dialog *window* shows, if one is open (a closed one is deleted: it deletes on close)."""
+    dlg = getattr(window, "_compare_runs_dialog", None)
+    return dlg if dlg is not None and shiboken6.isValid(dlg) and dlg.isVisible() else None
+
+
 def open_compare(window: QtWidgets.QWidget, store: RunStore) -> CompareRunsDialog:
     """Show the compare-runs dialog (non-modal; one at a time)."""
     from .compare import CompareRunsDialog  # (imports pyqtgraph: not before the window's first paint)
 
-    old = getattr(window, "_compare_runs_dialog", None)
+    old = shown_compare(window)
     if old is not None:
         old.close()
-        old.deleteLater()
     dlg = CompareRunsDialog(store, window)
     dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
     window._compare_runs_dialog = dlg  # type: ignore[attr-defined]
