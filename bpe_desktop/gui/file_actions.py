@@ -211,6 +211,8 @@ def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord
     encodes the text (the run keeps the file's path: a saved session reads it again); *extension*: the file
     extends that original (its timeline starts after the original's merges, encoded by tiktoken's rank rule)."""
     config = tokenizer_config(model, base if base is not None else session.config)
+    if extension is not None:  # (the Merges box: the merges it adds, as for an extension made here)
+        config = config.with_(merges=extension.added)
     work = Work.loaded(model, records, corpus if corpus is not None else session.source, config,
                        f"loaded from {path}", fmt, pipeline)
     work.opened_from = path

@@ -74,6 +74,8 @@ def test_open_tokenizer_offers_cl100ks_reading_and_shows_an_extension_run(window
     s.set_step(0)
     assert window.timeline.label.text().startswith(f"step 0 = cl100k / {EXTENDED_MERGES}")
     assert window.why.title.text() == "Step 0 · cl100k"
+    assert window.why.sentence.text().startswith("cl100k itself (100,000 merges). Step forward")  # (no count: a file)
+    assert s.config.merges == EXTENDED_MERGES  # the Merges box: the merges it adds
 
 
 def test_training_extend_offers_the_opened_extension_and_extends_it_again(window, questions, dialogs, extended,
@@ -121,12 +123,12 @@ def test_the_extend_dialog_offers_the_reading_when_its_worker_needs_one(window, 
     fut.set_exception(need)
     seen: list[object] = []
     dlg.runner.patternless.connect(seen.append)
-    dlg.runner._done(fut)  # type: ignore[arg-type]  # declined (the questions' default answer)
+    dlg.runner._done(fut)  # declined (the questions' default answer)
     assert len(seen) == 1 and len(questions) == 1 and "extends cl100k_base" in questions[0]
     assert jobs == [] and dlg.status.text() == "Not extended." and dlg.spec() == str(out)
     questions.answer = OPEN
-    dlg.runner._done(fut)  # type: ignore[arg-type]
-    assert dlg.spec() == f"cl100k:{out}" and [j.spec for j in jobs] == [f"cl100k:{out}"]  # type: ignore[attr-defined]
+    dlg.runner._done(fut)
+    assert dlg.spec() == f"cl100k:{out}" and [j.spec for j in jobs] == [f"cl100k:{out}"]
     assert not dialogs
     dlg.close()
 
@@ -158,7 +160,7 @@ def _write(tmp_path: Path, name: str, ranks: dict[bytes, int]) -> str:
 def test_files_that_only_look_like_extensions_are_refused_saying_why(window, questions, dialogs, extended,
                                                                      tmp_path, monkeypatch) -> None:
     _, out, _ = extended
-    ranks = dict(load(f"cl100k:{out}").tokenizer.ranks)  # type: ignore[attr-defined]
+    ranks = dict(load(f"cl100k:{out}").tokenizer.ranks)
     asked: list[str] = []
 
     def get_item(parent, title, label, items, current=0, editable=True):  # the pattern question: cancelled

@@ -101,7 +101,7 @@ def test_the_bare_file_names_the_encoding_it_extends_even_from_a_worker(reopened
 
 def test_an_encoding_itself_or_read_with_other_specials_is_no_extension(reopened) -> None:
     name, out, _, _ = reopened
-    assert reopen(load(name).tokenizer) is None  # type: ignore[arg-type]
+    assert reopen(load(name).tokenizer) is None
     other = load(str(out), pretokenizer=PRESETS[name].pretokenizer)  # the pattern alone: no specials, so not it
     assert isinstance(other.tokenizer, RankTokenizer) and reopen(other.tokenizer) is None
 
@@ -111,7 +111,7 @@ def cl100k_file(reopened) -> tuple[dict[bytes, int], Path]:
     name, out, _, _ = reopened
     if name != "cl100k":
         pytest.skip("the hostile files are cl100k's")
-    return dict(load(f"cl100k:{out}").tokenizer.ranks), out  # type: ignore[attr-defined]
+    return dict(load(f"cl100k:{out}").tokenizer.ranks), out
 
 
 def _write(tmp_path: Path, ranks: dict[bytes, int]) -> str:
@@ -129,7 +129,7 @@ def test_one_rank_changed_in_cl100ks_part_is_no_extension(cl100k_file, tmp_path:
     with pytest.raises(PretokenizerNeeded, match="is no known encoding") as got:
         load(path)
     assert got.value.extends == ""
-    assert reopen(load(f"cl100k:{path}").tokenizer) is None  # type: ignore[arg-type]
+    assert reopen(load(f"cl100k:{path}").tokenizer) is None
 
 
 def test_cut_short_inside_cl100ks_ranks_is_no_extension(cl100k_file, tmp_path: Path) -> None:
@@ -138,7 +138,7 @@ def test_cut_short_inside_cl100ks_ranks_is_no_extension(cl100k_file, tmp_path: P
     with pytest.raises(PretokenizerNeeded, match="is no known encoding") as got:
         load(path)
     assert got.value.extends == ""
-    assert reopen(load(f"cl100k:{path}").tokenizer) is None  # type: ignore[arg-type]
+    assert reopen(load(f"cl100k:{path}").tokenizer) is None
 
 
 def test_a_gap_among_the_added_ranks_is_refused_naming_it(cl100k_file, tmp_path: Path) -> None:
@@ -149,7 +149,7 @@ def test_a_gap_among_the_added_ranks_is_refused_naming_it(cl100k_file, tmp_path:
         load(path)
     assert got.value.extends == "cl100k"  # it still extends cl100k: the window offers it, then says why not
     with pytest.raises(FormatError, match=f"rank {first + 3} is missing"):
-        reopen(load(f"cl100k:{path}").tokenizer)  # type: ignore[arg-type]
+        reopen(load(f"cl100k:{path}").tokenizer)
 
 
 def test_an_added_token_that_is_no_merge_is_refused_naming_it(cl100k_file, tmp_path: Path) -> None:
@@ -159,4 +159,4 @@ def test_an_added_token_that_is_no_merge_is_refused_naming_it(cl100k_file, tmp_p
     ranks[b"\x00\x01\x02\x03"] = last  # four bytes no two cl100k tokens make
     path = _write(tmp_path, ranks)
     with pytest.raises(FormatError, match=f"rank {last} .* is no merge of two tokens"):
-        reopen(load(f"cl100k:{path}").tokenizer)  # type: ignore[arg-type]
+        reopen(load(f"cl100k:{path}").tokenizer)
