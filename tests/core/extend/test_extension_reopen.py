@@ -120,23 +120,21 @@ def _write(tmp_path: Path, ranks: dict[bytes, int]) -> str:
     return str(path)
 
 
-def test_one_rank_changed_in_cl100ks_part_is_no_extension(cl100k_file, tmp_path: Path) -> None:
-    ranks, _ = cl100k_file
-    by_rank = {r: t for t, r in ranks.items()}
-    a, b = by_rank[5000], by_rank[5001]
-    ranks = {**ranks, a: 5001, b: 5000}  # two of cl100k's tokens swapped: the checksum no longer matches
-    path = _write(tmp_path, ranks)
-    with pytest.raises(PretokenizerNeeded, match="is no known encoding") as got:
-        load(path)
-    assert got.value.extends == ""
-    assert reopen(load(f"cl100k:{path}").tokenizer) is None
+def _one_rank_changed(ranks: dict[bytes, int]) -> dict[bytes, int]:
+    by_rank = {r: t for t, r in ranks.items()}  # two of cl100k's tokens swapped: the checksum no longer matches
+    return {**ranks, by_rank[5000]: 5001, by_rank[5001]: 5000}
 
 
-def test_cut_short_inside_cl100ks_ranks_is_no_extension(cl100k_file, tmp_path: Path) -> None:
+def _cut_short(ranks: dict[bytes, int]) -> dict[bytes, int]:
+    return {t: r for t, r in ranks.items() if r < 50_000}  # inside cl100k's own ranks
+
+
+@pytest.mark.parametrize("damage", [_one_rank_changed, _cut_short])
+def test_a_damaged_cl100k_part_is_no_extension(cl100k_file, tmp_path: Path, damage) -> None:
     ranks, _ = cl100k_file
-    path = _write(tmp_path, {t: r for t, r in ranks.items() if r < 50_000})
+    path = _write(tmp_path, damage(ranks))
     with pytest.raises(PretokenizerNeeded, match="is no known encoding") as got:
-        load(path)
+        load(path)  # the CLI's message: name a pattern (no encoding offered)
     assert got.value.extends == ""
     assert reopen(load(f"cl100k:{path}").tokenizer) is None
 
