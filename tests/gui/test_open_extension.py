@@ -19,12 +19,15 @@ from PySide6 import QtWidgets
 from bpe_desktop.core.errors import PretokenizerNeeded
 from bpe_desktop.core.formats import load
 from bpe_desktop.core.formats.presets import PRESETS
+from bpe_desktop.core.formats.session_file import dumps_session, loads_session
 from bpe_desktop.core.formats.tiktoken_file import dumps_ranks
 from bpe_desktop.core.text.pretokenize import Pretokenizer
 from bpe_desktop.gui import file_actions
 from bpe_desktop.gui.extend.job import run
 from bpe_desktop.gui.extend.open import extend_dialog
+from bpe_desktop.gui.extend.show import extension_work
 from bpe_desktop.gui.inspect.job import load_choice
+from bpe_desktop.gui.runs.persist import from_document, snapshot, to_document
 from support import ROBOT_SAMPLE_FILE
 from support.window import check_one_truth
 
@@ -103,7 +106,12 @@ def test_training_extend_offers_the_opened_extension_and_extends_it_again(window
     assert len(enc.encode_ordinary(text)) == done.tokens_after < done.tokens_before
 
     assert done.run is not None and done.run.start == 100_000 + EXTENDED_MERGES  # its step 0: the file it extends
-    assert done.run.unpack().model.merges[:done.run.start] == window.session.model.merges
+    work = extension_work(done, window.session.source)
+    assert work.model.merges[:done.run.start] == window.session.model.merges
+    assert work.extension is not None and work.extension.spec == f"cl100k:{out}" and work.opened_from == done.read_as
+    doc = loads_session(dumps_session(to_document(snapshot([work]), 0)))  # a session keeps it, reading the file
+    back, _ = from_document(doc)
+    assert back[0].extension == work.extension and back[0].model.merges == work.model.merges
     assert not dialogs
 
 
