@@ -50,11 +50,17 @@ class FormatError(BpeError):
 
 class PretokenizerNeeded(FormatError):
     """A rank file that holds no pattern and is no known encoding: the caller must name its pre-tokenizer
-    (CLI: ``--pretokenizer``; the window asks)."""
+    (CLI: ``--pretokenizer``; the window asks).  *extends*: the short name of the known encoding whose ranks the
+    file extends ("cl100k"; "" when none) -- then the one exact choice is that encoding's pattern and specials
+    (``cl100k:FILE``), which the caller offers, never takes silently."""
 
-    def __init__(self, message: str, path: str) -> None:
+    def __init__(self, message: str, path: str, extends: str = "") -> None:
         super().__init__(message)
         self.path = path
+        self.extends = extends
+
+    def __reduce__(self) -> tuple[type, tuple[str, str, str]]:  # (sent back from a worker process whole)
+        return type(self), (str(self), self.path, self.extends)
 
 
 class EmptyCorpusError(CorpusError):

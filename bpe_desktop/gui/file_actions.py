@@ -17,11 +17,12 @@ from ..core import formats
 from ..core.config import TrainConfig
 from ..core.counting.sources import CorpusSource
 from ..core.errors import BpeError, FormatError, PretokenizerNeeded
+from ..core.extend.reopen import reopen
 from ..core.formats import save_model
 from ..core.formats.csv_stats import steps_csv
 from ..core.formats.hf.pipeline import HFTokenizer
 from ..core.formats.hf.pipeline_ref import PipelineRef
-from ..core.formats.presets import is_bundled, split_spec
+from ..core.formats.presets import KNOWN, is_bundled, split_spec
 from ..core.io.atomic import atomic_write
 from ..core.records import MergeRecord
 from ..core.text.pretokenize import NAMED_PATTERNS
@@ -31,10 +32,15 @@ from ..core.tokenizers.renumber import RenumberedTokenizer
 from .loaded import records_for, tokenizer_config
 from .modal_job import Cancelled, Progress, run_modal
 from .session import Session
-from .work import Work
+from .wording import plural
+from .work import ExtensionOf, Work
 
 #: a tokenizer.json shown through its own pipeline: the file by reference, and that pipeline
 Pipeline = tuple[PipelineRef, HFTokenizer]
+#: what :func:`load_for_timeline` reads: (model, records, format, pipeline, what it extends)
+ForTimeline = tuple[BPEModel, list[MergeRecord], str, Pipeline | None, ExtensionOf | None]
+#: what :func:`read_tokenizer` gives :func:`apply_tokenizer`: (model, records, path, format, pipeline, extends)
+ReadTokenizer = tuple[BPEModel, list[MergeRecord], str, str, Pipeline | None, ExtensionOf | None]
 
 TOKENIZER_FILTER = "bpe-desktop tokenizer (*.json);;All files (*)"
 #: what Open tokenizer offers: every format the readers detect (a GPT-2 pair: pick either of its files)
@@ -69,12 +75,13 @@ def _read_in_background(spec: str) -> bool:
         return False
 
 
-def load_for_timeline(spec: str, pretokenizer: str | None, progress: Progress) -> tuple[
-        BPEModel, list[MergeRecord], str, Pipeline | None]:
-    """Read *spec* and build what the timeline shows: (model, records, format, pipeline).  Qt-free (it runs
-    on a helper thread for big files).  *pipeline*: a ``tokenizer.json`` whose pipeline our pre-tokenizers
+def load_for_timeline(spec: str, pretokenizer: str | None, progress: Progress) -> ForTimeline:
+    """Read *spec* and build what the timeline shows: (model, records, format, pipeline, extends).  Qt-free (it
+    runs on a helper thread for big files).  *pipeline*: a ``tokenizer.json`` whose pipeline our pre-tokenizers
     cannot express (a normalizer, Metaspace...) is shown through its own pipeline, kept by reference (None:
-    our replay is its pipeline); a file whose ids neither would give (SentencePiece, CLIP) is refused."""
+    our replay is its pipeline); a file whose ids neither would give (SentencePiece, CLIP) is refused.
+    *extends*: for a rank file read as ``cl100k:FILE`` whose ranks extend cl100k's (what Extend writes), the
+    original and its merges -- the run's timeline starts there, as an extension run's (None otherwise)."""
     progress.stage = f"Reading {os.path.basename(spec)}…"
     loaded = formats.load(spec, pretokenizer=pretokenizer)
     progress.check()
@@ -91,33 +98,38 @@ def load_for_timeline(spec: str, pretokenizer: str | None, progress: Progress) -
                           f"file has {reason}, which they cannot express -- add it under Compare "
                           "tokenizers or the Log inspector, which run its whole pipeline")
     tok = loaded.tokenizer.inner if isinstance(loaded.tokenizer, RenumberedTokenizer) else loaded.tokenizer
+    extension: ExtensionOf | None = None
+    preset, path = split_spec(spec)
     if pipeline is not None:
         model = pipeline[1].model
     elif isinstance(tok, RankTokenizer) and not tok.has_model:  # (tekken: ranks under renumbered ids)
         progress.stage = f"Recovering the {tok.n_merges:,} merges of {os.path.basename(spec)} from its ranks…"
-        model = tok.recover(progress.step)
+        again = reopen(tok, progress.step) if preset is not None and not is_bundled(path) else None
+        if again is None:
+            model = tok.recover(progress.step)
+        else:  # the merges of cl100k, then those the file adds: "step 0 = cl100k"
+            model = again.model
+            name = again.preset.name
+            extension = ExtensionOf(name, name, again.start, "ranks", added=again.added)
     else:
         model = loaded.model
     progress.stage, progress.total = "Listing the merges…", 0
     records = records_for(model, loaded.stats, progress.step)
-    return model, records, loaded.fmt, pipeline
+    return model, records, loaded.fmt, pipeline, extension
 
 
-def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
-                   ) -> tuple[BPEModel, list[MergeRecord], str, str, Pipeline | None] | None:
+def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None) -> ReadTokenizer | None:
     """Read and fully validate a tokenizer file (any format, through :func:`core.formats.load`) without
-    touching the window: (model, records, path, format, pipeline), or None after a dialog saying why it was
-    refused (or after Cancel).  A big file is read on a helper thread behind a progress dialog
-    (:mod:`.modal_job`)."""
+    touching the window: (model, records, path, format, pipeline, extends), or None after a dialog saying why it
+    was refused (or after Cancel).  A big file is read on a helper thread behind a progress dialog
+    (:mod:`.modal_job`).  A rank file without a pattern is read as the user chooses (:func:`patternless`)."""
     if path is None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(parent, "Open tokenizer", "", OPEN_TOKENIZER_FILTER)
         if not path:
             return None
-    spec = path
-    background = _read_in_background(spec)
 
-    def read(pretokenizer: str | None) -> tuple[BPEModel, list[MergeRecord], str, Pipeline | None]:
-        if background:
+    def read(spec: str, pretokenizer: str | None) -> ForTimeline:
+        if _read_in_background(spec):
             return run_modal(parent, "Opening tokenizer", lambda p: load_for_timeline(spec, pretokenizer, p))
         QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)  # a small file: a moment
         try:
@@ -127,12 +139,12 @@ def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
 
     try:
         try:
-            model, records, fmt, pipeline = read(None)
+            model, records, fmt, pipeline, extension = read(path, None)
         except PretokenizerNeeded as need:
-            pre = ask_pretokenizer(parent, str(need))
-            if pre is None:
+            again = patternless(parent, path, need)
+            if again is None:
                 return None  # cancelled: nothing changes
-            model, records, fmt, pipeline = read(pre)
+            model, records, fmt, pipeline, extension = read(*again)
     except Cancelled:
         return None
     except BpeError as e:
@@ -140,9 +152,33 @@ def read_tokenizer(parent: QtWidgets.QWidget, path: str | None = None
     except (TypeError, KeyError, ValueError, AttributeError, IndexError, UnicodeError, RecursionError) as e:
         message = f"{path}: malformed tokenizer file ({type(e).__name__}: {str(e)[:80]}) -- the file is damaged"
     else:
-        return model, records, path, fmt, pipeline
+        return model, records, path, fmt, pipeline, extension
     show_error(parent, "Cannot open tokenizer", message)
     return None
+
+
+def patternless(parent: QtWidgets.QWidget | None, spec: str, need: PretokenizerNeeded) -> tuple[str, str | None] | None:
+    """How to read *spec*, a rank file that holds no pattern (*need* says why): (spec, pretokenizer) to read it
+    with, or None when the user declines.  A file whose ranks extend a known encoding's (what Extend writes) is
+    offered as that encoding extended -- its pattern and special tokens, the one exact reading and the one the
+    CLI's message names (``cl100k:FILE``) -- and opened so only if the user says yes; any other is read with the
+    pattern the user names (:func:`ask_pretokenizer`).  Nothing is guessed."""
+    if need.extends:
+        _, path = split_spec(spec)
+        encoding = next((p.encoding for p in KNOWN if p.name == need.extends), need.extends)
+        head = str(need).split(" -- ")[0].split(": ", 1)[-1]
+        answer = QtWidgets.QMessageBox.question(
+            parent, "Open as an extension",
+            f"{os.path.basename(path)}: {head}.\n\nOpen it with {encoding}'s pattern and special tokens, as "
+            f"{encoding} extended (the command line reads it as {need.extends}:FILE)? Its timeline then starts at "
+            f"{need.extends} (step 0) and steps over the merges it adds.",
+            QtWidgets.QMessageBox.StandardButton.Open | QtWidgets.QMessageBox.StandardButton.Cancel,
+            QtWidgets.QMessageBox.StandardButton.Open)
+        if answer != QtWidgets.QMessageBox.StandardButton.Open:
+            return None
+        return f"{need.extends}:{path}", None
+    pre = ask_pretokenizer(parent, str(need))
+    return None if pre is None else (spec, pre)
 
 
 def ask_pretokenizer(parent: QtWidgets.QWidget | None, why: str) -> str | None:
@@ -167,15 +203,24 @@ def open_tokenizer(parent: QtWidgets.QWidget, session: Session, path: str | None
 
 
 def apply_tokenizer(session: Session, model: BPEModel, records: list[MergeRecord], path: str, fmt: str = "",
-                    pipeline: Pipeline | None = None, corpus: CorpusSource | None = None,
-                    base: TrainConfig | None = None) -> BPEModel:
+                    pipeline: Pipeline | None = None, extension: ExtensionOf | None = None,
+                    corpus: CorpusSource | None = None, base: TrainConfig | None = None) -> BPEModel:
     """Show a model read by :func:`read_tokenizer` as a run of its own (the shown run stays in the list),
     over *corpus* (default: the shown run's), with the settings it implies (the rest from *base*).  *fmt*,
     e.g. "tiktoken": its tokens are encoded by that library's rank rule; *pipeline*: the file's own pipeline
-    encodes the text (the run keeps the file's path: a saved session reads it again)."""
+    encodes the text (the run keeps the file's path: a saved session reads it again); *extension*: the file
+    extends that original (its timeline starts after the original's merges, encoded by tiktoken's rank rule)."""
     config = tokenizer_config(model, base if base is not None else session.config)
-    session.load(Work.loaded(model, records, corpus if corpus is not None else session.source, config,
-                             f"loaded from {path}", fmt, pipeline))
+    if extension is not None:  # (the Merges box: the merges it adds, as for an extension made here)
+        config = config.with_(merges=extension.added)
+    work = Work.loaded(model, records, corpus if corpus is not None else session.source, config,
+                       f"loaded from {path}", fmt, pipeline)
+    work.opened_from = path
+    if extension is not None:
+        work.extension = extension
+        work.name = f"{extension.label} + {plural(extension.added, 'merge')} ({os.path.basename(path)})"
+        work.opened_from = f"{extension.spec}:{path}"
+    session.load(work)
     return model
 
 

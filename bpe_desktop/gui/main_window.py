@@ -398,7 +398,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _update_stale(self, *args: object) -> None:
         """Show STALE while, and only while, the editor's corpus differs from the one trained on (*args*: a
         status-bar message that has just been shown leaves it alone)."""
-        if args and isinstance(args[0], str) and args[0]:
+        if (args and isinstance(args[0], str) and args[0]) or self.session.loading:  # (the editor catches up first)
             return
         s, bar = self.session, self.statusBar()
         stale = bool(s.records) and not s.state.active and not same_corpus(self.corpus.source(), s.source)

@@ -58,6 +58,11 @@ class Session(QtCore.QObject):
     * ``runsChanged()``              -- the list of runs changed (added, removed, renamed, one's merges);
     * ``compareChanged()``           -- other reference tokenizers are ticked (:attr:`compare`).
 
+    ``loading`` is True while another work is being shown, before ``workLoaded``: the panes catch up one signal
+    at a time, so what a pane derives from another pane (the settings banner: the form against the run's settings;
+    the stale notice: the editor's corpus against the run's) would be shown and taken back within the load -- each
+    a layout of the whole window -- and waits for ``workLoaded`` instead.
+
     ``stop_reason`` (None while running or before any run) has its sentence in ``stop_text`` ("reached 700
     merges"); ``error`` is the last worker error; ``playback_rate`` the timeline's speed while it plays (0 when
     not: panes whose redraw is costly coalesce the steps of fast playback).
@@ -80,6 +85,7 @@ class Session(QtCore.QObject):
         self._work = Work.empty()
         self._list = RunList(self._work)  # every run; the shown one, _work, by reference
         self._state = TrainingState.IDLE
+        self.loading = False  # another work is being shown, before workLoaded (see the class's docstring)
         self._tokenizer: Tokenizer | None = None
         self._progress: tuple[str, int, int] = ("", 0, 0)
         self._merges_per_s = 0.0
@@ -414,10 +420,14 @@ class Session(QtCore.QObject):
         self._error = ""
         self._merges_per_s = 0.0
         self._display_text, self._display_word_counts = None, False
-        self.corpusChanged.emit()
-        self.modelReset.emit()
-        self.stepChanged.emit(work.step)
-        self.set_state(TrainingState.FINISHED if work.records else TrainingState.IDLE)
+        self.loading = True
+        try:
+            self.corpusChanged.emit()
+            self.modelReset.emit()
+            self.stepChanged.emit(work.step)
+            self.set_state(TrainingState.FINISHED if work.records else TrainingState.IDLE)
+        finally:
+            self.loading = False
         self.workLoaded.emit()
         self.runsChanged.emit()
 

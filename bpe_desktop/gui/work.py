@@ -98,6 +98,9 @@ class Work:
     rewrites: Rewrites | None = field(default=None, compare=False, repr=False)
     draft: CorpusSource | None = field(default=None, compare=False, repr=False)  # editor's corpus, untrained
     draft_config: TrainConfig | None = field(default=None, compare=False, repr=False)
+    #: the tokenizer spec this run was read from or written to (File → Open tokenizer, Extend: ``cl100k:FILE``),
+    #: which Training → Extend offers first; "" for a run trained here (not saved: a reopened session has none)
+    opened_from: str = field(default="", compare=False)
     #: its :func:`encoder`, built by :meth:`prepare` on a helper thread; the session takes it when it shows the work
     prepared_encoder: Tokenizer | None = field(default=None, compare=False, repr=False)
 

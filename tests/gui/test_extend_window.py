@@ -122,8 +122,11 @@ def test_extend_on_the_log_from_the_inspector(window, qtbot, tmp_path, monkeypat
     assert [r.name for r in reports] == ["cl100k_base", "e.tiktoken (extended)"]
     assert reports[1].tokens == dlg.done_result.tokens_after < reports[0].tokens == dlg.done_result.tokens_before
     assert not [spec for spec in read_here if "e.tiktoken" in spec]  # the worker read it, not the window
-    asked: list[str] = []  # the bare path has no pattern: the pane asks (here: cancelled), reading it here
+    asked: list[str] = []  # the bare path has no pattern: the pane offers cl100k's (here: cancelled), reading it here
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", staticmethod(
+        lambda parent, title, text, *a: asked.append(text) or QtWidgets.QMessageBox.StandardButton.Cancel))
     monkeypatch.setattr(file_actions, "ask_pretokenizer", lambda parent, why: asked.append(why) or "")
     assert pane.add_tokenizer(str(tmp_path / "e.tiktoken")) is None
-    assert len(asked) == 1 and "extends cl100k" in asked[0] and read_here == [str(tmp_path / "e.tiktoken")]
+    assert len(asked) == 1 and "extends cl100k_base" in asked[0] and "cl100k:FILE" in asked[0]
+    assert read_here == [str(tmp_path / "e.tiktoken")]
     dlg.close()

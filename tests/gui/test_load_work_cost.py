@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6 import QtCore
+
 from bpe_desktop.core import CorpusSource
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.counting.pieces import count_text
@@ -72,4 +74,41 @@ def test_loading_a_run_on_a_big_file_leaves_its_preview_to_later_turns(qtbot, di
     assert w.statusBar().currentMessage() != w.STALE  # the corpus is the run's
     w.corpus.settle()
     assert text.startswith(w.corpus.editor.toPlainText()[:1000]) and w.corpus.source() == source
+    assert dialogs == []
+
+
+class _ShowsAndHides(QtCore.QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+        if ev.type() in (QtCore.QEvent.Type.Show, QtCore.QEvent.Type.Hide):
+            self.seen.append(ev.type().name)
+        return False
+
+
+def test_loading_a_run_shows_no_banner_or_notice_only_to_take_it_back(qtbot, dialogs) -> None:
+    """Between the load's first signals and ``workLoaded`` the settings form and the editor still show the last
+    run: the settings banner ("the settings differ") and the status bar's stale notice used to be shown there
+    and taken back a moment later -- each a layout of the whole window -- when neither is due for the run."""
+    text = ROBOT_SAMPLE_FILE.read_text(encoding="utf-8")
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    run = _run(CorpusSource.from_text(text, name="robot"), text)
+    assert run.config != w.settings.config() and not w.session.records  # other settings, another corpus
+    banner = _ShowsAndHides()
+    w.settings._banner_row.installEventFilter(banner)
+    messages: list[str] = []
+    w.statusBar().messageChanged.connect(messages.append)
+    w.session.load(run)
+    assert banner.seen == [] and messages == []  # (["Show", "Hide"] and [STALE, ""] before)
+    assert not w.settings.banner_shown and w.statusBar().currentMessage() != w.STALE
+    w.corpus.editor.setPlainText("edited\n" + text)  # and they still say what they must, at once
+    assert w.statusBar().currentMessage() == w.STALE
+    w.settings.set_config(run.config.with_(merges=21))
+    assert w.settings.banner_shown
     assert dialogs == []

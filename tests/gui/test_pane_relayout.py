@@ -140,3 +140,28 @@ def test_a_hidden_token_stream_reads_a_big_corpus_file_when_shown(window, qtbot,
     qtbot.waitUntil(lambda: not canvas.loader.busy, timeout=30_000)
     assert canvas.loader.threaded == before + 1
     assert [canvas.row_text(r) for r in range(3)] == text.splitlines(keepends=True)[:3]
+
+
+def test_a_run_shown_paints_the_merge_list_once(window, qtbot, dialogs) -> None:
+    """An empty merge list given a run with more rows than it shows: its rows are painted once.  The vertical
+    scroll bar used to appear then, narrowing the viewport; the stretched "token" column was resized, and
+    QTableView repaints resized columns on a later turn -- every visible row painted twice."""
+    from bpe_desktop.core import CorpusSource, TrainConfig, count_text, train
+    from bpe_desktop.gui.work import Work
+    from support import ROBOT_SAMPLE_FILE
+
+    window.resize(1440, 900)
+    text = "".join(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)[:200])
+    config = TrainConfig(mode="bytes", merges=120)
+    model, records = train(count_text(text, config), config)
+    view = window.merges.view
+    _settled(window, qtbot)
+    assert view.model().rowCount() == 0 and view.isVisible()
+    paints = _Paints()
+    view.viewport().installEventFilter(paints)
+    window.session.load(Work.loaded(model, records, CorpusSource.from_text(text), config, "loaded"))
+    qtbot.wait(300)
+    view.viewport().removeEventFilter(paints)
+    assert view.model().rowCount() == 120
+    assert view.rowViewportPosition(view.rowAt(view.viewport().height() - 1)) > 0  # more rows than shown
+    assert paints.n == 1

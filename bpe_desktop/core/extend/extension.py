@@ -59,6 +59,7 @@ from ..tokenizers.renumber import RenumberedTokenizer
 from ..tokenizers.tokenizer import UNKNOWN_ID, Tokenizer
 from ..training.branch import records_from_stats
 from ..training.extend import ExtendTrainer, Kind
+from .reopen import reopen
 
 #: the formats an extension is written in (the original's)
 EXTENDABLE = ("tiktoken", "hf", "gpt2", "native")
@@ -223,12 +224,18 @@ class Extension:
             raise ConfigError(f"{self.path or self.preset}: this tokenizer.json has {reason}, which the timeline's "
                               "replay of merges cannot express -- the extension is written and shown in the Log "
                               "inspector only")
-        base = tok.recover() if isinstance(tok, RankTokenizer) else tok.model
+        first_added = t.first_new_id  # the first id after the specials' gap (rank tables)
+        if isinstance(tok, RankTokenizer):
+            again = reopen(tok)  # an extension's file extended again: its own added ranks follow that gap too
+            base = again.model if again is not None else tok.recover()
+            first_added = again.first_rank if again is not None else first_added
+        else:
+            base = tok.model
         n = len(base.tokens)
         gap = t.first_new_id - n  # rank tables: the ids the specials hold between the original's and the new
 
         def ours(i: int) -> int:
-            return i - gap if i >= t.first_new_id else i
+            return i - gap if i >= first_added else i
 
         merges = [(ours(a), ours(b)) for a, b in t.merges]
         model = replace(base, merges=list(base.merges) + merges, base=list(base.base))

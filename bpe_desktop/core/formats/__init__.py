@@ -208,7 +208,7 @@ def _rank_tokenizer(ranks: dict[bytes, int], data: bytes, preset: Preset | None,
         raise PretokenizerNeeded(
             f"{path}: a .tiktoken file holds no pre-tokenization pattern; this one extends {grown.encoding} (its "
             f"first {grown.n_ranks:,} ranks are {grown.encoding}'s) -- open it as {grown.name}:{path} to use "
-            f"{grown.encoding}'s pattern and special tokens", path)
+            f"{grown.encoding}'s pattern and special tokens", path, grown.name)
     preset = preset or known
     if preset is None and pretokenizer is None:
         raise PretokenizerNeeded(

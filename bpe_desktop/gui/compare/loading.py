@@ -50,9 +50,9 @@ def load_now(parent: QtWidgets.QWidget, ref: Reference, error: Callable[[str, st
         return True
     title = f"Loading {ref.name}"
 
-    def job(pre: str | None) -> Callable[[Progress], AnyTokenizer]:
+    def job(pre: str | None, spec: str = ref.spec) -> Callable[[Progress], AnyTokenizer]:
         def run(p: Progress) -> AnyTokenizer:
-            tokenizer = read(ref.spec, pre)
+            tokenizer = read(spec, pre)
             p.check()  # cancelled meanwhile (the read itself cannot be stopped): nothing is added
             return tokenizer
         return run
@@ -61,11 +61,12 @@ def load_now(parent: QtWidgets.QWidget, ref: Reference, error: Callable[[str, st
         try:
             ref.tokenizer = run_modal(parent, title, job(ref.pretokenizer))
         except PretokenizerNeeded as need:  # a rank file that is no known encoding: ask, never guess
-            pre = file_actions.ask_pretokenizer(parent, str(need))
-            if pre is None:
+            again = file_actions.patternless(parent, ref.spec, need)
+            if again is None:
                 return False
-            ref.tokenizer = run_modal(parent, title, job(pre))
-            ref.pretokenizer = pre
+            spec, pre = again
+            ref.tokenizer = run_modal(parent, title, job(pre, spec))
+            ref.spec, ref.pretokenizer = spec, pre
     except Cancelled:
         return False
     except LOAD_ERRORS as e:

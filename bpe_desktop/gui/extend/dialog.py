@@ -17,7 +17,7 @@ from PySide6 import QtCore, QtWidgets
 
 from ...core.choices import Mode
 from ...core.counting.sources import CorpusSource
-from ...core.errors import BpeError
+from ...core.errors import BpeError, PretokenizerNeeded
 from .. import file_actions
 from ..runs.forbid_edit import ForbidEditor
 from ..training.process import main_module_hidden
@@ -32,6 +32,9 @@ class ExtendRunner(QtCore.QObject):
     """One extension at a time in a spawn worker process; ``finished(ExtendDone)`` or ``failed(str)``."""
 
     finished = QtCore.Signal(object)
+    #: the file to extend is a rank file that extends a known encoding, read without its pattern (the
+    #: :class:`PretokenizerNeeded` the worker raised): the dialog offers that encoding's reading
+    patternless = QtCore.Signal(object)
     failed = QtCore.Signal(str)
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
@@ -57,6 +60,8 @@ class ExtendRunner(QtCore.QObject):
         e = fut.exception()
         if e is None:
             self.finished.emit(fut.result())
+        elif isinstance(e, PretokenizerNeeded) and e.extends:
+            self.patternless.emit(e)
         elif isinstance(e, BpeError):
             self.failed.emit(str(e))
         else:
@@ -90,6 +95,7 @@ class ExtendDialog(QtWidgets.QDialog):
         self.runner = ExtendRunner(self)
         self.runner.finished.connect(self._finished)
         self.runner.failed.connect(self._failed)
+        self.runner.patternless.connect(self._patternless)
 
         self.tokenizer = QtWidgets.QComboBox()
         for label, spec in CHOICES:
@@ -171,8 +177,12 @@ class ExtendDialog(QtWidgets.QDialog):
             self.add_tokenizer_file(path)
 
     def add_tokenizer_file(self, path: str) -> None:
-        self.tokenizer.addItem(os.path.basename(path), path)
-        self.tokenizer.setCurrentIndex(self.tokenizer.count() - 1)
+        """Offer the tokenizer *path* (a spec: ``cl100k:FILE`` too) and choose it (chosen again if offered)."""
+        at = self.tokenizer.findData(path)
+        if at < 0:
+            self.tokenizer.addItem(os.path.basename(path), path)
+            at = self.tokenizer.count() - 1
+        self.tokenizer.setCurrentIndex(at)
 
     def _pick_out(self) -> None:
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Write the extension to", self.out.text())
@@ -236,6 +246,18 @@ class ExtendDialog(QtWidgets.QDialog):
         self.start_button.setEnabled(True)
         self.status.setText("Not extended.")
         file_actions.show_error(self, "Cannot extend", message)
+
+    def _patternless(self, need: PretokenizerNeeded) -> None:
+        """The chosen rank file extends a known encoding and holds no pattern: ask whether to read it as that
+        encoding extended (never taken silently); yes: extend it so."""
+        self.runner.shutdown(stop=False)
+        self.start_button.setEnabled(True)
+        again = file_actions.patternless(self, self.spec(), need)
+        if again is None or again[1] is not None:
+            self.status.setText("Not extended.")
+            return
+        self.tokenizer.setItemData(self.tokenizer.currentIndex(), again[0])
+        self.start()
 
     def _compare_now(self) -> None:
         if self.done_result is not None and self._compare is not None:

@@ -24,6 +24,9 @@ def extend_dialog(window: Any, source: CorpusSource | None = None) -> ExtendDial
                        compare=lambda a, b, src: compare_extension(window, a, b, src),
                        show=lambda done, src: show_extension(window, done, src))
     dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+    shown = window.session.work.opened_from
+    if shown and source is None:  # Training → Extend on an opened tokenizer (or an extension): that one first
+        dlg.add_tokenizer_file(shown)
     dlg.show()
     return dlg
 

@@ -57,6 +57,7 @@ def extension_work(done: ExtendDone, source: CorpusSource, base: TrainConfig | N
     work.extension = ExtensionOf(done.spec, label, run.start, run.rule, done.sha256, len(run.records),
                                  source.name)
     work.name = work.extension.name
+    work.opened_from = done.read_as  # (Training → Extend offers the file written: extend it again)
     work.initial_symbols = run.initial_symbols
     work.rewrites = run.rewrites
     progress.stage, progress.total = "Preparing the encoder…", 0

@@ -259,9 +259,10 @@ class LogInspector(QtWidgets.QWidget):
         if not (os.path.exists(path) or (preset is not None and is_bundled(path))):
             self._error("Cannot add tokenizer", f"{path}: no such file or folder -- check the path")
             return None
-        pre = self._pattern_for(spec, path) if preset is None else None  # PRESET:PATH names its pattern
-        if pre == "":
+        got = self._reading_of(spec, path) if preset is None else (spec, None)  # PRESET:PATH names its pattern
+        if got is None:
             return None  # a rank file without a pattern, and the question was cancelled
+        spec, pre = got
         base = name or os.path.basename(os.path.normpath(path)) or spec
         name, n = base, 2
         while name in self.checks:
@@ -269,20 +270,21 @@ class LogInspector(QtWidgets.QWidget):
         self._add_choice(TokenizerChoice(name, spec, pretokenizer=pre))
         return name
 
-    def _pattern_for(self, spec: str, path: str) -> str | None:
-        """For a bare .tiktoken file that is no known encoding, the pattern the user names (``""``: cancelled);
-        None for every other file (the worker reads it, and refuses it if it must).  Only a spec without
-        ``PRESET:`` can need one, so only such a file is read here (on the GUI thread); ``PRESET:PATH`` -- how
-        Compare in Log inspector adds an extension -- is read by the worker alone."""
+    def _reading_of(self, spec: str, path: str) -> tuple[str, str | None] | None:
+        """How to read *spec*: (spec, pattern) -- for a bare .tiktoken file that holds no pattern, as the user
+        chooses (:func:`~..file_actions.patternless`: an extension's own encoding, or a named pattern; None when
+        cancelled); every other file as it is (the worker reads it, and refuses it if it must).  Only a spec
+        without ``PRESET:`` can need one, so only such a file is read here (on the GUI thread); ``PRESET:PATH``
+        -- how Compare in Log inspector adds an extension -- is read by the worker alone."""
         try:
             if os.path.isdir(path) or detect(path) != "tiktoken":
-                return None
+                return spec, None
             formats.load(spec)
         except PretokenizerNeeded as need:
-            return file_actions.ask_pretokenizer(self, str(need)) or ""
+            return file_actions.patternless(self, spec, need)
         except BpeError:
-            return None
-        return None
+            return spec, None
+        return spec, None
 
     def _ask_tokenizer(self, folder: bool) -> None:
         if folder:

@@ -201,6 +201,10 @@ class MergeListPane(QtWidgets.QWidget):
         self.view.setShowGrid(False)
         self.view.setWordWrap(False)
         self.view.verticalHeader().hide()
+        # the scroll bar always takes its room: when it appeared with a run's first rows the viewport narrowed,
+        # the stretched "token" column was resized, and QTableView repaints resized columns on a later turn --
+        # a second paint of every visible row in the gap that shows the run
+        self.view.setVerticalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
         header = self.view.horizontalHeader()

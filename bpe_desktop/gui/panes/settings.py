@@ -93,6 +93,7 @@ class SettingsPanel(QtWidgets.QWidget):
         session.modelReset.connect(self._update_banner)
         session.trainingStateChanged.connect(self._update_banner)
         session.workLoaded.connect(lambda: self.set_config(session.work.draft_config or session.config))
+        session.workLoaded.connect(self._update_banner)  # (skipped while the load's first signals pass)
 
     # -- public -------------------------------------------------------------------------------------
     def pattern_spec(self) -> str:
@@ -173,6 +174,8 @@ class SettingsPanel(QtWidgets.QWidget):
 
     def _update_banner(self, *_: object) -> None:
         s = self.session
+        if s.loading:  # the form does not show the run's settings yet: it would show and hide the banner
+            return
         trained = bool(s.records) and s.state in (TrainingState.FINISHED, TrainingState.IDLE)
         try:
             differs = self.config() != s.config

@@ -98,8 +98,9 @@ class WhyPanel(QtWidgets.QWidget):
         ext = s.work.extension
         if ext is not None and k == ext.start:  # an extension run's step 0: the original itself
             self.title.setText(f"Step 0 · {ext.label}")
-            self.sentence.setText(f"{ext.label} itself ({ext.start:,} merges): {s.initial_symbols:,} tokens in the "
-                                  "corpus. Step forward to see the first merge learned on top of it.")
+            counted = f": {s.initial_symbols:,} tokens in the corpus" if s.initial_symbols else ""  # (0: a file's)
+            self.sentence.setText(f"{ext.label} itself ({ext.start:,} merges){counted}. Step forward to see the "
+                                  "first merge learned on top of it.")
             self.detail.setText("")
             self.table.setRowCount(0)
             self.runners.setText("Runner-up pairs: from the first added merge on")

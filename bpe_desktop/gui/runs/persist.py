@@ -28,6 +28,7 @@ from typing import Any
 from ...core.config import TrainConfig
 from ...core.counting.sources import CorpusSource
 from ...core.errors import BpeError, SessionError
+from ...core.extend.reopen import reopen
 from ...core.formats import load
 from ...core.formats.hf.pipeline_ref import PipelineRef
 from ...core.formats.presets import split_spec
@@ -206,7 +207,8 @@ def _original(ext: ExtensionOf, run: str) -> BPEModel:
         raise SessionError(f"{run} extends {path}, which changed since the session was saved (its SHA-256 differs), "
                            "so its merges would extend another tokenizer -- restore that file")
     tok = load(ext.spec).tokenizer
-    base = tok.recover() if isinstance(tok, RankTokenizer) else tok.model
+    again = reopen(tok) if isinstance(tok, RankTokenizer) else None  # (an extension's file, extended again)
+    base = again.model if again is not None else tok.recover() if isinstance(tok, RankTokenizer) else tok.model
     if len(base.merges) != ext.start:
         raise SessionError(f"{run} extends {ext.spec} after {ext.start:,} merges, but it has {len(base.merges):,} "
                            "-- the session file is damaged")
