@@ -1,10 +1,13 @@
-"""The plots' statistics process: the segmentation history of a big corpus, built and followed away from the window.
+"""The plots' statistics process: the pair counts of a big corpus at any step, built and followed away from the window.
 
 Runs in a ``multiprocessing`` *spawn* child and imports only :mod:`bpe_desktop.core` and the Qt-free
-:mod:`.stats_protocol` (never Qt).  It keeps one :class:`~bpe_desktop.core.measure.stats.SegmentationHistory`,
-that of the newest generation the window began: it unpickles the word counts' blobs into a
-:class:`~bpe_desktop.core.counting.parted.PartedCounts` (no dict of them all), builds the history, applies the
-merges as they come and answers the newest Zipf question once the history has got that far.  The work goes in
+:mod:`.stats_protocol` (never Qt).  It keeps the newest generation the window began: it unpickles the word
+counts' blobs into a :class:`~bpe_desktop.core.counting.parted.PartedCounts` (no dict of them all) and follows
+the merges as they come with a compiled trainer replayed over those counts
+(:class:`~bpe_desktop.core.measure.stats.replayed.ReplayedCounts`: hundreds of MB and seconds on millions of
+distinct pieces), or where the kernel does not cover the model (a tie rule it lacks, no kernel, another base)
+with a :class:`~bpe_desktop.core.measure.stats.SegmentationHistory` (pure Python: gigabytes and a merge a
+second there).  It answers the newest Zipf question once it has got that far.  The work goes in
 units (:class:`~bpe_desktop.core.measure.stats.Sliced`) with the pipe read between them, so a question or a new
 generation is seen within a slice, and so is the window's end: the pipe's end of file, or this process's parent
 gone, ends it (no orphan).  Order of the work in a slice: the build, then a pending question, then the merges.
@@ -21,7 +24,9 @@ import traceback
 from multiprocessing.connection import Connection
 
 from ...core.counting.parted import PartedCounts
+from ...core.errors import BpeError
 from ...core.measure.stats import SegmentationHistory, Sliced, ZipfData
+from ...core.measure.stats.replayed import ReplayedCounts
 from ...core.tokenizers.model import BPEModel
 from ..training.worker import lower_priority
 from .stats_protocol import (
@@ -59,8 +64,11 @@ class Generation:
         self.parts_due = begin.parts
         self.parts: list[dict[str, int]] = []
         self.pieces = 0
+        self.replayed: ReplayedCounts | None = None  # the kernel's counts, being built
+        self.kernel_build: Sliced[bool] | None = None
+        self.kernel_tried = False  # (False: the kernel path was not decided yet)
         self.build: Sliced[SegmentationHistory] | None = None
-        self.history: SegmentationHistory | None = None
+        self.history: SegmentationHistory | ReplayedCounts | None = None
         self.extend: Sliced[None] | None = None
         self.ask: int | None = None  # the step asked for, not yet answered
         self.zipf: Sliced[ZipfData] | None = None
@@ -71,7 +79,8 @@ class Generation:
     def applied(self) -> Applied:
         h = self.history
         if h is None:
-            built = 0 if self.build is None else self.build.units * BUILD_CHUNK
+            built = (self.replayed.built if self.replayed is not None
+                     else 0 if self.build is None else self.build.units * BUILD_CHUNK)
             return Applied(self.generation, -1, min(built, self.pieces), self.pieces, 0, 0)
         return Applied(self.generation, h.n_merges, self.pieces, self.pieces, h.n_words, h.n_bytes)
 
@@ -115,6 +124,10 @@ def _serve(conn: Connection, parent: int) -> None:
         except MemoryError:
             gen.failed = True
             _send(conn, StatsFailed(gen.generation, "out of memory while counting pairs"))
+            continue
+        except BpeError as e:  # (merges that do not fit the counts: another run's)
+            gen.failed = True
+            _send(conn, StatsFailed(gen.generation, str(e)))
             continue
         except Exception as e:  # a bug: say so rather than die silently
             gen.failed = True
@@ -185,6 +198,17 @@ def _take(gen: Generation, msg: object) -> str:
 def _work(conn: Connection, gen: Generation, deadline: float) -> bool:
     """Work on *gen* until *deadline*; True if its history grew (or was built)."""
     if gen.history is None:
+        if not gen.kernel_tried:
+            if gen.kernel_build is None:
+                gen.replayed = ReplayedCounts(PartedCounts(gen.parts), gen.model)
+                gen.kernel_build = Sliced(gen.replayed.building())
+            if not gen.kernel_build.run(deadline - time.perf_counter()):
+                return True
+            gen.kernel_tried = True
+            if gen.kernel_build.result:
+                gen.history = gen.replayed
+            gen.replayed = gen.kernel_build = None
+            return True
         if gen.build is None:
             counts = PartedCounts(gen.parts)
             gen.build = Sliced(SegmentationHistory.building(counts, gen.model.truncated(0), BUILD_CHUNK))
