@@ -46,6 +46,7 @@ from .stats_protocol import (
 SLICE_S = 0.05  # work between two reads of the pipe
 IDLE_WAIT_S = 0.5  # with nothing to do: how long a read waits before the parent is checked again
 APPLIED_EVERY_S = 0.1  # progress (Applied) at most this often while the history grows
+SNAPSHOT_EVERY_S = 0.5  # ... or the replay (each report keeps the step's pair counts: a dict of every pair)
 
 
 class Gone(Exception):
@@ -75,6 +76,7 @@ class Generation:
         self.zipf_step = -1
         self.zipf_t0 = 0.0
         self.failed = False
+        self.unreported = False  # grown since the last Applied sent
 
     def applied(self) -> Applied:
         h = self.history
@@ -135,8 +137,13 @@ def _serve(conn: Connection, parent: int) -> None:
                                                     f"{type(e).__name__}: {e}\n\n{traceback.format_exc()}"))
             continue
         now = time.perf_counter()
-        if changed and (now - last_applied >= APPLIED_EVERY_S or not _has_work(gen)):
-            last_applied = now
+        h = gen.history
+        every = SNAPSHOT_EVERY_S if isinstance(h, ReplayedCounts) else APPLIED_EVERY_S
+        gen.unreported = gen.unreported or changed  # (reported once the interval has passed or the work ends)
+        if gen.unreported and (now - last_applied >= every or not _has_work(gen)):
+            last_applied, gen.unreported = now, False
+            if isinstance(h, ReplayedCounts):
+                h.snapshot()  # (the step reported is the one the window asks for next: answered without a rebuild)
             _send(conn, gen.applied())
 
 

@@ -5,8 +5,10 @@ distinct pieces that is gigabytes, and the early merges (each rewriting hundreds
 about one a second.  :class:`ReplayedCounts` keeps the word counts and one compiled trainer
 (:class:`~...training.kernel_trainer.KernelTrainer`) over them instead.  It replays the merge list forward as
 the list grows (``Trainer.replay_ids``: no ranking), and answers the Zipf question at the trainer's current step
-from its live pair counts.  An earlier step rebuilds the trainer from the counts and replays up to it; the last
-few answers are kept.  Its answers are :meth:`SegmentationHistory.zipf`'s: the same ids, counts, labels and order
+from its live pair counts.  It keeps the pair counts of the steps it reported last (:meth:`snapshot`: the window
+asks for the step it was told of, by when the trainer has moved on); another earlier step rebuilds a second
+trainer from the counts and replays it up to that step.  Its answers are
+:meth:`SegmentationHistory.zipf`'s: the same ids, counts, labels and order
 of equal counts, as both go through :func:`~.results.zipf_from_counts`.
 
 It covers what the kernel trains (:func:`kernel_config`; :meth:`ReplayedCounts.building` returns False for the
@@ -24,7 +26,7 @@ from ...counting.pieces import WordCounts
 from ...errors import ConfigError
 from ...tokenizers.model import RAW_BYTE_BASE, BPEModel, chars_base, token_text
 from ...training.kernel_trainer import KernelTrainer, uses_kernel
-from .results import ZipfData, zipf_from_counts
+from .results import Pair, ZipfData, zipf_from_counts
 from .slicing import Job
 
 TOTALS_CHUNK = 4096  # pieces per unit of the corpus totals' pass
@@ -52,7 +54,7 @@ class ReplayedCounts:
     :meth:`zipf_steps` for a question.  Do not run two of its jobs at once.
     """
 
-    CACHE = 2  # answers kept (one of a big corpus is every pair there: hundreds of thousands of rows)
+    SNAPSHOTS = 1  # pair-count tables kept (one of a big corpus is every pair there: millions of them)
 
     def __init__(self, counts: Mapping[str, int], model: BPEModel) -> None:
         self.counts = counts  # (kept: a step behind the trainer's rebuilds from them)
@@ -62,7 +64,8 @@ class ReplayedCounts:
         self.built = 0  # pieces whose pairs the first build has counted
         self.n_words = self.n_bytes = 0  # the corpus's pieces and their bytes, with multiplicity
         self.reached = 0  # the furthest step the trainer has been at (every step up to it is answerable)
-        self._cache: dict[int, ZipfData] = {}
+        self._snapshots: dict[int, dict[Pair, int]] = {}  # step -> pair counts (see snapshot)
+        self._back: KernelTrainer | None = None  # the trainer of the last earlier step asked for
 
     @property
     def n_merges(self) -> int:
@@ -114,40 +117,49 @@ class ReplayedCounts:
 
     def _replay_next(self, trainer: KernelTrainer) -> None:
         trainer.replay_ids([self.model.merges[trainer.n_merges]])
-        self.reached = max(self.reached, trainer.n_merges)
+        if trainer is self.trainer:
+            self.reached = trainer.n_merges
 
     def extending(self) -> Job[None]:
         """Replay the merges not replayed yet (the model is read again after each), a merge per unit."""
         while self.pending:
-            t = self.trainer
-            if t is None:  # (a rebuild was left half done)
-                self.trainer = yield from self._fresh()
-                continue
-            self._replay_next(t)
+            assert self.trainer is not None, "building() first"
+            self._replay_next(self.trainer)
             yield
 
+    def snapshot(self) -> None:
+        """Keep the pair counts of the current step (:attr:`n_merges`): a question for it is then answered
+        without a rebuild after the trainer has moved on (the window asks for the step it was last told of).
+        The last :attr:`SNAPSHOTS` are kept."""
+        t = self.trainer
+        if t is None or t.n_merges in self._snapshots:
+            return
+        if len(self._snapshots) >= self.SNAPSHOTS:
+            self._snapshots.pop(next(iter(self._snapshots)))
+        self._snapshots[t.n_merges] = _live(t)
+
     def zipf_steps(self, k: int, chunk: int = 512) -> Job[ZipfData]:
-        """The pairs at step *k* (at most :attr:`n_merges`) by rank, as a job: forward from the trainer's step,
-        or from a trainer rebuilt from the counts for an earlier step.  The same as ``SegmentationHistory.zipf``."""
+        """The pairs at step *k* (at most :attr:`n_merges`) by rank, as a job: from a snapshot of that step,
+        forward from the trainer's step, or from a second trainer rebuilt from the counts for an earlier step
+        (kept for the next such question).  The same as ``SegmentationHistory.zipf``."""
         k = max(0, min(int(k), self.reached))
-        z = self._cache.get(k)
-        if z is not None:
-            return z
-        while True:
-            t = self.trainer
+        front = self.trainer
+        assert front is not None, "building() first"
+        counts = self._snapshots.get(k)
+        while counts is None:
+            t = front if front.n_merges <= k else self._back
             if t is None or t.n_merges > k:
-                self.trainer = t = None  # (its memory goes back before the new one is built)
-                self.trainer = yield from self._fresh()
+                self._back = t = None  # (its memory goes back before the new one is built)
+                self._back = yield from self._fresh()
             elif t.n_merges < k:
                 self._replay_next(t)
                 yield
             else:
-                break
-        counts = {p: c for p, c in t.pair_counts.items() if c > 0}  # (read at step k: no unit in between)
-        tokens = list(t.tokens)
-        z = yield from zipf_from_counts(k, counts, tokens.__getitem__, lambda i: token_text(tokens[i]), chunk)
-        if len(self._cache) >= self.CACHE:
-            self._cache.pop(next(iter(self._cache)))
-        self._cache[k] = z
-        return z
+                counts = _live(t)  # (read at step k: no unit in between)
+        tokens = front.tokens  # (append-only: an earlier step's ids are the same tokens)
+        return (yield from zipf_from_counts(k, counts, tokens.__getitem__, lambda i: token_text(tokens[i]), chunk))
 
+
+def _live(t: KernelTrainer) -> dict[Pair, int]:
+    """The trainer's pair counts now, without the zeros the kernel keeps."""
+    return {p: c for p, c in t.pair_counts.items() if c > 0}
