@@ -152,7 +152,18 @@ def _has_work(gen: Generation) -> bool:
     if h is None:
         return len(gen.parts) == gen.parts_due
     h.model = gen.model
-    return (gen.ask is not None and h.n_merges >= gen.ask) or h.pending > 0 or gen.extend is not None
+    return _answerable(gen, h) or h.pending > 0 or gen.extend is not None
+
+
+def _answerable(gen: Generation, h: SegmentationHistory | ReplayedCounts) -> bool:
+    """Whether the pending question is answered in this slice.  The replayed counts answer it once no merge
+    is pending: the window asks for the step it was last told of while it catches up, and an answer of a big
+    corpus is every pair (a sort of millions in Python), so answering each one of those, rather than replaying,
+    made the plot reach the last step minutes after training's end.  (The newest question replaces it
+    meanwhile; the pure history, which applies a merge in seconds, answers as it goes.)"""
+    if gen.ask is None or h.n_merges < gen.ask:
+        return False
+    return not (isinstance(h, ReplayedCounts) and h.pending > 0)
 
 
 def _read(conn: Connection, gen: Generation | None, wait_s: float) -> Generation | None:
@@ -227,8 +238,9 @@ def _work(conn: Connection, gen: Generation, deadline: float) -> bool:
         return True
     h = gen.history
     h.model = gen.model
-    if gen.ask is not None and h.n_merges >= gen.ask:
+    if _answerable(gen, h):
         step = gen.ask
+        assert step is not None
         if gen.zipf is None or gen.zipf_step != step:
             gen.zipf, gen.zipf_step, gen.zipf_t0 = Sliced(h.zipf_steps(step)), step, time.perf_counter()
         if not gen.zipf.run(deadline - time.perf_counter()):
