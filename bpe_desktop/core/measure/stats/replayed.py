@@ -157,7 +157,8 @@ class ReplayedCounts:
             else:
                 counts = _live(t)  # (read at step k: no unit in between)
         tokens = front.tokens  # (append-only: an earlier step's ids are the same tokens)
-        return (yield from zipf_from_counts(k, counts, tokens.__getitem__, lambda i: token_text(tokens[i]), chunk))
+        texts = [token_text(tok) for tok in tokens]  # (one str per id, shared by its labels: millions of them)
+        return (yield from zipf_from_counts(k, counts, tokens.__getitem__, texts.__getitem__, chunk))
 
 
 def _live(t: KernelTrainer) -> dict[Pair, int]:
