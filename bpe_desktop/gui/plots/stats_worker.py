@@ -46,7 +46,6 @@ from .stats_protocol import (
 SLICE_S = 0.05  # work between two reads of the pipe
 IDLE_WAIT_S = 0.5  # with nothing to do: how long a read waits before the parent is checked again
 APPLIED_EVERY_S = 0.1  # progress (Applied) at most this often while the history grows
-SNAPSHOT_EVERY_S = 0.5  # ... or the replay (each report keeps the step's pair counts: a dict of every pair)
 
 
 class Gone(Exception):
@@ -138,12 +137,11 @@ def _serve(conn: Connection, parent: int) -> None:
             continue
         now = time.perf_counter()
         h = gen.history
-        every = SNAPSHOT_EVERY_S if isinstance(h, ReplayedCounts) else APPLIED_EVERY_S
         gen.unreported = gen.unreported or changed  # (reported once the interval has passed or the work ends)
-        if gen.unreported and (now - last_applied >= every or not _has_work(gen)):
+        if gen.unreported and (now - last_applied >= APPLIED_EVERY_S or not _has_work(gen)):
             last_applied, gen.unreported = now, False
-            if isinstance(h, ReplayedCounts):
-                h.snapshot()  # (the step reported is the one the window asks for next: answered without a rebuild)
+            if isinstance(h, ReplayedCounts) and not h.pending:  # (caught up: the window asks for this step next;
+                h.snapshot()  # a table of every pair, so not while the replay runs on)
             _send(conn, gen.applied())
 
 
