@@ -178,15 +178,22 @@ def test_an_answer_for_the_old_corpus_arriving_after_a_reset_is_never_shown(qtbo
 
 def test_a_merge_list_out_of_order_is_refused_with_its_reason(qtbot, trained) -> None:
     _text, wc, t, _ = trained
+    failure = refused(qtbot, wc.counts, t.model,  # (the window never skips: a hostile one)
+                      lambda r: r._queue(Merges(r.generation, 5, tuple(t.model.merges[5:9]))))
+    assert failure == "merges from index 5 came when 0 were known"
+
+
+def refused(qtbot, counts, model, hostile) -> str:
+    """Why the process refused the generation of *counts* after *hostile(remote)*; nothing more is answered."""
     r = RemoteHistory()
     try:
-        r.begin(wc.counts, t.model)
-        r._queue(Merges(r.generation, 5, tuple(t.model.merges[5:9])))  # (the window never skips: a hostile one)
+        r.begin(counts, model)
+        hostile(r)
         until(qtbot, r, lambda: bool(r.failure))
-        assert r.failure == "merges from index 5 came when 0 were known"
-        r.follow(t.model.merges)
+        r.follow(model.merges)
         r.ask(0)
         assert r.poll(0.05) is False and r.answers == {}  # nothing more is answered for it
+        return r.failure
     finally:
         r.close()
 
@@ -465,16 +472,9 @@ def test_merges_that_do_not_fit_the_counts_are_refused_with_the_replay_s_reason(
     _text, wc, t, _ = trained
     _t2, _wc2, t2, _ = trained_on("zzzz qqqq " * 50, TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf",
                                                                   merges=3))
-    r = RemoteHistory()
-    try:
-        r.begin(wc.counts, t.model)
-        r.follow(t2.model.merges)  # (a hostile window: another corpus's merges for this one)
-        until(qtbot, r, lambda: bool(r.failure))
-        assert r.failure.startswith("merge 1 (") and "does not occur in this corpus" in r.failure
-        r.ask(0)
-        assert r.poll(0.05) is False and r.answers == {}
-    finally:
-        r.close()
+    failure = refused(qtbot, wc.counts, t.model,  # (a hostile window: another corpus's merges for this one)
+                      lambda r: r.follow(t2.model.merges))
+    assert failure.startswith("merge 1 (") and "does not occur in this corpus" in failure
 
 
 def test_killed_while_following_the_merges_it_says_so_and_answers_nothing(qtbot, trained) -> None:

@@ -10,7 +10,8 @@ with a :class:`~bpe_desktop.core.measure.stats.SegmentationHistory` (pure Python
 second there).  It answers the newest Zipf question once it has got that far.  The work goes in
 units (:class:`~bpe_desktop.core.measure.stats.Sliced`) with the pipe read between them, so a question or a new
 generation is seen within a slice, and so is the window's end: the pipe's end of file, or this process's parent
-gone, ends it (no orphan).  Order of the work in a slice: the build, then a pending question, then the merges.
+gone, ends it (no orphan).  Order of the work in a slice: the build, then a pending question, then the merges
+(with the replayed counts the merges come first: a question waits until none is pending, see ``_answerable``).
 
 It leaves out drawing and what the plots do with the answers (:mod:`.remote_history`, :mod:`.feed`).
 """
