@@ -178,15 +178,22 @@ def test_an_answer_for_the_old_corpus_arriving_after_a_reset_is_never_shown(qtbo
 
 def test_a_merge_list_out_of_order_is_refused_with_its_reason(qtbot, trained) -> None:
     _text, wc, t, _ = trained
+    failure = refused(qtbot, wc.counts, t.model,  # (the window never skips: a hostile one)
+                      lambda r: r._queue(Merges(r.generation, 5, tuple(t.model.merges[5:9]))))
+    assert failure == "merges from index 5 came when 0 were known"
+
+
+def refused(qtbot, counts, model, hostile) -> str:
+    """Why the process refused the generation of *counts* after *hostile(remote)*; nothing more is answered."""
     r = RemoteHistory()
     try:
-        r.begin(wc.counts, t.model)
-        r._queue(Merges(r.generation, 5, tuple(t.model.merges[5:9])))  # (the window never skips: a hostile one)
+        r.begin(counts, model)
+        hostile(r)
         until(qtbot, r, lambda: bool(r.failure))
-        assert r.failure == "merges from index 5 came when 0 were known"
-        r.follow(t.model.merges)
+        r.follow(model.merges)
         r.ask(0)
         assert r.poll(0.05) is False and r.answers == {}  # nothing more is answered for it
+        return r.failure
     finally:
         r.close()
 
@@ -330,3 +337,160 @@ def test_closing_the_window_ends_the_processes_of_an_open_compare(qtbot, window,
     for pid in pids:
         wait_exit(qtbot, pid)
     assert not set(pids) & set(stats_children())
+
+
+class _Served:
+    """The statistics process's loop (``stats_worker._serve``) run on a thread of this process over a pipe, so a
+    test can see which path it took; ``answer(step)`` reads up to the ZipfData of *step*."""
+
+    def __init__(self) -> None:
+        import multiprocessing as mp
+        import threading
+
+        from bpe_desktop.gui.plots import stats_worker
+
+        self.ours, theirs = mp.Pipe(duplex=True)
+        self.thread = threading.Thread(target=stats_worker.run, args=(theirs,), daemon=True)
+        self.thread.start()
+        self.seen: list[object] = []
+
+    def send(self, *msgs: object) -> None:
+        for msg in msgs:
+            self.ours.send(msg)
+
+    def answer(self, step: int, generation: int = 1):
+        from bpe_desktop.core.measure.stats import ZipfData
+        from bpe_desktop.gui.plots.stats_protocol import StatsFailed, ZipfDone, ZipfRows
+
+        pairs, counts, labels = [], [], []
+        while self.ours.poll(30):
+            msg = self.ours.recv()
+            self.seen.append(msg)
+            assert not isinstance(msg, StatsFailed), msg
+            if isinstance(msg, ZipfRows) and msg.step == step and msg.generation == generation:
+                pairs += msg.pairs
+                counts += msg.counts
+                labels += msg.labels
+            if isinstance(msg, ZipfDone) and msg.step == step and msg.generation == generation:
+                return ZipfData(step, pairs, counts, labels, msg.slope, msg.intercept)
+        raise AssertionError(f"no answer for step {step}")
+
+    def close(self) -> None:
+        from bpe_desktop.gui.plots.stats_protocol import Control
+
+        self.ours.send(Control.STOP)
+        self.thread.join(20)
+        assert not self.thread.is_alive()
+
+
+def kernel_path_taken(monkeypatch) -> list[bool]:
+    """Whether each generation the process's loop (on a thread here) built took the kernel's path, in order."""
+    from bpe_desktop.core.measure.stats import replayed
+    from bpe_desktop.gui.plots import stats_worker
+
+    taken: list[bool] = []
+
+    class Spy(replayed.ReplayedCounts):
+        def building(self):
+            covered = yield from super().building()
+            taken.append(covered)
+            return covered
+
+    monkeypatch.setattr(stats_worker, "ReplayedCounts", Spy)
+    return taken
+
+
+def test_the_process_replays_the_kernel_and_answers_the_history_s_numbers(trained, monkeypatch) -> None:
+    """In the process's own loop: the kernel path is the one taken (bytes, GPT-2, hf), a step asked beyond the
+    merges received is answered once they come, and every step (0, the last, backwards) is the oracle's."""
+    from bpe_desktop.gui.plots.stats_protocol import Applied, AskZipf, Begin, CountsBlob
+
+    _text, wc, t, _recs = trained
+    taken = kernel_path_taken(monkeypatch)
+    oracle = SegmentationHistory(wc, t.model)
+    parts = PartedCounts.cut(wc.counts, 97).parts
+    served = _Served()
+    try:
+        served.send(Begin(1, t.model.truncated(0), len(parts)), *(CountsBlob(1, pickle.dumps(p)) for p in parts))
+        served.send(Merges(1, 0, tuple(t.model.merges[:40])), AskZipf(1, 90))  # (beyond the 40 received)
+        while not any(isinstance(m, Applied) and m.n_merges == 40 for m in served.seen):
+            assert served.ours.poll(30)
+            served.seen.append(served.ours.recv())
+        assert not served.ours.poll(0.3)  # (90 not answered: the process has 40 merges)
+        served.send(Merges(1, 40, tuple(t.model.merges[40:])))
+        assert served.answer(90) == oracle.zipf(90)
+        for k in (MERGES, 0, 37, MERGES, 1, 99):
+            served.send(AskZipf(1, k))
+            assert served.answer(k) == oracle.zipf(k), k
+        assert taken == [True]  # (the kernel's counts, not the pure history)
+        last = [m for m in served.seen if isinstance(m, Applied)][-1]
+        assert (last.n_merges, last.n_words, last.n_bytes) == (MERGES, oracle.n_words, oracle.n_bytes)
+    finally:
+        served.close()
+
+
+def test_a_first_seen_run_keeps_the_pure_history_in_the_process(trained_on, topics_text, monkeypatch) -> None:
+    from bpe_desktop.gui.plots.stats_protocol import AskZipf, Begin, CountsBlob
+
+    _text, wc, t, _ = trained_on(topics_text[:20_000], TrainConfig(tie_break="first-seen", merges=30))
+    taken = kernel_path_taken(monkeypatch)
+    served = _Served()
+    try:
+        served.send(Begin(1, t.model.truncated(0), 1), CountsBlob(1, pickle.dumps(dict(wc.counts))),
+                    Merges(1, 0, tuple(t.model.merges)), AskZipf(1, 30))
+        assert served.answer(30) == SegmentationHistory(wc, t.model).zipf(30)
+        assert taken == [False]
+    finally:
+        served.close()
+
+
+def test_another_run_s_merge_list_is_a_new_generation_and_nothing_of_the_old_is_shown(qtbot, trained,
+                                                                                      trained_on) -> None:
+    _text, wc, t, _ = trained
+    _t2, wc2, t2, _ = trained_on(_text[:40_000], TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="lexical",
+                                                           merges=MERGES))
+    r = RemoteHistory()
+    try:
+        r.begin(PartedCounts.cut(wc.counts, 50), t.model)
+        r.follow(t.model.merges)
+        until(qtbot, r, lambda: r.n_merges == MERGES)
+        r.ask(MERGES)
+        qtbot.waitUntil(lambda: r._launch.conn.poll(0), timeout=30_000)  # (the old run's answer, unread)
+        r.begin(PartedCounts.cut(wc2.counts, 50), t2.model)  # another run: its corpus and merge list
+        r.follow(t2.model.merges)
+        r.ask(MERGES)
+        until(qtbot, r, lambda: MERGES in r.answers)
+        assert r.answers == {MERGES: SegmentationHistory(wc2, t2.model).zipf(MERGES)}
+        r.ask(3)
+        until(qtbot, r, lambda: 3 in r.answers)
+        assert r.answers[3] == SegmentationHistory(wc2, t2.model).zipf(3) and not r.failure
+    finally:
+        r.close()
+
+
+def test_merges_that_do_not_fit_the_counts_are_refused_with_the_replay_s_reason(qtbot, trained, trained_on) -> None:
+    _text, wc, t, _ = trained
+    _t2, _wc2, t2, _ = trained_on("zzzz qqqq " * 50, TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf",
+                                                                  merges=3))
+    failure = refused(qtbot, wc.counts, t.model,  # (a hostile window: another corpus's merges for this one)
+                      lambda r: r.follow(t2.model.merges))
+    assert failure.startswith("merge 1 (") and "does not occur in this corpus" in failure
+
+
+def test_killed_while_following_the_merges_it_says_so_and_answers_nothing(qtbot, trained) -> None:
+    _text, wc, t, _ = trained
+    r = RemoteHistory()
+    try:
+        r.begin(PartedCounts.cut(wc.counts, 50), t.model)
+        until(qtbot, r, lambda: r.n_merges == 0)  # built, no merge yet
+        r.follow(t.model.merges)
+        r.ask(MERGES)  # (a replay of every merge, then the answer)
+        os.kill(r.pid, signal.SIGKILL)
+        until(qtbot, r, lambda: "signal" in r.failure)
+        assert r.failure == "the statistics process ended (killed by signal 9)"
+        if MERGES in r.answers:  # (answered before the signal landed: then exactly)
+            assert r.answers[MERGES] == SegmentationHistory(wc, t.model).zipf(MERGES)
+        r.ask(1)
+        assert r.poll(0.05) is False and 1 not in r.answers
+    finally:
+        r.close()

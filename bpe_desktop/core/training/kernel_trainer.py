@@ -20,7 +20,7 @@ trainer stays the definition and the fallback; this module does not count corpor
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from itertools import islice
 from types import ModuleType
 
@@ -114,6 +114,21 @@ class KernelTrainer(Trainer):
         self, word_counts: WordCounts | Mapping[str, int], config: TrainConfig, *, release: bool = False,
         pure: bool | None = None,
     ) -> None:
+        for _ in self._filling(word_counts, config, release=release):
+            pass
+
+    @classmethod
+    def filling(cls, word_counts: WordCounts | Mapping[str, int],
+                config: TrainConfig) -> Generator[int, None, KernelTrainer]:
+        """Build a trainer a part at a time: a generator yielding the pieces taken so far after every part of
+        the table (bytes mode; a chunk of :data:`_CHUNK` pieces in chars mode); its last value is the trainer.
+        (For a caller that reads a pipe between the parts: the statistics process.)  The table is kept."""
+        t = object.__new__(cls)  # (not Trainer.__new__: the path is decided, this is the kernel's)
+        yield from t._filling(word_counts, config, release=False)
+        return t
+
+    def _filling(self, word_counts: WordCounts | Mapping[str, int], config: TrainConfig, *,
+                 release: bool) -> Generator[int, None, None]:
         assert _KERNEL is not None
         table = word_counts.counts if isinstance(word_counts, WordCounts) else dict(word_counts)
         self.config = config
@@ -127,17 +142,22 @@ class KernelTrainer(Trainer):
         self.ids: dict[Token, int] = {t: i for i, t in enumerate(self.tokens)}
         self.texts: list[str] = [token_text(t) for t in self.tokens]
         self._kernel = kernel = _KERNEL.Kernel(KERNEL_RULES[TieBreak(config.tie_break)], self.tokens)
+        total = taken = 0
         if config.mode == Mode.BYTES:  # pair_index.word_strings' mapping, done in C: no temporary str per piece
             byte_ids = bytes(self.ids[bytes([i])] for i in range(256))  # (add_table takes dicts: a parted table's
             parts = table.parts if isinstance(table, PartedCounts) else (table if isinstance(table, dict)  # parts
                                                                           else dict(table),)  # go in turn)
-            total = sum(kernel.add_table(part, byte_ids) for part in parts)
+            for part in parts:
+                total += kernel.add_table(part, byte_ids)
+                taken += len(part)
+                yield taken
         else:
-            total = 0
             items = iter(table.items())
             while chunk := list(islice(items, _CHUNK)):
                 kept = [(w, c) for w, c in chunk if c > 0 and w]
                 total += kernel.add_words(word_strings([w for w, _ in kept], self.ids, config), [c for _, c in kept])
+                taken += len(chunk)
+                yield taken
             del chunk
         if release and isinstance(table, dict):
             table.clear()

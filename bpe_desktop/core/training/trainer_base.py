@@ -132,14 +132,29 @@ class TrainerBase:
                 b = self.ids[text_to_bytes(rt) if bytes_mode else rt]
             except KeyError:
                 a = b = -1
-            count = self._live_count(a, b) if a >= 0 else 0
-            if count <= 0:
-                raise CorpusError(
-                    f"merge {n} ({lt} {rt}) does not occur in this corpus after the merges before it -- the "
-                    "run was trained on another corpus or with other settings: use its corpus, or train from 0"
-                )
-            out.append(self._merge_ids(a, b, count, ()))
+            out.append(self._replay_one(n, a, b, f"{lt} {rt}"))
         return out
+
+    def replay_ids(self, pairs: Iterable[tuple[int, int]]) -> list[MergeRecord]:
+        """:meth:`replay` with the merges as pairs of this trainer's ids: a model's merge list whose base is this
+        trainer's (its ids are then this trainer's too: both number a new token the same way)."""
+        n_ids = len(self.tokens)
+        out: list[MergeRecord] = []
+        for n, (a, b) in enumerate(pairs, self.n_merges + 1):
+            known = 0 <= a < n_ids and 0 <= b < n_ids
+            what = f"{self.texts[a]} {self.texts[b]}" if known else f"of ids {a} {b}"
+            out.append(self._replay_one(n, a if known else -1, b if known else -1, what))
+            n_ids = len(self.tokens)
+        return out
+
+    def _replay_one(self, n: int, a: int, b: int, what: str) -> MergeRecord:
+        count = self._live_count(a, b) if a >= 0 else 0
+        if count <= 0:
+            raise CorpusError(
+                f"merge {n} ({what}) does not occur in this corpus after the merges before it -- the "
+                "run was trained on another corpus or with other settings: use its corpus, or train from 0"
+            )
+        return self._merge_ids(a, b, count, ())
 
     def _forbids(self, a: int, b: int) -> bool:
         """The forbid rule's answer for pair (*a*, *b*) (there is a rule)."""

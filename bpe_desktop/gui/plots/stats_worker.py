@@ -1,13 +1,17 @@
-"""The plots' statistics process: the segmentation history of a big corpus, built and followed away from the window.
+"""The plots' statistics process: the pair counts of a big corpus at any step, built and followed away from the window.
 
 Runs in a ``multiprocessing`` *spawn* child and imports only :mod:`bpe_desktop.core` and the Qt-free
-:mod:`.stats_protocol` (never Qt).  It keeps one :class:`~bpe_desktop.core.measure.stats.SegmentationHistory`,
-that of the newest generation the window began: it unpickles the word counts' blobs into a
-:class:`~bpe_desktop.core.counting.parted.PartedCounts` (no dict of them all), builds the history, applies the
-merges as they come and answers the newest Zipf question once the history has got that far.  The work goes in
+:mod:`.stats_protocol` (never Qt).  It keeps the newest generation the window began: it unpickles the word
+counts' blobs into a :class:`~bpe_desktop.core.counting.parted.PartedCounts` (no dict of them all) and follows
+the merges as they come with a compiled trainer replayed over those counts
+(:class:`~bpe_desktop.core.measure.stats.replayed.ReplayedCounts`: hundreds of MB and seconds on millions of
+distinct pieces), or where the kernel does not cover the model (a tie rule it lacks, no kernel, another base)
+with a :class:`~bpe_desktop.core.measure.stats.SegmentationHistory` (pure Python: gigabytes and a merge a
+second there).  It answers the newest Zipf question once it has got that far.  The work goes in
 units (:class:`~bpe_desktop.core.measure.stats.Sliced`) with the pipe read between them, so a question or a new
 generation is seen within a slice, and so is the window's end: the pipe's end of file, or this process's parent
-gone, ends it (no orphan).  Order of the work in a slice: the build, then a pending question, then the merges.
+gone, ends it (no orphan).  Order of the work in a slice: the build, then a pending question, then the merges
+(with the replayed counts the merges come first: a question waits until none is pending, see ``_answerable``).
 
 It leaves out drawing and what the plots do with the answers (:mod:`.remote_history`, :mod:`.feed`).
 """
@@ -21,7 +25,9 @@ import traceback
 from multiprocessing.connection import Connection
 
 from ...core.counting.parted import PartedCounts
+from ...core.errors import BpeError
 from ...core.measure.stats import SegmentationHistory, Sliced, ZipfData
+from ...core.measure.stats.replayed import ReplayedCounts
 from ...core.tokenizers.model import BPEModel
 from ..training.worker import lower_priority
 from .stats_protocol import (
@@ -59,19 +65,24 @@ class Generation:
         self.parts_due = begin.parts
         self.parts: list[dict[str, int]] = []
         self.pieces = 0
+        self.replayed: ReplayedCounts | None = None  # the kernel's counts, being built
+        self.kernel_build: Sliced[bool] | None = None
+        self.kernel_tried = False  # (False: the kernel path was not decided yet)
         self.build: Sliced[SegmentationHistory] | None = None
-        self.history: SegmentationHistory | None = None
+        self.history: SegmentationHistory | ReplayedCounts | None = None
         self.extend: Sliced[None] | None = None
         self.ask: int | None = None  # the step asked for, not yet answered
         self.zipf: Sliced[ZipfData] | None = None
         self.zipf_step = -1
         self.zipf_t0 = 0.0
         self.failed = False
+        self.unreported = False  # grown since the last Applied sent
 
     def applied(self) -> Applied:
         h = self.history
         if h is None:
-            built = 0 if self.build is None else self.build.units * BUILD_CHUNK
+            built = (self.replayed.built if self.replayed is not None
+                     else 0 if self.build is None else self.build.units * BUILD_CHUNK)
             return Applied(self.generation, -1, min(built, self.pieces), self.pieces, 0, 0)
         return Applied(self.generation, h.n_merges, self.pieces, self.pieces, h.n_words, h.n_bytes)
 
@@ -116,14 +127,22 @@ def _serve(conn: Connection, parent: int) -> None:
             gen.failed = True
             _send(conn, StatsFailed(gen.generation, "out of memory while counting pairs"))
             continue
+        except BpeError as e:  # (merges that do not fit the counts: another run's)
+            gen.failed = True
+            _send(conn, StatsFailed(gen.generation, str(e)))
+            continue
         except Exception as e:  # a bug: say so rather than die silently
             gen.failed = True
             _send(conn, StatsFailed(gen.generation, f"internal error in the statistics process: "
                                                     f"{type(e).__name__}: {e}\n\n{traceback.format_exc()}"))
             continue
         now = time.perf_counter()
-        if changed and (now - last_applied >= APPLIED_EVERY_S or not _has_work(gen)):
-            last_applied = now
+        h = gen.history
+        gen.unreported = gen.unreported or changed  # (reported once the interval has passed or the work ends)
+        if gen.unreported and (now - last_applied >= APPLIED_EVERY_S or not _has_work(gen)):
+            last_applied, gen.unreported = now, False
+            if isinstance(h, ReplayedCounts) and not h.pending:  # (caught up: the window asks for this step next;
+                h.snapshot()  # a table of every pair, so not while the replay runs on)
             _send(conn, gen.applied())
 
 
@@ -132,7 +151,18 @@ def _has_work(gen: Generation) -> bool:
     if h is None:
         return len(gen.parts) == gen.parts_due
     h.model = gen.model
-    return (gen.ask is not None and h.n_merges >= gen.ask) or h.pending > 0 or gen.extend is not None
+    return _answerable(gen, h) or h.pending > 0 or gen.extend is not None
+
+
+def _answerable(gen: Generation, h: SegmentationHistory | ReplayedCounts) -> bool:
+    """Whether the pending question is answered in this slice.  The replayed counts answer it once no merge
+    is pending: the window asks for the step it was last told of while it catches up, and an answer of a big
+    corpus is every pair (a sort of millions in Python), so answering each one of those, rather than replaying,
+    made the plot reach the last step minutes after training's end.  (The newest question replaces it
+    meanwhile; the pure history, which applies a merge in seconds, answers as it goes.)"""
+    if gen.ask is None or h.n_merges < gen.ask:
+        return False
+    return not (isinstance(h, ReplayedCounts) and h.pending > 0)
 
 
 def _read(conn: Connection, gen: Generation | None, wait_s: float) -> Generation | None:
@@ -185,6 +215,17 @@ def _take(gen: Generation, msg: object) -> str:
 def _work(conn: Connection, gen: Generation, deadline: float) -> bool:
     """Work on *gen* until *deadline*; True if its history grew (or was built)."""
     if gen.history is None:
+        if not gen.kernel_tried:
+            if gen.kernel_build is None:
+                gen.replayed = ReplayedCounts(PartedCounts(gen.parts), gen.model)
+                gen.kernel_build = Sliced(gen.replayed.building())
+            if not gen.kernel_build.run(deadline - time.perf_counter()):
+                return True
+            gen.kernel_tried = True
+            if gen.kernel_build.result:
+                gen.history = gen.replayed
+            gen.replayed = gen.kernel_build = None
+            return True
         if gen.build is None:
             counts = PartedCounts(gen.parts)
             gen.build = Sliced(SegmentationHistory.building(counts, gen.model.truncated(0), BUILD_CHUNK))
@@ -196,8 +237,9 @@ def _work(conn: Connection, gen: Generation, deadline: float) -> bool:
         return True
     h = gen.history
     h.model = gen.model
-    if gen.ask is not None and h.n_merges >= gen.ask:
+    if _answerable(gen, h):
         step = gen.ask
+        assert step is not None
         if gen.zipf is None or gen.zipf_step != step:
             gen.zipf, gen.zipf_step, gen.zipf_t0 = Sliced(h.zipf_steps(step)), step, time.perf_counter()
         if not gen.zipf.run(deadline - time.perf_counter()):

@@ -144,16 +144,17 @@ class ZipfPlot(PlotCard):
                 set_title(p, "Pair frequencies: no pairs", "Pair frequencies")
             self._fit_layout()
             return
-        counts = np.asarray(data.counts, dtype=float)
-        ranks = np.arange(1, len(counts) + 1, dtype=float)
-        few = len(counts) <= 60  # few pairs: show each as a dot
+        n = len(data.counts)
+        few = n <= 60  # few pairs: show each as a dot
         # a 1-pixel line is Qt's fast path: a long curve paints several times faster than at width 2
-        pen = pg.mkPen(LINE, width=1 if len(counts) > THIN_ABOVE else 2)
-        shown = curve_points(len(counts))
-        self.curve.setData(ranks[shown], counts[shown], pen=pen, symbol="o" if few else None, symbolSize=5,
-                           symbolBrush=LINE, symbolPen=None)
-        n_top = min(N_LABELS, len(counts))
-        self.top.setData(ranks[:n_top], counts[:n_top])
+        pen = pg.mkPen(LINE, width=1 if n > THIN_ABOVE else 2)
+        shown = curve_points(n)  # (only these counts become an array: a big corpus's step has millions)
+        every = data.counts
+        self.curve.setData((shown + 1).astype(float), np.array([every[i] for i in shown.tolist()], dtype=float),
+                           pen=pen, symbol="o" if few else None, symbolSize=5, symbolBrush=LINE, symbolPen=None)
+        n_top = min(N_LABELS, n)
+        counts = np.array(every[:n_top], dtype=float)
+        self.top.setData(np.arange(1, n_top + 1, dtype=float), counts)
         for i, t in enumerate(self.labels):
             if i < n_top:
                 t.setText(str(i + 1))
@@ -165,13 +166,13 @@ class ZipfPlot(PlotCard):
             self.fit.setData([], [])
             slope = "too few pairs to fit"
         else:
-            xs = np.array([1.0, float(len(counts))])
+            xs = np.array([1.0, float(n)])
             self.fit.setData(xs, 10 ** (data.intercept + data.slope * np.log10(xs)))
             slope = f"fit: slope {data.slope:.2f}"
         self.next_rank = data.rank_of(next_pair) if next_pair is not None else None
         r = self.next_rank
         if r is not None:
-            c = counts[r - 1]
+            c = float(every[r - 1])
             self.next.setData([float(r)], [c])
             a, b = data.labels[r - 1]
             a, b = token_label(a, mode), token_label(b, mode)
@@ -186,7 +187,7 @@ class ZipfPlot(PlotCard):
             for i in range(n_top)
         ]
         self._key_parts = [
-            f'<span style="color:{LINE}">━━</span>&nbsp;{len(counts):,}&nbsp;pairs',
+            f'<span style="color:{LINE}">━━</span>&nbsp;{n:,}&nbsp;pairs',
             f'<span style="color:{FIT}">┅┅</span>&nbsp;{slope.replace(" ", "&nbsp;")}',
             f'<span style="color:{ACCENT}">◯</span>&nbsp;next&nbsp;merge',
         ]

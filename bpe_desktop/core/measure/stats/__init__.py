@@ -4,10 +4,11 @@
   the curves computed from training records alone;
 * :mod:`.history` -- :class:`SegmentationHistory`, which gives the pair counts at any step of a growing
   merge list; :mod:`.rewritten` -- the same from a segmentation given at each step (an extension's);
+  :mod:`.replayed` -- the Zipf data of a big corpus from the compiled trainer replayed over its counts;
 * :mod:`.slicing` -- running that work a time-boxed slice at a time for an event loop.
 
 CSV text for any of them: :func:`~bpe_desktop.core.io.csv_table.csv_text` with the ``*_COLUMNS`` and
-``rows()``.  Pure Python; it does not train, draw or read files.
+``rows()``.  Pure Python (:mod:`.replayed` drives the compiled trainer); it does not train, draw or read files.
 """
 
 from ...io.csv_table import csv_text

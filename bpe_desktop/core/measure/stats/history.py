@@ -16,14 +16,13 @@ It leaves out training, drawing, files, and the result types (:mod:`.results`).
 from __future__ import annotations
 
 import bisect
-import heapq
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
 from ...counting.parted import PartedCounts
 from ...counting.pieces import WordCounts
 from ...tokenizers.model import BPEModel, Token, joined, token_text
-from .results import CompressionCurve, Pair, TradeOff, ZipfData, fit_zipf, tradeoff_from
+from .results import CompressionCurve, Pair, TradeOff, ZipfData, tradeoff_from, zipf_from_counts
 from .slicing import Job, emptying, finish
 
 
@@ -337,30 +336,7 @@ class SegmentationHistory:
         """
         k = self._clamp(k)
         counts = yield from self._counts_at(k, chunk)
-        tok = self._token
-        blocks: list[list[tuple[int, Token, Token, Pair]]] = []
-        block: list[tuple[int, Token, Token, Pair]] = []
-        for p, c in counts.items():  # the table is never mutated, so iterating across yields is safe
-            block.append((-c, tok(p[0]), tok(p[1]), p))
-            if len(block) >= 4 * chunk:
-                block.sort()
-                blocks.append(block)
-                block = []
-                yield
-        block.sort()
-        blocks.append(block)
-        pairs: list[Pair] = []
-        values: list[int] = []
-        labels: list[tuple[str, str]] = []
-        text = self.token_text
-        for n, (negc, _a, _b, p) in enumerate(heapq.merge(*blocks) if len(blocks) > 1 else block, 1):
-            if n % (2 * chunk) == 0:
-                yield
-            pairs.append(p)
-            values.append(-negc)
-            labels.append((text(p[0]), text(p[1])))
-        slope, intercept = fit_zipf(values)
-        return ZipfData(k, pairs, values, labels, slope, intercept)
+        return (yield from zipf_from_counts(k, counts, self._token, self.token_text, chunk))
 
     def next_pair(self, k: int) -> Pair | None:
         """The pair merge ``k + 1`` merges (the one "about to be merged" at step *k*), if any."""

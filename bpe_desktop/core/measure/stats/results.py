@@ -1,15 +1,19 @@
 """The statistics' result types and how to get them without a history: Zipf data (pairs by rank with a
-fitted log-log slope), the compression curve and the vocabulary trade-off, each with its CSV columns and
-rows.  It leaves out computing pair counts at a step (:mod:`.history`) and writing files.
+fitted log-log slope) from a pair-count table, the compression curve and the vocabulary trade-off, each with
+its CSV columns and rows.  It leaves out computing pair counts at a step (:mod:`.history`, :mod:`.replayed`)
+and writing files.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ...records import MergeRecord
+from ...tokenizers.model import Token
+from .slicing import Job
 
 Pair = tuple[int, int]
 
@@ -136,3 +140,38 @@ def tradeoff_from(curve: CompressionCurve, vocab_sizes: Sequence[int], n_words: 
     tpw = [s / n_words if n_words else 0.0 for s in symbols]
     bpt = [n_bytes / s if s else 0.0 for s in symbols]
     return TradeOff(curve.steps[:n], list(vocab_sizes[:n]), tpw, bpt)
+
+
+def zipf_from_counts(step: int, counts: Mapping[Pair, int], token: Callable[[int], Token],
+                     text: Callable[[int], str], chunk: int = 512) -> Job[ZipfData]:
+    """The :class:`ZipfData` of the pair-count table *counts* (every count > 0) at *step*, as a job yielding after
+    about *chunk* pairs of work: highest count first, equal counts by (left, right) in token order (*token*: an
+    id's token), labels by *text*.  *counts* must not change while the job runs.
+
+    >>> from bpe_desktop.core.measure.stats.slicing import finish
+    >>> toks = ["a", "b", "c"]
+    >>> finish(zipf_from_counts(0, {(1, 2): 3, (0, 1): 3, (2, 0): 5}, toks.__getitem__, toks.__getitem__)).rows()
+    [(1, 'c', 'a', 5), (2, 'a', 'b', 3), (3, 'b', 'c', 3)]
+    """
+    blocks: list[list[tuple[int, Token, Token, Pair]]] = []
+    block: list[tuple[int, Token, Token, Pair]] = []
+    for p, c in counts.items():
+        block.append((-c, token(p[0]), token(p[1]), p))
+        if len(block) >= 4 * chunk:
+            block.sort()
+            blocks.append(block)
+            block = []
+            yield
+    block.sort()
+    blocks.append(block)
+    pairs: list[Pair] = []
+    values: list[int] = []
+    labels: list[tuple[str, str]] = []
+    for n, (negc, _a, _b, p) in enumerate(heapq.merge(*blocks) if len(blocks) > 1 else block, 1):
+        if n % (2 * chunk) == 0:
+            yield
+        pairs.append(p)
+        values.append(-negc)
+        labels.append((text(p[0]), text(p[1])))
+    slope, intercept = fit_zipf(values)
+    return ZipfData(step, pairs, values, labels, slope, intercept)
