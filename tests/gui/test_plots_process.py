@@ -494,3 +494,40 @@ def test_killed_while_following_the_merges_it_says_so_and_answers_nothing(qtbot,
         assert r.poll(0.05) is False and 1 not in r.answers
     finally:
         r.close()
+
+
+def test_a_dropped_big_answer_is_freed_a_unit_at_a_time_once_nothing_holds_it() -> None:
+    """An answer of a big corpus is millions of rows: the one dropped for a newer one (or held by the plot until
+    it is replaced) is emptied FREE_ROWS rows per unit in later polls, never at once (counted, not timed)."""
+    from bpe_desktop.gui.plots import remote_history
+    from bpe_desktop.gui.plots.stats_protocol import ZipfDone, ZipfRows
+
+    n = 3 * remote_history.FREE_ROWS + 5
+    r = RemoteHistory()  # (never started: answers are handed to it as the pipe would)
+
+    def answer(step: int) -> None:
+        r._take(ZipfRows(r.generation, step, [(1, 2)] * n, list(range(n)), [("a", "b")] * n))
+        r._take(ZipfDone(r.generation, step, -1.0, 1.0, 0.0))
+
+    answer(1)
+    answer(2)
+    shown = r.answers[1]  # what the plot holds while it shows step 1
+    answer(3)  # step 1's answer is dropped here (ANSWERS_KEPT newest kept)
+    assert set(r.answers) == {2, 3} and len(shown.pairs) == n  # nothing freed inside the message's turn
+    r.poll(1.0)
+    assert len(shown.pairs) == n and not r.freeing  # still shown: never emptied under the plot
+
+    def waiting() -> int:  # rows of dropped answers not freed yet
+        return sum(map(len, r._dead))
+
+    assert waiting() == 3 * n
+    del shown  # the plot shows another step
+    assert r.freeing
+    r.poll(0.0)  # a poll with no time left frees one unit
+    assert waiting() == 3 * n - remote_history.FREE_ROWS
+    polls = 1
+    while r.freeing:
+        r.poll(0.0)
+        polls += 1
+    assert waiting() == 0 and r._dead == [] and polls == 3 * 4  # (each list: 3 full units and the rest)
+    assert r.answers[2].counts == list(range(n)) and len(r.answers[3].pairs) == n  # the kept answers are whole

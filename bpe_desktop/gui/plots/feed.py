@@ -219,7 +219,7 @@ class PlotFeed:
         behind = remote.n_merges < len(s.model.merges)
         # (the status line shows it while the plot is of an earlier step: a narrow card's title drops its note)
         self.note = following_note(remote.n_merges, len(s.model.merges)) if behind else ""
-        return behind or remote.asked is not None
+        return behind or remote.asked is not None or remote.freeing  # (a dropped answer is freed in units)
 
     @property
     def n_merges(self) -> int:

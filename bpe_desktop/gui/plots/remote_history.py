@@ -20,6 +20,7 @@ It leaves out what the plots show (:mod:`.feed`) and what the process computes (
 from __future__ import annotations
 
 import pickle
+import sys
 import time
 import weakref
 from collections.abc import Mapping
@@ -49,6 +50,8 @@ REAP_S = 2.0  # how long a closed process may take to exit before it is terminat
 #: Zipf answers kept (the newest): one of a big corpus's steps is every pair there, hundreds of thousands of rows
 #: of Python objects in the window, so only the one shown and the one just come are kept
 ANSWERS_KEPT = 2
+#: rows of a dropped answer freed per unit: a big corpus's answer is millions of tuples, about 0.1 s to free at once
+FREE_ROWS = 20_000
 
 
 def _send(conn: Connection, msg: ToStats) -> None:
@@ -99,9 +102,39 @@ class RemoteHistory:
         self._finalizer: weakref.finalize | None = None
         self._ended = False  # the process ended unasked (its pipe's end was read)
         self.generation = 0
+        self._dead: list[list[object]] = []  # the lists of answers let go of, freed a unit at a time (:meth:`poll`)
         self._reset_answers()
 
+    def _bury(self, *lists: list[object]) -> None:
+        """Let go of an answer's lists here, so whoever drops the answer itself last (this, the feed, the plot) frees
+        no million rows at once: :meth:`poll` empties each a unit at a time once nothing else refers to it."""
+        self._dead.extend(lst for lst in lists if lst)
+
+    @property
+    def freeing(self) -> bool:
+        """Some dropped answer's rows are waiting to be freed, and nothing else refers to them any longer."""
+        return any(sys.getrefcount(lst) <= 3 for lst in self._dead)  # (``_dead``, ``lst`` and the argument)
+
+    def _free(self, end: float) -> None:
+        """Free dropped answers' rows until *end* (at least one unit when any can be)."""
+        dead, i = self._dead, 0
+        while i < len(dead):
+            lst = dead[i]
+            if sys.getrefcount(lst) > 3:  # (``dead``, ``lst`` and the argument: anything more still holds it)
+                i += 1
+                continue
+            del lst[-FREE_ROWS:]
+            if not lst:
+                del dead[i]
+            if time.perf_counter() >= end:
+                return
+
     def _reset_answers(self) -> None:
+        for z in getattr(self, "answers", {}).values():
+            self._bury(z.pairs, z.counts, z.labels)
+        rows = getattr(self, "_rows", None)
+        if rows is not None:
+            self._bury(*rows[1:])
         self.n_merges = -1  # merges the history has applied (-1: not built yet)
         self.built = self.pieces = 0  # pieces of the history built so far, of all
         self.n_words = self.n_bytes = 0
@@ -202,10 +235,11 @@ class RemoteHistory:
 
     def poll(self, budget_s: float) -> bool:
         """Read the answers waiting, for about *budget_s* seconds (at least one); True if something changed."""
+        end = time.perf_counter() + budget_s
         launch = self._launch
         if launch is None or self.failure:
+            self._free(end)
             return False
-        end = time.perf_counter() + budget_s
         changed = False
         conn = launch.conn
         try:
@@ -215,6 +249,7 @@ class RemoteHistory:
                     break
         except (EOFError, OSError):
             self._ended = changed = True
+        self._free(end)
         return changed
 
     def _take(self, msg: object) -> bool:
@@ -225,6 +260,8 @@ class RemoteHistory:
             self.n_words, self.n_bytes = msg.n_words, msg.n_bytes
         elif isinstance(msg, ZipfRows):
             if self._rows is None or self._rows[0] != msg.step:
+                if self._rows is not None:
+                    self._bury(*self._rows[1:])  # type: ignore[arg-type]
                 self._rows = (msg.step, [], [], [])
             _, pairs, counts, labels = self._rows
             pairs.extend(msg.pairs)
@@ -236,7 +273,9 @@ class RemoteHistory:
             self._rows = None
             _, pairs, counts, labels = rows
             if len(self.answers) >= ANSWERS_KEPT:
-                self.answers.pop(next(iter(self.answers)))
+                old = self.answers.pop(next(iter(self.answers)))
+                self._bury(old.pairs, old.counts, old.labels)  # type: ignore[arg-type]
+                del old
             self.answers[msg.step] = ZipfData(msg.step, pairs, counts, labels, msg.slope, msg.intercept)
             self.seconds = msg.seconds
             if self._asked == msg.step:
