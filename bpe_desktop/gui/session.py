@@ -33,7 +33,6 @@ from .widgets.trash import Trash
 from .work import Origin, RunList, Work, encoder, keep_drafts
 
 #: steps a second above which playback is "fast": panes that redraw expensively coalesce its step changes
-#: (one can read a few explanations a second, not 500)
 FAST_PLAYBACK = 20
 
 
@@ -58,10 +57,8 @@ class Session(QtCore.QObject):
     * ``runsChanged()``              -- the list of runs changed (added, removed, renamed, one's merges);
     * ``compareChanged()``           -- other reference tokenizers are ticked (:attr:`compare`).
 
-    ``loading`` is True while another work is being shown, before ``workLoaded``: the panes catch up one signal
-    at a time, so what a pane derives from another pane (the settings banner: the form against the run's settings;
-    the stale notice: the editor's corpus against the run's) would be shown and taken back within the load -- each
-    a layout of the whole window -- and waits for ``workLoaded`` instead.
+    ``loading`` is True while another work is shown, before ``workLoaded``: a check that compares two panes (the
+    settings banner, the stale notice) waits for ``workLoaded`` rather than show and take back within the load.
 
     ``stop_reason`` (None while running or before any run) has its sentence in ``stop_text`` ("reached 700
     merges"); ``error`` is the last worker error; ``playback_rate`` the timeline's speed while it plays (0 when
@@ -88,8 +85,7 @@ class Session(QtCore.QObject):
         self.loading = False  # another work is being shown, before workLoaded (see the class's docstring)
         self._tokenizer: Tokenizer | None = None
         self._progress: tuple[str, int, int] = ("", 0, 0)
-        self._merges_per_s = 0.0
-        self._error = ""
+        self._merges_per_s, self._error = 0.0, ""
         self._display_text: str | None = None  # edited corpus text not trained on yet (None: the source)
         self._display_word_counts = False  # display_text is a word-count table
         self._preview_base = False  # model is only the base alphabet of the untrained text (stream.base_preview)
@@ -355,10 +351,9 @@ class Session(QtCore.QObject):
 
     # -- which work is shown ----------------------------------------------------------------------------------
     def load(self, work: Work, *, runs: Sequence[Work] | None = None) -> None:
-        """Show *work*: the one way a work from elsewhere (an opened tokenizer, a new run, a session
-        document's runs) becomes the shown one.  Without *runs* it joins the list (in place of the shown
-        work when that holds no merges: nothing is lost); with *runs* (which hold *work*) they replace the list.
-        """
+        """Show *work*: the one way a work from elsewhere (an opened tokenizer, a new run, a session document's
+        runs) becomes the shown one.  Without *runs* it joins the list (in place of the shown work when that holds
+        no merges: nothing is lost); with *runs* (which hold *work*) they replace the list."""
         self.keep_drafts(work)
         self._show(self._list.add(work, None if runs is None else list(runs)))
 
@@ -415,10 +410,8 @@ class Session(QtCore.QObject):
         self._list.current = index
         self._work = work = self._list.items[index]
         self._tokenizer, work.prepared_encoder = work.prepared_encoder, None  # (None: built when first asked for)
-        self._count_pending = False
-        self._preview_base = False
-        self._error = ""
-        self._merges_per_s = 0.0
+        self._count_pending = self._preview_base = False
+        self._error, self._merges_per_s = "", 0.0
         self._display_text, self._display_word_counts = None, False
         self.loading = True
         try:

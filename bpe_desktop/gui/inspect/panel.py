@@ -271,11 +271,9 @@ class LogInspector(QtWidgets.QWidget):
         return name
 
     def _reading_of(self, spec: str, path: str) -> tuple[str, str | None] | None:
-        """How to read *spec*: (spec, pattern) -- for a bare .tiktoken file that holds no pattern, as the user
-        chooses (:func:`~..file_actions.patternless`: an extension's own encoding, or a named pattern; None when
-        cancelled); every other file as it is (the worker reads it, and refuses it if it must).  Only a spec
-        without ``PRESET:`` can need one, so only such a file is read here (on the GUI thread); ``PRESET:PATH``
-        -- how Compare in Log inspector adds an extension -- is read by the worker alone."""
+        """How to read *spec*: (spec, pattern) -- a bare .tiktoken without a pattern as the user chooses
+        (:func:`~..file_actions.patternless`; None: cancelled), any other file as it is (the worker reads it).  Only
+        such a file is read here, on the GUI thread; ``PRESET:PATH`` (Compare in Log inspector) is the worker's."""
         try:
             if os.path.isdir(path) or detect(path) != "tiktoken":
                 return spec, None

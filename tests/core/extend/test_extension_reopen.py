@@ -47,13 +47,23 @@ def file_ids(again: Reopened, ids: list[int]) -> list[int]:
     return [i + again.first_rank - n if i >= n else i for i in ids]
 
 
+_MADE: dict[str, Path] = {}  # the extension file of each encoding, made once per test process
+
+
+def extension_file(name: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if name not in _MADE:
+        ext = start(load(name), name, TRAIN, TrainConfig(mode="bytes", merges=MERGES))
+        out = tmp_path_factory.mktemp("reopen") / f"{name}_ext.tiktoken"
+        ext.save(str(out))
+        _MADE[name] = out
+    return _MADE[name]
+
+
 @pytest.fixture(scope="module", params=["cl100k", "o200k"])
 def reopened(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[
         str, Path, Reopened, tiktoken.Encoding]:
     name = request.param
-    ext = start(load(name), name, TRAIN, TrainConfig(mode="bytes", merges=MERGES))
-    out = tmp_path_factory.mktemp("reopen") / f"{name}_ext.tiktoken"
-    ext.save(str(out))
+    out = extension_file(name, tmp_path_factory)
     tok = load(f"{name}:{out}").tokenizer
     assert isinstance(tok, RankTokenizer)
     again = reopen(tok)
@@ -107,10 +117,9 @@ def test_an_encoding_itself_or_read_with_other_specials_is_no_extension(reopened
 
 
 @pytest.fixture(scope="module")
-def cl100k_file(reopened) -> tuple[dict[bytes, int], Path]:
-    name, out, _, _ = reopened
-    if name != "cl100k":
-        pytest.skip("the hostile files are cl100k's")
+def cl100k_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[bytes, int], Path]:
+    """The hostile files are made from cl100k's extension (the same file ``reopened`` reads)."""
+    out = extension_file("cl100k", tmp_path_factory)
     return dict(load(f"cl100k:{out}").tokenizer.ranks), out
 
 
