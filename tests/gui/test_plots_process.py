@@ -156,16 +156,21 @@ def test_killed_before_it_answered_the_plot_says_so_and_a_new_run_recovers(qtbot
     wait_exit(qtbot, new)
 
 
+def answer_left_unread(qtbot, r: RemoteHistory, wc, model) -> None:
+    """*r* started on *wc* with *model*'s merges, asked the last step, its answer in the pipe and not read yet."""
+    r.begin(PartedCounts.cut(wc.counts, 50), model)
+    r.follow(model.merges)
+    until(qtbot, r, lambda: r.n_merges == MERGES)
+    r.ask(MERGES)
+    qtbot.waitUntil(lambda: r._launch.conn.poll(0), timeout=30_000)
+
+
 def test_an_answer_for_the_old_corpus_arriving_after_a_reset_is_never_shown(qtbot, trained) -> None:
     _text, wc, t, _ = trained
     other = {w[::-1] + "x": c for w, c in list(wc.counts.items())[:300]}
     r = RemoteHistory()
     try:
-        r.begin(PartedCounts.cut(wc.counts, 50), t.model)
-        r.follow(t.model.merges)
-        until(qtbot, r, lambda: r.n_merges == MERGES)
-        r.ask(MERGES)
-        qtbot.waitUntil(lambda: r._launch.conn.poll(0), timeout=30_000)  # the old answer is in the pipe, unread
+        answer_left_unread(qtbot, r, wc, t.model)
         r.forget()
         r.begin(other, t.model.truncated(0))  # a new corpus, asked the same step
         r.ask(0)
@@ -451,11 +456,7 @@ def test_another_run_s_merge_list_is_a_new_generation_and_nothing_of_the_old_is_
                                                            merges=MERGES))
     r = RemoteHistory()
     try:
-        r.begin(PartedCounts.cut(wc.counts, 50), t.model)
-        r.follow(t.model.merges)
-        until(qtbot, r, lambda: r.n_merges == MERGES)
-        r.ask(MERGES)
-        qtbot.waitUntil(lambda: r._launch.conn.poll(0), timeout=30_000)  # (the old run's answer, unread)
+        answer_left_unread(qtbot, r, wc, t.model)
         r.begin(PartedCounts.cut(wc2.counts, 50), t2.model)  # another run: its corpus and merge list
         r.follow(t2.model.merges)
         r.ask(MERGES)

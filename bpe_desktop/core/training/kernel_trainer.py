@@ -144,9 +144,12 @@ class KernelTrainer(Trainer):
         self._kernel = kernel = _KERNEL.Kernel(KERNEL_RULES[TieBreak(config.tie_break)], self.tokens)
         total = taken = 0
         if config.mode == Mode.BYTES:  # pair_index.word_strings' mapping, done in C: no temporary str per piece
-            byte_ids = bytes(self.ids[bytes([i])] for i in range(256))  # (add_table takes dicts: a parted table's
-            parts = table.parts if isinstance(table, PartedCounts) else (table if isinstance(table, dict)  # parts
-                                                                          else dict(table),)  # go in turn)
+            byte_ids = bytes(self.ids[bytes([i])] for i in range(256))
+            parts: tuple[dict[str, int], ...]  # (add_table takes dicts: a parted table's parts go in turn)
+            if isinstance(table, PartedCounts):
+                parts = table.parts
+            else:
+                parts = (table if isinstance(table, dict) else dict(table),)
             for part in parts:
                 total += kernel.add_table(part, byte_ids)
                 taken += len(part)
