@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PySide6 import QtCore, QtGui
 
 from bpe_desktop.gui.training.protocol import TrainingState
-from support import ROOT
+from support import ROOT, SHARED
 
-SEED_FILE = Path("/work/shared/seeds/000-bpe-lesson-worked-example.txt")
+SEED_FILE = SHARED / "seeds" / "000-bpe-lesson-worked-example.txt"
 
 
 def seed_table() -> list[tuple[str, str, int]]:

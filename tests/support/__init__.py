@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[2]
 #: the bundled robot-log sample
 ROBOT_SAMPLE_FILE = ROOT / "resources" / "samples" / "robotlogs_sample.txt"
+#: the team's shared folder (seeds, corpora): beside the checkout, or beside the folder of worktrees it is in
+SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if p.is_dir()), ROOT.parent / "shared")
 
 SEED_000 = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 # Seed 001's corpus in first-appearance order (its own listing is cut short; this is its full table).

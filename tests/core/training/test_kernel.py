@@ -18,7 +18,7 @@ from bpe_desktop.core.training import kernel_trainer
 from bpe_desktop.core.training.branch import BranchPoint, start_branch
 from bpe_desktop.core.training.kernel_trainer import PURE_ENV, KernelTrainer, kernel_built, path_name, uses_kernel
 from bpe_desktop.core.training.naive import naive_train
-from support import ROOT, SEED_000, SEED_001
+from support import SEED_000, SEED_001, SHARED
 
 pytestmark = pytest.mark.skipif(not kernel_built(), reason="the compiled kernel is not built "
                                 "(python setup.py build_ext --inplace)")
@@ -151,7 +151,7 @@ def test_seeds_give_identical_records(seed, rule) -> None:
 @pytest.mark.parametrize("rule", RULES)
 def test_running_text_in_bytes_with_the_gpt2_pattern(rule) -> None:
     """A slice of the King James Bible, bytes + GPT-2 pattern: the benchmark's setting, identical records."""
-    text = (ROOT.parent / "shared" / "corpora" / "kjv.txt").read_text(encoding="utf-8")[:60_000]
+    text = (SHARED / "corpora" / "kjv.txt").read_text(encoding="utf-8")[:60_000]
     cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break=rule, merges=300)
     counts = count_text(text, cfg)
     pure, kernel = both(counts.counts, cfg)
