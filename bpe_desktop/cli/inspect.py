@@ -14,14 +14,17 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ..core.errors import CorpusError
 from ..core.io.atomic import atomic_write
-from ..core.logs.log_inspect import Inspection, NamedTokenizer, inspect_file
 from ..core.logs.logclass import Category
 from ..core.measure.stats import csv_text
 from .common import add_tokenizer_file_options, load_each
 from .encode import TOKENIZER_HELP
+
+if TYPE_CHECKING:
+    from ..core.logs.log_inspect import Inspection
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -49,6 +52,8 @@ def _names(specs: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..core.logs.log_inspect import NamedTokenizer, inspect_file  # numpy: not imported for ``--help``
+
     if args.top < 0:
         raise CorpusError(f"--top must be 0 or more, not {args.top}")
     names = _names(args.tokenizer)

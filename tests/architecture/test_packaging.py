@@ -56,14 +56,26 @@ def test_version() -> None:
     assert (r.returncode, r.stdout.strip()) == (0, f"bpe-desktop {__version__}")
 
 
-def test_version_imports_no_sub_command() -> None:
-    """``--version`` prints before any sub-command is parsed, so none is imported (numpy alone is 20 MiB)."""
-    code = ("import sys\nfrom bpe_desktop.__main__ import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n"
+def _loaded_after(argv: list[str]) -> str:
+    """The last line a fresh interpreter prints after ``main(argv)``: our CLI modules and numpy, if loaded."""
+    code = (f"import sys\nfrom bpe_desktop.__main__ import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n"
             "    pass\nprint('LOADED', sorted(m for m in sys.modules\n"
             "                         if m.startswith('bpe_desktop.cli.') or m == 'numpy'))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert r.stdout.splitlines()[-1] == "LOADED []", r.stdout + r.stderr
+    return r.stdout.splitlines()[-1] if r.stdout else r.stderr
+
+
+def test_version_imports_no_sub_command() -> None:
+    """``--version`` prints before any sub-command is parsed, so none is imported (numpy alone is 20 MiB)."""
+    assert _loaded_after(["--version"]) == "LOADED []"
+
+
+def test_help_imports_the_sub_commands_but_not_numpy() -> None:
+    """``--help`` lists every sub-command, so each module is imported; none of them imports numpy for that
+    (the inspect command's engine is imported when it runs)."""
+    loaded = _loaded_after(["--help"])
+    assert "'numpy'" not in loaded and "'bpe_desktop.cli.inspect'" in loaded, loaded
 
 
 def test_cli_console_script_sits_beside_the_gui_entry_point() -> None:
