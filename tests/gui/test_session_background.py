@@ -242,3 +242,70 @@ def test_cancel_while_the_runs_are_read_changes_nothing(qtbot, dialogs, tmp_path
     before = _state(w2)
     assert not w2.sessions.open_session(str(path))
     assert seen and seen[0].startswith("bpe-desktop-jobs") and dialogs == [] and _state(w2) == before
+
+
+# -- saving: a corpus file not hashed yet is hashed off the GUI thread ---------------------------------------
+@pytest.fixture
+def hashing(monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:
+    """The threads CorpusFile.of (the session's hash of a corpus file) ran on."""
+    from bpe_desktop.core.formats.session_corpus import CorpusFile
+
+    threads: list[threading.Thread] = []
+    real = CorpusFile.of.__func__  # type: ignore[attr-defined]
+
+    def of(cls, path):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread())
+        return real(cls, path)
+
+    monkeypatch.setattr(CorpusFile, "of", classmethod(of))
+    return threads
+
+
+def _opened_unhashed(qtbot, tmp_path):  # type: ignore[no-untyped-def]
+    """A window with a corpus file opened into its editor and, as if Save came before the opening's own
+    hashing thread finished, nothing hashed."""
+    from bpe_desktop.gui.session_io import document
+
+    corpus = tmp_path / "log.txt"
+    corpus.write_text(TEXT, encoding="utf-8")
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.open_corpus(str(corpus))
+    w.sessions.hashes = document.HashCache()
+    return w, corpus
+
+
+def test_save_hashes_a_corpus_file_off_the_gui_thread_and_writes_its_hash(qtbot, dialogs, tmp_path, hashing):
+    import hashlib
+
+    from bpe_desktop.core.formats.session_file import load_session
+
+    w, corpus = _opened_unhashed(qtbot, tmp_path)
+    hashing.clear()
+    target = tmp_path / "s.bpesession"
+    assert w.sessions.save_to(str(target)) and dialogs == []
+    assert len(hashing) == 1 and hashing[0] is not threading.main_thread()
+    files = load_session(str(target)).corpus.files
+    assert [(f.path, f.sha256) for f in files] == [
+        (str(corpus), hashlib.sha256(corpus.read_bytes()).hexdigest())]
+    assert w.sessions.save_to(str(tmp_path / "again.bpesession")) and len(hashing) == 1  # hashed once
+
+
+def test_cancel_while_save_reads_the_corpus_files_writes_nothing(qtbot, dialogs, tmp_path, hashing, monkeypatch):
+    from bpe_desktop.core.formats.session_corpus import CorpusFile
+
+    w, _ = _opened_unhashed(qtbot, tmp_path)
+    pressed = threading.Event()
+    real = CorpusFile.of.__func__  # type: ignore[attr-defined]
+
+    def slow(cls, path):  # type: ignore[no-untyped-def]
+        assert pressed.wait(10)
+        return real(cls, path)
+
+    monkeypatch.setattr(CorpusFile, "of", classmethod(slow))
+    QtCore.QTimer.singleShot(0, lambda: _press_cancel(pressed))
+    before = _state(w)
+    target = tmp_path / "s.bpesession"
+    assert not w.sessions.save_to(str(target))
+    assert not target.exists() and dialogs == [] and _state(w) == before and w.sessions.path is None

@@ -100,8 +100,7 @@ class HashCache:
         self._lock = threading.Lock()
 
     def describe(self, path: str) -> CorpusFile:
-        st = os.stat(path)
-        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+        key = self._key(path)  # taken before reading: a file changed meanwhile is hashed again next time
         with self._lock:
             known = self._known.get(key)
         if known is None:
@@ -110,11 +109,43 @@ class HashCache:
                 self._known[key] = known
         return known
 
+    def known(self, path: str) -> CorpusFile | None:
+        """*path*'s description if it was hashed while the file had its present size and time, else None
+        (one ``stat``; nothing read)."""
+        key = self._key(path)
+        with self._lock:
+            return self._known.get(key)
+
+    @staticmethod
+    def _key(path: str) -> tuple[str, int, int]:
+        st = os.stat(path)
+        return os.path.abspath(path), st.st_size, st.st_mtime_ns
+
+
+class _NotHashed(Exception):
+    """A file the document references has not been hashed yet (:func:`to_doc_if_hashed`)."""
+
 
 def to_doc(snap: Snapshot, hashes: HashCache) -> SessionDoc:
     """The session document of *snap* (hashes corpus files not seen before; raises BpeError/OSError)."""
     return to_document(snap.runs, snap.current, describe=hashes.describe, opened=snap.opened,
                        compare=snap.compare, layout=snap.layout, extras=snap.extras)
+
+
+def to_doc_if_hashed(snap: Snapshot, hashes: HashCache) -> SessionDoc | None:
+    """:func:`to_doc` if every corpus file it references is hashed already, so no file is read; else None
+    (the caller hashes them off the GUI thread)."""
+    def known(path: str) -> CorpusFile:
+        found = hashes.known(path)
+        if found is None:
+            raise _NotHashed(path)
+        return found
+
+    try:
+        return to_document(snap.runs, snap.current, describe=known, opened=snap.opened, compare=snap.compare,
+                           layout=snap.layout, extras=snap.extras)
+    except _NotHashed:
+        return None
 
 
 # -- applying ------------------------------------------------------------------------------------------

@@ -189,10 +189,22 @@ class SessionManager(QtCore.QObject):
         return self.save_to(path)
 
     def save_to(self, path: str) -> bool:
-        """Write the session to *path*; a write error is a dialog with the core's message (nothing lost)."""
+        """Write the session to *path*; a write error is a dialog with the core's message (nothing lost).  A
+        corpus file not hashed yet (a big one saved the moment it was opened) is hashed on a helper thread
+        behind the modal progress dialog, so the window stays painted and nothing changes meanwhile."""
         try:
-            doc = document.to_doc(document.capture(self.w), self.hashes)
+            snap = document.capture(self.w)
+            doc = document.to_doc_if_hashed(snap, self.hashes)
+            if doc is None:
+                def job(p: Progress) -> SessionDoc:
+                    whole = document.to_doc(snap, self.hashes)
+                    p.check()  # Cancel pressed while the files were read: nothing is written
+                    return whole
+
+                doc = run_modal(self.w, "Saving session: reading its corpus files", job)
             save_session(path, doc)
+        except Cancelled:
+            return False
         except (BpeError, OSError) as e:
             file_actions.show_error(self.w, "Cannot save session", str(e))
             return False
