@@ -237,8 +237,14 @@ def test_cancel_while_the_runs_are_read_changes_nothing(qtbot, dialogs, tmp_path
         assert pressed.wait(30)  # (reads until the user has cancelled)
         return real(*a, **k)
 
+    def press_once_reading() -> None:  # not before: a Cancel while the file is read ends before the runs
+        if seen:
+            _press_cancel(pressed)
+        else:
+            QtCore.QTimer.singleShot(5, press_once_reading)
+
     monkeypatch.setattr(document, "from_document", slow)
-    QtCore.QTimer.singleShot(0, lambda: _press_cancel(pressed))
+    QtCore.QTimer.singleShot(0, press_once_reading)
     before = _state(w2)
     assert not w2.sessions.open_session(str(path))
     assert seen and seen[0].startswith("bpe-desktop-jobs") and dialogs == [] and _state(w2) == before
