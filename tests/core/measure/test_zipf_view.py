@@ -87,3 +87,15 @@ def test_the_replayed_counts_view_is_the_history_s_forwards_and_backwards(corpus
     for k in [last, 0, *data.draw(st.lists(st.integers(0, last), max_size=4)), last // 2, last]:
         nxt = model.merges[k] if k < last else data.draw(st.sampled_from([None, (0, 1), (10**6, 1)]))
         assert same(finish(r.view_steps(k, nxt, chunk=2)), oracle.zipf(k).view(nxt)), k
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(), st.text(max_size=4), st.floats(allow_nan=False)), max_size=30),
+       every=st.integers(1, 40))
+def test_a_csv_written_in_pieces_is_the_csv_text(rows, every) -> None:
+    """The process writes an export's CSV in pieces (csv_chunks); joined they are csv_text's, quoting and all."""
+    from bpe_desktop.core.io.csv_table import csv_chunks, csv_text
+
+    chunks = list(csv_chunks(("a", "b", "c"), rows, every))
+    assert "".join(chunks) == csv_text(("a", "b", "c"), rows)
+    assert len(chunks) == max(1, -(-len(rows) // every))  # (a piece per *every* rows, the header with the first)
