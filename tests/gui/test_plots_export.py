@@ -86,10 +86,11 @@ def test_an_export_asked_before_its_step_is_reached_waits_for_it(qtbot, trained,
         state = r.exports[r.export(90, tmp_path / "z.csv")]
         for _ in range(30):
             r.poll(0.01)
-        assert not state.finished and not (tmp_path / "z.csv").exists()  # (never the pairs of step 40)
+        assert not state.finished and not state.started and not (tmp_path / "z.csv").exists()  # (never step 40's)
         r.follow(t.model.merges)
         until(qtbot, r, lambda: state.finished)
-        assert state.error == "" and (tmp_path / "z.csv").read_text() == whole_csv(wc, t.model, 90)
+        assert state.error == "" and state.started and state.done == state.total == state.rows
+        assert (tmp_path / "z.csv").read_text() == whole_csv(wc, t.model, 90)
 
 
 def test_killed_with_an_export_outstanding_it_writes_nothing_and_says_so(qtbot, trained, tmp_path) -> None:

@@ -22,12 +22,16 @@ POLL_S = 0.004  # and for how long at most
 def progress_text(state: ExportState) -> str:
     """What the dialog says of *state*.
 
-    >>> progress_text(ExportState(8000, "z.csv", done=20_000, total=2_059_624))
+    >>> progress_text(ExportState(8000, "z.csv", done=20_000, total=2_059_624, started=True))
     'Writing pairs at step 8,000: 20,000 of 2,059,624 rows…'
+    >>> progress_text(ExportState(8000, "z.csv"))
+    'Waiting for the pair counts to reach step 8,000…'
     """
     if state.total:
         return f"Writing pairs at step {state.step:,}: {state.done:,} of {state.total:,} rows…"
-    return f"Ordering every pair at step {state.step:,} for the CSV…"
+    if state.started:
+        return f"Ordering every pair at step {state.step:,} for the CSV…"
+    return f"Waiting for the pair counts to reach step {state.step:,}…"
 
 
 def wait_for_export(parent: QtWidgets.QWidget, feed: PlotFeed, state: ExportState) -> None:
@@ -38,6 +42,8 @@ def wait_for_export(parent: QtWidgets.QWidget, feed: PlotFeed, state: ExportStat
         dialog.setWindowTitle("Export pairs plot")
         dialog.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
         dialog.setMinimumDuration(0)
+        dialog.setAutoReset(False)  # (all rows written is not the end: the process's answer is, after the rename)
+        dialog.setAutoClose(False)
         timer = QtCore.QTimer(dialog)
 
         def poll() -> None:

@@ -309,7 +309,7 @@ class PlotFeed:
         with atomic_write(path) as f:
             f.write(csv_text(ZIPF_COLUMNS, z.rows()))
         n = len(z.counts)
-        return ExportState(step, os.fspath(path), n, n, n, finished=True)
+        return ExportState(step, os.fspath(path), n, n, n, finished=True, started=True)
 
     def poll(self, budget_s: float) -> None:
         """Read the statistics process's answers (an export's progress) for about *budget_s* seconds."""

@@ -61,8 +61,9 @@ _tickets = itertools.count(1)  # export tickets, unique in the window's process
 
 @dataclass
 class ExportState:
-    """An export's CSV being written by the process: rows *done* of *total* (0: the pairs are being ordered);
-    once :attr:`finished`, *error* is "" (*rows* written to *path*) or why nothing was written."""
+    """An export's CSV being written by the process: *started* once the process has got to its step, then rows
+    *done* of *total* (0: the pairs are being ordered); once :attr:`finished`, *error* is "" (*rows* written to
+    *path*) or why nothing was written."""
 
     step: int
     path: str
@@ -71,6 +72,7 @@ class ExportState:
     rows: int = 0
     finished: bool = False
     error: str = ""
+    started: bool = False
 
     def fail(self, why: str) -> None:
         if not self.finished:
@@ -302,7 +304,7 @@ class RemoteHistory:
         if state is None or state.finished:
             return False
         if isinstance(msg, ExportProgress):
-            state.done, state.total = msg.done, msg.total
+            state.started, state.done, state.total = True, msg.done, msg.total
         elif isinstance(msg, ZipfExported):
             state.finished, state.rows = True, msg.rows
         else:
