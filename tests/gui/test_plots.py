@@ -130,6 +130,25 @@ def test_compression_and_tradeoff_plots_equal_the_records(qtbot, trained) -> Non
     assert panel.tradeoff.lines[0].value() == recs[119].vocab_size
 
 
+def test_the_compression_and_trade_off_curves_are_drawn_in_turns_of_their_own(qtbot, trained) -> None:
+    """Each curve of a long run is several ms to set: one a turn, so their sum never makes one gap (counted)."""
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    drawn_in: list[tuple[int, str]] = []  # (the refresh turn, the plot)
+    for plot in (panel.compression, panel.tradeoff):
+        real = plot.set_data
+        plot.set_data = lambda *a, real=real, name=plot.name, **k: (drawn_in.append((panel.slices, name)),
+                                                                     real(*a, **k))[1]
+    qtbot.waitUntil(lambda: panel.tradeoff.data is not None and panel.compression.data is not None, timeout=10_000)
+    s.append_records([])  # (the curves marked again: drawn again, one a turn)
+    s.reset_model(s.model)
+    qtbot.waitUntil(lambda: len(drawn_in) >= 4, timeout=10_000)
+    names = [n for _, n in drawn_in]
+    assert names.count(panel.compression.name) >= 2 and names.count(panel.tradeoff.name) >= 2
+    turns = [t for t, _ in drawn_in]
+    assert len(set(turns)) == len(turns)  # (never both in one turn)
+
+
 def test_model_without_records_gets_its_curves_from_the_history(qtbot, trained) -> None:
     _, wc, t, recs = trained
     s = make_session(trained, records=False)

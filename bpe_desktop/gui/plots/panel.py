@@ -119,6 +119,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self._note_shown = ""  # the feed's note the pair plot shows (no data)
         self._zipf_ready: tuple[ZipfView, int, str] | None = None  # computed by a slice, drawn on the next turn
         self._curves_at = 0.0  # when the curves were last redrawn
+        self._tradeoff_next = False  # the compression curve is drawn: the trade-off's turn comes next
         self._due = 0.0  # when the timer should fire
         self._records_at = 0.0  # when records last arrived
         self._yielded = 0  # slices skipped in a row because the timer fired late
@@ -282,11 +283,14 @@ class PlotsPanel(QtWidgets.QWidget):
         if self._curves_dirty and shown:  # cheap-ish (setData of a few thousand points); throttled while training
             visible = self.tabs.currentWidget() in (self.compression, self.tradeoff)
             wait_s = (CURVES_EVERY_S if visible else HIDDEN_EVERY_S) if s.state is TrainingState.TRAINING else 0.0
-            if now - self._curves_at >= wait_s:
-                self.compression.set_data(feed.compression(), step)
-                self.tradeoff.set_data(feed.tradeoff(), step)
-                self._curves_dirty = False
-                self._curves_at = time.perf_counter()
+            if now - self._curves_at >= wait_s:  # one of the two a turn (with a long run each is several ms)
+                if not self._tradeoff_next:
+                    self.compression.set_data(feed.compression(), step)
+                    more = self._tradeoff_next = True
+                else:
+                    self.tradeoff.set_data(feed.tradeoff(), step)
+                    self._curves_dirty = self._tradeoff_next = False
+                    self._curves_at = time.perf_counter()
                 self.refreshes += 1
             else:
                 more = True

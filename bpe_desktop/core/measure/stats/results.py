@@ -65,9 +65,10 @@ class ZipfData:
     def view(self, next_pair: Pair | None = None) -> ZipfView:
         """What a plot draws of this table (:class:`ZipfView`), with *next_pair*'s rank."""
         r = self.rank_of(next_pair) if next_pair is not None else None
-        return ZipfView(self.step, len(self.counts), (ranks := drawn_ranks(len(self.counts))),
-                        [self.counts[i - 1] for i in ranks], self.labels[:TOP_PAIRS], self.slope, self.intercept,
-                        next_pair, r, self.counts[r - 1] if r else 0, self.labels[r - 1] if r else None)
+        ranks = drawn_ranks(len(self.counts))
+        return ZipfView(self.step, len(self.counts), ranks, [self.counts[i - 1] for i in ranks],
+                        self.labels[:TOP_PAIRS], self.slope, self.intercept, next_pair, r,
+                        self.counts[r - 1] if r else 0, self.labels[r - 1] if r else None)
 
 
 @dataclass(frozen=True)
