@@ -140,6 +140,8 @@ def test_the_compression_and_trade_off_curves_are_drawn_in_turns_of_their_own(qt
         plot.set_data = lambda *a, real=real, name=plot.name, **k: (drawn_in.append((panel.slices, name)),
                                                                      real(*a, **k))[1]
     qtbot.waitUntil(lambda: panel.tradeoff.data is not None and panel.compression.data is not None, timeout=10_000)
+    # the history's arrival changes the trade-off only (the compression curve is the records'): not drawn again
+    assert [n for _, n in drawn_in].count(panel.compression.name) == 1
     s.append_records([])  # (the curves marked again: drawn again, one a turn)
     s.reset_model(s.model)
     qtbot.waitUntil(lambda: len(drawn_in) >= 4, timeout=10_000)

@@ -344,6 +344,8 @@ class PlotsPanel(QtWidgets.QWidget):
         if now_has != had:
             self._zipf_dirty = True  # the step shown may have become ready (or a later one to catch up on)
             if had < 0 or not s.records:  # the trade-off needs the history; no records: curves from it
+                if s.records and not self._curves_dirty:  # (the compression curve is the records': as drawn)
+                    self._tradeoff_next = True
                 self._curves_dirty = True
             more = True
         if feed.n_merges < 0 and feed.note and (self._zipf_dirty or feed.note != self._note_shown) and shown:
