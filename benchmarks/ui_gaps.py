@@ -1,4 +1,4 @@
-"""What ran in the GUI thread during each long tick gap of ``ui_latency.py``'s training phase.
+"""What ran in the GUI thread during each long tick gap of ``ui_latency.py``'s training and catch-up phases.
 
 Runs :func:`ui_latency.latency` with a set of the window's methods (the controller's wake-ups, the session's
 resets and appends, the Train press, the plots' refresh, the token canvas's paint, the trash's slices) wrapped to
@@ -6,9 +6,13 @@ record when they ran, and the 10 ms ticks stamped with ``time.thread_time`` as w
 ``--over`` ms it prints the gap, the GUI thread's CPU time inside it (the rest is the thread waiting: for the
 GIL, the X server, the scheduler) and the wrapped calls that ran in it (outermost first, with their nested calls
 indented), so a gap can be told to be work, and whose.  Qt's own painting and layout are not Python calls: the
-CPU a gap spent outside every wrapped call is printed as ``other``.
+CPU a gap spent outside every wrapped call is printed as ``other``.  The cyclic collector's passes are listed as
+``gc.genN`` calls.  The training phase's gaps come first, then the catch-up phase's (after the last run, until
+the plots reach the last step, ``--catch-up-s`` at most).  ``--rss`` samples the RSS of the window's process and
+of each of its children every 0.2 s and prints their peaks per phase (the statistics process named as such).
 
     python benchmarks/ui_gaps.py [--corpus FILE] [--merges N] [--runs 1] [--platform xcb|offscreen] [--over 16]
+                                 [--catch-up-s 60] [--rss]
 
 Prints one line per gap, then ui_latency's JSON figures on the last line.
 """
@@ -17,11 +21,13 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import importlib
 import itertools
 import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -44,7 +50,18 @@ WRAPPED = [
     ("bpe_desktop.gui.session", "Session", "set_corpus"),
     ("bpe_desktop.gui.session", "Session", "announce_count"),
     ("bpe_desktop.gui.plots.panel", "PlotsPanel", "refresh"),
+    ("bpe_desktop.gui.plots.panel", "PlotsPanel", "_update_zipf"),
+    ("bpe_desktop.gui.plots.panel", "PlotsPanel", "_draw_zipf"),
+    ("bpe_desktop.gui.plots.zipf", "ZipfPlot", "set_data"),
+    ("bpe_desktop.gui.plots.feed", "PlotFeed", "advance"),
+    ("bpe_desktop.gui.plots.compression", "CompressionPlot", "set_data"),
+    ("bpe_desktop.gui.plots.tradeoff", "TradeoffPlot", "set_data"),
+    ("bpe_desktop.gui.plots.quality", "QualityTab", "advance"),
+    ("bpe_desktop.gui.plots.quality", "QualityTab", "redraw"),
+    ("bpe_desktop.gui.plots.panel", "PlotsPanel", "_update_status"),
     ("bpe_desktop.gui.plots.remote_history", "RemoteHistory", "poll"),
+    ("bpe_desktop.gui.plots.remote_history", "RemoteHistory", "_take"),
+    ("bpe_desktop.gui.plots.remote_history", "RemoteHistory", "_free"),
     ("bpe_desktop.gui.stream.canvas", "TokenCanvas", "paintEvent"),
     ("bpe_desktop.gui.stream.canvas", "TokenCanvas", "_prepare_step"),
     ("bpe_desktop.gui.widgets.trash", "Trash", "_slice"),
@@ -56,7 +73,9 @@ _depth = [0]
 
 def _wrap(mod: str, cls: str, name: str) -> None:
     klass = getattr(importlib.import_module(mod), cls)
-    real = getattr(klass, name)
+    real = getattr(klass, name, None)
+    if real is None:  # (a method of another tree: the script runs on trees before and after a change)
+        return
 
     @functools.wraps(real)
     def timed(*a: Any, **k: Any) -> Any:
@@ -72,6 +91,90 @@ def _wrap(mod: str, cls: str, name: str) -> None:
     setattr(klass, name, timed)
 
 
+def _gc_calls(phase: str, info: dict[str, int]) -> None:
+    """A collector pass, recorded as a call ``gc.genN`` (gc.callbacks)."""
+    if phase == "start":
+        _gc_start[:] = [time.perf_counter(), time.thread_time()]
+    elif _gc_start:
+        t, c = _gc_start
+        calls.append((t, time.perf_counter(), (time.thread_time() - c) * 1000, f"gc.gen{info['generation']}",
+                      _depth[0]))
+
+
+_gc_start: list[float] = []
+
+
+class RssWatch(threading.Thread):
+    """Samples the RSS of this process and of each of its children (from /proc) every *every_s* seconds; the
+    peaks per phase name (set :attr:`phase`)."""
+
+    def __init__(self, every_s: float = 0.2) -> None:
+        super().__init__(daemon=True)
+        self.every_s = every_s
+        self.phase = "start"
+        self.peaks: dict[tuple[str, int], int] = {}  # (phase, pid) -> peak RSS in kB
+        self.names: dict[int, str] = {}
+        self.done = threading.Event()
+
+    @staticmethod
+    def _rss_kb(pid: int) -> int:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return 0
+
+    @staticmethod
+    def _children(pid: int) -> list[int]:
+        out: list[int] = []
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    out.extend(int(x) for x in f.read().split())
+        except OSError:
+            pass
+        return out
+
+    def run(self) -> None:
+        me = os.getpid()
+        while not self.done.wait(self.every_s):
+            for pid in [me, *self._children(me)]:
+                kb = self._rss_kb(pid)
+                key = (self.phase, pid)
+                if kb > self.peaks.get(key, 0):
+                    self.peaks[key] = kb
+
+    def report(self) -> str:
+        me = os.getpid()
+        lines = []
+        for phase in dict.fromkeys(ph for ph, _ in self.peaks):
+            parts = [f"{'window' if pid == me else self.names.get(pid, f'child {pid}')} {kb / 1024:,.0f} MB"
+                     for (ph, pid), kb in sorted(self.peaks.items()) if ph == phase]
+            lines.append(f"peak RSS ({phase}): " + ", ".join(parts))
+        return "\n".join(lines)
+
+
+def _print_gaps(name: str, ticks: list[tuple[float, float]], over: float) -> None:
+    """One line per gap over *over* ms between the *ticks* of phase *name*: wall, GUI CPU, the calls in it."""
+    if len(ticks) < 2:
+        return
+    print(f"-- {name}: {len(ticks)} ticks over {ticks[-1][0] - ticks[0][0]:.1f} s")
+    for (t0, c0), (t1, c1) in itertools.pairwise(ticks):
+        gap = (t1 - t0) * 1000
+        if gap <= over:
+            continue
+        inside = sorted((c for c in calls if c[0] < t1 and c[1] > t0 and c[4] <= 3), key=lambda c: c[0])
+        top = sum(c[2] for c in inside if c[4] == min(x[4] for x in inside)) if inside else 0.0
+        cpu = (c1 - c0) * 1000
+        parts = [f"{'  ' * c[4]}{c[3]} {(min(c[1], t1) - max(c[0], t0)) * 1000:.1f}/{c[2]:.1f}cpu"
+                 for c in inside if (c[1] - c[0]) * 1000 >= 0.5 or c[3].startswith("gc.")]
+        print(f"gap {gap:6.1f} ms at {t1 - ticks[0][0]:7.2f} s: GUI CPU {cpu:5.1f} ms (wrapped {top:.1f}, "
+              f"other {max(0.0, cpu - top):.1f}) | " + "; ".join(parts))
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--corpus", default=str(ui_latency.KJV))
@@ -80,12 +183,15 @@ def main() -> int:
     p.add_argument("--platform", choices=("offscreen", "xcb"), default="xcb")
     p.add_argument("--over", type=float, default=16.0, help="list the gaps longer than this (ms)")
     p.add_argument("--catch-up-s", type=float, default=60.0, help="as in ui_latency.py")
+    p.add_argument("--rss", action="store_true", help="print the peak RSS of the window and its children")
     args = p.parse_args()
     os.environ["QT_QPA_PLATFORM"] = args.platform
     xvfb = ui_latency.start_xvfb() if args.platform == "xcb" and not os.environ.get("DISPLAY") else None
+    watch = RssWatch() if args.rss else None
     try:
         for w in WRAPPED:
             _wrap(*w)
+        gc.callbacks.append(_gc_calls)
         ticks: list[tuple[float, float]] = []  # (perf_counter, thread_time) at each tick
         from PySide6 import QtCore
 
@@ -101,24 +207,31 @@ def main() -> int:
         phase_end: list[int] = []
         real_catch_up = ui_latency._phase_catch_up
 
-        def catch_up(*a: Any) -> dict[str, object]:  # the training phase ends here
+        def catch_up(w: Any, *a: Any) -> dict[str, object]:  # the training phase ends here
             phase_end.append(len(ticks))
-            return real_catch_up(*a)
+            if watch is not None:
+                watch.phase = "catch-up"
+                remote = w.plots.feed.remote
+                if remote is not None and remote.pid is not None:
+                    watch.names[remote.pid] = "statistics process"
+            out = real_catch_up(w, *a)
+            phase_end.append(len(ticks))
+            if watch is not None:
+                watch.phase = "after"
+            return out
 
         ui_latency._phase_catch_up = catch_up  # type: ignore[assignment]
+        if watch is not None:
+            watch.phase = "training"
+            watch.start()
         result = ui_latency.latency(args.corpus, args.merges, runs=args.runs, play_s=0.5, catch_up_s=args.catch_up_s)
-        train = ticks[: phase_end[0]] if phase_end else ticks
-        for (t0, c0), (t1, c1) in itertools.pairwise(train):
-            gap = (t1 - t0) * 1000
-            if gap <= args.over:
-                continue
-            inside = sorted((c for c in calls if c[0] < t1 and c[1] > t0 and c[4] <= 2), key=lambda c: c[0])
-            top = sum(c[2] for c in inside if c[4] == min(x[4] for x in inside)) if inside else 0.0
-            cpu = (c1 - c0) * 1000
-            parts = [f"{'  ' * c[4]}{c[3]} {(min(c[1], t1) - max(c[0], t0)) * 1000:.1f}/{c[2]:.1f}cpu"
-                     for c in inside if (c[1] - c[0]) * 1000 >= 0.5]
-            print(f"gap {gap:6.1f} ms at {t1 - train[0][0]:7.2f} s: GUI CPU {cpu:5.1f} ms (wrapped {top:.1f}, "
-                  f"other {max(0.0, cpu - top):.1f}) | " + "; ".join(parts))
+        if watch is not None:
+            watch.done.set()
+        _print_gaps("training", ticks[: phase_end[0]] if phase_end else ticks, args.over)
+        if len(phase_end) == 2:
+            _print_gaps("catch-up", ticks[phase_end[0] : phase_end[1]], args.over)
+        if watch is not None:
+            print(watch.report())
         print(json.dumps(result))
     finally:
         if xvfb is not None:

@@ -66,12 +66,13 @@ def test_pairs_tradeoff_and_quality_plots_count_the_extension_segmentation(windo
         panel.tabs.setCurrentWidget(panel.zipf)
         qtbot.waitUntil(lambda k=k: panel.zipf.data is not None and panel.zipf.data.step == k, timeout=30_000)
         pairs, tokens, n_words, n_bytes = brute(window, text)
-        z = panel.zipf.data
-        assert dict(zip(z.pairs, z.counts, strict=True)) == dict(pairs)  # every pair, in the model's ids
+        z, whole = panel.zipf.data, panel.feed.history.zipf(k)  # (what it draws; every pair, as its CSV has)
+        assert dict(zip(whole.pairs, whole.counts, strict=True)) == dict(pairs)  # every pair, in the model's ids
+        assert z == whole.view(s.model.merges[o + k]) and z.n_pairs == len(pairs)
         assert sorted(panel.zipf.curve.getOriginalDataset()[1].tolist(), reverse=True) == sorted(pairs.values(),
                                                                                                reverse=True)
         rec = s.records[o + k]  # merge k + 1: the extension trainer ranked it by these counts
-        assert z.pairs[0] == s.model.merges[o + k] == (rec.left_id, rec.right_id) and z.counts[0] == rec.count
+        assert whole.pairs[0] == s.model.merges[o + k] == (rec.left_id, rec.right_id) and z.counts[0] == rec.count
         assert panel.zipf.next_rank == 1  # the pair about to be merged is marked
         assert panel.status.text().startswith(f"step {k} of {MERGES}")
 
@@ -133,8 +134,9 @@ def test_a_reopened_extension_run_finds_its_segmentation_again(window, qtbot, ex
     assert s.work.rewrites == done.run.rewrites
     panel.tabs.setCurrentWidget(panel.zipf)
     qtbot.waitUntil(lambda: panel.zipf.data is not None and panel.zipf.data.step == 2, timeout=30_000)
-    z = panel.zipf.data
-    assert dict(zip(z.pairs, z.counts, strict=True)) == dict(brute(window, text)[0])
+    whole = panel.feed.history.zipf(2)
+    assert dict(zip(whole.pairs, whole.counts, strict=True)) == dict(brute(window, text)[0])
+    assert panel.zipf.data == whole.view(s.model.merges[s.origin + 2])
 
     show(window, "hello world\n", dataclasses.replace(done, run=dataclasses.replace(done.run, rewrites=None)))
     panel.tabs.setCurrentWidget(panel.zipf)

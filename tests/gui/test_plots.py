@@ -14,12 +14,17 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from bpe_desktop.core import CorpusSource, TrainConfig, Trainer, count_text
 from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.io.csv_table import csv_text
-from bpe_desktop.core.measure.stats import SegmentationHistory, compression_from_records, recount_pairs
+from bpe_desktop.core.measure.stats import (
+    ZIPF_COLUMNS,
+    SegmentationHistory,
+    compression_from_records,
+    drawn_ranks,
+    recount_pairs,
+)
 from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
 from bpe_desktop.gui.plots import panel as panel_mod
 from bpe_desktop.gui.plots.feed import building_note
 from bpe_desktop.gui.plots.panel import PlotsPanel
-from bpe_desktop.gui.plots.zipf import curve_points
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.training.protocol import TrainingState
 from bpe_desktop.gui.widgets.token_labels import token_label
@@ -54,6 +59,11 @@ def orig(item) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(ds[0]), np.asarray(ds[1])
 
 
+def drawn(full: SegmentationHistory, k: int, model) -> object:
+    """What the pair plot draws at step *k* (the oracle: the whole table's same ranks, the pair merged next ringed)."""
+    return full.zipf(k).view(model.merges[k] if k < len(model.merges) else None)
+
+
 def wait_zipf_at(qtbot, panel: PlotsPanel, step: int) -> None:
     qtbot.waitUntil(lambda: panel.zipf.data is not None and panel.zipf.data.step == step, timeout=10_000)
 
@@ -70,9 +80,9 @@ def test_zipf_plot_shows_the_true_pair_counts_at_the_current_step(qtbot, trained
     tok = Tokenizer(t.model)
     toks = t.model.tokens
     scratch = recount_pairs(([toks[i] for i in tok.encode_piece(w, upto=37)], c) for w, c in wc.counts.items())
-    assert panel.zipf.data.counts == sorted(scratch.values(), reverse=True)  # every rank, for export
-    ranks = curve_points(len(scratch)) + 1  # the curve: each of the first ranks, then log-spaced ones
-    assert x.tolist() == ranks.tolist() and ranks[0] == 1 and ranks[-1] == len(scratch)
+    assert panel.zipf.data.n_pairs == len(scratch)
+    ranks = drawn_ranks(len(scratch))  # the curve: each of the first ranks, then log-spaced ones
+    assert x.tolist() == ranks and ranks[0] == 1 and ranks[-1] == len(scratch)
     assert y.astype(int).tolist() == [sorted(scratch.values(), reverse=True)[r - 1] for r in ranks]
     # the displayed (log-mode) data is the log10 of those numbers
     _dx, dy = panel.zipf.curve.getData()
@@ -80,8 +90,8 @@ def test_zipf_plot_shows_the_true_pair_counts_at_the_current_step(qtbot, trained
     # the pair about to be merged is ringed at its rank and count
     z = panel.zipf.data
     nxt = t.model.merges[37]
-    r = z.rank_of(nxt)
-    assert r is not None
+    r = z.next_rank
+    assert r is not None and r == SegmentationHistory(wc, t.model).zipf(37).rank_of(nxt) and z.next_pair == nxt
     nx, ny = orig(panel.zipf.next)
     assert (nx.tolist(), ny.tolist()) == ([r], [scratch[(toks[nxt[0]], toks[nxt[1]])]])
     # the fitted line has the slope shown in the title
@@ -91,7 +101,7 @@ def test_zipf_plot_shows_the_true_pair_counts_at_the_current_step(qtbot, trained
     assert f"slope {z.slope:.2f}" in panel.zipf.key.textItem.toPlainText()
     # top pairs labelled, in rank order
     box = panel.zipf.top_box.textItem.toPlainText()
-    a, b = (token_label(t, s.model.mode) for t in z.labels[0])  # written as the other panes write them
+    a, b = (token_label(t, s.model.mode) for t in z.top[0])  # written as the other panes write them
     assert f"{a} + {b}" in box
 
 
@@ -120,6 +130,27 @@ def test_compression_and_tradeoff_plots_equal_the_records(qtbot, trained) -> Non
     assert panel.tradeoff.lines[0].value() == recs[119].vocab_size
 
 
+def test_the_compression_and_trade_off_curves_are_drawn_in_turns_of_their_own(qtbot, trained) -> None:
+    """Each curve of a long run is several ms to set: one a turn, so their sum never makes one gap (counted)."""
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    drawn_in: list[tuple[int, str]] = []  # (the refresh turn, the plot)
+    for plot in (panel.compression, panel.tradeoff):
+        real = plot.set_data
+        plot.set_data = lambda *a, real=real, name=plot.name, **k: (drawn_in.append((panel.slices, name)),
+                                                                     real(*a, **k))[1]
+    qtbot.waitUntil(lambda: panel.tradeoff.data is not None and panel.compression.data is not None, timeout=10_000)
+    # the history's arrival changes the trade-off only (the compression curve is the records'): not drawn again
+    assert [n for _, n in drawn_in].count(panel.compression.name) == 1
+    s.append_records([])  # (the curves marked again: drawn again, one a turn)
+    s.reset_model(s.model)
+    qtbot.waitUntil(lambda: len(drawn_in) >= 4, timeout=10_000)
+    names = [n for _, n in drawn_in]
+    assert names.count(panel.compression.name) >= 2 and names.count(panel.tradeoff.name) >= 2
+    turns = [t for t, _ in drawn_in]
+    assert len(set(turns)) == len(turns)  # (never both in one turn)
+
+
 def test_model_without_records_gets_its_curves_from_the_history(qtbot, trained) -> None:
     _, wc, t, recs = trained
     s = make_session(trained, records=False)
@@ -129,7 +160,7 @@ def test_model_without_records_gets_its_curves_from_the_history(qtbot, trained) 
     assert panel.compression.data == compression_from_records(t.initial_symbols, recs)
     assert s.step == 0  # reset_model without records puts the timeline at step 0
     wait_zipf_at(qtbot, panel, 0)
-    assert panel.zipf.data.counts == SegmentationHistory(wc, t.model).zipf(0).counts
+    assert panel.zipf.data == drawn(SegmentationHistory(wc, t.model), 0, t.model)
 
 
 def test_live_training_bursts_are_coalesced(qtbot, trained) -> None:
@@ -160,7 +191,7 @@ def test_in_memory_text_without_word_counts_is_counted_by_the_pane(qtbot) -> Non
     s.set_step(5)
     panel = panel_for(qtbot, s)
     wait_zipf_at(qtbot, panel, 5)
-    assert panel.zipf.data.counts == SegmentationHistory(count_text(text, TrainConfig()), t.model).zipf(5).counts
+    assert panel.zipf.data == drawn(SegmentationHistory(count_text(text, TrainConfig()), t.model), 5, t.model)
 
 
 def test_file_corpus_before_counting_shows_a_note_not_a_crash(qtbot, topics_file) -> None:
@@ -172,10 +203,12 @@ def test_file_corpus_before_counting_shows_a_note_not_a_crash(qtbot, topics_file
 
 
 def test_exports_write_valid_png_svg_and_csv(qtbot, trained, tmp_path) -> None:
+    _, wc, t, _ = trained
     s = make_session(trained)
     panel = panel_for(qtbot, s)
     s.set_step(50)
     wait_zipf_at(qtbot, panel, 50)
+    whole = SegmentationHistory(wc, t.model).zipf(50)  # (the pair plot's CSV is every pair, not what it draws)
     for plot in (panel.zipf, panel.compression, panel.tradeoff):
         png, svg, csv_path = (tmp_path / f"{plot.name}.{k}" for k in ("png", "svg", "csv"))
         panel.export("png", png, plot)
@@ -188,11 +221,16 @@ def test_exports_write_valid_png_svg_and_csv(qtbot, trained, tmp_path) -> None:
         assert root.tag.endswith("svg")
         assert len(list(root.iter())) > 20  # real drawing, not an empty document
         text = csv_path.read_text(encoding="utf-8")
-        assert text == csv_text(plot.csv_header, plot.csv_rows())
-        assert text.count("\n") == len(plot.csv_rows()) + 1 > 2
+        rows = whole.rows() if plot is panel.zipf else plot.csv_rows()
+        assert text == csv_text(plot.csv_header, rows)
+        assert text.count("\n") == len(rows) + 1 > 2
     with open(tmp_path / "pairs.csv", encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(f))[1:]
-    assert [(int(r), a, b, int(c)) for r, a, b, c in rows] == panel.zipf.data.rows()
+        rows = list(csv.reader(f))
+    assert tuple(rows[0]) == ZIPF_COLUMNS and len(rows) - 1 == len(whole.counts) == panel.zipf.data.n_pairs
+    assert [(int(r), a, b, int(c)) for r, a, b, c in rows[1:]] == whole.rows()
+    with pytest.raises(BpeError, match=r"PlotsPanel\.export"):  # (the plot itself holds no table to write)
+        panel.zipf.export_csv(tmp_path / "drawn.csv")
+    assert not (tmp_path / "drawn.csv").exists()
     with pytest.raises(BpeError):
         panel.export("png", tmp_path / "missing" / "x.png", panel.zipf)
 
@@ -239,13 +277,13 @@ def test_zipf_shown_while_catching_up_is_always_exact_for_its_own_step(qtbot, tr
         z = panel.zipf.data
         if z is not None and z.step not in seen:
             seen.add(z.step)
-            assert z.counts == full.zipf(z.step).counts and z.pairs == full.zipf(z.step).pairs
+            assert z == full.zipf(z.step).view(z.next_pair) and z.next_pair == s.model.merges[z.step]
             title = panel.zipf.plot.titleLabel.text
             assert f"step {z.step:,}" in title
             assert ("catching up" in title) == (z.step < s.step)
     wait_zipf_at(qtbot, panel, MERGES)
     qtbot.waitUntil(lambda: "catching up" not in panel.zipf.plot.titleLabel.text, timeout=10_000)
-    assert panel.zipf.data.counts == full.zipf(MERGES).counts
+    assert panel.zipf.data == drawn(full, MERGES, t.model)
     assert panel.slices > panel.refreshes  # the work was spread over more slices than redraws
 
 
@@ -261,7 +299,7 @@ def test_scrubbing_during_a_sliced_recount_shows_the_new_step(qtbot, trained) ->
         panel.refresh()  # one slice of step a's recount, then the user moves on
         s.set_step(b)
         wait_zipf_at(qtbot, panel, b)
-        assert panel.zipf.data == full.zipf(b)
+        assert panel.zipf.data == drawn(full, b, t.model)
 
 
 # -- legibility ------------------------------------------------------------------------------------------
@@ -337,7 +375,7 @@ def test_a_new_model_empties_the_old_history_in_slices(qtbot, trained) -> None:
     qtbot.waitUntil(lambda: not s.trash.pending)  # the session's trash empties it, a slice a turn
     assert not old.wcounts and not old._segs
     assert panel.feed.history is not old
-    assert panel.zipf.data == SegmentationHistory(wc, t.model).zipf(50)
+    assert panel.zipf.data == drawn(SegmentationHistory(wc, t.model), 50, s.model)
 
 
 def test_a_hidden_pane_computes_but_draws_only_once_shown(qtbot, trained) -> None:

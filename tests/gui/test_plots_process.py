@@ -26,8 +26,7 @@ from bpe_desktop.gui.plots.feed import building_note
 from bpe_desktop.gui.plots.panel import PlotsPanel
 from bpe_desktop.gui.plots.remote_history import RemoteHistory
 from bpe_desktop.gui.plots.stats_protocol import Merges
-from bpe_desktop.gui.session import Session
-from support.plots import panel_for
+from support.plots import WordCountsParted, panel_for, session_of, until
 
 MERGES = 120
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,24 +42,13 @@ def in_process(monkeypatch):
     monkeypatch.setattr(feed_mod, "PROCESS_PIECES", 0)
 
 
-def session_of(trained, counts=None) -> Session:
-    _text, wc, t, recs = trained
-    s = Session()
-    s.set_config(trained.config)
-    s.set_counted(counts if counts is not None else wc, t.initial_symbols, None)
-    s.reset_model(t.model.truncated(0))
-    s.append_records(recs)
-    s.set_step(s.n_steps)
-    return s
+def drawn(oracle: SegmentationHistory, k: int, model) -> object:
+    """What the pair plot draws at step *k*: the whole table's same ranks, with the rank of the pair merged next."""
+    return oracle.zipf(k).view(model.merges[k] if k < len(model.merges) else None)
 
 
 def wait_zipf_at(qtbot, panel: PlotsPanel, step: int) -> None:
     qtbot.waitUntil(lambda: panel.zipf.data is not None and panel.zipf.data.step == step, timeout=30_000)
-
-
-def until(qtbot, r: RemoteHistory, condition) -> None:
-    """Read *r*'s answers until *condition* holds."""
-    qtbot.waitUntil(lambda: (r.poll(0.01) and False) or condition(), timeout=30_000)
 
 
 def exited(pid: int) -> bool:
@@ -83,22 +71,15 @@ def test_the_process_gives_the_in_thread_history_s_numbers(qtbot, trained, in_pr
     wait_zipf_at(qtbot, panel, MERGES)
     feed = panel.feed
     assert feed.history is None and feed.remote is not None and feed.remote.running  # (the process's numbers)
-    assert panel.zipf.data == oracle.zipf(MERGES)
+    assert panel.zipf.data == drawn(oracle, MERGES, t.model)
     for k in (0, 1, 37, 99):
         s.set_step(k)
         wait_zipf_at(qtbot, panel, k)
-        assert panel.zipf.data == oracle.zipf(k), k
+        assert panel.zipf.data == drawn(oracle, k, t.model), k
     assert feed.tradeoff() == oracle.tradeoff()  # (its corpus totals came from the process)
     pid = feed.remote.pid
     feed.close()
     wait_exit(qtbot, pid)
-
-
-def WordCountsParted(wc):
-    """The word counts as the window holds a big corpus's: in parts."""
-    from bpe_desktop.core.counting.pieces import WordCounts
-
-    return WordCounts(PartedCounts.cut(wc.counts, 97), wc.bytes_read)
 
 
 def many_words(n: int) -> dict[str, int]:
@@ -148,7 +129,7 @@ def test_killed_before_it_answered_the_plot_says_so_and_a_new_run_recovers(qtbot
     s.append_records(recs)
     s.set_step(50)
     wait_zipf_at(qtbot, panel, 50)
-    assert panel.zipf.data == SegmentationHistory(wc, t.model).zipf(50)
+    assert panel.zipf.data == drawn(SegmentationHistory(wc, t.model), 50, t.model)
     assert feed.remote.pid != pid and "ended" not in feed.note
     assert stats_worker.SLICE_S > 0  # (the module the child runs)
     new = feed.remote.pid
@@ -176,7 +157,7 @@ def test_an_answer_for_the_old_corpus_arriving_after_a_reset_is_never_shown(qtbo
         r.ask(0)
         until(qtbot, r, lambda: 0 in r.answers)
         assert MERGES not in r.answers  # (the old corpus's answer was read and dropped)
-        assert r.answers[0] == SegmentationHistory(other, t.model.truncated(0)).zipf(0)
+        assert r.answers[0] == SegmentationHistory(other, t.model.truncated(0)).zipf(0).view()
     finally:
         r.close()
 
@@ -346,7 +327,7 @@ def test_closing_the_window_ends_the_processes_of_an_open_compare(qtbot, window,
 
 class _Served:
     """The statistics process's loop (``stats_worker._serve``) run on a thread of this process over a pipe, so a
-    test can see which path it took; ``answer(step)`` reads up to the ZipfData of *step*."""
+    test can see which path it took; ``answer(step)`` reads up to the view answered for *step*."""
 
     def __init__(self) -> None:
         import multiprocessing as mp
@@ -364,20 +345,15 @@ class _Served:
             self.ours.send(msg)
 
     def answer(self, step: int, generation: int = 1):
-        from bpe_desktop.core.measure.stats import ZipfData
-        from bpe_desktop.gui.plots.stats_protocol import StatsFailed, ZipfDone, ZipfRows
+        """The view answered for *step* (every message read is kept in :attr:`seen`)."""
+        from bpe_desktop.gui.plots.stats_protocol import StatsFailed, ZipfShown
 
-        pairs, counts, labels = [], [], []
         while self.ours.poll(30):
             msg = self.ours.recv()
             self.seen.append(msg)
             assert not isinstance(msg, StatsFailed), msg
-            if isinstance(msg, ZipfRows) and msg.step == step and msg.generation == generation:
-                pairs += msg.pairs
-                counts += msg.counts
-                labels += msg.labels
-            if isinstance(msg, ZipfDone) and msg.step == step and msg.generation == generation:
-                return ZipfData(step, pairs, counts, labels, msg.slope, msg.intercept)
+            if isinstance(msg, ZipfShown) and msg.view.step == step and msg.generation == generation:
+                return msg.view
         raise AssertionError(f"no answer for step {step}")
 
     def close(self) -> None:
@@ -417,16 +393,18 @@ def test_the_process_replays_the_kernel_and_answers_the_history_s_numbers(traine
     served = _Served()
     try:
         served.send(Begin(1, t.model.truncated(0), len(parts)), *(CountsBlob(1, pickle.dumps(p)) for p in parts))
-        served.send(Merges(1, 0, tuple(t.model.merges[:40])), AskZipf(1, 90))  # (beyond the 40 received)
+        served.send(Merges(1, 0, tuple(t.model.merges[:40])), AskZipf(1, 90, t.model.merges[90]))  # (beyond 40)
         while not any(isinstance(m, Applied) and m.n_merges == 40 for m in served.seen):
             assert served.ours.poll(30)
             served.seen.append(served.ours.recv())
         assert not served.ours.poll(0.3)  # (90 not answered: the process has 40 merges)
         served.send(Merges(1, 40, tuple(t.model.merges[40:])))
-        assert served.answer(90) == oracle.zipf(90)
+        assert served.answer(90) == drawn(oracle, 90, t.model)
         for k in (MERGES, 0, 37, MERGES, 1, 99):
-            served.send(AskZipf(1, k))
-            assert served.answer(k) == oracle.zipf(k), k
+            served.send(AskZipf(1, k, t.model.merges[k] if k < MERGES else None))
+            assert served.answer(k) == drawn(oracle, k, t.model), k
+        served.send(AskZipf(1, 37, (10**6, 1)))  # (a pair that does not occur: no rank, the same numbers)
+        assert served.answer(37) == oracle.zipf(37).view((10**6, 1)) and served.seen[-1].view.next_rank is None
         assert taken == [True]  # (the kernel's counts, not the pure history)
         last = [m for m in served.seen if isinstance(m, Applied)][-1]
         assert (last.n_merges, last.n_words, last.n_bytes) == (MERGES, oracle.n_words, oracle.n_bytes)
@@ -442,8 +420,8 @@ def test_a_first_seen_run_keeps_the_pure_history_in_the_process(trained_on, topi
     served = _Served()
     try:
         served.send(Begin(1, t.model.truncated(0), 1), CountsBlob(1, pickle.dumps(dict(wc.counts))),
-                    Merges(1, 0, tuple(t.model.merges)), AskZipf(1, 30))
-        assert served.answer(30) == SegmentationHistory(wc, t.model).zipf(30)
+                    Merges(1, 0, tuple(t.model.merges)), AskZipf(1, 30, t.model.merges[3]))
+        assert served.answer(30) == SegmentationHistory(wc, t.model).zipf(30).view(t.model.merges[3])
         assert taken == [False]
     finally:
         served.close()
@@ -461,10 +439,10 @@ def test_another_run_s_merge_list_is_a_new_generation_and_nothing_of_the_old_is_
         r.follow(t2.model.merges)
         r.ask(MERGES)
         until(qtbot, r, lambda: MERGES in r.answers)
-        assert r.answers == {MERGES: SegmentationHistory(wc2, t2.model).zipf(MERGES)}
-        r.ask(3)
+        assert r.answers == {MERGES: SegmentationHistory(wc2, t2.model).zipf(MERGES).view()}
+        r.ask(3, t2.model.merges[3])
         until(qtbot, r, lambda: 3 in r.answers)
-        assert r.answers[3] == SegmentationHistory(wc2, t2.model).zipf(3) and not r.failure
+        assert r.answers[3] == drawn(SegmentationHistory(wc2, t2.model), 3, t2.model) and not r.failure
     finally:
         r.close()
 
@@ -490,45 +468,10 @@ def test_killed_while_following_the_merges_it_says_so_and_answers_nothing(qtbot,
         until(qtbot, r, lambda: "signal" in r.failure)
         assert r.failure == "the statistics process ended (killed by signal 9)"
         if MERGES in r.answers:  # (answered before the signal landed: then exactly)
-            assert r.answers[MERGES] == SegmentationHistory(wc, t.model).zipf(MERGES)
+            assert r.answers[MERGES] == SegmentationHistory(wc, t.model).zipf(MERGES).view()
         r.ask(1)
         assert r.poll(0.05) is False and 1 not in r.answers
     finally:
         r.close()
 
 
-def test_a_dropped_big_answer_is_freed_a_unit_at_a_time_once_nothing_holds_it() -> None:
-    """An answer of a big corpus is millions of rows: the one dropped for a newer one (or held by the plot until
-    it is replaced) is emptied FREE_ROWS rows per unit in later polls, never at once (counted, not timed)."""
-    from bpe_desktop.gui.plots import remote_history
-    from bpe_desktop.gui.plots.stats_protocol import ZipfDone, ZipfRows
-
-    n = 3 * remote_history.FREE_ROWS + 5
-    r = RemoteHistory()  # (never started: answers are handed to it as the pipe would)
-
-    def answer(step: int) -> None:
-        r._take(ZipfRows(r.generation, step, [(1, 2)] * n, list(range(n)), [("a", "b")] * n))
-        r._take(ZipfDone(r.generation, step, -1.0, 1.0, 0.0))
-
-    answer(1)
-    answer(2)
-    shown = r.answers[1]  # what the plot holds while it shows step 1
-    answer(3)  # step 1's answer is dropped here (ANSWERS_KEPT newest kept)
-    assert set(r.answers) == {2, 3} and len(shown.pairs) == n  # nothing freed inside the message's turn
-    r.poll(1.0)
-    assert len(shown.pairs) == n and not r.freeing  # still shown: never emptied under the plot
-
-    def waiting() -> int:  # rows of dropped answers not freed yet
-        return sum(map(len, r._dead))
-
-    assert waiting() == 3 * n
-    del shown  # the plot shows another step
-    assert r.freeing
-    r.poll(0.0)  # a poll with no time left frees one unit
-    assert waiting() == 3 * n - remote_history.FREE_ROWS
-    polls = 1
-    while r.freeing:
-        r.poll(0.0)
-        polls += 1
-    assert waiting() == 0 and r._dead == [] and polls == 3 * 4  # (each list: 3 full units and the rest)
-    assert r.answers[2].counts == list(range(n)) and len(r.answers[3].pairs) == n  # the kept answers are whole

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
@@ -15,9 +15,25 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     >>> csv_text(("a", "b"), [(1, 0.5), ("x,y", 2.0)])
     'a,b\\n1,0.5\\n"x,y",2\\n'
     """
+    return "".join(csv_chunks(header, rows))
+
+
+def csv_chunks(header: Sequence[str], rows: Iterable[Sequence[object]], every: int = 1 << 62) -> Iterator[str]:
+    """:func:`csv_text` in pieces of *every* rows (the header with the first), for a table too long to hold
+    as one text: ``"".join(csv_chunks(h, rows, n)) == csv_text(h, rows)`` for every *n*.
+
+    >>> list(csv_chunks(("a",), [(1,), (2,), (3,)], 2))
+    ['a\\n1\\n2\\n', '3\\n']
+    """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
-    for row in rows:
+    n = 0
+    for n, row in enumerate(rows, 1):
         w.writerow([f"{v:.6g}" if isinstance(v, float) else v for v in row])
-    return buf.getvalue()
+        if n % every == 0:
+            yield buf.getvalue()
+            buf.seek(0)
+            buf.truncate()
+    if buf.tell() or n % every:
+        yield buf.getvalue()

@@ -17,8 +17,11 @@ pieces) :attr:`PlotFeed.note` says so.  A corpus of more than :data:`PROCESS_PIE
 history built, followed and asked in the statistics process instead (:mod:`.remote_history`): the GUI thread
 only sends the counts' parts and the merges, and reads the answers; the feed's API is the same (``zipf`` is
 ``None`` until the process's answer is in), and if the process fails or dies the note says so until a new
-corpus or run starts another.  An extension run's history is not replayed: its corpus's segmentation at every
-step is the extension job's (``work.rewrites``, :class:`~bpe_desktop.core.measure.stats.RewriteHistory`);
+corpus or run starts another.  :meth:`PlotFeed.zipf` gives what the plot draws of a step
+(:class:`~bpe_desktop.core.measure.stats.ZipfView`), either way; every pair of a step is made only for a CSV
+export (:meth:`PlotFeed.export_zipf`: written at once from a history in the window, or by the process).
+An extension run's history is not replayed: its corpus's segmentation at every step is the extension job's
+(``work.rewrites``, :class:`~bpe_desktop.core.measure.stats.RewriteHistory`);
 without it (a reopened session) the plots pane finds it again off the GUI thread and
 :attr:`PlotFeed.rewrites_note` says so.  The feed's steps are the steps the timeline shows (counted from
 ``session.origin``: 0 = an extension's original).  The compression and trade-off curves come from the
@@ -29,26 +32,31 @@ connects no signals: the plots pane (:mod:`.panel`) calls it from its throttled 
 from __future__ import annotations
 
 import gc
+import os
 import time
 
 from ...core.counting.pieces import WordCounts
 from ...core.counting.sources import count_source
 from ...core.errors import BpeError
+from ...core.io.atomic import atomic_write
 from ...core.measure.stats import (
+    ZIPF_COLUMNS,
     CompressionCurve,
     RewriteHistory,
     SegmentationHistory,
     Sliced,
     TradeOff,
-    ZipfData,
+    ZipfView,
     compression_from_records,
+    csv_text,
+    finish,
     tradeoff_from,
 )
 from ...core.text.pretokenize import NAMED_PATTERNS
 from ..session import Session
 from ..training.protocol import StopReason, TrainingState
 from ..widgets.gc_policy import GcPolicy
-from .remote_history import RemoteHistory
+from .remote_history import ExportState, RemoteHistory
 
 SELF_COUNT_LIMIT = 500_000  # characters of in-memory text the pane may count itself (a short stall)
 #: a corpus of more distinct pieces than this has its history in the statistics process, not on the GUI thread
@@ -80,12 +88,12 @@ class PlotFeed:
         self.history: SegmentationHistory | None = None
         self.note = ""  # why there is no history yet, for the plot titles
         self._words: WordCounts | None = None
-        self._zipf: ZipfData | None = None
+        self._zipf: ZipfView | None = None
         self._build: Sliced | None = None  # building the history
         self._build_pieces = 0  # distinct pieces of the history being built (0: an extension's, from its rewrites)
         self._extend: Sliced | None = None  # applying the merges the session has and the history not yet
-        self._zjob: Sliced | None = None  # the pair counts at self._zjob_step
-        self._zjob_step = -1
+        self._zjob: Sliced | None = None  # what the plot draws at self._zjob_step (and next pair)
+        self._zjob_step: tuple[int, tuple[int, int] | None] = (-1, None)
         self._zjob_ms = 0.0
         self._gc = GcPolicy(GC_FREEZE_EVERY_S, time.perf_counter)
         self.last_zipf_ms = 0.0  # GUI-thread time the last Zipf data took, all its slices (the process's: its time)
@@ -219,7 +227,7 @@ class PlotFeed:
         behind = remote.n_merges < len(s.model.merges)
         # (the status line shows it while the plot is of an earlier step: a narrow card's title drops its note)
         self.note = following_note(remote.n_merges, len(s.model.merges)) if behind else ""
-        return behind or remote.asked is not None or remote.freeing  # (a dropped answer is freed in units)
+        return behind or remote.asked is not None or remote.exporting
 
     @property
     def n_merges(self) -> int:
@@ -242,21 +250,22 @@ class PlotFeed:
         return n >= 0 and n >= step
 
     # -- numbers ----------------------------------------------------------------------------------------
-    def zipf(self, step: int, budget_s: float | None = None) -> ZipfData | None:
-        """The pair frequencies at *step*; ``None`` if the history has not got there yet or (with a
-        *budget_s*) the recount needs more slices -- call again: the work done so far is kept while the
-        step stays the same."""
+    def zipf(self, step: int, budget_s: float | None = None) -> ZipfView | None:
+        """What the plot draws at *step* (with the rank of the pair merged next there); ``None`` if the history
+        has not got there yet or (with a *budget_s*) the recount needs more slices -- call again: the work done
+        so far is kept while the step stays the same."""
         if not self.ready_for(step):
             return None
+        key = (step, self.next_pair(step))
         z = self._zipf
-        if z is not None and z.step == step:
+        if z is not None and (z.step, z.next_pair) == key:
             return z
         if self._remote_on:
-            return self._remote_zipf(step, budget_s)
+            return self._remote_zipf(key, budget_s)
         assert self.history is not None
-        if self._zjob is None or self._zjob_step != step:
-            self._zjob = Sliced(self.history.zipf_steps(step))
-            self._zjob_step = step
+        if self._zjob is None or self._zjob_step != key:
+            self._zjob = Sliced(self.history.view_steps(*key))
+            self._zjob_step = key
             self._zjob_ms = 0.0
         t0 = time.perf_counter()
         done = self._zjob.run(1e9 if budget_s is None else budget_s)
@@ -268,22 +277,44 @@ class PlotFeed:
         self.last_zipf_ms = self._zjob_ms
         return z
 
-    def _remote_zipf(self, step: int, budget_s: float | None) -> ZipfData | None:
+    def _remote_zipf(self, key: tuple[int, tuple[int, int] | None], budget_s: float | None) -> ZipfView | None:
         remote = self.remote
         assert remote is not None
         remote.poll(0.004 if budget_s is None else budget_s)
-        z = remote.answers.get(step)
+        z = remote.answer(*key)
         if z is None:
-            remote.ask(step)
+            remote.ask(*key)
             return None
         self._zipf = z
         self.last_zipf_ms = remote.seconds * 1000
         return z
 
     @property
-    def latest_zipf(self) -> ZipfData | None:
+    def latest_zipf(self) -> ZipfView | None:
         """The last pair counts :meth:`zipf` finished (``None`` after a reset)."""
         return self._zipf
+
+    def export_zipf(self, step: int, path: str | os.PathLike[str]) -> ExportState:
+        """Write every pair at *step* as CSV to *path* (atomically): at once from a history in the window, or
+        by the statistics process (the state it gives is :attr:`~ExportState.finished` once it has answered:
+        :meth:`poll` meanwhile).  Refused while the history has not got to *step*."""
+        if not self.ready_for(step):
+            raise BpeError(f"the pair counts at step {step:,} are not ready yet -- wait until the plot shows that "
+                           "step, then export again")
+        if self._remote_on:
+            assert self.remote is not None
+            return self.remote.exports[self.remote.export(step, path)]
+        assert self.history is not None
+        z = finish(self.history.zipf_steps(step, 1 << 30))
+        with atomic_write(path) as f:
+            f.write(csv_text(ZIPF_COLUMNS, z.rows()))
+        n = len(z.counts)
+        return ExportState(step, os.fspath(path), n, n, n, finished=True, started=True)
+
+    def poll(self, budget_s: float) -> None:
+        """Read the statistics process's answers (an export's progress) for about *budget_s* seconds."""
+        if self.remote is not None:
+            self.remote.poll(budget_s)
 
     def next_pair(self, step: int) -> tuple[int, int] | None:
         """The pair merged next at (shown) *step*."""

@@ -33,7 +33,7 @@ from PySide6 import QtGui, QtWidgets
 
 from ...core.errors import BpeError
 from ...core.measure.quality import TextTotals
-from ...core.measure.stats import Rewrites, ZipfData
+from ...core.measure.stats import Rewrites, ZipfView
 from ..extend.job import held_out_segmentation, segmentation_again
 from ..polled_jobs import PolledJobs
 from ..session import Session
@@ -46,8 +46,10 @@ from ..wording import plural
 from ..work import Work
 from .common import PlotCard
 from .compression import CompressionPlot
+from .export_wait import wait_for_export
 from .feed import AGAIN_NOTE, PlotFeed
 from .quality import QualityTab
+from .remote_history import ExportState
 from .tradeoff import TradeoffPlot
 from .zipf import ZipfPlot
 
@@ -115,8 +117,9 @@ class PlotsPanel(QtWidgets.QWidget):
         self._zipf_dirty = True
         self._zipf_at = 0.0  # when the Zipf plot was last recomputed (perf_counter)
         self._note_shown = ""  # the feed's note the pair plot shows (no data)
-        self._zipf_ready: tuple[ZipfData, int, str] | None = None  # computed by a slice, drawn on the next turn
+        self._zipf_ready: tuple[ZipfView, int, str] | None = None  # computed by a slice, drawn on the next turn
         self._curves_at = 0.0  # when the curves were last redrawn
+        self._tradeoff_next = False  # the compression curve is drawn: the trade-off's turn comes next
         self._due = 0.0  # when the timer should fire
         self._records_at = 0.0  # when records last arrived
         self._yielded = 0  # slices skipped in a row because the timer fired late
@@ -280,11 +283,14 @@ class PlotsPanel(QtWidgets.QWidget):
         if self._curves_dirty and shown:  # cheap-ish (setData of a few thousand points); throttled while training
             visible = self.tabs.currentWidget() in (self.compression, self.tradeoff)
             wait_s = (CURVES_EVERY_S if visible else HIDDEN_EVERY_S) if s.state is TrainingState.TRAINING else 0.0
-            if now - self._curves_at >= wait_s:
-                self.compression.set_data(feed.compression(), step)
-                self.tradeoff.set_data(feed.tradeoff(), step)
-                self._curves_dirty = False
-                self._curves_at = time.perf_counter()
+            if now - self._curves_at >= wait_s:  # one of the two a turn (with a long run each is several ms)
+                if not self._tradeoff_next:
+                    self.compression.set_data(feed.compression(), step)
+                    more = self._tradeoff_next = True
+                else:
+                    self.tradeoff.set_data(feed.tradeoff(), step)
+                    self._curves_dirty = self._tradeoff_next = False
+                    self._curves_at = time.perf_counter()
                 self.refreshes += 1
             else:
                 more = True
@@ -338,6 +344,8 @@ class PlotsPanel(QtWidgets.QWidget):
         if now_has != had:
             self._zipf_dirty = True  # the step shown may have become ready (or a later one to catch up on)
             if had < 0 or not s.records:  # the trade-off needs the history; no records: curves from it
+                if s.records and not self._curves_dirty:  # (the compression curve is the records': as drawn)
+                    self._tradeoff_next = True
                 self._curves_dirty = True
             more = True
         if feed.n_merges < 0 and feed.note and (self._zipf_dirty or feed.note != self._note_shown) and shown:
@@ -373,11 +381,11 @@ class PlotsPanel(QtWidgets.QWidget):
         self._draw_zipf(z, target, note)
         return self._zipf_dirty
 
-    def _draw_zipf(self, z: ZipfData, target: int, note: str) -> None:
+    def _draw_zipf(self, z: ZipfView, target: int, note: str) -> None:
         self._zipf_ready = None
         if z is not self.feed.latest_zipf:  # (a reset or a newer step meanwhile)
             return
-        self.zipf.set_data(z, self.feed.next_pair(target), note=note, mode=self.session.model.mode)
+        self.zipf.set_data(z, note=note, mode=self.session.model.mode)
         self.refreshes += 1
         self._zipf_at = time.perf_counter()
 
@@ -386,7 +394,7 @@ class PlotsPanel(QtWidgets.QWidget):
         z = self.zipf.data
         parts = [Part(f"step {step:,} of {s.shown_step(s.n_steps):,}")]
         if z is not None and z.step == step:
-            parts.append(Part(f" · {plural(len(z.counts), 'pair')}", drop=1))
+            parts.append(Part(f" · {plural(z.n_pairs, 'pair')}", drop=1))
             parts.append(Part(f" · recount {self.feed.last_zipf_ms:.0f} ms", drop=2))
         elif self.feed.note:
             parts.append(Part(f" · {self.feed.note}"))
@@ -399,8 +407,10 @@ class PlotsPanel(QtWidgets.QWidget):
         assert isinstance(w, PlotCard)
         return w
 
-    def export(self, kind: str, path: str | os.PathLike[str], plot: PlotCard | None = None) -> None:
-        """Write *plot* (default: the one shown) as ``png``, ``svg`` or ``csv`` to *path* (atomically)."""
+    def export(self, kind: str, path: str | os.PathLike[str], plot: PlotCard | None = None) -> ExportState | None:
+        """Write *plot* (default: the one shown) as ``png``, ``svg`` or ``csv`` to *path* (atomically).  The pair
+        plot's CSV is every pair at the step it shows (:meth:`PlotFeed.export_zipf`): its state, finished unless
+        the statistics process writes it."""
         plot = plot or self.current_plot()
         if kind == "png":
             plot.export_png(path)
@@ -409,9 +419,12 @@ class PlotsPanel(QtWidgets.QWidget):
         elif kind == "csv":
             if not plot.has_data():
                 raise BpeError("this plot has no numbers yet -- load a corpus and train first")
+            if plot is self.zipf and self.zipf.data is not None:
+                return self.feed.export_zipf(self.zipf.data.step, path)
             plot.export_csv(path)
         else:
             raise BpeError(f"unknown export kind {kind!r} -- use png, svg or csv")
+        return None
 
     def ask_export(self, kind: str) -> None:
         plot = self.current_plot()
@@ -422,7 +435,10 @@ class PlotsPanel(QtWidgets.QWidget):
         if not path:
             return
         try:
-            self.export(kind, path, plot)
+            state = self.export(kind, path, plot)
         except (BpeError, OSError) as e:
             QtWidgets.QMessageBox.warning(self, "Export failed", str(e))
+            return
+        if state is not None:
+            wait_for_export(self, self.feed, state)
 

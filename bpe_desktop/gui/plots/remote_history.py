@@ -6,8 +6,11 @@ machinery: a *spawn* child started from a helper thread) on first use and keeps 
 of the :class:`~bpe_desktop.core.counting.parted.PartedCounts` (pickled and sent from a helper thread, so the
 GUI thread neither pickles millions of pieces nor waits on a full pipe), then the merge list as it grows
 (:meth:`~RemoteHistory.follow`) and Zipf questions (:meth:`~RemoteHistory.ask`).  :meth:`~RemoteHistory.poll`
-reads the answers within a time budget: a Zipf table comes in parts of a few thousand rows, put together
-over as many polls as it takes.  Answers of an older generation are dropped (the corpus changed meanwhile).
+reads the answers within a time budget: an answer is what the plot draws of the step
+(:class:`~bpe_desktop.core.measure.stats.ZipfView`, a few thousand numbers), never its millions of pairs; those
+go only to a CSV the process writes itself (:meth:`~RemoteHistory.export`, followed as an
+:class:`ExportState`).  Answers of an older generation are dropped (the corpus changed meanwhile); an export is
+answered whatever the generation (the process fails one whose generation it dropped).
 
 When the process ends unasked (killed, out of memory) or refuses a generation, :attr:`~RemoteHistory.failure`
 says why and nothing more is answered; a later :meth:`~RemoteHistory.begin` (a new corpus or run) starts a new
@@ -19,16 +22,18 @@ It leaves out what the plots show (:mod:`.feed`) and what the process computes (
 
 from __future__ import annotations
 
+import itertools
+import os
 import pickle
-import sys
 import time
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from ...core.counting.parted import PartedCounts
-from ...core.measure.stats import Pair, ZipfData
+from ...core.measure.stats import Pair, ZipfView
 from ...core.tokenizers.model import BPEModel
 from .. import helper_threads
 from ..training import process
@@ -39,19 +44,39 @@ from .stats_protocol import (
     Begin,
     Control,
     CountsBlob,
+    ExportFailed,
+    ExportProgress,
+    ExportZipf,
     Merges,
     StatsFailed,
     ToStats,
-    ZipfDone,
-    ZipfRows,
+    ZipfExported,
+    ZipfShown,
 )
 
 REAP_S = 2.0  # how long a closed process may take to exit before it is terminated
-#: Zipf answers kept (the newest): one of a big corpus's steps is every pair there, hundreds of thousands of rows
-#: of Python objects in the window, so only the one shown and the one just come are kept
-ANSWERS_KEPT = 2
-#: rows of a dropped answer freed per unit: a big corpus's answer is millions of tuples, about 0.1 s to free at once
-FREE_ROWS = 20_000
+ANSWERS_KEPT = 8  # Zipf answers kept (the newest): each is what the plot draws, a few thousand numbers
+_tickets = itertools.count(1)  # export tickets, unique in the window's process
+
+
+@dataclass
+class ExportState:
+    """An export's CSV being written by the process: *started* once the process has got to its step, then rows
+    *done* of *total* (0: the pairs are being ordered); once :attr:`finished`, *error* is "" (*rows* written to
+    *path*) or why nothing was written."""
+
+    step: int
+    path: str
+    done: int = 0
+    total: int = 0
+    rows: int = 0
+    finished: bool = False
+    error: str = ""
+    started: bool = False
+
+    def fail(self, why: str) -> None:
+        if not self.finished:
+            self.finished, self.error = True, why
 
 
 def _send(conn: Connection, msg: ToStats) -> None:
@@ -102,47 +127,17 @@ class RemoteHistory:
         self._finalizer: weakref.finalize | None = None
         self._ended = False  # the process ended unasked (its pipe's end was read)
         self.generation = 0
-        self._dead: list[list[object]] = []  # the lists of answers let go of, freed a unit at a time (:meth:`poll`)
+        self.exports: dict[int, ExportState] = {}  # by ticket, until the process answers (kept after: small)
         self._reset_answers()
 
-    def _bury(self, *lists: list[object]) -> None:
-        """Let go of an answer's lists here, so whoever drops the answer itself last (this, the feed, the plot) frees
-        no million rows at once: :meth:`poll` empties each a unit at a time once nothing else refers to it."""
-        self._dead.extend(lst for lst in lists if lst)
-
-    @property
-    def freeing(self) -> bool:
-        """Some dropped answer's rows are waiting to be freed, and nothing else refers to them any longer."""
-        return any(sys.getrefcount(lst) <= 3 for lst in self._dead)  # (``_dead``, ``lst`` and the argument)
-
-    def _free(self, end: float) -> None:
-        """Free dropped answers' rows until *end* (at least one unit when any can be)."""
-        dead, i = self._dead, 0
-        while i < len(dead):
-            lst = dead[i]
-            if sys.getrefcount(lst) > 3:  # (``dead``, ``lst`` and the argument: anything more still holds it)
-                i += 1
-                continue
-            del lst[-FREE_ROWS:]
-            if not lst:
-                del dead[i]
-            if time.perf_counter() >= end:
-                return
-
     def _reset_answers(self) -> None:
-        for z in getattr(self, "answers", {}).values():
-            self._bury(z.pairs, z.counts, z.labels)
-        rows = getattr(self, "_rows", None)
-        if rows is not None:
-            self._bury(*rows[1:])
         self.n_merges = -1  # merges the history has applied (-1: not built yet)
         self.built = self.pieces = 0  # pieces of the history built so far, of all
         self.n_words = self.n_bytes = 0
         self._refused = ""  # why the process refused this generation ("" while all is well)
         self._sent_merges = 0
-        self._asked: int | None = None  # the step asked for and not answered yet
-        self._rows: tuple[int, list[Pair], list[int], list[tuple[str, str]]] | None = None  # an answer coming in
-        self.answers: dict[int, ZipfData] = {}  # this generation's answers by step (the newest ANSWERS_KEPT)
+        self._asked: tuple[int, Pair | None] | None = None  # the step (and next pair) asked, not answered yet
+        self.answers: dict[int, ZipfView] = {}  # this generation's answers by step (the newest ANSWERS_KEPT)
         self.seconds = 0.0  # the process's time for the last answer
 
     @property
@@ -179,7 +174,9 @@ class RemoteHistory:
         return self._launch
 
     def close(self) -> None:
-        """End the process (in the background); a later :meth:`begin` starts another."""
+        """End the process (in the background); a later :meth:`begin` starts another.  An export not written
+        yet fails (the process removes what it had written)."""
+        self._fail_exports("the plots were closed before the CSV was written -- nothing was written")
         launch, self._launch = self._launch, None
         if launch is not None and self._finalizer is not None:
             self._finalizer.detach()
@@ -223,22 +220,50 @@ class RemoteHistory:
     def sent_merges(self) -> int:
         return self._sent_merges
 
-    def ask(self, step: int) -> None:
-        """Ask for the Zipf data at *step* (once; the newest question replaces an unanswered one)."""
-        if self._asked != step and step not in self.answers and not self.failure:
-            self._asked = step
-            self._queue(AskZipf(self.generation, step))
+    def answer(self, step: int, next_pair: Pair | None) -> ZipfView | None:
+        """The answer for *step* with *next_pair*'s rank, if it has come."""
+        v = self.answers.get(step)
+        return v if v is not None and v.next_pair == next_pair else None
+
+    def ask(self, step: int, next_pair: Pair | None = None) -> None:
+        """Ask for what the plot draws at *step*, with *next_pair*'s rank (once; the newest question replaces an
+        unanswered one)."""
+        if self._asked != (step, next_pair) and self.answer(step, next_pair) is None and not self.failure:
+            self._asked = (step, next_pair)
+            self._queue(AskZipf(self.generation, step, next_pair))
 
     @property
     def asked(self) -> int | None:
-        return self._asked
+        """The step asked for and not answered yet."""
+        return self._asked[0] if self._asked is not None else None
+
+    def export(self, step: int, path: str | os.PathLike[str]) -> int:
+        """Have the process write every pair at *step* as CSV to *path* (atomically, once its history has got
+        there); the ticket of :attr:`exports` that follows it."""
+        ticket = next(_tickets)
+        state = self.exports[ticket] = ExportState(step, os.fspath(path))
+        if self.failure:
+            state.fail(f"no pair counts: {self.failure} -- train again to count them")
+        elif self._launch is None:
+            state.fail("no statistics process holds these pair counts -- wait for the plot to show the step")
+        else:
+            self._queue(ExportZipf(self.generation, ticket, step, state.path))
+        return ticket
+
+    @property
+    def exporting(self) -> bool:
+        """Some export is not answered yet."""
+        return any(not e.finished for e in self.exports.values())
+
+    def _fail_exports(self, why: str) -> None:
+        for e in self.exports.values():
+            e.fail(why)
 
     def poll(self, budget_s: float) -> bool:
         """Read the answers waiting, for about *budget_s* seconds (at least one); True if something changed."""
         end = time.perf_counter() + budget_s
         launch = self._launch
-        if launch is None or self.failure:
-            self._free(end)
+        if launch is None or self._ended:
             return False
         changed = False
         conn = launch.conn
@@ -249,39 +274,39 @@ class RemoteHistory:
                     break
         except (EOFError, OSError):
             self._ended = changed = True
-        self._free(end)
+            self._fail_exports(f"{self.failure} before the CSV was written -- nothing was written; export again")
         return changed
 
     def _take(self, msg: object) -> bool:
+        if isinstance(msg, (ExportProgress, ZipfExported, ExportFailed)):
+            return self._take_export(msg)
         if getattr(msg, "generation", None) != self.generation:
             return False  # (an answer for an older corpus)
         if isinstance(msg, Applied):
             self.n_merges, self.built, self.pieces = msg.n_merges, msg.built, msg.pieces
             self.n_words, self.n_bytes = msg.n_words, msg.n_bytes
-        elif isinstance(msg, ZipfRows):
-            if self._rows is None or self._rows[0] != msg.step:
-                if self._rows is not None:
-                    self._bury(*self._rows[1:])  # type: ignore[arg-type]
-                self._rows = (msg.step, [], [], [])
-            _, pairs, counts, labels = self._rows
-            pairs.extend(msg.pairs)
-            counts.extend(msg.counts)
-            labels.extend(msg.labels)
-            return False
-        elif isinstance(msg, ZipfDone):
-            rows = self._rows if self._rows is not None and self._rows[0] == msg.step else (msg.step, [], [], [])
-            self._rows = None
-            _, pairs, counts, labels = rows
-            if len(self.answers) >= ANSWERS_KEPT:
-                old = self.answers.pop(next(iter(self.answers)))
-                self._bury(old.pairs, old.counts, old.labels)  # type: ignore[arg-type]
-                del old
-            self.answers[msg.step] = ZipfData(msg.step, pairs, counts, labels, msg.slope, msg.intercept)
+        elif isinstance(msg, ZipfShown):
+            v = msg.view
+            if len(self.answers) >= ANSWERS_KEPT and v.step not in self.answers:
+                self.answers.pop(next(iter(self.answers)))
+            self.answers[v.step] = v
             self.seconds = msg.seconds
-            if self._asked == msg.step:
+            if self._asked == (v.step, v.next_pair):
                 self._asked = None
         elif isinstance(msg, StatsFailed):
             self._refused = msg.message.split("\n", 1)[0]
         else:
             return False
+        return True
+
+    def _take_export(self, msg: ExportProgress | ZipfExported | ExportFailed) -> bool:
+        state = self.exports.get(msg.ticket)
+        if state is None or state.finished:
+            return False
+        if isinstance(msg, ExportProgress):
+            state.started, state.done, state.total = True, msg.done, msg.total
+        elif isinstance(msg, ZipfExported):
+            state.finished, state.rows = True, msg.rows
+        else:
+            state.fail(msg.message)
         return True

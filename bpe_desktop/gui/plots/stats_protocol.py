@@ -6,11 +6,15 @@ starts a new one for each corpus or run it shows (:class:`Begin`), and drops any
 answer still on its way when the corpus changed is never shown for the new one.
 
 Window -> process, in this order per generation: :class:`Begin`, then ``parts`` :class:`CountsBlob`, then any
-number of :class:`Merges` (the merge list as it grows) and :class:`AskZipf` (the newest replaces one not yet
-answered); :attr:`Control.DROP` forgets the generation (a small corpus followed, whose history is the window's),
-:attr:`Control.STOP` ends the process.  Process -> window: :class:`Applied` as the history grows, a
-Zipf answer as :class:`ZipfRows` parts then :class:`ZipfDone` (a table of many pairs is not unpickled in one
-wake-up of the GUI thread), and :class:`StatsFailed` when it cannot go on.
+number of :class:`Merges` (the merge list as it grows), :class:`AskZipf` (the newest replaces one not yet
+answered) and :class:`ExportZipf`; :attr:`Control.DROP` forgets the generation (a small corpus followed, whose
+history is the window's), :attr:`Control.STOP` ends the process.  Process -> window: :class:`Applied` as the
+history grows, a Zipf answer as one :class:`ZipfShown` -- what the plot draws (a
+:class:`~bpe_desktop.core.measure.stats.ZipfView`: a few thousand numbers however many pairs the step has),
+never every pair --, and :class:`StatsFailed` when it cannot go on.  Every pair of a step goes only to a file:
+the process writes the CSV an :class:`ExportZipf` names itself (atomically), reporting
+:class:`ExportProgress`, then :class:`ZipfExported` or :class:`ExportFailed` (nothing written); an export is
+answered even when its generation is dropped meanwhile (then failed), so the window never waits for nothing.
 
 It leaves out how the process is started and read (:mod:`.remote_history`) and what it computes (the core's
 :class:`~bpe_desktop.core.measure.stats.SegmentationHistory`).
@@ -21,10 +25,8 @@ from __future__ import annotations
 import enum
 from typing import NamedTuple
 
-from ...core.measure.stats import Pair
+from ...core.measure.stats import Pair, ZipfView
 from ...core.tokenizers.model import BPEModel
-
-ZIPF_ROWS = 4096  # rows of a Zipf answer per ZipfRows message
 
 
 class Control(enum.Enum):
@@ -57,10 +59,22 @@ class Merges(NamedTuple):
 
 
 class AskZipf(NamedTuple):
-    """The pair frequencies at *step* (answered once the history has applied that many merges)."""
+    """What the plot draws at *step*, with *next_pair*'s rank (answered once the history has applied that many
+    merges)."""
 
     generation: int
     step: int
+    next_pair: Pair | None
+
+
+class ExportZipf(NamedTuple):
+    """Write every pair at *step* as CSV to *path* (once the history has got there); *ticket* names the export
+    in the answers (unique within the window's life)."""
+
+    generation: int
+    ticket: int
+    step: int
+    path: str
 
 
 class Applied(NamedTuple):
@@ -75,24 +89,37 @@ class Applied(NamedTuple):
     n_bytes: int
 
 
-class ZipfRows(NamedTuple):
-    """The next rows of the Zipf answer for *step*: pairs by rank, their counts and labels."""
+class ZipfShown(NamedTuple):
+    """What the plot draws at *step* (the view's step); *seconds*: the process's time for it."""
 
     generation: int
-    step: int
-    pairs: list[Pair]
-    counts: list[int]
-    labels: list[tuple[str, str]]
+    view: ZipfView
+    seconds: float
 
 
-class ZipfDone(NamedTuple):
-    """The Zipf answer for *step* is whole (its rows came before); the fit of its log-log line."""
+class ExportProgress(NamedTuple):
+    """Export *ticket*: *done* rows of *total* written (*total* 0: the pairs are being ordered)."""
 
     generation: int
-    step: int
-    slope: float
-    intercept: float
-    seconds: float  # the process's time for the answer
+    ticket: int
+    done: int
+    total: int
+
+
+class ZipfExported(NamedTuple):
+    """Export *ticket* is written: *rows* pairs."""
+
+    generation: int
+    ticket: int
+    rows: int
+
+
+class ExportFailed(NamedTuple):
+    """Export *ticket* was not written (why, with the fix); the file was left as it was."""
+
+    generation: int
+    ticket: int
+    message: str
 
 
 class StatsFailed(NamedTuple):
@@ -102,5 +129,5 @@ class StatsFailed(NamedTuple):
     message: str
 
 
-ToStats = Begin | CountsBlob | Merges | AskZipf | Control
-FromStats = Applied | ZipfRows | ZipfDone | StatsFailed
+ToStats = Begin | CountsBlob | Merges | AskZipf | ExportZipf | Control
+FromStats = Applied | ZipfShown | ExportProgress | ZipfExported | ExportFailed | StatsFailed

@@ -7,7 +7,9 @@ the merges as they come with a compiled trainer replayed over those counts
 (:class:`~bpe_desktop.core.measure.stats.replayed.ReplayedCounts`: hundreds of MB and seconds on millions of
 distinct pieces), or where the kernel does not cover the model (a tie rule it lacks, no kernel, another base)
 with a :class:`~bpe_desktop.core.measure.stats.SegmentationHistory` (pure Python: gigabytes and a merge a
-second there).  It answers the newest Zipf question once it has got that far.  The work goes in
+second there).  It answers the newest Zipf question once it has got that far, with what the plot draws
+(``view_steps``: the ranks drawn, not every pair), and writes an export's CSV of every pair itself (the
+exports come first, one at a time, each once the history has got to its step).  The work goes in
 units (:class:`~bpe_desktop.core.measure.stats.Sliced`) with the pipe read between them, so a question or a new
 generation is seen within a slice, and so is the window's end: the pipe's end of file, or this process's parent
 gone, ends it (no orphan).  Order of the work in a slice: the build, then a pending question, then the merges
@@ -26,27 +28,33 @@ from multiprocessing.connection import Connection
 
 from ...core.counting.parted import PartedCounts
 from ...core.errors import BpeError
-from ...core.measure.stats import SegmentationHistory, Sliced, ZipfData
+from ...core.io.atomic import atomic_write
+from ...core.io.csv_table import csv_chunks
+from ...core.measure.stats import ZIPF_COLUMNS, Job, SegmentationHistory, Sliced, ZipfView
 from ...core.measure.stats.replayed import ReplayedCounts
 from ...core.tokenizers.model import BPEModel
 from ..training.worker import lower_priority
 from .stats_protocol import (
-    ZIPF_ROWS,
     Applied,
     AskZipf,
     Begin,
     Control,
     CountsBlob,
+    ExportFailed,
+    ExportProgress,
+    ExportZipf,
     FromStats,
     Merges,
     StatsFailed,
-    ZipfDone,
-    ZipfRows,
+    ZipfExported,
+    ZipfShown,
 )
 
 SLICE_S = 0.05  # work between two reads of the pipe
 IDLE_WAIT_S = 0.5  # with nothing to do: how long a read waits before the parent is checked again
 APPLIED_EVERY_S = 0.1  # progress (Applied) at most this often while the history grows
+EXPORT_ROWS = 20_000  # rows of an export's CSV written per unit (and per ExportProgress)
+CHANGED = "the corpus or run changed before the CSV was written -- nothing was written; export again"
 
 
 class Gone(Exception):
@@ -72,7 +80,11 @@ class Generation:
         self.history: SegmentationHistory | ReplayedCounts | None = None
         self.extend: Sliced[None] | None = None
         self.ask: int | None = None  # the step asked for, not yet answered
-        self.zipf: Sliced[ZipfData] | None = None
+        self.ask_next: tuple[int, int] | None = None  # the pair whose rank it asks for
+        self.zipf: Sliced[ZipfView] | None = None
+        self.zipf_next: tuple[int, int] | None = None
+        self.exports: list[ExportZipf] = []  # waiting, in the order asked
+        self.export: Sliced[int] | None = None  # writing exports[0]
         self.zipf_step = -1
         self.zipf_t0 = 0.0
         self.failed = False
@@ -85,6 +97,15 @@ class Generation:
                      else 0 if self.build is None else self.build.units * BUILD_CHUNK)
             return Applied(self.generation, -1, min(built, self.pieces), self.pieces, 0, 0)
         return Applied(self.generation, h.n_merges, self.pieces, self.pieces, h.n_words, h.n_bytes)
+
+    def drop_exports(self, conn: Connection, why: str) -> None:
+        """Answer every export waiting (or being written: its temporary file is removed) as failed with *why*."""
+        if self.export is not None:
+            self.export.job.close()  # (GeneratorExit in its atomic write: the temporary file goes)
+            self.export = None
+        exports, self.exports = self.exports, []
+        for msg in exports:
+            _send(conn, ExportFailed(msg.generation, msg.ticket, why))
 
 
 BUILD_CHUNK = 256  # pieces per unit of the build (SegmentationHistory.building's default)
@@ -100,6 +121,12 @@ def run(conn: Connection) -> None:
         pass
     finally:
         conn.close()
+
+
+def _failed_now(conn: Connection, gen: Generation | None, msg: ExportZipf) -> None:
+    """An export of a generation not current (or failed) is answered at once: nothing can be written."""
+    why = CHANGED if gen is None or gen.generation != msg.generation else "the pair counts could not be made"
+    _send(conn, ExportFailed(msg.generation, msg.ticket, why))
 
 
 def _send(conn: Connection, msg: FromStats) -> None:
@@ -124,17 +151,14 @@ def _serve(conn: Connection, parent: int) -> None:
         except Gone:
             raise
         except MemoryError:
-            gen.failed = True
-            _send(conn, StatsFailed(gen.generation, "out of memory while counting pairs"))
+            _fail(conn, gen, "out of memory while counting pairs")
             continue
         except BpeError as e:  # (merges that do not fit the counts: another run's)
-            gen.failed = True
-            _send(conn, StatsFailed(gen.generation, str(e)))
+            _fail(conn, gen, str(e))
             continue
         except Exception as e:  # a bug: say so rather than die silently
-            gen.failed = True
-            _send(conn, StatsFailed(gen.generation, f"internal error in the statistics process: "
-                                                    f"{type(e).__name__}: {e}\n\n{traceback.format_exc()}"))
+            _fail(conn, gen, f"internal error in the statistics process: {type(e).__name__}: {e}\n\n"
+                             f"{traceback.format_exc()}")
             continue
         now = time.perf_counter()
         h = gen.history
@@ -146,12 +170,23 @@ def _serve(conn: Connection, parent: int) -> None:
             _send(conn, gen.applied())
 
 
+def _fail(conn: Connection, gen: Generation, message: str) -> None:
+    gen.failed = True
+    _send(conn, StatsFailed(gen.generation, message))
+    gen.drop_exports(conn, f"no pair counts: {message.splitlines()[0]}")
+
+
 def _has_work(gen: Generation) -> bool:
     h = gen.history
     if h is None:
         return len(gen.parts) == gen.parts_due
     h.model = gen.model
-    return _answerable(gen, h) or h.pending > 0 or gen.extend is not None
+    return _exportable(gen, h) or _answerable(gen, h) or h.pending > 0 or gen.extend is not None
+
+
+def _exportable(gen: Generation, h: SegmentationHistory | ReplayedCounts) -> bool:
+    """An export waits, and the history has got to its step (the answer is then exact, never of a step before)."""
+    return bool(gen.exports) and h.n_merges >= gen.exports[0].step
 
 
 def _answerable(gen: Generation, h: SegmentationHistory | ReplayedCounts) -> bool:
@@ -172,19 +207,25 @@ def _read(conn: Connection, gen: Generation | None, wait_s: float) -> Generation
             wait_s = 0.0
             msg = conn.recv()
             if msg is Control.STOP:
+                if gen is not None:
+                    gen.drop_exports(conn, CHANGED)  # (a file half written is removed)
                 raise Gone()
-            if msg is Control.DROP:
-                gen = None  # (its history is freed: a big one would otherwise go on being followed for nothing)
-                continue
-            if isinstance(msg, Begin):
-                gen = Generation(msg)  # (the old one is dropped: its answers would be stale)
+            if msg is Control.DROP or isinstance(msg, Begin):
+                if gen is not None:
+                    gen.drop_exports(conn, CHANGED)
+                # (the old history is freed: a big one would otherwise go on being followed for nothing; a new
+                # corpus's answers are of its own)
+                gen = Generation(msg) if isinstance(msg, Begin) else None
                 continue
             if gen is None or gen.failed or getattr(msg, "generation", None) != gen.generation:
+                if isinstance(msg, ExportZipf):
+                    _failed_now(conn, gen, msg)
                 continue  # (an older generation's message still in the pipe)
             problem = _take(gen, msg)
             if problem:
                 gen.failed = True
                 _send(conn, StatsFailed(gen.generation, problem))
+                gen.drop_exports(conn, f"no pair counts: {problem}")
     except (EOFError, OSError):
         raise Gone() from None
     return gen
@@ -208,7 +249,9 @@ def _take(gen: Generation, msg: object) -> str:
             return f"merges from index {msg.start} came when {len(gen.model.merges)} were known"
         gen.model.merges.extend(msg.pairs)
     elif isinstance(msg, AskZipf):
-        gen.ask = max(0, int(msg.step))
+        gen.ask, gen.ask_next = max(0, int(msg.step)), msg.next_pair
+    elif isinstance(msg, ExportZipf):
+        gen.exports.append(msg)
     return ""
 
 
@@ -237,21 +280,21 @@ def _work(conn: Connection, gen: Generation, deadline: float) -> bool:
         return True
     h = gen.history
     h.model = gen.model
+    if _exportable(gen, h):
+        _export(conn, gen, h, deadline)
+        return False
     if _answerable(gen, h):
         step = gen.ask
         assert step is not None
-        if gen.zipf is None or gen.zipf_step != step:
-            gen.zipf, gen.zipf_step, gen.zipf_t0 = Sliced(h.zipf_steps(step)), step, time.perf_counter()
+        if gen.zipf is None or (gen.zipf_step, gen.zipf_next) != (step, gen.ask_next):
+            gen.zipf, gen.zipf_step, gen.zipf_next = Sliced(h.view_steps(step, gen.ask_next)), step, gen.ask_next
+            gen.zipf_t0 = time.perf_counter()
         if not gen.zipf.run(deadline - time.perf_counter()):
             return False
-        z = gen.zipf.result
-        assert z is not None
-        seconds = time.perf_counter() - gen.zipf_t0
+        view = gen.zipf.result
+        assert view is not None
         gen.zipf, gen.ask = None, None
-        for i in range(0, len(z.pairs), ZIPF_ROWS):
-            _send(conn, ZipfRows(gen.generation, step, z.pairs[i : i + ZIPF_ROWS], z.counts[i : i + ZIPF_ROWS],
-                                 z.labels[i : i + ZIPF_ROWS]))
-        _send(conn, ZipfDone(gen.generation, step, z.slope, z.intercept, seconds))
+        _send(conn, ZipfShown(gen.generation, view, time.perf_counter() - gen.zipf_t0))
         return False
     grew = False
     while h.pending or gen.extend is not None:
@@ -265,3 +308,38 @@ def _work(conn: Connection, gen: Generation, deadline: float) -> bool:
             gen.extend = None
         grew = grew or h.n_merges != before
     return grew
+
+
+def _export(conn: Connection, gen: Generation, h: SegmentationHistory | ReplayedCounts, deadline: float) -> None:
+    """Write the first export waiting, until *deadline*; a write that fails is answered as failed (the file is
+    left as it was), and the generation goes on."""
+    msg = gen.exports[0]
+    if gen.export is None:
+        gen.export = Sliced(_exporting(conn, msg, h))
+        _send(conn, ExportProgress(msg.generation, msg.ticket, 0, 0))
+    try:
+        if not gen.export.run(deadline - time.perf_counter()):
+            return
+        rows = gen.export.result
+        assert rows is not None
+        answer: FromStats = ZipfExported(msg.generation, msg.ticket, rows)
+    except (BpeError, OSError, MemoryError) as e:
+        answer = ExportFailed(msg.generation, msg.ticket, str(e) or type(e).__name__)
+    gen.export = None
+    gen.exports.pop(0)
+    _send(conn, answer)
+
+
+def _exporting(conn: Connection, msg: ExportZipf, h: SegmentationHistory | ReplayedCounts) -> Job[int]:
+    """Every pair at the export's step, ordered (``zipf_steps``) and written as CSV (``csv_chunks``: the bytes of
+    ``csv_text`` over ``ZipfData.rows``, as the window writes a small corpus's), a unit per
+    :data:`EXPORT_ROWS` rows; the number of rows.  Closed before its end, nothing is written."""
+    z = yield from h.zipf_steps(msg.step)
+    total, done = len(z.counts), 0
+    with atomic_write(msg.path) as f:
+        for text in csv_chunks(ZIPF_COLUMNS, z.iter_rows(), EXPORT_ROWS):
+            f.write(text)
+            done = min(total, done + EXPORT_ROWS)
+            _send(conn, ExportProgress(msg.generation, msg.ticket, done, total))
+            yield
+    return total

@@ -3,14 +3,18 @@
 Shows the fitted log-log slope, labels the top pairs and highlights the pair about to be merged.  The
 top pairs are spelled out in a table beside the plot (below it, on one wrapped line, when the card is
 narrow), never over the curve; the axes are :class:`~.plot_common.LogAxis`.  Plot items are created
-once; :meth:`ZipfPlot.set_data` only calls ``setData``/``setText``.  It computes nothing
-(the numbers come from :class:`bpe_desktop.core.measure.stats.ZipfData`) and does not observe the session.
+once; :meth:`ZipfPlot.set_data` only calls ``setData``/``setText``.  It computes nothing (it draws a
+:class:`bpe_desktop.core.measure.stats.ZipfView`: the counts at the ranks drawn -- each of the first, then
+log-spaced ones, :func:`~bpe_desktop.core.measure.stats.drawn_ranks` --, the top pairs, the fit and the next
+pair's rank) and does not observe the session.  It holds no table of every pair, so its CSV is written by the
+plots pane from the feed (:meth:`~.feed.PlotFeed.export_zipf`), never from here.
 """
 
 from __future__ import annotations
 
 import html
 import math
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,7 +23,8 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.choices import Mode
-from ...core.measure.stats import ZIPF_COLUMNS, Pair, ZipfData
+from ...core.errors import BpeError
+from ...core.measure.stats import ZIPF_COLUMNS, ZipfView
 from ..widgets.token_labels import token_label
 from .common import ACCENT, FIT, LINE, LogAxis, PlotCard, ink, set_title, style_plot
 
@@ -27,25 +32,7 @@ N_LABELS = 5  # top pairs labelled
 NARROW_PX = 560  # narrower cards show the top pairs under the plot instead of beside it
 MIN_LABEL_GAP_PX = 16  # rank numbers closer than this to the previous shown one are hidden
 THIN_ABOVE = 2000  # pairs above which the curve is drawn 1 pixel wide
-EVERY_RANK_UP_TO, TAIL_POINTS = 1000, 1500  # the curve: each of the first ranks, then log-spaced ones
 MAX_LABEL = 14  # characters of a token shown in the top-pairs table (longer ones are cut with "…")
-
-
-def curve_points(n: int) -> np.ndarray:
-    """Indices of the ranks the curve is drawn through: all of the first :data:`EVERY_RANK_UP_TO`, then
-    :data:`TAIL_POINTS` spaced evenly on the log axis, and the last.  On a log axis the tail's thousands of
-    ranks share a few pixels, and counts never rise with rank, so the line looks the same; drawing ~2,500
-    points instead of ~50,000 halves the redraw while the statistics catch up (export has every rank).
-
-    >>> curve_points(5).tolist()
-    [0, 1, 2, 3, 4]
-    >>> p = curve_points(100_000); int(p[0]), int(p[999]), int(p[-1]), len(p) < 2_600
-    (0, 999, 99999, True)
-    """
-    if n <= EVERY_RANK_UP_TO + TAIL_POINTS:
-        return np.arange(n)
-    tail = np.geomspace(EVERY_RANK_UP_TO + 1, n, TAIL_POINTS).astype(np.int64) - 1
-    return np.unique(np.concatenate([np.arange(EVERY_RANK_UP_TO), tail, [n - 1]]))
 
 
 def pair_text(a: str, b: str) -> str:
@@ -85,7 +72,7 @@ class ZipfPlot(PlotCard):
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        self.data: ZipfData | None = None
+        self.data: ZipfView | None = None
         self.next_rank: int | None = None
         p = self.plot = self.addPlot(row=0, col=0, axisItems={"bottom": LogAxis("bottom"), "left": LogAxis("left")})
         style_plot(p, "Pair frequencies", "rank of the pair (log)", "count (log)")
@@ -119,17 +106,15 @@ class ZipfPlot(PlotCard):
         self._top_rows: list[tuple[int, str, str, int, bool]] = []
         self._arrange()
 
-    def set_data(
-        self, data: ZipfData | None, next_pair: Pair | None = None, note: str = "", mode: Mode = Mode.CHARS
-    ) -> None:
-        """Show *data* (``None``: clear) with *note* in the title; ring *next_pair* if it occurs.
+    def set_data(self, data: ZipfView | None, note: str = "", mode: Mode = Mode.CHARS) -> None:
+        """Show *data* (``None``: clear) with *note* in the title; ring its next pair if it occurs.
 
         Tokens are written as in the other panes (*mode* ``bytes``: ``·the``, not ``Ġthe``).
         """
         self.data = data
         self._mode = mode
         p = self.plot
-        if data is None or not data.counts:
+        if data is None or not data.n_pairs:
             for item in (self.curve, self.fit, self.top, self.next):
                 item.setData([], [])
             for t in (*self.labels, self.next_label):
@@ -144,16 +129,14 @@ class ZipfPlot(PlotCard):
                 set_title(p, "Pair frequencies: no pairs", "Pair frequencies")
             self._fit_layout()
             return
-        n = len(data.counts)
+        n = data.n_pairs
         few = n <= 60  # few pairs: show each as a dot
         # a 1-pixel line is Qt's fast path: a long curve paints several times faster than at width 2
         pen = pg.mkPen(LINE, width=1 if n > THIN_ABOVE else 2)
-        shown = curve_points(n)  # (only these counts become an array: a big corpus's step has millions)
-        every = data.counts
-        self.curve.setData((shown + 1).astype(float), np.array([every[i] for i in shown.tolist()], dtype=float),
+        self.curve.setData(np.array(data.ranks, dtype=float), np.array(data.counts, dtype=float),
                            pen=pen, symbol="o" if few else None, symbolSize=5, symbolBrush=LINE, symbolPen=None)
-        n_top = min(N_LABELS, n)
-        counts = np.array(every[:n_top], dtype=float)
+        n_top = min(N_LABELS, n, len(data.top))
+        counts = np.array(data.counts[:n_top], dtype=float)  # (ranks 1..n_top: the first ranks are all drawn)
         self.top.setData(np.arange(1, n_top + 1, dtype=float), counts)
         for i, t in enumerate(self.labels):
             if i < n_top:
@@ -169,12 +152,11 @@ class ZipfPlot(PlotCard):
             xs = np.array([1.0, float(n)])
             self.fit.setData(xs, 10 ** (data.intercept + data.slope * np.log10(xs)))
             slope = f"fit: slope {data.slope:.2f}"
-        self.next_rank = data.rank_of(next_pair) if next_pair is not None else None
-        r = self.next_rank
-        if r is not None:
-            c = float(every[r - 1])
+        self.next_rank = r = data.next_rank
+        if r is not None and data.next_label is not None:
+            c = float(data.next_count)
             self.next.setData([float(r)], [c])
-            a, b = data.labels[r - 1]
+            a, b = data.next_label
             a, b = token_label(a, mode), token_label(b, mode)
             self.next_label.setText(f"next merge: {pair_text(a, b)} (rank {r})" if r > n_top else "")
             self.next_label.setPos(math.log10(r), math.log10(c))
@@ -182,8 +164,7 @@ class ZipfPlot(PlotCard):
             self.next.setData([], [])
             self.next_label.setText("")
         self._top_rows = [
-            (i + 1, token_label(data.labels[i][0], mode), token_label(data.labels[i][1], mode), data.counts[i],
-             r == i + 1)
+            (i + 1, token_label(data.top[i][0], mode), token_label(data.top[i][1], mode), data.counts[i], r == i + 1)
             for i in range(n_top)
         ]
         self._key_parts = [
@@ -270,4 +251,11 @@ class ZipfPlot(PlotCard):
         super().resizeEvent(ev)
 
     def csv_rows(self) -> list[Sequence[object]]:
-        return list(self.data.rows()) if self.data is not None else []
+        return []  # (it draws a few ranks of the table: every pair comes from the feed, see the module's docstring)
+
+    def has_data(self) -> bool:
+        return self.data is not None and self.data.n_pairs > 0
+
+    def export_csv(self, path: str | os.PathLike[str]) -> None:
+        raise BpeError("the pair plot's CSV is written from every pair at its step -- export it from the plots "
+                       "pane (PlotsPanel.export)")

@@ -31,7 +31,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ...core.counting.pieces import WordCounts
 from ...core.measure.run_diff import RunDiff, diff_models
-from ...core.measure.stats import CompressionCurve, TradeOff, ZipfData, compression_from_records, tradeoff_from
+from ...core.measure.stats import CompressionCurve, TradeOff, ZipfView, compression_from_records, tradeoff_from
 from ..plots.common import LogAxis, style_plot
 from ..plots.feed import PlotFeed
 from ..session import Session
@@ -164,7 +164,7 @@ class CompareRunsDialog(QtWidgets.QDialog):
         self.resize(1200, 720)
 
         self._feeds: dict[int, PlotFeed] = {}
-        self._zipf: dict[int, ZipfData] = {}
+        self._zipf: dict[int, ZipfView] = {}
         self._timer = QtCore.QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._work)

@@ -1,7 +1,7 @@
 """Statistics of a merge list over a corpus: pair frequencies at any step, compression, vocabulary trade-off.
 
-* :mod:`.results` -- the result types (Zipf data, compression curve, trade-off), their CSV columns, and
-  the curves computed from training records alone;
+* :mod:`.results` -- the result types (Zipf data and what a plot draws of it, compression curve, trade-off),
+  their CSV columns, and the curves computed from training records alone;
 * :mod:`.history` -- :class:`SegmentationHistory`, which gives the pair counts at any step of a growing
   merge list; :mod:`.rewritten` -- the same from a segmentation given at each step (an extension's);
   :mod:`.replayed` -- the Zipf data of a big corpus from the compiled trainer replayed over its counts;
@@ -21,7 +21,9 @@ from .results import (
     Pair,
     TradeOff,
     ZipfData,
+    ZipfView,
     compression_from_records,
+    drawn_ranks,
     fit_zipf,
     tradeoff_from,
 )
@@ -30,7 +32,6 @@ from .slicing import Job, Sliced, finish
 
 __all__ = [
     "CURVE_COLUMNS", "TRADEOFF_COLUMNS", "ZIPF_COLUMNS", "CompressionCurve", "Job", "Pair", "RewriteHistory",
-    "Rewrites", "SegmentationHistory",
-    "Sliced", "TradeOff", "ZipfData", "compression_from_records", "csv_text", "finish", "fit_zipf",
-    "recount_pairs", "tradeoff_from",
+    "Rewrites", "SegmentationHistory", "Sliced", "TradeOff", "ZipfData", "ZipfView", "compression_from_records",
+    "csv_text", "drawn_ranks", "finish", "fit_zipf", "recount_pairs", "tradeoff_from",
 ]

@@ -22,7 +22,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from ...counting.parted import PartedCounts
 from ...counting.pieces import WordCounts
 from ...tokenizers.model import BPEModel, Token, joined, token_text
-from .results import CompressionCurve, Pair, TradeOff, ZipfData, tradeoff_from, zipf_from_counts
+from .results import (
+    CompressionCurve,
+    Pair,
+    TradeOff,
+    ZipfData,
+    ZipfView,
+    tradeoff_from,
+    view_from_counts,
+    zipf_from_counts,
+)
 from .slicing import Job, emptying, finish
 
 
@@ -337,6 +346,13 @@ class SegmentationHistory:
         k = self._clamp(k)
         counts = yield from self._counts_at(k, chunk)
         return (yield from zipf_from_counts(k, counts, self._token, self.token_text, chunk))
+
+    def view_steps(self, k: int, next_pair: Pair | None = None, chunk: int = 512) -> Job[ZipfView]:
+        """What a plot draws of :meth:`zipf`'s table (``zipf(k).view(next_pair)``), as a job, without ordering
+        every pair (:func:`~.results.view_from_counts`)."""
+        k = self._clamp(k)
+        counts = yield from self._counts_at(k, chunk)
+        return (yield from view_from_counts(k, counts, self._token, self.token_text, next_pair, chunk))
 
     def next_pair(self, k: int) -> Pair | None:
         """The pair merge ``k + 1`` merges (the one "about to be merged" at step *k*), if any."""

@@ -18,15 +18,15 @@ trade-off curves come from the training records.  It leaves out where the merges
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ...choices import ByteIds, Mode
 from ...config import TrainConfig
 from ...counting.pieces import WordCounts
 from ...errors import ConfigError
-from ...tokenizers.model import RAW_BYTE_BASE, BPEModel, chars_base, token_text
+from ...tokenizers.model import RAW_BYTE_BASE, BPEModel, Token, chars_base, token_text
 from ...training.kernel_trainer import KernelTrainer, uses_kernel
-from .results import Pair, ZipfData, zipf_from_counts
+from .results import Pair, ZipfData, ZipfView, view_from_counts, zipf_from_counts
 from .slicing import Job
 
 TOTALS_CHUNK = 4096  # pieces per unit of the corpus totals' pass
@@ -142,6 +142,25 @@ class ReplayedCounts:
         """The pairs at step *k* (at most :attr:`n_merges`) by rank, as a job: from a snapshot of that step,
         forward from the trainer's step, or from a second trainer rebuilt from the counts for an earlier step
         (kept for the next such question).  The same as ``SegmentationHistory.zipf``."""
+        k, counts = yield from self._counts_at(k)
+        token, text = self._namers()
+        return (yield from zipf_from_counts(k, counts, token, text, chunk))
+
+    def view_steps(self, k: int, next_pair: Pair | None = None, chunk: int = 512) -> Job[ZipfView]:
+        """What a plot draws of :meth:`zipf_steps`'s table (``zipf_steps(k).view(next_pair)``), without ordering
+        every pair (:func:`~.results.view_from_counts`)."""
+        k, counts = yield from self._counts_at(k)
+        token, text = self._namers()
+        return (yield from view_from_counts(k, counts, token, text, next_pair, chunk))
+
+    def _namers(self) -> tuple[Callable[[int], Token], Callable[[int], str]]:
+        assert self.trainer is not None, "building() first"
+        tokens = self.trainer.tokens  # (append-only: an earlier step's ids are the same tokens)
+        texts = [token_text(tok) for tok in tokens]  # (one str per id, shared by its labels: millions of them)
+        return tokens.__getitem__, texts.__getitem__
+
+    def _counts_at(self, k: int) -> Job[tuple[int, dict[Pair, int]]]:
+        """Step *k* clamped to :attr:`n_merges` and the pair counts there (see :meth:`zipf_steps`)."""
         k = max(0, min(int(k), self.reached))
         front = self.trainer
         assert front is not None, "building() first"
@@ -156,9 +175,7 @@ class ReplayedCounts:
                 yield
             else:
                 counts = _live(t)  # (read at step k: no unit in between)
-        tokens = front.tokens  # (append-only: an earlier step's ids are the same tokens)
-        texts = [token_text(tok) for tok in tokens]  # (one str per id, shared by its labels: millions of them)
-        return (yield from zipf_from_counts(k, counts, tokens.__getitem__, texts.__getitem__, chunk))
+        return k, counts
 
 
 def _live(t: KernelTrainer) -> dict[Pair, int]:
