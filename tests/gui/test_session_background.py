@@ -278,6 +278,9 @@ def _opened_unhashed(qtbot, tmp_path):  # type: ignore[no-untyped-def]
     w = gui_app.make_window(remember_layout=False)
     qtbot.addWidget(w)
     w.open_corpus(str(corpus))
+    for t in threading.enumerate():  # the opening's own hashing, finished, then forgotten
+        if t.name == "bpe-corpus-hash":
+            t.join(30)
     w.sessions.hashes = document.HashCache()
     return w, corpus
 
