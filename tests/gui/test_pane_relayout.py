@@ -198,3 +198,26 @@ def test_a_first_run_shown_moves_no_other_button_in_the_toolbar_or_box_in_the_in
     qtbot.wait(200)
     assert (own.text(), window.train_action.text()) == ("yours (step 120)", "Retrain")
     assert others() == before
+
+
+def test_compare_in_log_inspector_paints_the_pane_on_the_next_turn(window, qtbot, dialogs, extended) -> None:
+    """The press adds the extension's box (it wraps onto a second line: the tabs below move, and the pane
+    repaints); that layout is the press's turn and the paint the next one's, not both in one."""
+    from bpe_desktop.core import CorpusSource
+    from bpe_desktop.gui.extend.open import compare_extension
+    from bpe_desktop.gui.widgets.repaint_hold import repaint_held
+
+    text, _out, done = extended
+    window.resize(1440, 900)
+    window.docks["inspect"].show()
+    window.docks["inspect"].raise_()
+    pane = window.inspector
+    _settled(window, qtbot)
+    paints = _Paints()
+    pane.installEventFilter(paints)
+    with qtbot.waitSignal(pane.runner.finished, timeout=240_000):
+        assert compare_extension(window, "cl100k", done.read_as, CorpusSource.from_text(text))
+        QtCore.QCoreApplication.sendPostedEvents()  # the rest of the press's turn
+        assert paints.n == 0 and repaint_held(window)  # (painted here before)
+        qtbot.waitUntil(lambda: paints.n > 0)
+    assert not dialogs
