@@ -221,3 +221,44 @@ def test_compare_in_log_inspector_paints_the_pane_on_the_next_turn(window, qtbot
         assert paints.n == 0 and repaint_held(window)  # (painted here before)
         qtbot.waitUntil(lambda: paints.n > 0)
     assert not dialogs
+
+
+class _PaintsOf(QtCore.QObject):
+    """Which widgets were painted (by object name, or class name)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+        if ev.type() == QtCore.QEvent.Type.Paint:
+            self.seen.append(obj.objectName() or type(obj).__name__)
+        return False
+
+
+def test_a_change_inside_a_pane_paints_neither_its_dock_nor_the_window_and_looks_the_same(window, qtbot) -> None:
+    """Every dock's pane fills its own background: a label changed in it is painted over the pane's own fill, not
+    over the dock's and the main window's paint beneath (each a paint event with the stylesheet's work); the
+    window's pixels are those of transparent panes."""
+    window.resize(1440, 900)
+    window.docks["inspect"].show()
+    window.docks["inspect"].raise_()
+    window.inspector  # noqa: B018 -- (built: a deferred pane takes the placeholder's fill)
+    _settled(window, qtbot)
+    panes = [d.widget() for d in window.docks.values()]
+    assert all(p.autoFillBackground() for p in panes)
+    opaque = window.grab().toImage()
+    for p in panes:
+        p.setAutoFillBackground(False)
+    assert window.grab().toImage() == opaque
+    for p in panes:
+        p.setAutoFillBackground(True)
+    _settled(window, qtbot)
+    paints = _PaintsOf()
+    for w in (window, *window.docks.values()):
+        w.installEventFilter(paints)
+    label = window.merges.count_label
+    label.installEventFilter(paints)
+    label.setText("1 merge")
+    QtCore.QCoreApplication.sendPostedEvents()
+    assert paints.seen == ["QLabel"]  # (["MainWindow", "dock_merges", "QLabel"] with transparent panes)
