@@ -32,7 +32,6 @@ class DeferredPane(Generic[W]):
         """The pane (built now if it was not yet)."""
         if self.widget is None:
             self.widget = self.factory()
-            self.widget.setAutoFillBackground(self.holder.autoFillBackground())  # (the window's docks: opaque)
             if self.dock is not None:
                 self.dock.setWidget(self.widget)
             self.holder.deleteLater()

@@ -154,7 +154,6 @@ class MainWindow(QtWidgets.QMainWindow):
               ) -> QtWidgets.QDockWidget:
         d = QtWidgets.QDockWidget(title, self)
         d.setObjectName(f"dock_{key}")
-        widget.setAutoFillBackground(True)  # opaque: a change inside is painted without the dock and window under it
         d.setWidget(widget)
         d.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
                       | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable
