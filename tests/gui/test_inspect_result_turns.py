@@ -74,9 +74,10 @@ class _Paints(QtCore.QObject):
 
 
 def test_a_result_is_painted_on_the_next_turn_and_the_other_tab_filled_after_that(qtbot) -> None:
-    """The result's three costs -- filling the first tab, painting it, filling the second -- fall in three
-    turns: the first tab is not painted within the result's turn (nor in the posted events after it), and the
-    second is filled only after that paint, on a timer (so what fell due during the paint, input, runs first)."""
+    """The result's costs -- filling the first tab, painting it, filling the second, the first one's sparkline --
+    fall in turns of their own: the first tab is not painted within the result's turn (nor in the posted events
+    after it), the second is filled only after that paint, on a timer (so what fell due during the paint, input,
+    runs first), and the sparkline after that."""
     text = generate(60, seed=5)
     model, recs = train({"INFO": 9, "node": 5}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=3))
     s = Session()
@@ -94,10 +95,20 @@ def test_a_result_is_painted_on_the_next_turn_and_the_other_tab_filled_after_tha
     paints = _Paints(seen)
     pane.tokens_tab.summary.viewport().installEventFilter(paints)
     real = pane.differ_tab.set_done
-    pane.differ_tab.set_done = lambda d: (seen.append("second tab filled"), real(d))  # type: ignore[method-assign]
+
+    def second(d: Any) -> None:
+        seen.append("second tab filled")
+        real(d)
+        QtCore.QTimer.singleShot(0, lambda: seen.append("a timer due then"))
+
+    pane.differ_tab.set_done = second  # type: ignore[method-assign]
+    real_spark = pane.tokens_tab.sparkline.set_reports
+    pane.tokens_tab.sparkline.set_reports = lambda r: (seen.append("sparkline filled"), real_spark(r))  # type: ignore
     pane._finished(done)
     assert pane.tokens_tab.summary.item(0, 0).text() == f"{done.inspection.reports[0].tokens:,}"
     QtCore.QCoreApplication.sendPostedEvents()  # the rest of the result's turn
     assert seen == [] and repaint_held(pane)  # (painted here before, and the second tab a timer later)
-    qtbot.waitUntil(lambda: pane.differ_tab.done is done)
-    assert seen[:2] == ["tokens tab painted", "second tab filled"], seen
+    qtbot.waitUntil(lambda: "sparkline filled" in seen)
+    assert pane.differ_tab.done is done
+    firsts = list(dict.fromkeys(seen))
+    assert firsts == ["tokens tab painted", "second tab filled", "a timer due then", "sparkline filled"], seen

@@ -147,27 +147,24 @@ class LogInspector(QtWidgets.QWidget):
         row2.addWidget(tok_strip)
         row2.addLayout(self.tok_end, 1)
         row3 = QtWidgets.QHBoxLayout()
-        row3.addWidget(self.inspect_button)
-        row3.addWidget(self.cancel_button)
-        row3.addWidget(self.progress, 1)
-        row3.addWidget(self.export_button)
+        for w in (self.inspect_button, self.cancel_button, self.progress, self.export_button):
+            row3.addWidget(w, int(w is self.progress))  # (the bar stretches)
 
         self.tabs = QtWidgets.QTabWidget()
         self.tokens_tab = TokensTab()
         self.differ_tab = DifferTab()
         self.variants = VariantsPanel()
-        self.tabs.addTab(self.tokens_tab, "Where the tokens go")
-        self.tabs.addTab(self.differ_tab, "Where they differ")
-        self.tabs.addTab(self.variants, "What to change")
+        for tab, title in ((self.tokens_tab, "Where the tokens go"), (self.differ_tab, "Where they differ"),
+                           (self.variants, "What to change")):
+            self.tabs.addTab(tab, title)
         tab_titles.share_room(self.tabs)
         self.tokens_tab.lineRequested.connect(self._show_line)
 
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.setSpacing(4)
-        lay.addLayout(row1)
-        lay.addLayout(row2)
-        lay.addLayout(row3)
+        for row in (row1, row2, row3):
+            lay.addLayout(row)
         lay.addWidget(self.tabs, 1)
         theme.style_widget(self, _STYLE)  # the theme's colours ($name), again on a change
 
@@ -393,8 +390,13 @@ class LogInspector(QtWidgets.QWidget):
                            f"{'s' if len(r.reports) != 1 else ''}")
         self.progress.setFormat(self._done_text)
         self._mark_stale()  # the timeline may have moved while it ran
-        self.tokens_tab.set_result(done.inspection)  # painted on the next turn, the other tab on one after that:
-        hold_repaint(self, lambda: self.differ_tab.set_done(done) if self.done is done else None)
+        self.tokens_tab.set_result(done.inspection)  # painted on the next turn; the rest on turns of their own:
+        hold_repaint(self, lambda: self._second_half(done))
+
+    def _second_half(self, done: Done) -> None:  # the other tab after the first one's paint, then the sparkline
+        if self.done is done:
+            self.differ_tab.set_done(done)
+            hold_repaint(self, self.tokens_tab.settle)
 
     def _failed(self, message: str) -> None:
         self._set_running(False, "failed")
