@@ -147,8 +147,8 @@ class LogInspector(QtWidgets.QWidget):
         row2.addWidget(tok_strip)
         row2.addLayout(self.tok_end, 1)
         row3 = QtWidgets.QHBoxLayout()
-        for w in (self.inspect_button, self.cancel_button, self.progress, self.export_button):
-            row3.addWidget(w, int(w is self.progress))  # (the bar stretches)
+        for part in (self.inspect_button, self.cancel_button, self.progress, self.export_button):
+            row3.addWidget(part, int(part is self.progress))  # (the bar stretches)
 
         self.tabs = QtWidgets.QTabWidget()
         self.tokens_tab = TokensTab()
