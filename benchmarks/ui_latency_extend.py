@@ -21,7 +21,10 @@ they spanned, the GUI thread's CPU time in them (and the other threads' of this 
 GUI-thread calls that ran inside them (``calls``: name, milliseconds, the GUI thread's CPU milliseconds in the
 call and when it started in the gap; each pane's reaction to a run shown is one of them, :data:`PANE_SLOTS`), and
 the figures the flow showed: tokens per line of the log under cl100k and under the extension (the inspector's
-counts, and the extension job's own).  ``--profile FILE`` writes a cProfile of the GUI thread over the flow
+counts, and the extension job's own).  On a shared machine the longest gaps are often the GUI thread waiting
+for a core: ``cpu_stalls`` lists, the same way, the ``--top`` gaps with the most GUI-thread CPU that are not
+among the longest, and ``gaps_gui_cpu_over_16ms``/``_33ms`` and ``max_gui_cpu_ms`` count the gaps by that CPU.
+``--profile FILE`` writes a cProfile of the GUI thread over the flow
 (``python -m pstats FILE``); ``--profile-gap CALL FILE`` one from the timed call *CALL* (``Session.load``,
 ``compare_extension``...) to the next tick, i.e. what that one gap ran; ``--screenshot FILE.png`` grabs the window
 at the end.
@@ -164,6 +167,13 @@ def instrument(rec: Recorder) -> None:
     rec.wrap(main_window, "extend_dialog", "extend_dialog (the dialog built)")
     rec.wrap(extend_open, "compare_extension", "compare_extension")
     rec.wrap(show, "show_extension", "show_extension (contains the modal loop)")
+    try:  # (a tree before issue 25's fifth round has no held paint)
+        from bpe_desktop.gui.widgets import repaint_hold
+    except ImportError:
+        pass
+    else:
+        rec.wrap(repaint_hold._Hold, "release", "the held paint released (it follows)")
+        rec.wrap(repaint_hold._Hold, "_run_due", "after the held paint (the next piece)")
     _wrap_panes(rec)
 
 
@@ -331,19 +341,25 @@ def run_flow(args: argparse.Namespace) -> dict[str, object]:
         per_phase[lb] = ui_latency._gaps_summary([(b - a) * 1000 for a, b, *_ in rec.gaps if rec.phase_at(a) == lb])
     allg = [(b - a) * 1000 for a, b, *_ in rec.gaps]
     top = sorted(range(len(rec.gaps)), key=lambda i: rec.gaps[i][0] - rec.gaps[i][1])[: args.top]
-    stalls = []
-    for i in top:
+    by_cpu = sorted(range(len(rec.gaps)), key=lambda i: -rec.gaps[i][2])[: args.top]
+    stalls, cpu_stalls = [], []
+    for i in dict.fromkeys(top + by_cpu):
         a, b, cpu, proc = rec.gaps[i]
         others = {k: round(v * 1000, 1) for k, v in rec.threads[i].items() if v >= 0.0005}
         spanned = list(dict.fromkeys([rec.phase_at(a)] + [lb for t, lb in rec.phases if a < t < b]))
         inside = [(n, round((min(e, b) - max(s, a)) * 1000, 1), round(c * 1000, 1), round((s - a) * 1000, 1))
                   for s, e, n, c in rec.calls if s < b and e > a]
-        stalls.append({"gap_ms": round((b - a) * 1000, 1), "gui_cpu_ms": round(cpu * 1000, 1),
+        (stalls if i in top else cpu_stalls).append({
+                       "gap_ms": round((b - a) * 1000, 1), "gui_cpu_ms": round(cpu * 1000, 1),
                        "other_threads_cpu_ms": round((proc - cpu) * 1000, 1), "by_thread_ms": others,
                        "at_s": round(a - t_start, 2), "phases": spanned,
                        "calls": [f"{n} {ms} ms (CPU {c}) at +{at}" for n, ms, c, at in inside
                                  if "modal loop" not in n]})
+    cpu_stalls.sort(key=lambda x: -float(x["gui_cpu_ms"]))  # type: ignore[arg-type]
+    cpu = [c * 1000 for _, _, c, _ in rec.gaps]
     return {**ui_latency._gaps_summary(allg), "phases": per_phase, "phase_s": phase_s, "stalls": stalls,
+            "cpu_stalls": cpu_stalls, "gaps_gui_cpu_over_16ms": sum(c > 16 for c in cpu),
+            "gaps_gui_cpu_over_33ms": sum(c > 33 for c in cpu), "max_gui_cpu_ms": round(max(cpu, default=0.0), 1),
             "first_inspect": first, "compare": figures,
             "extension": {"spec": done.spec, "made": done.made, "stop": done.stop_reason, "lines": done.lines,
                           "tokens_before": done.tokens_before, "tokens_after": done.tokens_after,

@@ -40,6 +40,7 @@ from .stream.view import TokenStreamView
 from .training.controller import TrainingController
 from .training.protocol import TrainingState
 from .vocab.pane import VocabPane
+from .widgets.repaint_hold import hold_repaint
 from .widgets.timers import one_shot
 from .work import continuation, same_corpus
 
@@ -106,6 +107,7 @@ class MainWindow(QtWidgets.QMainWindow):
         s.trainingStateChanged.connect(self._update_stale)
         s.modelReset.connect(self._update_stale)
         s.workLoaded.connect(self._update_stale)  # (after the corpus pane has shown the run's corpus)
+        s.corpusChanged.connect(lambda: hold_repaint(self) if s.loading else None)  # a run shown: painted next turn
         self._update_actions()
         self.installEventFilter(self)  # the first paint builds the deferred panes (see eventFilter)
         self._plots.attach(self.docks["plots"])
@@ -216,7 +218,11 @@ class MainWindow(QtWidgets.QMainWindow):
         tb.addSeparator()
         tb.addAction(self.further_action)
         tb.addWidget(self.more_spin)
-        tb.widgetForAction(self.train_action).setObjectName("trainButton")
+        train_b = tb.widgetForAction(self.train_action)
+        train_b.setObjectName("trainButton")
+        train_b.ensurePolished()  # as wide as "Retrain" from the start: a first run shown relayouts no toolbar
+        self.train_action.setText("Retrain")
+        train_b.setMinimumWidth(train_b.sizeHint().width())
 
         mb = self.menuBar()
         fm = mb.addMenu("&File")

@@ -7,7 +7,8 @@ dialog blocks input to the other windows meanwhile, so nothing else can change u
 reports through its :class:`Progress` (a plain object the GUI thread polls; the job never touches Qt), and
 Cancel makes the job's next report raise :class:`Cancelled`.  The helper thread runs Python, so it shares
 the GIL with the GUI thread: the interpreter hands the GIL over every switch interval, which is what keeps
-the GUI thread's stalls short (measured in benchmarks/RESULTS.md, "Bundled encodings"); the cyclic
+the GUI thread's stalls short (measured in benchmarks/RESULTS.md, "Bundled encodings"); the call returns a turn
+after the dialog closed, so closing it and what the caller does next are not one stall; the cyclic
 collector is paused meanwhile and what exists frozen (:mod:`.widgets.gc_policy`), since a full collection
 over the job's new objects would hold the GIL as long as anything else.  It leaves out
 what the jobs do and any work that may run on the GUI thread itself.
@@ -26,6 +27,7 @@ from .widgets.gc_policy import GcPolicy
 
 T = TypeVar("T")
 POLL_MS = 40  # how often the dialog reads the job's progress (and notices that it ended)
+END_MS = 1  # the job ended: the dialog closes, and this later (a timer: the timers due run first) the call returns
 GC_FREEZE_EVERY_S = 0.5  # the job's objects live on: a full collection scanning them would stall the window
 
 
@@ -69,8 +71,10 @@ def run_modal(parent: QtWidgets.QWidget | None, title: str, job: Callable[[Progr
     timer.setInterval(POLL_MS)
 
     def poll() -> None:
-        if future.done():
-            loop.quit()
+        if future.done():  # the dialog goes in this turn, the caller's next work (a result shown) in a later one
+            timer.stop()
+            dialog.close()
+            QtCore.QTimer.singleShot(END_MS, loop.quit)
             return
         if dialog.wasCanceled():  # the button, Esc or closing the dialog (cancel() emits no signal)
             progress.cancelled = True

@@ -1,16 +1,23 @@
 """Issue 25 (the window stays responsive when a big log's result arrives): the Log inspector's tokens tab
 shows a result's tables, bars and text at once and its sparkline (a pyqtgraph plot) on a later turn of the
-event loop, so the two costs do not add up in one tick.  Counted, not timed: how often the plot is filled."""
+event loop, so the two costs do not add up in one tick; the result's paint and the other tab come on turns of
+their own too.  Counted, not timed: how often the plot is filled, what is painted before what."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bpe_desktop.core import TrainConfig, train
+from PySide6 import QtCore
+
+from bpe_desktop.core import CorpusSource, TrainConfig, train
 from bpe_desktop.core.logs.log_inspect import NamedTokenizer, inspect_text
 from bpe_desktop.core.logs.robotlogs import generate
 from bpe_desktop.core.tokenizers.tokenizer import Tokenizer
+from bpe_desktop.gui.inspect.job import InspectJob, TokenizerChoice, inspect_job
+from bpe_desktop.gui.inspect.panel import LogInspector
 from bpe_desktop.gui.inspect.tokens_tab import TokensTab
+from bpe_desktop.gui.session import Session
+from bpe_desktop.gui.widgets.repaint_hold import repaint_held
 
 
 def _counting(tab: TokensTab) -> list[Any]:
@@ -49,3 +56,59 @@ def test_the_sparkline_is_filled_a_turn_after_the_tables_and_only_for_the_newest
     assert filled == [newest.reports, first.reports]
     qtbot.wait(60)
     assert len(filled) == 2
+
+
+class _Paints(QtCore.QObject):
+    """Paint events of the widgets it is installed on (and what had happened by the first one)."""
+
+    def __init__(self, seen: list[str]) -> None:
+        super().__init__()
+        self.n = 0
+        self.seen = seen
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+        if ev.type() == QtCore.QEvent.Type.Paint:
+            self.n += 1
+            self.seen.append("tokens tab painted")
+        return False
+
+
+def test_a_result_is_painted_on_the_next_turn_and_the_other_tab_filled_after_that(qtbot) -> None:
+    """The result's costs -- filling the first tab, painting it, filling the second, the first one's sparkline --
+    fall in turns of their own: the first tab is not painted within the result's turn (nor in the posted events
+    after it), the second is filled only after that paint, on a timer (so what fell due during the paint, input,
+    runs first), and the sparkline after that."""
+    text = generate(60, seed=5)
+    model, recs = train({"INFO": 9, "node": 5}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=3))
+    s = Session()
+    s.set_corpus(CorpusSource.from_text("x"), TrainConfig(mode="bytes", pretokenizer="gpt2"))
+    s.reset_model(model, list(recs))
+    pane = LogInspector(s)
+    qtbot.addWidget(pane)
+    pane.resize(900, 700)
+    pane.show()
+    qtbot.waitExposed(pane)
+    pane.set_text(text)
+    done = inspect_job(InspectJob((TokenizerChoice("t", model=model),), text=text))
+    qtbot.wait(50)
+    seen: list[str] = []
+    paints = _Paints(seen)
+    pane.tokens_tab.summary.viewport().installEventFilter(paints)
+    real = pane.differ_tab.set_done
+
+    def second(d: Any) -> None:
+        seen.append("second tab filled")
+        real(d)
+        QtCore.QTimer.singleShot(0, lambda: seen.append("a timer due then"))
+
+    pane.differ_tab.set_done = second  # type: ignore[method-assign]
+    real_spark = pane.tokens_tab.sparkline.set_reports
+    pane.tokens_tab.sparkline.set_reports = lambda r: (seen.append("sparkline filled"), real_spark(r))  # type: ignore
+    pane._finished(done)
+    assert pane.tokens_tab.summary.item(0, 0).text() == f"{done.inspection.reports[0].tokens:,}"
+    QtCore.QCoreApplication.sendPostedEvents()  # the rest of the result's turn
+    assert seen == [] and repaint_held(pane)  # (painted here before, and the second tab a timer later)
+    qtbot.waitUntil(lambda: "sparkline filled" in seen)
+    assert pane.differ_tab.done is done
+    firsts = list(dict.fromkeys(seen))
+    assert firsts == ["tokens tab painted", "second tab filled", "a timer due then", "sparkline filled"], seen

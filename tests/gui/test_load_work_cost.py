@@ -1,7 +1,7 @@
 """Issue 25 (the Extend flow's latency): showing a run costs the GUI thread work counted here, not timed --
 the corpus editor copies its text out of its document once per change, however many slots ask for the
-corpus while a run is loaded (each copy of a preview-sized text is a measurable stall), and a big file's
-preview is left to later turns."""
+corpus while a run is loaded (each copy of a preview-sized text is a measurable stall), a big file's
+preview is left to later turns, and the window's paint is the turn after the load's."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from bpe_desktop.core.counting.pieces import count_text
 from bpe_desktop.core.training.trainer import Trainer
 from bpe_desktop.gui import app as gui_app
 from bpe_desktop.gui.panes.corpus_editor import LARGE_FILE_BYTES, PREVIEW_FIRST_CHARS
+from bpe_desktop.gui.widgets.repaint_hold import repaint_held
 from bpe_desktop.gui.work import Work
 from support import ROBOT_SAMPLE_FILE
 
@@ -77,15 +78,27 @@ def test_loading_a_run_on_a_big_file_leaves_its_preview_to_later_turns(qtbot, di
     assert dialogs == []
 
 
-class _ShowsAndHides(QtCore.QObject):
-    def __init__(self) -> None:
+class _Events(QtCore.QObject):
+    """The events of *types* the objects it is installed on receive, by name."""
+
+    def __init__(self, *types: QtCore.QEvent.Type) -> None:
         super().__init__()
+        self.types = types
         self.seen: list[str] = []
 
     def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
-        if ev.type() in (QtCore.QEvent.Type.Show, QtCore.QEvent.Type.Hide):
+        if ev.type() in self.types:
             self.seen.append(ev.type().name)
         return False
+
+
+def _shown_window(qtbot) -> Any:
+    gui_app.make_app()
+    w = gui_app.make_window(remember_layout=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
 
 
 def test_loading_a_run_shows_no_banner_or_notice_only_to_take_it_back(qtbot, dialogs) -> None:
@@ -93,14 +106,10 @@ def test_loading_a_run_shows_no_banner_or_notice_only_to_take_it_back(qtbot, dia
     run: the settings banner ("the settings differ") and the status bar's stale notice used to be shown there
     and taken back a moment later -- each a layout of the whole window -- when neither is due for the run."""
     text = ROBOT_SAMPLE_FILE.read_text(encoding="utf-8")
-    gui_app.make_app()
-    w = gui_app.make_window(remember_layout=False)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
+    w = _shown_window(qtbot)
     run = _run(CorpusSource.from_text(text, name="robot"), text)
     assert run.config != w.settings.config() and not w.session.records  # other settings, another corpus
-    banner = _ShowsAndHides()
+    banner = _Events(QtCore.QEvent.Type.Show, QtCore.QEvent.Type.Hide)
     w.settings._banner_row.installEventFilter(banner)
     messages: list[str] = []
     w.statusBar().messageChanged.connect(messages.append)
@@ -111,4 +120,26 @@ def test_loading_a_run_shows_no_banner_or_notice_only_to_take_it_back(qtbot, dia
     assert w.statusBar().currentMessage() == w.STALE
     w.settings.set_config(run.config.with_(merges=21))
     assert w.settings.banner_shown
+    assert dialogs == []
+
+
+
+def test_a_run_shown_is_painted_on_the_next_turn_once(qtbot, dialogs) -> None:
+    """Showing a run changes every pane: their reactions are one turn and the window's paint the next, so a
+    timer due meanwhile (input) runs between the two; nothing is painted twice or left unpainted."""
+    text = ROBOT_SAMPLE_FILE.read_text(encoding="utf-8")
+    w = _shown_window(qtbot)
+    qtbot.wait(100)
+    paints = _Events(QtCore.QEvent.Type.Paint)
+    w.merges.view.viewport().installEventFilter(paints)
+    run = _run(CorpusSource.from_text(text, name="robot"), text)
+    w.session.load(run)
+    QtCore.QCoreApplication.sendPostedEvents()  # the rest of the load's turn: layouts, no paint
+    assert paints.seen == [] and repaint_held(w)  # (painted here before)
+    qtbot.waitUntil(lambda: bool(paints.seen))
+    qtbot.wait(100)
+    assert len(paints.seen) == 1 and not repaint_held(w)
+    w.merges.view.viewport().update()  # anything else is painted within its own turn, as before
+    QtCore.QCoreApplication.sendPostedEvents()
+    assert len(paints.seen) == 2 and not repaint_held(w)
     assert dialogs == []

@@ -35,6 +35,36 @@ def test_the_job_runs_off_the_gui_thread_while_the_gui_thread_serves_events(qtbo
     assert _dialog() is None  # closed
 
 
+class _OnHide(QtCore.QObject):
+    """When a progress dialog hides, start a timer due at once (as input, or any timer, falls due)."""
+
+    def __init__(self, seen: list[str]) -> None:
+        super().__init__()
+        self.seen = seen
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+        if ev.type() == QtCore.QEvent.Type.Hide and isinstance(obj, QtWidgets.QProgressDialog):
+            self.seen.append("dialog closed")
+            QtCore.QTimer.singleShot(0, lambda: self.seen.append("a timer due then"))
+        return False
+
+
+def test_the_call_returns_a_turn_after_the_dialog_closed(qtbot) -> None:
+    """Closing the dialog and what the caller does with the result (showing a run: the window's biggest
+    change) fall in different turns: a timer due when the dialog closed runs before the call returns."""
+    seen: list[str] = []
+    watch = _OnHide(seen)
+    app = QtWidgets.QApplication.instance()
+    app.installEventFilter(watch)
+    try:
+        assert modal_job.run_modal(None, "Working", lambda _p: threading.Event().wait(0.2) or "done") == "done"
+        seen.append("returned")
+    finally:
+        app.removeEventFilter(watch)
+    assert seen[:3] == ["dialog closed", "a timer due then", "returned"], seen  # (the timer last before)
+    assert _dialog() is None
+
+
 def test_cancel_raises_cancelled_and_the_dialog_shows_progress(qtbot) -> None:
     shown: list[tuple[str, int, int]] = []
 

@@ -165,3 +165,59 @@ def test_a_run_shown_paints_the_merge_list_once(window, qtbot, dialogs) -> None:
     assert view.model().rowCount() == 120
     assert view.rowViewportPosition(view.rowAt(view.viewport().height() - 1)) > 0  # more rows than shown
     assert paints.n == 1
+
+
+def test_a_first_run_shown_moves_no_other_button_in_the_toolbar_or_box_in_the_inspector(window, qtbot,
+                                                                                       dialogs) -> None:
+    """"Train" becomes "Retrain" and "yours (not trained)" becomes "yours (step N)" when a run is shown: each
+    keeps the room of its longer text, so the rest of its row stays where it was -- not laid out and painted
+    again unchanged (found comparing each painted widget's pixels before and after a load)."""
+    from bpe_desktop.core import CorpusSource, TrainConfig, count_text, train
+    from bpe_desktop.gui.work import Work
+    from support import ROBOT_SAMPLE_FILE
+
+    window.resize(1440, 900)
+    dock = window.docks["inspect"]
+    dock.show()
+    dock.raise_()
+    pane = window.inspector
+    toolbar = window.findChild(QtWidgets.QToolBar, "training_toolbar")
+    _settled(window, qtbot)
+    own = pane.checks["yours"]
+
+    def others() -> list[QtCore.QRect]:
+        boxes = [b.geometry() for n, b in pane.checks.items() if b is not own]
+        return boxes + [b.geometry() for b in toolbar.findChildren(QtWidgets.QToolButton) if b.isVisible()]
+
+    before, text_before = others(), (own.text(), window.train_action.text())
+    assert text_before == ("yours (not trained)", "Train") and len(before) > 4
+    text = "".join(ROBOT_SAMPLE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)[:200])
+    config = TrainConfig(mode="bytes", merges=120)
+    model, records = train(count_text(text, config), config)
+    window.session.load(Work.loaded(model, records, CorpusSource.from_text(text), config, "loaded"))
+    qtbot.wait(200)
+    assert (own.text(), window.train_action.text()) == ("yours (step 120)", "Retrain")
+    assert others() == before
+
+
+def test_compare_in_log_inspector_paints_the_pane_on_the_next_turn(window, qtbot, dialogs, extended) -> None:
+    """The press adds the extension's box (it wraps onto a second line: the tabs below move, and the pane
+    repaints); that layout is the press's turn and the paint the next one's, not both in one."""
+    from bpe_desktop.core import CorpusSource
+    from bpe_desktop.gui.extend.open import compare_extension
+    from bpe_desktop.gui.widgets.repaint_hold import repaint_held
+
+    text, _out, done = extended
+    window.resize(1440, 900)
+    window.docks["inspect"].show()
+    window.docks["inspect"].raise_()
+    pane = window.inspector
+    _settled(window, qtbot)
+    paints = _Paints()
+    pane.installEventFilter(paints)
+    with qtbot.waitSignal(pane.runner.finished, timeout=240_000):
+        assert compare_extension(window, "cl100k", done.read_as, CorpusSource.from_text(text))
+        QtCore.QCoreApplication.sendPostedEvents()  # the rest of the press's turn
+        assert paints.n == 0 and repaint_held(window)  # (painted here before)
+        qtbot.waitUntil(lambda: paints.n > 0)
+    assert not dialogs

@@ -33,7 +33,10 @@ def extend_dialog(window: Any, source: CorpusSource | None = None) -> ExtendDial
 
 def compare_extension(window: Any, original: str, extended: str, source: CorpusSource) -> bool:
     """The original tokenizer and its extension side by side in the window's Log inspector, on *source*."""
+    from ..widgets.repaint_hold import hold_repaint
+
     pane = window.inspector
+    hold_repaint(window)  # the boxes and the pane laid out now, painted on the next turn
     name = f"{os.path.basename(extended.split(':', 1)[-1])} (extended)"
     want = next((n for n, c in pane.choices.items() if c.spec == original), None) or pane.add_tokenizer(original)
     ext = next((n for n, c in pane.choices.items() if c.spec == extended), None) or pane.add_tokenizer(extended, name)

@@ -3,13 +3,13 @@ GUI thread, and see where the tokens go, where the tokenizers differ, and what t
 
 Top: the log (Open log…, Paste text…, the bundled robot-log sample), the tokenizers as check boxes -- yours
 at the timeline's step (a copy of the first k merges is sent), the well-known files installed here
-(:func:`.job.installed_references`: the bundled ones, cl100k ticked; a missing one is named, the tooltip saying how to
-get them) and any tokenizer file or folder you
-add (every format :func:`bpe_desktop.core.formats.load_tokenizer` reads, ``PRESET:PATH`` included) --,
-Inspect / Cancel with a progress bar, and Export (per-line CSV, per-category CSV, PNG of the pane; atomic
-writes, errors as dialogs).  The work runs in a worker process (:class:`~.runner.InspectRunner`); results
-fill three tabs: :class:`~.tokens_tab.TokensTab`, :class:`~.differ_tab.DifferTab`,
-:class:`~.variants.VariantsPanel` (variants train in worker processes, :class:`~.runner.VariantRunner`).
+(:func:`.job.installed_references`: the bundled ones, cl100k ticked; a missing one is named, the tooltip saying
+how to get them) and any tokenizer file or folder you add (every format
+:func:`bpe_desktop.core.formats.load_tokenizer` reads, ``PRESET:PATH`` included) --, Inspect / Cancel with a
+progress bar, and Export (per-line CSV, per-category CSV, PNG of the pane; atomic writes, errors as dialogs).
+The work runs in a worker process (:class:`~.runner.InspectRunner`); results fill three tabs:
+:class:`~.tokens_tab.TokensTab`, :class:`~.differ_tab.DifferTab`, :class:`~.variants.VariantsPanel` (variants
+train in worker processes, :class:`~.runner.VariantRunner`).  A result's paint is a turn after it fills them.
 Nothing is inspected until Inspect is pressed (figures of your tokenizer at another step than the timeline's,
 or of a model since replaced, are marked stale in the progress line); the pane never changes the session
 except when a variant is opened as the main run (``openRequested``, handled by the window).
@@ -35,6 +35,7 @@ from ..widgets.elided_label import ElidedLabel
 from ..widgets.flow_layout import FlowLayout
 from ..widgets.on_screen import DockWatch, on_screen
 from ..widgets.quiet_progress import set_bar
+from ..widgets.repaint_hold import hold_repaint
 from . import export_menu
 from .differ_tab import DifferTab
 from .job import Done, InspectJob, TokenizerChoice, installed_references
@@ -108,7 +109,9 @@ class LogInspector(QtWidgets.QWidget):
         tok_strip = QtWidgets.QWidget()  # wraps when full: a box added never widens the pane (nor relayouts the window)
         self.tok_row = FlowLayout(tok_strip)
         self.tok_row.addWidget(QtWidgets.QLabel("Tokenizers:"))
-        self._add_check(OWN, "")
+        own = self._add_check(OWN, "The tokenizer being trained, at the timeline's step")
+        own.setText(f"{OWN} (step 000,000)")  # its room for a step's text: a new step moves no other box
+        own.setMinimumWidth(own.sizeHint().width())
         ticked = {k.name for k in KNOWN_REFERENCES if k.ticked}
         for c in installed_references():  # the well-known ones (bundled), ticked as KNOWN_REFERENCES says
             self._add_choice(c, checked=c.name in ticked)
@@ -139,33 +142,29 @@ class LogInspector(QtWidgets.QWidget):
         self.cancel_button.clicked.connect(self.runner.cancel)
         self.progress = QtWidgets.QProgressBar()
         self.progress.setTextVisible(True)
-        self.progress.setFormat("")
         self.export_button = export_menu.export_button(self)
         row2 = QtWidgets.QHBoxLayout()
         row2.addWidget(tok_strip)
         row2.addLayout(self.tok_end, 1)
         row3 = QtWidgets.QHBoxLayout()
-        row3.addWidget(self.inspect_button)
-        row3.addWidget(self.cancel_button)
-        row3.addWidget(self.progress, 1)
-        row3.addWidget(self.export_button)
+        for part in (self.inspect_button, self.cancel_button, self.progress, self.export_button):
+            row3.addWidget(part, int(part is self.progress))  # (the bar stretches)
 
         self.tabs = QtWidgets.QTabWidget()
         self.tokens_tab = TokensTab()
         self.differ_tab = DifferTab()
         self.variants = VariantsPanel()
-        self.tabs.addTab(self.tokens_tab, "Where the tokens go")
-        self.tabs.addTab(self.differ_tab, "Where they differ")
-        self.tabs.addTab(self.variants, "What to change")
+        for tab, title in ((self.tokens_tab, "Where the tokens go"), (self.differ_tab, "Where they differ"),
+                           (self.variants, "What to change")):
+            self.tabs.addTab(tab, title)
         tab_titles.share_room(self.tabs)
         self.tokens_tab.lineRequested.connect(self._show_line)
 
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.setSpacing(4)
-        lay.addLayout(row1)
-        lay.addLayout(row2)
-        lay.addLayout(row3)
+        for row in (row1, row2, row3):
+            lay.addLayout(row)
         lay.addWidget(self.tabs, 1)
         theme.style_widget(self, _STYLE)  # the theme's colours ($name), again on a change
 
@@ -275,13 +274,12 @@ class LogInspector(QtWidgets.QWidget):
         (:func:`~..file_actions.patternless`; None: cancelled), any other file as it is (the worker reads it).  Only
         such a file is read here, on the GUI thread; ``PRESET:PATH`` (Compare in Log inspector) is the worker's."""
         try:
-            if os.path.isdir(path) or detect(path) != "tiktoken":
-                return spec, None
-            formats.load(spec)
+            if not os.path.isdir(path) and detect(path) == "tiktoken":
+                formats.load(spec)
         except PretokenizerNeeded as need:
             return file_actions.patternless(self, spec, need)
         except BpeError:
-            return spec, None
+            pass
         return spec, None
 
     def _ask_tokenizer(self, folder: bool) -> None:
@@ -311,7 +309,6 @@ class LogInspector(QtWidgets.QWidget):
         box = self.checks[OWN]
         box.setEnabled(bool(s.records))
         box.setText(f"{OWN} (step {s.shown_step(s.step):,})" if s.records else f"{OWN} (not trained)")
-        box.setToolTip("The tokenizer being trained, at the timeline's step")
 
     def selected(self) -> list[TokenizerChoice]:
         """The ticked tokenizers, yours first (a copy of its first k merges, k = the timeline's step; a
@@ -393,10 +390,13 @@ class LogInspector(QtWidgets.QWidget):
                            f"{'s' if len(r.reports) != 1 else ''}")
         self.progress.setFormat(self._done_text)
         self._mark_stale()  # the timeline may have moved while it ran
-        self.tokens_tab.set_result(done.inspection)
-        # the other tab on a later turn, after the first is painted and input is read (a 0 ms single shot is a
-        # posted event: it ran in the same turn as the paint); each half stays well under a frame budget
-        QtCore.QTimer.singleShot(1, lambda: self.differ_tab.set_done(done) if self.done is done else None)
+        self.tokens_tab.set_result(done.inspection)  # painted on the next turn; the rest on turns of their own:
+        hold_repaint(self, lambda: self._second_half(done))
+
+    def _second_half(self, done: Done) -> None:  # the other tab after the first one's paint, then the sparkline
+        if self.done is done:
+            self.differ_tab.set_done(done)
+            hold_repaint(self, self.tokens_tab.settle)
 
     def _failed(self, message: str) -> None:
         self._set_running(False, "failed")

@@ -27,9 +27,9 @@ from .charts import CATEGORY_COLORS, TOKENIZER_COLORS, CategoryBars, LineSparkli
 
 SUMMARY_COLUMNS = ("tokens", "chars/token", "bytes/token", "tokens/line", "p95/line")
 EXPENSIVE_SHOWN = 5
-#: the sparkline is filled this long after its result's tables: after the inspector's other tab, which it fills
-#: on the next turn (panel.py), so the three pieces of work fall in different turns of the event loop
-SPARKLINE_AFTER_MS = 30
+#: the sparkline is filled this long after its result's tables at the latest: the inspector asks for it sooner, on
+#: a turn after its other tab's (panel.py), so that the pieces of work fall in different turns of the event loop
+SPARKLINE_AFTER_MS = 250
 EMPTY_TEXT = ("Nothing inspected yet. Open a log, paste text or take the robot-log sample, tick the tokenizers "
               "to compare, and press Inspect: this tab then shows where each one's tokens go -- per category, "
               "per line, and the spans that cost the most.")
