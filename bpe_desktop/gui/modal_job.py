@@ -8,7 +8,8 @@ reports through its :class:`Progress` (a plain object the GUI thread polls; the 
 Cancel makes the job's next report raise :class:`Cancelled`.  The helper thread runs Python, so it shares
 the GIL with the GUI thread: the interpreter hands the GIL over every switch interval, which is what keeps
 the GUI thread's stalls short (measured in benchmarks/RESULTS.md, "Bundled encodings"); the call returns a turn
-after the dialog closed, so closing it and what the caller does next are not one stall; the cyclic
+after the dialog closed, so closing it and what the caller does next are not one stall (the user's input is
+dropped in that turn, as the dialog dropped it); the cyclic
 collector is paused meanwhile and what exists frozen (:mod:`.widgets.gc_policy`), since a full collection
 over the job's new objects would hold the GIL as long as anything else.  It leaves out
 what the jobs do and any work that may run on the GUI thread itself.
@@ -29,6 +30,23 @@ T = TypeVar("T")
 POLL_MS = 40  # how often the dialog reads the job's progress (and notices that it ended)
 END_MS = 1  # the job ended: the dialog closes, and this later (a timer: the timers due run first) the call returns
 GC_FREEZE_EVERY_S = 0.5  # the job's objects live on: a full collection scanning them would stall the window
+
+
+_INPUT = frozenset(QtCore.QEvent.Type(t) for t in (
+    QtCore.QEvent.Type.MouseButtonPress, QtCore.QEvent.Type.MouseButtonRelease,
+    QtCore.QEvent.Type.MouseButtonDblClick, QtCore.QEvent.Type.KeyPress, QtCore.QEvent.Type.KeyRelease,
+    QtCore.QEvent.Type.ShortcutOverride, QtCore.QEvent.Type.Shortcut, QtCore.QEvent.Type.Wheel,
+    QtCore.QEvent.Type.ContextMenu, QtCore.QEvent.Type.DragEnter, QtCore.QEvent.Type.DragMove,
+    QtCore.QEvent.Type.Drop, QtCore.QEvent.Type.TouchBegin, QtCore.QEvent.Type.TouchUpdate,
+    QtCore.QEvent.Type.TouchEnd))
+
+
+class _InputHeld(QtCore.QObject):
+    """An application event filter that drops the user's input: the dialog has closed, but until the caller
+    has the result nothing may change under it (timers and paints still run)."""
+
+    def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        return event.type() in _INPUT
 
 
 class Cancelled(Exception):
@@ -70,9 +88,14 @@ def run_modal(parent: QtWidgets.QWidget | None, title: str, job: Callable[[Progr
     timer = QtCore.QTimer()
     timer.setInterval(POLL_MS)
 
+    app = QtCore.QCoreApplication.instance()
+    held = _InputHeld()
+
     def poll() -> None:
         if future.done():  # the dialog goes in this turn, the caller's next work (a result shown) in a later one
             timer.stop()
+            if app is not None:
+                app.installEventFilter(held)  # the window takes no input until the call has returned
             dialog.close()
             QtCore.QTimer.singleShot(END_MS, loop.quit)
             return
@@ -97,6 +120,8 @@ def run_modal(parent: QtWidgets.QWidget | None, title: str, job: Callable[[Progr
             loop.exec()
     finally:
         gc_policy.resume()
+        if app is not None:
+            app.removeEventFilter(held)
     timer.stop()
     dialog.close()
     dialog.deleteLater()

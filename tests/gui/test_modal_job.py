@@ -65,6 +65,34 @@ def test_the_call_returns_a_turn_after_the_dialog_closed(qtbot) -> None:
     assert _dialog() is None
 
 
+def test_input_in_the_turn_after_the_dialog_closed_is_dropped(qtbot) -> None:
+    """The dialog has closed but the caller does not have the result yet: a key typed then changes nothing
+    (as while the dialog showed), and once the call has returned keys reach the window again."""
+    from PySide6 import QtTest
+
+    edit = QtWidgets.QLineEdit()
+    qtbot.addWidget(edit)
+    edit.show()
+    typed: list[str] = []
+
+    class TypeOnHide(QtCore.QObject):
+        def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+            if ev.type() == QtCore.QEvent.Type.Hide and isinstance(obj, QtWidgets.QProgressDialog):
+                QtCore.QTimer.singleShot(0, lambda: (QtTest.QTest.keyClicks(edit, "late"), typed.append("typed")))
+            return False
+
+    watch = TypeOnHide()
+    app = QtWidgets.QApplication.instance()
+    app.installEventFilter(watch)
+    try:
+        assert modal_job.run_modal(None, "Working", lambda _p: threading.Event().wait(0.1) or "done") == "done"
+    finally:
+        app.removeEventFilter(watch)
+    assert typed == ["typed"] and edit.text() == ""
+    QtTest.QTest.keyClicks(edit, "now")
+    assert edit.text() == "now"
+
+
 def test_cancel_raises_cancelled_and_the_dialog_shows_progress(qtbot) -> None:
     shown: list[tuple[str, int, int]] = []
 
