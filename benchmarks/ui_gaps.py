@@ -6,9 +6,12 @@ record when they ran, and the 10 ms ticks stamped with ``time.thread_time`` as w
 ``--over`` ms it prints the gap, the GUI thread's CPU time inside it (the rest is the thread waiting: for the
 GIL, the X server, the scheduler) and the wrapped calls that ran in it (outermost first, with their nested calls
 indented), so a gap can be told to be work, and whose.  Qt's own painting and layout are not Python calls: the
-CPU a gap spent outside every wrapped call is printed as ``other``.
+CPU a gap spent outside every wrapped call is printed as ``other``; ``--paints`` adds the widgets Qt painted in
+the gap, each with the GUI CPU until the next one's paint event (an app-wide event filter: it slows every event a
+little, so measure without it).  The first gap runs from the Train press, as in ui_latency.
 
     python benchmarks/ui_gaps.py [--corpus FILE] [--merges N] [--runs 1] [--platform xcb|offscreen] [--over 16]
+                                 [--paints]
 
 Prints one line per gap, then ui_latency's JSON figures on the last line.
 """
@@ -32,6 +35,7 @@ import ui_latency
 #: (module, class, method) wrapped; nested calls are shown under the call they ran in
 WRAPPED = [
     ("bpe_desktop.gui.main_window", "MainWindow", "train"),
+    ("bpe_desktop.gui.training.controller", "TrainingController", "start"),
     ("bpe_desktop.gui.training.controller", "TrainingController", "drain"),
     ("bpe_desktop.gui.training.controller", "TrainingController", "_catch_up"),
     ("bpe_desktop.gui.training.controller", "TrainingController", "_handle"),
@@ -46,11 +50,12 @@ WRAPPED = [
     ("bpe_desktop.gui.plots.panel", "PlotsPanel", "refresh"),
     ("bpe_desktop.gui.plots.remote_history", "RemoteHistory", "poll"),
     ("bpe_desktop.gui.stream.canvas", "TokenCanvas", "paintEvent"),
-    ("bpe_desktop.gui.stream.canvas", "TokenCanvas", "_prepare_step"),
+    ("bpe_desktop.gui.stream.ahead", "Ahead", "_turn"),
     ("bpe_desktop.gui.widgets.trash", "Trash", "_slice"),
 ]
 
 calls: list[tuple[float, float, float, str, int]] = []  # (start, end, cpu ms, name, depth)
+pressed: list[tuple[float, float]] = []  # (perf_counter, thread_time) as each Train press began: ui_latency's first gap
 _depth = [0]
 
 
@@ -63,6 +68,8 @@ def _wrap(mod: str, cls: str, name: str) -> None:
         d = _depth[0]
         _depth[0] = d + 1
         t, c = time.perf_counter(), time.thread_time()
+        if name == "train":
+            pressed.append((t, c))
         try:
             return real(*a, **k)
         finally:
@@ -70,6 +77,15 @@ def _wrap(mod: str, cls: str, name: str) -> None:
             calls.append((t, time.perf_counter(), (time.thread_time() - c) * 1000, f"{cls}.{name}", d))
 
     setattr(klass, name, timed)
+
+
+def _widget_name(obj: object) -> str:
+    """A painted widget's class, with its parent's for a scroll area's viewport (a plain QWidget)."""
+    name = type(obj).__name__
+    parent = obj.parent() if hasattr(obj, "parent") else None  # type: ignore[union-attr]
+    if name == "QWidget" and parent is not None:
+        return f"{type(parent).__name__}.viewport"
+    return name
 
 
 def main() -> int:
@@ -80,6 +96,9 @@ def main() -> int:
     p.add_argument("--platform", choices=("offscreen", "xcb"), default="xcb")
     p.add_argument("--over", type=float, default=16.0, help="list the gaps longer than this (ms)")
     p.add_argument("--catch-up-s", type=float, default=60.0, help="as in ui_latency.py")
+    p.add_argument("--paints", action="store_true",
+                   help="also list the widgets that received a paint event in each gap, with the GUI CPU until the "
+                        "next one (each widget's own paint, roughly: the last one's runs to the gap's end)")
     args = p.parse_args()
     os.environ["QT_QPA_PLATFORM"] = args.platform
     xvfb = ui_latency.start_xvfb() if args.platform == "xcb" and not os.environ.get("DISPLAY") else None
@@ -98,6 +117,21 @@ def main() -> int:
             real_start(timer, *a)
 
         QtCore.QTimer.start = start  # type: ignore[method-assign]
+        paints: list[tuple[float, float, str]] = []  # (perf_counter, thread_time, widget) at each paint event
+        if args.paints:
+            from PySide6 import QtWidgets
+
+            class PaintLog(QtCore.QObject):
+                def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+                    if ev.type() == QtCore.QEvent.Type.Paint:
+                        paints.append((time.perf_counter(), time.thread_time(), _widget_name(obj)))
+                    return False
+
+            from bpe_desktop.gui import app as gui_app
+
+            gui_app.make_app()
+            paint_log = PaintLog()
+            QtWidgets.QApplication.instance().installEventFilter(paint_log)
         phase_end: list[int] = []
         real_catch_up = ui_latency._phase_catch_up
 
@@ -107,7 +141,7 @@ def main() -> int:
 
         ui_latency._phase_catch_up = catch_up  # type: ignore[assignment]
         result = ui_latency.latency(args.corpus, args.merges, runs=args.runs, play_s=0.5, catch_up_s=args.catch_up_s)
-        train = ticks[: phase_end[0]] if phase_end else ticks
+        train = pressed[:1] + (ticks[: phase_end[0]] if phase_end else ticks)  # (from the press, as ui_latency)
         for (t0, c0), (t1, c1) in itertools.pairwise(train):
             gap = (t1 - t0) * 1000
             if gap <= args.over:
@@ -119,6 +153,11 @@ def main() -> int:
                      for c in inside if (c[1] - c[0]) * 1000 >= 0.5]
             print(f"gap {gap:6.1f} ms at {t1 - train[0][0]:7.2f} s: GUI CPU {cpu:5.1f} ms (wrapped {top:.1f}, "
                   f"other {max(0.0, cpu - top):.1f}) | " + "; ".join(parts))
+            if paints:
+                seen = [(i, p) for i, p in enumerate(paints) if t0 < p[0] < t1]
+                cost = [((paints[i + 1][1] if i + 1 < len(paints) and paints[i + 1][0] < t1 else c1) - p[1]) * 1000
+                        for i, p in seen]
+                print("    paints: " + ", ".join(f"{p[2]} {ms:.1f}" for (_, p), ms in zip(seen, cost, strict=True)))
         print(json.dumps(result))
     finally:
         if xvfb is not None:
