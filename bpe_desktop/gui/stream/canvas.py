@@ -5,7 +5,8 @@
 (``Tokenizer.encode_with_offsets(line, upto=k)``), cached per ``(row, step)`` and ``(row, step, width)`` in
 least-recently-used caches of at most :data:`CACHE_ROWS` rows of atomic values, so a multi-megabyte corpus
 scrolls smoothly and a jump between any two steps costs one screenful of encoding.  Stepping ``k -> k+1``
-animates merge ``k+1`` (backwards for a split), timed by :mod:`.animation` and drawn by :mod:`.painting`.
+animates merge ``k+1`` (backwards for a split), timed by :mod:`.animation` and drawn by :mod:`.painting`; a
+new screen's box pictures are drawn ahead of its paint (:mod:`.ahead`).
 Rows are at most :data:`~.rows.MAX_ROW_CHARS` long (long lines are cut when loaded), and a custom
 pre-tokenizer runs under a small regex budget per row (:mod:`..regex_guard`): a catastrophic pattern
 stops the encoding, the canvas shows the error in place of the rows and emits ``regexFailed``.
@@ -35,7 +36,7 @@ from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets import theme
 from ..widgets.lru import LRU
-from ..widgets.timers import one_shot
+from .ahead import Ahead
 from .animation import AnimationTiming, ease, lerp
 from .layout import MARGIN, ROW_GAP, PackedLayout, layout_row
 from .painting import BoxPainter, PixmapKey
@@ -93,10 +94,10 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._anim.setEasingCurve(QtCore.QEasingCurve.Type.Linear)
         self._anim.valueChanged.connect(self._on_anim_value)
         self._anim.finished.connect(self.viewport().update)
-        self._prepare = one_shot(self, 0, self._prepare_step)  # a followed step's encoding, in a turn of its own
         self.animations_started = 0
         self.animations_skipped = 0
         self.boxes = BoxPainter(self.font(), self.palette())
+        self.ahead = Ahead(self, self._compute_visible, self._latest_token)  # new screens: drawn ahead of the paint
         font = self.font()
         font.setPointSizeF(font.pointSizeF() * 1.1)  # token labels are short: a little larger reads better
         self.setFont(font)
@@ -235,7 +236,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         sb.setRange(0, max(0, self.n_rows - 1))
         sb.setValue(min(first, max(0, self.n_rows - 1)) if keep_scroll else 0)
         self.rowsChanged.emit()
-        self.viewport().update()
+        self.ahead.start(hold=True)
 
     def _regex_failed(self, message: str) -> None:
         self.regex_error = message
@@ -262,7 +263,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._clear_caches(keep_base=self._rc.new_model(self.session.model, self.session.work.pipeline))
         self.selected = self.boxes.selected = None
         self._shown_step = self.session.step
-        self.viewport().update()
+        self.ahead.start()
 
     def _on_step_changed(self, k: int) -> None:
         prev = self._shown_step
@@ -285,11 +286,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
                 self.animations_skipped += 1
             self._progress = 1.0
             if self.session.state is TrainingState.TRAINING and self.isVisible():
-                return self._prepare.start()  # a followed step: encode in a turn of its own, then paint
-        self.viewport().update()
-
-    def _prepare_step(self) -> None:  # (encoding a followed step's rows and repainting in one turn made a long frame)
-        self._compute_visible()
+                return self.ahead.start()  # a followed step: encoded and drawn in turns of its own, then painted
         self.viewport().update()
 
     def _on_anim_value(self, value: float) -> None:

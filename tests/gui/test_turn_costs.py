@@ -1,0 +1,141 @@
+"""Issue 24's window rule while a big log trains: the work a turn of the GUI thread does, counted, never timed.
+
+- The token canvas draws a new screen's box pictures ahead, at most ``PICTURES_PER_TURN`` a turn, and paints it
+  once they are all there: new rows (the Train press), a new model and a followed step far ahead cost a few short
+  turns, not one paint that draws fifty pictures.  What it paints is what a paint drawing them itself would.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from PySide6 import QtGui
+
+from bpe_desktop.core import CorpusSource
+from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.counting.pieces import count_text
+from bpe_desktop.core.training.trainer import Trainer
+from bpe_desktop.gui.session import Session
+from bpe_desktop.gui.stream import ahead as ahead_mod
+from bpe_desktop.gui.stream import canvas as canvas_mod
+from bpe_desktop.gui.stream.painting import PICTURES_PER_TURN
+from bpe_desktop.gui.stream.view import TokenStreamView
+from bpe_desktop.gui.training.protocol import TrainingState
+
+
+@pytest.fixture
+def topics_run(topics_text: str):
+    text = topics_text[:120_000]
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", merges=400)
+    t = Trainer(count_text(text[:40_000], cfg), cfg)
+    return text, cfg, t, t.run()
+
+
+class _Counted:
+    """The pictures each canvas paint and each preparing turn drew, in order: ("paint"|"turn", pictures)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.log: list[tuple[str, int]] = []
+        for owner, name, kind in ((canvas_mod.TokenCanvas, "paintEvent", "paint"), (ahead_mod.Ahead, "_turn", "turn")):
+            real = getattr(owner, name)
+
+            def counted(o, *a, _real=real, _kind=kind):  # type: ignore[no-untyped-def]
+                boxes = (o if _kind == "paint" else o._canvas).boxes
+                before = boxes.pixmaps_made
+                _real(o, *a)
+                self.log.append((_kind, boxes.pixmaps_made - before))
+
+            monkeypatch.setattr(owner, name, counted)
+
+    def settle(self, qtbot, canvas) -> None:  # type: ignore[no-untyped-def]
+        qtbot.waitUntil(lambda: not canvas.ahead.pending and canvas.viewport().updatesEnabled()
+                        and bool(self.log) and self.log[-1][0] == "paint")  # (and the repaint it asked for)
+
+    def check(self) -> None:
+        turns = [n for kind, n in self.log if kind == "turn"]
+        paints = [n for kind, n in self.log if kind == "paint"]
+        assert len(turns) >= 2 and sum(turns) > PICTURES_PER_TURN, self.log  # a screen of new pictures, spread
+        assert max(turns) <= PICTURES_PER_TURN, self.log
+        assert paints and not any(paints), self.log  # every paint found its pictures drawn
+
+
+def _view(qtbot, session: Session) -> TokenStreamView:
+    view = TokenStreamView(session)
+    qtbot.addWidget(view)
+    view.resize(900, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def _cold_image(qtbot, session: Session, step: int) -> QtGui.QImage:
+    """The canvas at *step* in a fresh view whose paint draws every picture itself (the path before)."""
+    c = _view(qtbot, session).canvas
+    qtbot.waitUntil(lambda: not c.ahead.pending and c.viewport().updatesEnabled())
+    assert c.shown_step == step
+    c.boxes.pixmaps.clear()
+    made = c.boxes.pixmaps_made
+    image = c.viewport().grab().toImage()
+    assert c.boxes.pixmaps_made > made
+    return image
+
+
+def test_new_rows_and_a_new_model_are_drawn_ahead_in_bounded_turns(qtbot, topics_run, monkeypatch) -> None:
+    text, cfg, t, recs = topics_run
+    s = Session()
+    s.set_corpus(CorpusSource.from_text(text[:60_000]), cfg)
+    s.reset_model(copy.deepcopy(t.model).truncated(0))
+    counted = _Counted(monkeypatch)  # (before the view's first paint: PySide looks a Python override up once)
+    view = _view(qtbot, s)
+    c = view.canvas
+    counted.settle(qtbot, c)
+    counted.log.clear()
+    s.set_corpus(CorpusSource.from_text(text), cfg)  # new rows (what the Train press brings): the scroll bar shows
+    s.reset_model(copy.deepcopy(t.model), recs)  # ... and a model at step 400: new tokens on every row
+    counted.settle(qtbot, c)
+    counted.check()
+    assert c.shown_step == len(recs) and c.n_rows > 100
+    shown = c.viewport().grab().toImage()
+    assert shown == _cold_image(qtbot, s, len(recs))  # what is drawn is what a paint drawing them all draws
+
+
+def test_a_followed_step_far_ahead_is_drawn_ahead_in_bounded_turns(qtbot, topics_run, monkeypatch) -> None:
+    text, cfg, t, recs = topics_run
+    s = Session()
+    s.set_corpus(CorpusSource.from_text(text), cfg)
+    s.reset_model(copy.deepcopy(t.model), recs)
+    s.set_step(0)
+    counted = _Counted(monkeypatch)  # (before the view's first paint: PySide looks a Python override up once)
+    view = _view(qtbot, s)
+    c = view.canvas
+    counted.settle(qtbot, c)
+    s.set_state(TrainingState.TRAINING)  # a followed step: no animation, the encoding in turns of its own
+    counted.log.clear()
+    s.set_step(len(recs))
+    counted.settle(qtbot, c)
+    counted.check()
+    assert c.viewport().grab().toImage() == _cold_image(qtbot, s, len(recs))
+
+
+def test_a_screen_of_more_pictures_than_the_cache_keeps_is_left_to_the_paint(qtbot, topics_run, monkeypatch) -> None:
+    text, cfg, t, recs = topics_run
+    s = Session()
+    s.set_corpus(CorpusSource.from_text(text), cfg)
+    s.reset_model(copy.deepcopy(t.model), recs)
+    view = _view(qtbot, s)
+    c = view.canvas
+    c.boxes.pixmaps.limit = 8  # fewer than one screen needs: drawn ahead, some would be dropped before the paint
+    c.boxes.pixmaps.clear()
+    turns = [0]
+    real = c.boxes.make_pictures
+
+    def make(*a, **k):  # type: ignore[no-untyped-def]
+        turns[0] += 1
+        return real(*a, **k)
+
+    c.boxes.make_pictures = make  # type: ignore[method-assign]
+    s.reset_model(copy.deepcopy(t.model), recs)
+    qtbot.waitUntil(lambda: not c.ahead.pending)
+    assert turns[0] == 1  # not turn after turn, evicting its own pictures
+    assert c.viewport().grab().toImage() == _cold_image(qtbot, s, len(recs))
