@@ -3,25 +3,32 @@
 - The token canvas draws a new screen's box pictures ahead, at most ``PICTURES_PER_TURN`` a turn, and paints it
   once they are all there: new rows (the Train press), a new model and a followed step far ahead cost a few short
   turns, not one paint that draws fifty pictures.  What it paints is what a paint drawing them itself would.
+- The training controller hands ``Started`` (every pane's reset) on in a turn of its own, and while a backlog waits
+  its turns come from its zero-timer alone, the pipe's notifier off, so a pipe that stays readable cannot run
+  drain after drain ahead of every timer.
 """
 
 from __future__ import annotations
 
 import copy
+import multiprocessing as mp
 
 import pytest
 from PySide6 import QtGui
 
 from bpe_desktop.core import CorpusSource
 from bpe_desktop.core.config import TrainConfig
-from bpe_desktop.core.counting.pieces import count_text
+from bpe_desktop.core.counting.pieces import WordCounts, count_text
 from bpe_desktop.core.training.trainer import Trainer
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.stream import ahead as ahead_mod
 from bpe_desktop.gui.stream import canvas as canvas_mod
 from bpe_desktop.gui.stream.painting import PICTURES_PER_TURN
 from bpe_desktop.gui.stream.view import TokenStreamView
-from bpe_desktop.gui.training.protocol import TrainingState
+from bpe_desktop.gui.training import controller as controller_mod
+from bpe_desktop.gui.training.controller import TrainingController
+from bpe_desktop.gui.training.counts_parts import split
+from bpe_desktop.gui.training.protocol import Finished, Records, Started, StopReason, TrainingState, row_of
 
 
 @pytest.fixture
@@ -139,3 +146,44 @@ def test_a_screen_of_more_pictures_than_the_cache_keeps_is_left_to_the_paint(qtb
     qtbot.waitUntil(lambda: not c.ahead.pending)
     assert turns[0] == 1  # not turn after turn, evicting its own pictures
     assert c.viewport().grab().toImage() == _cold_image(qtbot, s, len(recs))
+
+
+def test_started_gets_a_turn_of_its_own_and_a_backlog_turns_on_the_timer(qtbot, topics_text, monkeypatch) -> None:
+    words = {w: i % 7 + 1 for i, w in enumerate(dict.fromkeys(topics_text.split()))}
+    t = Trainer(dict(words), TrainConfig(merges=60))
+    recs = t.run()
+    monkeypatch.setattr(controller_mod, "COUNTS_BUDGET_S", -1.0)  # a part per turn
+    s = Session()
+    s.set_state(TrainingState.COUNTING)
+    ctl = TrainingController(s)
+    parent, child = mp.Pipe(duplex=True)
+    ctl.connect_pipe(parent)
+    ctl._notifier = notifier = controller_mod.QtCore.QSocketNotifier(
+        parent.fileno(), controller_mod.QtCore.QSocketNotifier.Type.Read, ctl)
+    notifier.activated.connect(ctl.drain)  # what start() sets up for a worker's pipe
+    parts = list(split(WordCounts(words, 5), inline=0, size=500))
+    for p in parts:
+        child.send(p)
+    child.send(Started(t.model.truncated(0), t.initial_symbols, WordCounts({}, 5), False, None, len(parts)))
+    child.send(Records([row_of(r) for r in recs]))
+    child.send(Finished(StopReason.MERGES, "reached 60 merges"))
+    turns: list[tuple[bool, int, bool]] = []  # (counts whole, records, notifier on) after each turn
+    real = ctl.drain
+
+    def drain() -> None:
+        real()
+        turns.append((s.word_counts is not None, len(s.records), notifier.isEnabled()))
+
+    ctl.drain = drain  # type: ignore[method-assign]
+    notifier.activated.disconnect()
+    notifier.activated.connect(ctl.drain)
+    ctl._more.timeout.disconnect()
+    ctl._more.timeout.connect(ctl.drain)
+    qtbot.waitUntil(lambda: s.state is TrainingState.FINISHED, timeout=10_000)
+    started = next(i for i, (whole, _, _) in enumerate(turns) if whole)
+    assert turns[started][1] == 0  # the turn that reset every pane handed on no record
+    assert turns[started + 1][1] > 0  # the records came on the next
+    assert len(turns) >= len(parts) + 2
+    # while a backlog waited, the notifier was off: the pipe woke the thread only once the backlog was empty
+    assert all(not on for _, _, on in turns[: started + 1]), turns
+    assert s.records == recs and s.step == len(recs)

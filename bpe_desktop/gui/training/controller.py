@@ -238,6 +238,10 @@ class TrainingController(QtCore.QObject):
         self._feed(conn)
         if self._conn is not conn:
             return
+        if self._notifier is not None:
+            # a backlog's turns come from the zero-timer alone: a pipe that stays readable would wake the GUI thread
+            # turn after turn ahead of every timer (Qt's glib loop runs timers at idle priority after one fired)
+            self._notifier.setEnabled(not self._backlog)
         if self._backlog:  # more than one wake-up's worth: the rest on the next event-loop turn
             if not self._more.isActive():
                 self._more.start()
@@ -276,6 +280,8 @@ class TrainingController(QtCore.QObject):
                 self._catch_up()  # a pause, the end or an error: the step shows the newest merge now
             self._handle(item)
             if self._conn is not conn:  # the message ended the run (or a slot started another)
+                return
+            if isinstance(item, Started):  # every pane's reset (and its repaint) ends the turn: records on the next
                 return
 
     def _flush(self, records: list[MergeRecord]) -> None:
