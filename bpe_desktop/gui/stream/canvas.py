@@ -236,7 +236,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         sb.setRange(0, max(0, self.n_rows - 1))
         sb.setValue(min(first, max(0, self.n_rows - 1)) if keep_scroll else 0)
         self.rowsChanged.emit()
-        self.ahead.start(hold=True)
+        self.ahead.start()
 
     def _regex_failed(self, message: str) -> None:
         self.regex_error = message
@@ -313,7 +313,11 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._prefix_w, self._word_w, self._count_w = self.boxes.prefix_widths(words, self.n_rows)
 
     # -- layout ---------------------------------------------------------------------------------------
-    def _layout(self, row: int, step: int, width: int) -> PackedLayout:
+    def laid_out(self, row: int, step: int, width: int) -> bool:
+        return (row, step, width) in self._rc.layouts
+
+    def row_layout(self, row: int, step: int, width: int) -> PackedLayout:
+        """*row* encoded at *step* and laid out *width* wide (cached)."""
         key = (row, step, width)
         lay = self._rc.layouts.hit(key)
         if lay is None:
@@ -347,12 +351,12 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         while row < n and top < height:
             other: PackedLayout | None
             if anim:
-                lay_lo = self._layout(row, lo, width)
-                lay_hi = self._layout(row, lo + 1, width)
+                lay_lo = self.row_layout(row, lo, width)
+                lay_hi = self.row_layout(row, lo + 1, width)
                 shown, other = (lay_hi, lay_lo) if self._shown_step == lo + 1 else (lay_lo, lay_hi)
                 h = lerp(lay_lo[0], lay_hi[0], p)
             else:
-                shown = self._layout(row, self._shown_step, width)
+                shown = self.row_layout(row, self._shown_step, width)
                 other = None
                 h = shown[0]
             out.append((row, top, shown, other, h))
