@@ -1,8 +1,11 @@
 """Issue 24's window rule while a big log trains: the work a turn of the GUI thread does, counted, never timed.
 
-- The token canvas draws a new screen's box pictures ahead, at most ``PICTURES_PER_TURN`` a turn, and paints it
+- The token canvas encodes a new screen's rows and draws its box pictures ahead, at most ``ROWS_PER_TURN`` rows
+  and ``PICTURES_PER_TURN`` pictures a turn, and paints it
   once they are all there: new rows (the Train press), a new model and a followed step far ahead cost a few short
   turns, not one paint that draws fifty pictures.  What it paints is what a paint drawing them itself would.
+- A big file's rows are read on the helper thread from a later turn, not beside the Train press's own work.
+- A dock draws its title only when its title bar is repainted, not under every label of its content that changes.
 - The training controller hands ``Started`` (every pane's reset) on in a turn of its own, and while a backlog waits
   its turns come from its zero-timer alone, the pipe's notifier off, so a pipe that stays readable cannot run
   drain after drain ahead of every timer.
@@ -14,7 +17,7 @@ import copy
 import multiprocessing as mp
 
 import pytest
-from PySide6 import QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from bpe_desktop.core import CorpusSource
 from bpe_desktop.core.config import TrainConfig
@@ -23,6 +26,7 @@ from bpe_desktop.core.training.trainer import Trainer
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.stream import ahead as ahead_mod
 from bpe_desktop.gui.stream import canvas as canvas_mod
+from bpe_desktop.gui.stream.ahead import ROWS_PER_TURN
 from bpe_desktop.gui.stream.painting import PICTURES_PER_TURN
 from bpe_desktop.gui.stream.view import TokenStreamView
 from bpe_desktop.gui.training import controller as controller_mod
@@ -44,14 +48,16 @@ class _Counted:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.log: list[tuple[str, int]] = []
+        self.encoded: list[tuple[str, int]] = []  # ("paint"|"turn", rows encoded)
         for owner, name, kind in ((canvas_mod.TokenCanvas, "paintEvent", "paint"), (ahead_mod.Ahead, "_turn", "turn")):
             real = getattr(owner, name)
 
             def counted(o, *a, _real=real, _kind=kind):  # type: ignore[no-untyped-def]
-                boxes = (o if _kind == "paint" else o._canvas).boxes
-                before = boxes.pixmaps_made
+                c = o if _kind == "paint" else o._canvas
+                before, rows = c.boxes.pixmaps_made, c.rows_encoded
                 _real(o, *a)
-                self.log.append((_kind, boxes.pixmaps_made - before))
+                self.log.append((_kind, c.boxes.pixmaps_made - before))
+                self.encoded.append((_kind, c.rows_encoded - rows))
 
             monkeypatch.setattr(owner, name, counted)
 
@@ -65,6 +71,9 @@ class _Counted:
         assert len(turns) >= 2 and sum(turns) > PICTURES_PER_TURN, self.log  # a screen of new pictures, spread
         assert max(turns) <= PICTURES_PER_TURN, self.log
         assert paints and not any(paints), self.log  # every paint found its pictures drawn
+        rows = [n for kind, n in self.encoded if kind == "turn"]
+        assert sum(rows) > ROWS_PER_TURN and max(rows) <= ROWS_PER_TURN, self.encoded  # a screen, a few rows a turn
+        assert not any(n for kind, n in self.encoded if kind == "paint"), self.encoded  # ... encoded ahead
 
 
 def _view(qtbot, session: Session) -> TokenStreamView:
@@ -98,6 +107,7 @@ def test_new_rows_and_a_new_model_are_drawn_ahead_in_bounded_turns(qtbot, topics
     c = view.canvas
     counted.settle(qtbot, c)
     counted.log.clear()
+    counted.encoded.clear()
     s.set_corpus(CorpusSource.from_text(text), cfg)  # new rows (what the Train press brings): the scroll bar shows
     s.reset_model(copy.deepcopy(t.model), recs)  # ... and a model at step 400: new tokens on every row
     counted.settle(qtbot, c)
@@ -119,6 +129,7 @@ def test_a_followed_step_far_ahead_is_drawn_ahead_in_bounded_turns(qtbot, topics
     counted.settle(qtbot, c)
     s.set_state(TrainingState.TRAINING)  # a followed step: no animation, the encoding in turns of its own
     counted.log.clear()
+    counted.encoded.clear()
     s.set_step(len(recs))
     counted.settle(qtbot, c)
     counted.check()
@@ -187,3 +198,69 @@ def test_started_gets_a_turn_of_its_own_and_a_backlog_turns_on_the_timer(qtbot, 
     # while a backlog waited, the notifier was off: the pipe woke the thread only once the backlog was empty
     assert all(not on for _, _, on in turns[: started + 1]), turns
     assert s.records == recs and s.step == len(recs)
+
+
+def test_a_dock_draws_its_title_only_when_the_title_bar_is_repainted(qtbot) -> None:
+    """A label in a dock changing (the timeline's step, while a run streams) repaints the label and, under it,
+    its dock: the dock's title is not drawn again for that; a new title is."""
+    from bpe_desktop.gui import app as gui_app
+    from bpe_desktop.gui.widgets.dock import Dock
+
+    gui_app.make_app()  # (the application's stylesheet: it draws the titles)
+    main = QtWidgets.QMainWindow()
+    qtbot.addWidget(main)
+    dock = Dock("Timeline", main)
+    label = QtWidgets.QLabel("step 0")
+    dock.setWidget(label)
+    main.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    main.resize(600, 300)
+    main.show()
+    qtbot.waitUntil(lambda: dock.titles_drawn > 0)
+    painted = _PaintEvents(dock)
+    drawn = dock.titles_drawn
+    for k in range(1, 5):
+        label.setText(f"step {k:,}")
+        qtbot.waitUntil(lambda: painted.n >= k)  # noqa: B023
+    assert dock.titles_drawn == drawn  # four paint events, none drew the title
+    dock.setWindowTitle("Timeline (renamed)")
+    qtbot.waitUntil(lambda: dock.titles_drawn > drawn)
+    dock.setFloating(True)  # floating, its frame runs round every edge: every paint is passed on
+    qtbot.waitUntil(lambda: dock.isFloating() and dock.isVisible())
+    drawn = dock.titles_drawn
+    label.setText("step 5")
+    qtbot.waitUntil(lambda: dock.titles_drawn > drawn)
+
+
+class _PaintEvents(QtCore.QObject):
+    def __init__(self, widget: QtCore.QObject) -> None:
+        super().__init__()
+        self.n = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+        self.n += ev.type() == QtCore.QEvent.Type.Paint
+        return False
+
+
+def test_the_rows_of_a_big_file_are_read_after_the_turn_that_asked_for_them(qtbot, tmp_path, monkeypatch) -> None:
+    """The Train press in a new mode reads the stream's rows again on the helper thread: the read starts in a later
+    turn, not beside the press's own work and repaint (its long calls hold the interpreter)."""
+    from bpe_desktop.gui import helper_threads
+    from bpe_desktop.gui.stream.row_loader import THREAD_BYTES
+
+    path = tmp_path / "big.log"
+    path.write_text("".join(f"[INFO] line {i} of a log for the helper thread\n" for i in range(THREAD_BYTES // 30)),
+                    encoding="utf-8")
+    submitted: list[object] = []
+    pool = helper_threads.pool("rows")
+    real = pool.submit
+    monkeypatch.setattr(pool, "submit", lambda work: (submitted.append(work), real(work))[1])
+    s = Session()
+    view = _view(qtbot, s)
+    c = view.canvas
+    for mode in ("chars", "bytes"):  # a new mode: the rows are read again
+        before = len(submitted)
+        s.set_corpus(CorpusSource.from_files([str(path)]), TrainConfig(mode=mode, pretokenizer="gpt2"))
+        assert c.loader.busy and len(submitted) == before  # due, not started inside this turn
+        qtbot.waitUntil(lambda: not c.loader.busy, timeout=30_000)
+        assert len(submitted) == before + 1 and c.row_text(0).startswith("[INFO] line 0 ")
