@@ -284,3 +284,31 @@ def test_the_merge_list_shows_a_run_s_last_step_in_a_later_turn(qtbot, topics_ru
     assert pane.view.currentIndex().row() != len(recs) - 1  # not inside the end's turn ...
     qtbot.waitUntil(lambda: pane.view.currentIndex().row() == len(recs) - 1, timeout=2000)  # ... but soon after
     assert pane.table_model.rowCount() == len(recs)
+
+
+def test_a_followed_step_of_one_merge_is_not_animated_while_a_run_streams(qtbot, topics_run) -> None:
+    """An animation repaints every frame, each frame drawing the rows the merge changes box by box; while a run
+    streams the next followed step comes 100 ms later anyway: one merge ahead is shown as one frame."""
+    text, cfg, t, recs = topics_run
+    s = Session()
+    s.set_corpus(CorpusSource.from_text(text), cfg)
+    s.reset_model(copy.deepcopy(t.model), recs)
+    s.set_step(0)
+    c = _view(qtbot, s).canvas
+    qtbot.waitUntil(lambda: not c.ahead.pending)
+    s.set_state(TrainingState.TRAINING)
+    s.set_step(1)
+    assert c.animations_started == 0 and not c.animating and c.ahead.pending
+    s.set_state(TrainingState.FINISHED)
+    qtbot.wait(700)  # (the timing shortens an animation that follows the last step change closely)
+    s.set_step(2)  # stepping by hand still animates
+    assert c.animations_started == 1 and c.animating
+
+
+def test_the_merge_list_s_batches_fall_between_followed_steps() -> None:
+    """A batch's interval starts with a followed step (the records and the step come in one turn): were it a multiple
+    of the follow interval, every batch's repaint of the table would land in a followed step's gap."""
+    from bpe_desktop.gui.panes.merge_list import TRAINING_ROWS_EVERY_MS
+
+    off = TRAINING_ROWS_EVERY_MS % controller_mod.FOLLOW_EVERY_MS
+    assert min(off, controller_mod.FOLLOW_EVERY_MS - off) >= controller_mod.FOLLOW_EVERY_MS // 4

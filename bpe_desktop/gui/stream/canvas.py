@@ -104,8 +104,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         session.corpusChanged.connect(self.reload)
         session.displayTextChanged.connect(lambda _text: self.reload(keep_scroll=True))
         session.modelReset.connect(self._on_model_reset)
-        # (no reaction to recordsAppended: merges after the step shown change nothing on screen -- repainting
-        # at every batch of a run (every ~30 ms) cost a repaint each; the followed step repaints)
+        # (not recordsAppended: merges after the step shown change nothing on screen; the followed step repaints)
         session.stepChanged.connect(self._on_step_changed)
         self.reload()
 
@@ -273,7 +272,8 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             self._anim.stop()
         self._shown_step = k
         self.screen_rows.clear()
-        duration = self.timing.step_changed(prev, k, self.animations_enabled and self.isVisible())
+        streaming = self.session.state is TrainingState.TRAINING  # (a followed step: never animated, one frame)
+        duration = self.timing.step_changed(prev, k, self.animations_enabled and self.isVisible() and not streaming)
         if duration:
             self._anim_lo, self._progress = min(k, prev), (0.0 if k > prev else 1.0)  # forward: 0 -> 1
             self._anim.setStartValue(self._progress)
@@ -285,7 +285,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             if abs(k - prev) == 1:
                 self.animations_skipped += 1
             self._progress = 1.0
-            if self.session.state is TrainingState.TRAINING and self.isVisible():
+            if streaming and self.isVisible():
                 return self.ahead.start()  # a followed step: encoded and drawn in turns of its own, then painted
         self.viewport().update()
 
