@@ -179,11 +179,13 @@ def test_started_gets_a_turn_of_its_own_and_a_backlog_turns_on_the_timer(qtbot, 
     child.send(Records([row_of(r) for r in recs]))
     child.send(Finished(StopReason.MERGES, "reached 60 merges"))
     turns: list[tuple[bool, int, bool]] = []  # (counts whole, records, notifier on) after each turn
+    waited: list[tuple[int, bool]] = []  # (backlog, notifier on) after each turn
     real = ctl.drain
 
     def drain() -> None:
         real()
         turns.append((s.word_counts is not None, len(s.records), notifier.isEnabled()))
+        waited.append((ctl.backlog, notifier.isEnabled()))
 
     ctl.drain = drain  # type: ignore[method-assign]
     notifier.activated.disconnect()
@@ -196,7 +198,8 @@ def test_started_gets_a_turn_of_its_own_and_a_backlog_turns_on_the_timer(qtbot, 
     assert turns[started + 1][1] > 0  # the records came on the next
     assert len(turns) >= len(parts) + 2
     # while a backlog waited, the notifier was off: the pipe woke the thread only once the backlog was empty
-    assert all(not on for _, _, on in turns[: started + 1]), turns
+    assert all(on == (not backlog) for backlog, on in waited), waited
+    assert sum(1 for backlog, _ in waited if backlog) >= len(parts)  # (a part a turn: the backlog waited)
     assert s.records == recs and s.step == len(recs)
 
 
