@@ -51,7 +51,7 @@ from .protocol import (
 
 DRAIN_BUDGET_S = 0.004  # longest the GUI thread spends reading the pipe per wake-up
 COUNTS_BUDGET_S = 0.004  # ... and unpickling parts of the word counts (at least one part runs)
-MAX_RECORDS_PER_DRAIN = 1000  # most records handed to the session per wake-up; the rest wait for the next turn
+MAX_RECORDS_PER_DRAIN = 400  # most records handed to the session per wake-up; the rest wait for the next turn
 ASSEMBLING_READ_FACTOR = 50  # while word counts are unpickled, the backlog may hold this many times as many items
 FOLLOW_EVERY_MS = 100  # while training, the followed step moves to the newest merge at most this often
 STOP_GRACE_MS = 2000  # after "stop", how long the worker may take before it is terminated
