@@ -269,26 +269,6 @@ def test_the_rows_of_a_big_file_are_read_after_the_turn_that_asked_for_them(qtbo
         assert len(submitted) == before + 1 and c.row_text(0).startswith("[INFO] line 0 ")
 
 
-def test_the_merge_list_shows_a_run_s_last_step_in_a_later_turn(qtbot, topics_run) -> None:
-    """The run's end repaints every pane; the merge table's scroll to the last merge (its costliest repaint) comes
-    in a later turn of its own."""
-    from bpe_desktop.gui.panes.merge_list import MergeListPane
-
-    _text, _cfg, t, recs = topics_run
-    s = Session()
-    s.reset_model(copy.deepcopy(t.model).truncated(0))
-    s.set_state(TrainingState.TRAINING)
-    pane = MergeListPane(s)
-    qtbot.addWidget(pane)
-    pane.show()
-    s.append_records(recs)
-    s.set_step(len(recs))  # the followed step: its row waits for the next batch
-    s.set_state(TrainingState.FINISHED)
-    assert pane.view.currentIndex().row() != len(recs) - 1  # not inside the end's turn ...
-    qtbot.waitUntil(lambda: pane.view.currentIndex().row() == len(recs) - 1, timeout=2000)  # ... but soon after
-    assert pane.table_model.rowCount() == len(recs)
-
-
 def test_a_followed_step_of_one_merge_is_not_animated_while_a_run_streams(qtbot, topics_run) -> None:
     """An animation repaints every frame, each frame drawing the rows the merge changes box by box; while a run
     streams the next followed step comes 100 ms later anyway: one merge ahead is shown as one frame."""

@@ -286,8 +286,8 @@ class MergeListPane(QtWidgets.QWidget):
             self._show_step(self.session.step)
 
     def _state_changed(self, state: TrainingState) -> None:
-        if state is not TrainingState.TRAINING and self._step_due:  # the run ended: its last step shortly, in a
-            self._later.start()  # repaint of its own (the table's is the costliest, and the end repaints every pane)
+        if state is not TrainingState.TRAINING and self._step_due:  # the run ended: its last step now
+            self._show_step(self.session.step)
 
     def _show_step(self, k: int) -> None:
         """Select the row of merge k (the last merge applied) without moving the timeline back."""
