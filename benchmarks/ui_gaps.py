@@ -7,12 +7,15 @@ record when they ran, and the 10 ms ticks stamped with ``time.thread_time`` as w
 GIL, the X server, the scheduler) and the wrapped calls that ran in it (outermost first, with their nested calls
 indented), so a gap can be told to be work, and whose.  Qt's own painting and layout are not Python calls: the
 CPU a gap spent outside every wrapped call is printed as ``other``.  The cyclic collector's passes are listed as
-``gc.genN`` calls.  The training phase's gaps come first, then the catch-up phase's (after the last run, until
-the plots reach the last step, ``--catch-up-s`` at most).  ``--rss`` samples the RSS of the window's process and
-of each of its children every 0.2 s and prints their peaks per phase (the statistics process named as such).
+``gc.genN`` calls.  The training phase's gaps come first (from the Train press, as in ui_latency), then the
+catch-up phase's (after the last run, until the plots reach the last step, ``--catch-up-s`` at most).
+``--rss`` samples the RSS of the window's process and of each of its children every 0.2 s and prints their peaks
+per phase (the statistics process named as such).  ``--paints`` adds the widgets Qt painted in each gap, each
+with the GUI CPU until the next one's paint event (an app-wide event filter: it slows every event a little, so
+measure without it).
 
     python benchmarks/ui_gaps.py [--corpus FILE] [--merges N] [--runs 1] [--platform xcb|offscreen] [--over 16]
-                                 [--catch-up-s 60] [--rss]
+                                 [--catch-up-s 60] [--rss] [--paints]
 
 Prints one line per gap, then ui_latency's JSON figures on the last line.
 """
@@ -38,6 +41,7 @@ import ui_latency
 #: (module, class, method) wrapped; nested calls are shown under the call they ran in
 WRAPPED = [
     ("bpe_desktop.gui.main_window", "MainWindow", "train"),
+    ("bpe_desktop.gui.training.controller", "TrainingController", "start"),
     ("bpe_desktop.gui.training.controller", "TrainingController", "drain"),
     ("bpe_desktop.gui.training.controller", "TrainingController", "_catch_up"),
     ("bpe_desktop.gui.training.controller", "TrainingController", "_handle"),
@@ -63,11 +67,12 @@ WRAPPED = [
     ("bpe_desktop.gui.plots.remote_history", "RemoteHistory", "_take"),
     ("bpe_desktop.gui.plots.remote_history", "RemoteHistory", "_free"),
     ("bpe_desktop.gui.stream.canvas", "TokenCanvas", "paintEvent"),
-    ("bpe_desktop.gui.stream.canvas", "TokenCanvas", "_prepare_step"),
+    ("bpe_desktop.gui.stream.ahead", "Ahead", "_turn"),
     ("bpe_desktop.gui.widgets.trash", "Trash", "_slice"),
 ]
 
 calls: list[tuple[float, float, float, str, int]] = []  # (start, end, cpu ms, name, depth)
+pressed: list[tuple[float, float]] = []  # (perf_counter, thread_time) as each Train press began: ui_latency's first gap
 _depth = [0]
 
 
@@ -82,6 +87,8 @@ def _wrap(mod: str, cls: str, name: str) -> None:
         d = _depth[0]
         _depth[0] = d + 1
         t, c = time.perf_counter(), time.thread_time()
+        if name == "train":
+            pressed.append((t, c))
         try:
             return real(*a, **k)
         finally:
@@ -157,8 +164,10 @@ class RssWatch(threading.Thread):
         return "\n".join(lines)
 
 
-def _print_gaps(name: str, ticks: list[tuple[float, float]], over: float) -> None:
-    """One line per gap over *over* ms between the *ticks* of phase *name*: wall, GUI CPU, the calls in it."""
+def _print_gaps(name: str, ticks: list[tuple[float, float]], over: float,
+                paints: list[tuple[float, float, str]]) -> None:
+    """One line per gap over *over* ms between the *ticks* of phase *name*: wall, GUI CPU, the calls in it (and,
+    with *paints*, the widgets painted in it)."""
     if len(ticks) < 2:
         return
     print(f"-- {name}: {len(ticks)} ticks over {ticks[-1][0] - ticks[0][0]:.1f} s")
@@ -173,6 +182,20 @@ def _print_gaps(name: str, ticks: list[tuple[float, float]], over: float) -> Non
                  for c in inside if (c[1] - c[0]) * 1000 >= 0.5 or c[3].startswith("gc.")]
         print(f"gap {gap:6.1f} ms at {t1 - ticks[0][0]:7.2f} s: GUI CPU {cpu:5.1f} ms (wrapped {top:.1f}, "
               f"other {max(0.0, cpu - top):.1f}) | " + "; ".join(parts))
+        if paints:
+            seen = [(i, p) for i, p in enumerate(paints) if t0 < p[0] < t1]
+            cost = [((paints[i + 1][1] if i + 1 < len(paints) and paints[i + 1][0] < t1 else c1) - p[1]) * 1000
+                    for i, p in seen]
+            print("    paints: " + ", ".join(f"{p[2]} {ms:.1f}" for (_, p), ms in zip(seen, cost, strict=True)))
+
+
+def _widget_name(obj: object) -> str:
+    """A painted widget's class, with its parent's for a scroll area's viewport (a plain QWidget)."""
+    name = type(obj).__name__
+    parent = obj.parent() if hasattr(obj, "parent") else None  # type: ignore[union-attr]
+    if name == "QWidget" and parent is not None:
+        return f"{type(parent).__name__}.viewport"
+    return name
 
 
 def main() -> int:
@@ -184,6 +207,9 @@ def main() -> int:
     p.add_argument("--over", type=float, default=16.0, help="list the gaps longer than this (ms)")
     p.add_argument("--catch-up-s", type=float, default=60.0, help="as in ui_latency.py")
     p.add_argument("--rss", action="store_true", help="print the peak RSS of the window and its children")
+    p.add_argument("--paints", action="store_true",
+                   help="also list the widgets that received a paint event in each gap, with the GUI CPU until the "
+                        "next one (each widget's own paint, roughly: the last one's runs to the gap's end)")
     args = p.parse_args()
     os.environ["QT_QPA_PLATFORM"] = args.platform
     xvfb = ui_latency.start_xvfb() if args.platform == "xcb" and not os.environ.get("DISPLAY") else None
@@ -204,6 +230,21 @@ def main() -> int:
             real_start(timer, *a)
 
         QtCore.QTimer.start = start  # type: ignore[method-assign]
+        paints: list[tuple[float, float, str]] = []  # (perf_counter, thread_time, widget) at each paint event
+        if args.paints:
+            from PySide6 import QtWidgets
+
+            class PaintLog(QtCore.QObject):
+                def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+                    if ev.type() == QtCore.QEvent.Type.Paint:
+                        paints.append((time.perf_counter(), time.thread_time(), _widget_name(obj)))
+                    return False
+
+            from bpe_desktop.gui import app as gui_app
+
+            gui_app.make_app()
+            paint_log = PaintLog()
+            QtWidgets.QApplication.instance().installEventFilter(paint_log)
         phase_end: list[int] = []
         real_catch_up = ui_latency._phase_catch_up
 
@@ -227,9 +268,10 @@ def main() -> int:
         result = ui_latency.latency(args.corpus, args.merges, runs=args.runs, play_s=0.5, catch_up_s=args.catch_up_s)
         if watch is not None:
             watch.done.set()
-        _print_gaps("training", ticks[: phase_end[0]] if phase_end else ticks, args.over)
+        train = pressed[:1] + (ticks[: phase_end[0]] if phase_end else ticks)  # (from the press, as ui_latency)
+        _print_gaps("training", train, args.over, paints)
         if len(phase_end) == 2:
-            _print_gaps("catch-up", ticks[phase_end[0] : phase_end[1]], args.over)
+            _print_gaps("catch-up", ticks[phase_end[0] : phase_end[1]], args.over, paints)
         if watch is not None:
             print(watch.report())
         print(json.dumps(result))

@@ -40,6 +40,7 @@ from .stream.view import TokenStreamView
 from .training.controller import TrainingController
 from .training.protocol import TrainingState
 from .vocab.pane import VocabPane
+from .widgets.dock import Dock
 from .widgets.repaint_hold import hold_repaint
 from .widgets.timers import one_shot
 from .work import continuation, same_corpus
@@ -152,7 +153,7 @@ class MainWindow(QtWidgets.QMainWindow):
     # -- layout -------------------------------------------------------------------------------------
     def _dock(self, key: str, title: str, widget: QtWidgets.QWidget, area: QtCore.Qt.DockWidgetArea
               ) -> QtWidgets.QDockWidget:
-        d = QtWidgets.QDockWidget(title, self)
+        d = Dock(title, self)
         d.setObjectName(f"dock_{key}")
         d.setWidget(widget)
         d.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable

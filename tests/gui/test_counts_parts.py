@@ -91,16 +91,20 @@ def test_started_waits_for_its_parts_and_brings_the_whole_counts(qtbot, trained,
     resets: list[int] = []
     s.modelReset.connect(lambda: resets.append(len(s.word_counts.counts) if s.word_counts else -1))
     wakeups = most_waiting = 0
+    started_turn = False
     while s.state is not TrainingState.FINISHED:
         ctl.drain()  # (what the notifier and the controller's own zero-timer call)
         wakeups += 1
         assert wakeups < 100
-        if not s.records:  # until the counts are whole, the run has not started for the session
-            assert s.word_counts is None and s.state is TrainingState.COUNTING
+        if s.word_counts is None:  # until the counts are whole, the run has not started for the session
+            assert not s.records and s.state is TrainingState.COUNTING
             most_waiting = max(most_waiting, ctl.backlog)
+        elif not started_turn:  # Started's turn (every pane's reset) hands on no records: they wait for the next
+            started_turn = True
+            assert not s.records and ctl.backlog
     # meanwhile the pipe was read on, far past one wake-up's records (the worker is not held up by a full pipe)
     assert most_waiting >= len(recs) > 5 * controller_mod.MAX_RECORDS_PER_DRAIN
-    assert wakeups >= len(parts)
+    assert wakeups >= len(parts) and started_turn
     assert resets == [len(words.counts)]  # the model was reset once, with the counts already there
     assert s.word_counts == words and list(s.word_counts.counts) == list(words.counts)
     assert s.initial_symbols == t.initial_symbols

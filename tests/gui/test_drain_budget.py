@@ -222,8 +222,8 @@ def test_plot_step_marks_move_with_the_next_refresh_while_training(qtbot, traine
 
 
 def test_merge_rows_are_inserted_in_batches_while_training(qtbot, trained) -> None:
-    """Inserting rows repaints the whole table: while training, the records of ~250 ms become rows together
-    and the newest is selected with them (the count says the truth meanwhile); after the run, at once."""
+    """Inserting rows repaints the whole table: while training, the records of TRAINING_ROWS_EVERY_MS become rows
+    together and the newest is selected with them (the count says the truth meanwhile); after the run, at once."""
     from bpe_desktop.gui.panes.merge_list import MergeListPane
 
     t, recs = trained

@@ -461,7 +461,7 @@ def test_box_pictures_are_reused_and_show_the_selection(seed_view) -> None:
     assert border_is_selected()
 
 
-def test_box_pictures_outlive_a_retrain_of_the_same_kind(seed_view, seeded) -> None:
+def test_box_pictures_outlive_a_retrain_of_the_same_kind(qtbot, seed_view, seeded) -> None:
     """A new run (Retrain) shows the same base symbols at step 0: their pictures are not drawn again; a model
     of another kind (other base symbols) starts afresh."""
     from bpe_desktop.core.tokenizers.model import BPEModel
@@ -469,17 +469,22 @@ def test_box_pictures_outlive_a_retrain_of_the_same_kind(seed_view, seeded) -> N
     s, view = seed_view
     _s, t, _recs = seeded
     c = view.canvas
+
+    def shown() -> None:  # a new model's screen is drawn ahead (.ahead), then painted
+        qtbot.waitUntil(lambda: not c.ahead.pending and c.viewport().updatesEnabled())
+        c.viewport().repaint()
+
     go(s, view, 0)
-    c.viewport().repaint()
+    shown()
     s.reset_model(BPEModel.empty(s.config))  # a retrain starts: an empty model while the corpus is counted ...
-    c.viewport().repaint()
+    shown()
     made = c.boxes.pixmaps_made
     s.reset_model(copy.deepcopy(t.model).truncated(0))  # ... then the same mode and alphabet: all drawn before
-    c.viewport().repaint()
+    shown()
     assert c.boxes.pixmaps_made == made
     other = BPEModel(mode="chars", base=["x", *t.model.base])  # one more base symbol: ids shift
     s.reset_model(other)
-    c.viewport().repaint()
+    shown()
     assert c.boxes.pixmaps_made > made
 
 
@@ -499,7 +504,8 @@ def _topics_view(
     view.show()
     qtbot.waitExposed(view)
     s.reset_model(copy.deepcopy(t.model), recs)
-    qtbot.waitUntil(lambda: view.canvas.boxes.pixmaps_made > 0)  # painted once: the window is exposed
+    c = view.canvas  # painted once (the window is exposed), after its screen was drawn ahead (.ahead)
+    qtbot.waitUntil(lambda: c.boxes.pixmaps_made > 0 and not c.ahead.pending and c.viewport().updatesEnabled())
     return s, view
 
 

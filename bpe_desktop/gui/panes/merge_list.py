@@ -39,7 +39,9 @@ _UNUSED_ROLES = frozenset(int(r) for r in (_Role.DecorationRole, _Role.Backgroun
                                            _Role.SizeHintRole, _Role.EditRole, _Role.StatusTipRole,
                                            _Role.WhatsThisRole, _Role.AccessibleTextRole,
                                            _Role.AccessibleDescriptionRole))
-TRAINING_ROWS_EVERY_MS = 250  # while training, new rows are inserted (and the newest selected) at most this often
+#: while training, new rows are inserted (and the newest selected) at most this often; not a multiple of the
+#: controller's FOLLOW_EVERY_MS (100): the interval starts with a followed step, and must not end on another
+TRAINING_ROWS_EVERY_MS = 450
 PLAYBACK_EVERY_MS = 100  # during fast playback the selected row follows the step this often
 _RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 

@@ -5,7 +5,8 @@
 (``Tokenizer.encode_with_offsets(line, upto=k)``), cached per ``(row, step)`` and ``(row, step, width)`` in
 least-recently-used caches of at most :data:`CACHE_ROWS` rows of atomic values, so a multi-megabyte corpus
 scrolls smoothly and a jump between any two steps costs one screenful of encoding.  Stepping ``k -> k+1``
-animates merge ``k+1`` (backwards for a split), timed by :mod:`.animation` and drawn by :mod:`.painting`.
+animates merge ``k+1`` (backwards for a split), timed by :mod:`.animation` and drawn by :mod:`.painting`; a
+new screen's box pictures are drawn ahead of its paint (:mod:`.ahead`).
 Rows are at most :data:`~.rows.MAX_ROW_CHARS` long (long lines are cut when loaded), and a custom
 pre-tokenizer runs under a small regex budget per row (:mod:`..regex_guard`): a catastrophic pattern
 stops the encoding, the canvas shows the error in place of the rows and emits ``regexFailed``.
@@ -35,7 +36,7 @@ from ..session import Session
 from ..training.protocol import TrainingState
 from ..widgets import theme
 from ..widgets.lru import LRU
-from ..widgets.timers import one_shot
+from .ahead import Ahead
 from .animation import AnimationTiming, ease, lerp
 from .layout import MARGIN, ROW_GAP, PackedLayout, layout_row
 from .painting import BoxPainter, PixmapKey
@@ -93,18 +94,17 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._anim.setEasingCurve(QtCore.QEasingCurve.Type.Linear)
         self._anim.valueChanged.connect(self._on_anim_value)
         self._anim.finished.connect(self.viewport().update)
-        self._prepare = one_shot(self, 0, self._prepare_step)  # a followed step's encoding, in a turn of its own
         self.animations_started = 0
         self.animations_skipped = 0
         self.boxes = BoxPainter(self.font(), self.palette())
+        self.ahead = Ahead(self, self._compute_visible, self._latest_token)  # new screens: drawn ahead of the paint
         font = self.font()
         font.setPointSizeF(font.pointSizeF() * 1.1)  # token labels are short: a little larger reads better
         self.setFont(font)
         session.corpusChanged.connect(self.reload)
         session.displayTextChanged.connect(lambda _text: self.reload(keep_scroll=True))
         session.modelReset.connect(self._on_model_reset)
-        # (no reaction to recordsAppended: merges after the step shown change nothing on screen -- repainting
-        # at every batch of a run (every ~30 ms) cost a repaint each; the followed step repaints)
+        # (not recordsAppended: merges after the step shown change nothing on screen; the followed step repaints)
         session.stepChanged.connect(self._on_step_changed)
         self.reload()
 
@@ -235,7 +235,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         sb.setRange(0, max(0, self.n_rows - 1))
         sb.setValue(min(first, max(0, self.n_rows - 1)) if keep_scroll else 0)
         self.rowsChanged.emit()
-        self.viewport().update()
+        self.ahead.start()
 
     def _regex_failed(self, message: str) -> None:
         self.regex_error = message
@@ -262,7 +262,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._clear_caches(keep_base=self._rc.new_model(self.session.model, self.session.work.pipeline))
         self.selected = self.boxes.selected = None
         self._shown_step = self.session.step
-        self.viewport().update()
+        self.ahead.start()
 
     def _on_step_changed(self, k: int) -> None:
         prev = self._shown_step
@@ -272,7 +272,8 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             self._anim.stop()
         self._shown_step = k
         self.screen_rows.clear()
-        duration = self.timing.step_changed(prev, k, self.animations_enabled and self.isVisible())
+        streaming = self.session.state is TrainingState.TRAINING  # (a followed step: never animated, one frame)
+        duration = self.timing.step_changed(prev, k, self.animations_enabled and self.isVisible() and not streaming)
         if duration:
             self._anim_lo, self._progress = min(k, prev), (0.0 if k > prev else 1.0)  # forward: 0 -> 1
             self._anim.setStartValue(self._progress)
@@ -284,12 +285,8 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
             if abs(k - prev) == 1:
                 self.animations_skipped += 1
             self._progress = 1.0
-            if self.session.state is TrainingState.TRAINING and self.isVisible():
-                return self._prepare.start()  # a followed step: encode in a turn of its own, then paint
-        self.viewport().update()
-
-    def _prepare_step(self) -> None:  # (encoding a followed step's rows and repainting in one turn made a long frame)
-        self._compute_visible()
+            if streaming and self.isVisible():
+                return self.ahead.start()  # a followed step: encoded and drawn in turns of its own, then painted
         self.viewport().update()
 
     def _on_anim_value(self, value: float) -> None:
@@ -316,7 +313,11 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         self._prefix_w, self._word_w, self._count_w = self.boxes.prefix_widths(words, self.n_rows)
 
     # -- layout ---------------------------------------------------------------------------------------
-    def _layout(self, row: int, step: int, width: int) -> PackedLayout:
+    def laid_out(self, row: int, step: int, width: int) -> bool:
+        return (row, step, width) in self._rc.layouts
+
+    def row_layout(self, row: int, step: int, width: int) -> PackedLayout:
+        """*row* encoded at *step* and laid out *width* wide (cached)."""
         key = (row, step, width)
         lay = self._rc.layouts.hit(key)
         if lay is None:
@@ -350,12 +351,12 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
         while row < n and top < height:
             other: PackedLayout | None
             if anim:
-                lay_lo = self._layout(row, lo, width)
-                lay_hi = self._layout(row, lo + 1, width)
+                lay_lo = self.row_layout(row, lo, width)
+                lay_hi = self.row_layout(row, lo + 1, width)
                 shown, other = (lay_hi, lay_lo) if self._shown_step == lo + 1 else (lay_lo, lay_hi)
                 h = lerp(lay_lo[0], lay_hi[0], p)
             else:
-                shown = self._layout(row, self._shown_step, width)
+                shown = self.row_layout(row, self._shown_step, width)
                 other = None
                 h = shown[0]
             out.append((row, top, shown, other, h))

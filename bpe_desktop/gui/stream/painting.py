@@ -26,6 +26,9 @@ from .layout import MARGIN, PAD_X, PackedLayout, unpack_layout
 BOX_PIXMAP_LIMIT = 1_500
 STATIC_LIMIT = 512  # prepared label texts (only drawn into new pictures and mid-animation); emptied when full
 BOX_PIXMAP_MARGIN = 2  # transparent pixels round a cached box picture (room for the 2.2 px selection pen)
+#: most box pictures :meth:`BoxPainter.make_pictures` draws in one turn: a screen of new tokens (a new run's first
+#: rows, a followed step far ahead) is drawn into pictures over a few turns before the paint that shows them
+PICTURES_PER_TURN = 16
 
 PixmapKey = tuple[int, str, int, int]  # (token id, label, 0 plain | 1 selected | 2 latest, fill_class)
 
@@ -182,6 +185,22 @@ class BoxPainter:
         self.pixmaps.put(key, pm)
         self.pixmaps_made += 1
         return pm
+
+    def make_pictures(self, layouts: list[PackedLayout], latest: int | None, text: QtGui.QColor,
+                      limit: int = PICTURES_PER_TURN) -> bool:
+        """Draw at most *limit* of the box pictures that a paint of *layouts* would find missing (the same ones
+        :meth:`paint_boxes` would draw); True when none is missing any more."""
+        n_base, n_tok = self._fill_bounds()
+        sel = self.selected
+        wanted = {(i, label, 1 if i == sel else 2 if i == latest else 0, fill_class(i, n_base, n_tok))
+                  for _, segs, _ in layouts for i, label in zip(segs[0::PACK], segs[3::PACK], strict=True)
+                  if i is not None}
+        if len(wanted) > self.pixmaps.limit:
+            return True  # more than the cache keeps: the paint draws what it must (drawn ahead, some would go)
+        missing = [key for key in wanted if key not in self.pixmaps]
+        for i, label, _, _ in missing[:limit]:
+            self.box_pixmap(i, label, latest, text)
+        return len(missing) <= limit
 
     def prefix_widths(self, words: list[tuple[str, int]] | None, n_rows: int) -> tuple[float, float, float]:
         """(left column, word, count) widths: a word table's words and counts (*words*), else line numbers."""

@@ -9,7 +9,10 @@ elsewhere for a source (opening a session splits or parses its typed text on the
 with :meth:`RowLoader.offer` and used, at once, while they are the session's shown source.  While the stream
 cannot be seen (``visible``: its dock behind another tab), a file's rows are not read: the read waits for
 :meth:`RowLoader.resume` (the stream shown), so it does not share the interpreter with the GUI thread while the
-window sets up the panes it does show (a 20 MB log shown as a run's corpus).  It does not paint or tokenize.
+window sets up the panes it does show (a 20 MB log shown as a run's corpus).  A read starts
+:data:`READ_AFTER_MS` after it is due, not inside the turn that asked for it: its decoding and line splitting are
+long calls that hold the interpreter, and the Train press (a new mode re-reads the rows) would wait for them
+before its own repaint.  It does not paint or tokenize.
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ from ...core.config import TrainConfig
 from ...core.counting.sources import CorpusSource
 from .. import helper_threads
 from ..session import Session
+from ..widgets.timers import one_shot
 from .rows import RowSource
 
 #: corpus files larger than this (in all) are read for display on a worker thread
 THREAD_BYTES = 1 << 20
 READING_NOTE = "reading the corpus for display…"
+READ_AFTER_MS = 100  # a read due starts this much later, after the turn that asked for it and its repaint
 
 
 def _size(paths: tuple[str, ...]) -> int:
@@ -55,6 +60,8 @@ class RowLoader(QtCore.QObject):
         self._pending = False
         self.threaded = 0  # loads done on a worker thread (tests)
         self._offered: tuple[CorpusSource, TrainConfig, RowSource] | None = None
+        self._due: Callable[[], None] | None = None  # a read resumed, waiting READ_AFTER_MS to start
+        self._start = one_shot(self, READ_AFTER_MS, self._submit)
         self._done.connect(self._deliver)
 
     def offer(self, source: CorpusSource | None, config: TrainConfig | None = None,
@@ -73,12 +80,18 @@ class RowLoader(QtCore.QObject):
         work, self._held = self._held, None
         if work is not None:
             self.threaded += 1
+            self._due = work
+            self._start.start()
+
+    def _submit(self) -> None:
+        work, self._due = self._due, None
+        if work is not None:
             helper_threads.pool("rows").submit(work)
 
     def load(self, current: RowSource, session: Session, trained: bool, keep_scroll: bool) -> None:
         s = session
         self._generation += 1
-        self._held = None
+        self._held = self._due = None
         args = (s.source, s.config)
         kw = dict(display_text=s.display_text, display_word_counts=s.display_word_counts,
                   word_counts=s.word_counts, trained=trained)

@@ -51,7 +51,7 @@ from .protocol import (
 
 DRAIN_BUDGET_S = 0.004  # longest the GUI thread spends reading the pipe per wake-up
 COUNTS_BUDGET_S = 0.004  # ... and unpickling parts of the word counts (at least one part runs)
-MAX_RECORDS_PER_DRAIN = 1000  # most records handed to the session per wake-up; the rest wait for the next turn
+MAX_RECORDS_PER_DRAIN = 400  # most records handed to the session per wake-up; the rest wait for the next turn
 ASSEMBLING_READ_FACTOR = 50  # while word counts are unpickled, the backlog may hold this many times as many items
 FOLLOW_EVERY_MS = 100  # while training, the followed step moves to the newest merge at most this often
 STOP_GRACE_MS = 2000  # after "stop", how long the worker may take before it is terminated
@@ -238,6 +238,10 @@ class TrainingController(QtCore.QObject):
         self._feed(conn)
         if self._conn is not conn:
             return
+        if self._notifier is not None:
+            # a backlog's turns come from the zero-timer alone: a pipe that stays readable would wake the GUI thread
+            # turn after turn ahead of every timer (Qt's glib loop runs timers at idle priority after one fired)
+            self._notifier.setEnabled(not self._backlog)
         if self._backlog:  # more than one wake-up's worth: the rest on the next event-loop turn
             if not self._more.isActive():
                 self._more.start()
@@ -276,6 +280,8 @@ class TrainingController(QtCore.QObject):
                 self._catch_up()  # a pause, the end or an error: the step shows the newest merge now
             self._handle(item)
             if self._conn is not conn:  # the message ended the run (or a slot started another)
+                return
+            if isinstance(item, Started):  # every pane's reset (and its repaint) ends the turn: records on the next
                 return
 
     def _flush(self, records: list[MergeRecord]) -> None:
