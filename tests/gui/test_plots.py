@@ -174,7 +174,11 @@ def test_live_training_bursts_are_coalesced(qtbot, trained) -> None:
     for i in range(0, MERGES, 4):  # 50 bursts in one event-loop turn, as a fast worker delivers them
         s.append_records(recs[i : i + 4])
         s.set_step(s.n_steps)
-    qtbot.waitUntil(lambda: panel.zipf.data is not None and panel.zipf.data.step == MERGES, timeout=10_000)
+    def drawn_to_the_end() -> bool:  # (the pair plot and the curves are drawn in turns of their own)
+        ds = panel.compression.symbols.getOriginalDataset()[0]
+        return panel.zipf.data is not None and panel.zipf.data.step == MERGES and ds is not None and len(ds) > MERGES
+
+    qtbot.waitUntil(drawn_to_the_end, timeout=10_000)
     assert panel.refreshes - before <= 10  # not one redraw per burst
     x, y = orig(panel.compression.symbols)
     assert len(x) == MERGES + 1 and int(y[-1]) == recs[-1].symbols_after
