@@ -108,7 +108,8 @@ def main() -> int:
 
         app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
         s = Session()
-        s.config, s.word_counts, s.initial_symbols = cfg, wc, trainer.initial_symbols
+        s.set_config(cfg)  # (the session is changed through its methods, as the window does)
+        s.set_counted(wc, trainer.initial_symbols, s.held_out)
         s.reset_model(trainer.model.truncated(0))
         s.append_records(recs)
         panel = PlotsPanel(s)
