@@ -18,6 +18,7 @@ from bpe_desktop.gui.inspect.panel import LogInspector
 from bpe_desktop.gui.inspect.tokens_tab import TokensTab
 from bpe_desktop.gui.session import Session
 from bpe_desktop.gui.widgets.repaint_hold import repaint_held
+from support import shown
 
 
 def _counting(tab: TokensTab) -> list[Any]:
@@ -83,11 +84,7 @@ def test_a_result_is_painted_on_the_next_turn_and_the_other_tab_filled_after_tha
     s = Session()
     s.set_corpus(CorpusSource.from_text("x"), TrainConfig(mode="bytes", pretokenizer="gpt2"))
     s.reset_model(model, list(recs))
-    pane = LogInspector(s)
-    qtbot.addWidget(pane)
-    pane.resize(900, 700)
-    pane.show()
-    qtbot.waitExposed(pane)
+    pane = shown(qtbot, LogInspector(s), 900, 700)
     pane.set_text(text)
     done = inspect_job(InspectJob((TokenizerChoice("t", model=model),), text=text))
     qtbot.wait(50)

@@ -33,6 +33,7 @@ from bpe_desktop.gui.training import controller as controller_mod
 from bpe_desktop.gui.training.controller import TrainingController
 from bpe_desktop.gui.training.counts_parts import split
 from bpe_desktop.gui.training.protocol import Finished, Records, Started, StopReason, TrainingState, row_of
+from support import shown
 
 
 @pytest.fixture
@@ -77,12 +78,7 @@ class _Counted:
 
 
 def _view(qtbot, session: Session) -> TokenStreamView:
-    view = TokenStreamView(session)
-    qtbot.addWidget(view)
-    view.resize(900, 500)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
+    return shown(qtbot, TokenStreamView(session), 900, 500)
 
 
 def _cold_image(qtbot, session: Session, step: int) -> QtGui.QImage:

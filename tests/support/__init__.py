@@ -102,3 +102,26 @@ def json_paths(raw: Any, items: int, prefix: tuple[Any, ...] = ()) -> list[tuple
         for k, v in enumerate(raw[:items]):
             out += json_paths(v, items, (*prefix, k))
     return out
+
+
+def gpt2_bytes_run(text: str, merges: int) -> tuple[Any, Any]:
+    """*text* counted in bytes with the GPT-2 pattern and ``hf`` ties, and a trainer run to *merges* merges on it:
+    ``(counts, trainer)`` (the plots' statistics tests' real-text set-up)."""
+    from bpe_desktop.core import TrainConfig
+    from bpe_desktop.core.counting.pieces import count_text
+    from bpe_desktop.core.training.trainer import Trainer
+
+    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=merges)
+    counts = count_text(text, cfg).counts
+    t = Trainer(dict(counts), cfg)
+    t.run()
+    return counts, t
+
+
+def shown(qtbot: Any, widget: Any, width: int, height: int) -> Any:
+    """*widget*, closed with the test (``qtbot.addWidget``), resized, shown and exposed; returned."""
+    qtbot.addWidget(widget)
+    widget.resize(width, height)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget

@@ -15,6 +15,7 @@ from bpe_desktop.core.measure.stats.replayed import ReplayedCounts, kernel_confi
 from bpe_desktop.core.tokenizers.model import BPEModel
 from bpe_desktop.core.training.kernel_trainer import kernel_built
 from bpe_desktop.core.training.trainer import Trainer
+from support import gpt2_bytes_run
 
 pytestmark = pytest.mark.skipif(not kernel_built(), reason="the compiled kernel is not built")
 
@@ -66,12 +67,7 @@ def test_every_step_asked_in_any_order_is_the_history_s(corpus, setting, tie, da
 
 
 def test_a_growing_merge_list_is_followed_and_asked_as_it_grows(topics_text) -> None:
-    from bpe_desktop.core.counting.pieces import count_text
-
-    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=60)
-    counts = count_text(topics_text[:30_000], cfg).counts
-    t = Trainer(dict(counts), cfg)
-    t.run()
+    counts, t = gpt2_bytes_run(topics_text[:30_000], 60)
     oracle = SegmentationHistory(counts, t.model)
     grown = t.model.truncated(0)
     r = ReplayedCounts(counts, grown)

@@ -15,6 +15,7 @@ from bpe_desktop.core.measure.stats.replayed import ReplayedCounts
 from bpe_desktop.core.measure.stats.results import EVERY_RANK_UP_TO, TAIL_RANKS, view_from_counts, zipf_from_counts
 from bpe_desktop.core.training.kernel_trainer import kernel_built
 from bpe_desktop.core.training.trainer import Trainer
+from support import gpt2_bytes_run
 
 TOKENS = [chr(ord("a") + i % 26) * (1 + i // 26) for i in range(80)]  # (distinct tokens, not in id order)
 TOKENS.reverse()
@@ -54,12 +55,7 @@ def test_a_long_table_is_drawn_through_fewer_ranks_and_they_are_exact() -> None:
 
 
 def test_the_history_s_view_is_its_table_s(topics_text) -> None:
-    from bpe_desktop.core.counting.pieces import count_text
-
-    cfg = TrainConfig(mode="bytes", pretokenizer="gpt2", tie_break="hf", merges=50)
-    counts = count_text(topics_text[:20_000], cfg).counts
-    t = Trainer(dict(counts), cfg)
-    t.run()
+    counts, t = gpt2_bytes_run(topics_text[:20_000], 50)
     h = SegmentationHistory(counts, t.model)
     for k in (50, 0, 17, 49, 3):
         nxt = t.model.merges[k] if k < 50 else None
