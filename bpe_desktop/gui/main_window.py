@@ -103,12 +103,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self._drafts_due = one_shot(self, LIVE_TEXT_MS, self.keep_drafts)  # (the corpus a moment after a key)
         self.settings.changed.connect(self.keep_drafts)  # its name follows the settings form at once
         self.corpus.edited.connect(self._drafts_due.start)
-        s.trainingStateChanged.connect(self._update_actions)
-        s.modelReset.connect(self._update_actions)
-        s.trainingStateChanged.connect(self._update_stale)
-        s.modelReset.connect(self._update_stale)
+        for changed in (s.trainingStateChanged, s.modelReset):
+            changed.connect(self._update_actions)
+            changed.connect(self._update_stale)
         s.workLoaded.connect(self._update_stale)  # (after the corpus pane has shown the run's corpus)
         s.corpusChanged.connect(lambda: hold_repaint(self) if s.loading else None)  # a run shown: painted next turn
+        s.trainingStateChanged.connect(lambda _state: hold_repaint(self))  # a run's start, pause, end: likewise
         self._update_actions()
         self.installEventFilter(self)  # the first paint builds the deferred panes (see eventFilter)
         self._plots.attach(self.docks["plots"])

@@ -481,3 +481,23 @@ def test_the_plots_say_they_are_counting_while_a_big_history_is_built(qtbot, tra
     monkeypatch.undo()
     wait_zipf_at(qtbot, panel, s.n_steps)
     assert "counting" not in panel.zipf.plot.titleLabel.text
+
+
+def test_the_pair_plot_is_painted_a_turn_after_it_is_drawn(qtbot, trained) -> None:
+    """Setting the pair plot's data (its curve, labels and table) is one turn and painting it the next, as a run
+    shown is (``hold_repaint``): the two together were the longest gap of a big log's catch-up."""
+    from bpe_desktop.gui.widgets.repaint_hold import repaint_held
+
+    s = make_session(trained)
+    panel = panel_for(qtbot, s)
+    held: list[bool] = []
+    real = panel._draw_zipf
+
+    def draw(*a):  # type: ignore[no-untyped-def]
+        real(*a)
+        held.append(repaint_held(panel))
+
+    panel._draw_zipf = draw  # type: ignore[method-assign]
+    wait_zipf_at(qtbot, panel, MERGES)
+    assert held and all(held)
+    qtbot.waitUntil(lambda: not repaint_held(panel))  # (and then painted: the hold lasts one turn)

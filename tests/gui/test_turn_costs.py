@@ -9,6 +9,8 @@
 - The training controller hands ``Started`` (every pane's reset) on in a turn of its own, and while a backlog waits
   its turns come from its zero-timer alone, the pipe's notifier off, so a pipe that stays readable cannot run
   drain after drain ahead of every timer.
+- A new training state (a run's start, pause, end) is every pane's reaction in one turn and the window's paint in
+  the next (``hold_repaint``, as a run shown).
 """
 
 from __future__ import annotations
@@ -291,3 +293,41 @@ def test_the_merge_list_s_batches_fall_between_followed_steps() -> None:
 
     off = TRAINING_ROWS_EVERY_MS % controller_mod.FOLLOW_EVERY_MS
     assert min(off, controller_mod.FOLLOW_EVERY_MS - off) >= controller_mod.FOLLOW_EVERY_MS // 4
+
+
+class _Paints(QtCore.QObject):
+    """Counts the paint events of *window*'s widgets (an application event filter)."""
+
+    def __init__(self, window: QtWidgets.QWidget) -> None:
+        super().__init__()
+        self.window, self.n = window, 0
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+        if ev.type() == QtCore.QEvent.Type.Paint and isinstance(obj, QtWidgets.QWidget) and obj.window() is self.window:
+            self.n += 1
+        return False
+
+
+@pytest.mark.parametrize("state", [TrainingState.COUNTING, TrainingState.PAUSED, TrainingState.FINISHED])
+def test_a_run_s_start_pause_and_end_are_painted_on_the_next_turn(qtbot, dialogs, state) -> None:
+    """Every pane reacts to a new training state (the toolbar's actions, the status line, the panes' notes) in
+    the turn that set it, and the window paints what changed in the next, so a timer due meanwhile (input) runs
+    between the two; nothing is left unpainted."""
+    from bpe_desktop.gui import app as gui_app
+    from bpe_desktop.gui.widgets.repaint_hold import repaint_held
+
+    gui_app.make_app()
+    w = shown(qtbot, gui_app.make_window(remember_layout=False), 1200, 800)
+    qtbot.wait(100)
+    paints = _Paints(w)
+    app = QtWidgets.QApplication.instance()
+    app.installEventFilter(paints)
+    try:
+        w.session.set_state(state)
+        QtCore.QCoreApplication.sendPostedEvents()  # the rest of the turn: layouts, no paint
+        assert paints.n == 0 and repaint_held(w)
+        qtbot.waitUntil(lambda: paints.n > 0)
+        assert not repaint_held(w)
+    finally:
+        app.removeEventFilter(paints)
+    assert dialogs == []

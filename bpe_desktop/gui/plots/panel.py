@@ -41,6 +41,7 @@ from ..training.protocol import TrainingState
 from ..widgets import tab_titles
 from ..widgets.elided_label import ElidedLabel, LabelHost, Part
 from ..widgets.on_screen import DockWatch, on_screen
+from ..widgets.repaint_hold import hold_repaint
 from ..widgets.timers import one_shot
 from ..wording import plural
 from ..work import Work
@@ -386,6 +387,7 @@ class PlotsPanel(QtWidgets.QWidget):
         if z is not self.feed.latest_zipf:  # (a reset or a newer step meanwhile)
             return
         self.zipf.set_data(z, note=note, mode=self.session.model.mode)
+        hold_repaint(self)  # (drawing the curve and painting it: two turns, not one)
         self.refreshes += 1
         self._zipf_at = time.perf_counter()
 
