@@ -223,9 +223,7 @@ def _read(conn: Connection, gen: Generation | None, wait_s: float) -> Generation
                 continue  # (an older generation's message still in the pipe)
             problem = _take(gen, msg)
             if problem:
-                gen.failed = True
-                _send(conn, StatsFailed(gen.generation, problem))
-                gen.drop_exports(conn, f"no pair counts: {problem}")
+                _fail(conn, gen, problem)
     except (EOFError, OSError):
         raise Gone() from None
     return gen
