@@ -32,13 +32,10 @@ END_MS = 1  # the job ended: the dialog closes, and this later (a timer: the tim
 GC_FREEZE_EVERY_S = 0.5  # the job's objects live on: a full collection scanning them would stall the window
 
 
-_INPUT = frozenset(QtCore.QEvent.Type(t) for t in (
-    QtCore.QEvent.Type.MouseButtonPress, QtCore.QEvent.Type.MouseButtonRelease,
-    QtCore.QEvent.Type.MouseButtonDblClick, QtCore.QEvent.Type.KeyPress, QtCore.QEvent.Type.KeyRelease,
-    QtCore.QEvent.Type.ShortcutOverride, QtCore.QEvent.Type.Shortcut, QtCore.QEvent.Type.Wheel,
-    QtCore.QEvent.Type.ContextMenu, QtCore.QEvent.Type.DragEnter, QtCore.QEvent.Type.DragMove,
-    QtCore.QEvent.Type.Drop, QtCore.QEvent.Type.TouchBegin, QtCore.QEvent.Type.TouchUpdate,
-    QtCore.QEvent.Type.TouchEnd))
+_E = QtCore.QEvent.Type
+_INPUT = frozenset((_E.MouseButtonPress, _E.MouseButtonRelease, _E.MouseButtonDblClick, _E.KeyPress, _E.KeyRelease,
+                    _E.ShortcutOverride, _E.Shortcut, _E.Wheel, _E.ContextMenu, _E.DragEnter, _E.DragMove, _E.Drop,
+                    _E.TouchBegin, _E.TouchUpdate, _E.TouchEnd))
 
 
 class _InputHeld(QtCore.QObject):

@@ -35,5 +35,5 @@ def csv_chunks(header: Sequence[str], rows: Iterable[Sequence[object]], every: i
             yield buf.getvalue()
             buf.seek(0)
             buf.truncate()
-    if buf.tell() or n % every:
+    if buf.tell():  # (the rows after the last full piece, or the header of a table without rows)
         yield buf.getvalue()
