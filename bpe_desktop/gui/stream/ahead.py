@@ -59,8 +59,7 @@ class Ahead:
             self.timer.start()  # more rows on the next turn
             return
         rows, boxes = self._lay_out(), c.boxes  # (the encoding of rows not cached yet happens here)
-        boxes.set_dpr(c.devicePixelRatioF())
-        boxes.model, boxes.selected = c.session.model, c.selected
+        boxes.set_view(c.devicePixelRatioF(), c.session.model, c.selected)
         text = c.palette().color(QtGui.QPalette.ColorRole.Text)
         if not boxes.make_pictures([lay for r in rows for lay in r[2:4] if lay is not None], self._latest(), text):
             self.timer.start()  # the rest on the next turn

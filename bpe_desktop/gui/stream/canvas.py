@@ -382,8 +382,7 @@ class TokenCanvas(QtWidgets.QAbstractScrollArea):
 
     def _paint(self, painter: QtGui.QPainter) -> None:
         boxes = self.boxes
-        boxes.set_dpr(self.devicePixelRatioF())
-        boxes.model, boxes.selected = self.session.model, self.selected
+        boxes.set_view(self.devicePixelRatioF(), self.session.model, self.selected)
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         painter.setFont(self.font())
         pal = self.palette()

@@ -78,11 +78,13 @@ class BoxPainter:
             QtGui.QPen(QtGui.QColor(self.theme.latest_pen), 1.6),  # made by the latest merge
         )
 
-    def set_dpr(self, dpr: float) -> None:
-        """Moved to a screen of another density: redraw the box pictures."""
+    def set_view(self, dpr: float, model: BPEModel | None, selected: int | None) -> None:
+        """What the pictures are drawn for: the screen's density (another one: every picture is drawn again), the
+        model whose ids are painted and the selected token (the canvas's paint and its drawing ahead set it)."""
         if dpr != self.dpr:
             self.pixmaps.clear()
             self.dpr = dpr
+        self.model, self.selected = model, selected
 
     def width(self, label: str) -> float:
         w = self._widths.get(label)
