@@ -309,17 +309,11 @@ def _compare_with_a_process(qtbot, window, text):
     return dlg, [f.remote.pid for f in dlg._feeds.values() if f.remote is not None and f.remote.pid]
 
 
-def test_compare_runs_ends_its_runs_processes_when_it_closes(qtbot, window, topics_text, in_process) -> None:
+@pytest.mark.parametrize("closed", ["the dialog", "the window"])
+def test_closing_compare_runs_or_its_window_ends_its_runs_processes(qtbot, window, topics_text, in_process,
+                                                                    closed) -> None:
     dlg, pids = _compare_with_a_process(qtbot, window, topics_text[:20_000])
-    dlg.close()
-    for pid in pids:
-        wait_exit(qtbot, pid)
-    assert not set(pids) & set(stats_children())
-
-
-def test_closing_the_window_ends_the_processes_of_an_open_compare(qtbot, window, topics_text, in_process) -> None:
-    _dlg, pids = _compare_with_a_process(qtbot, window, topics_text[:20_000])
-    window.close()
+    (dlg if closed == "the dialog" else window).close()
     for pid in pids:
         wait_exit(qtbot, pid)
     assert not set(pids) & set(stats_children())
