@@ -143,3 +143,74 @@ def test_a_run_shown_is_painted_on_the_next_turn_once(qtbot, dialogs) -> None:
     QtCore.QCoreApplication.sendPostedEvents()
     assert len(paints.seen) == 2 and not repaint_held(w)
     assert dialogs == []
+
+
+def _big_file(tmp_path: Any, text: str) -> Any:
+    big = tmp_path / "big.log"
+    big.write_text(text * (LARGE_FILE_BYTES // len(text) + 1), encoding="utf-8")
+    return big
+
+
+def test_a_big_files_preview_is_filled_on_a_turn_of_its_own_before_the_windows_paint(qtbot, dialogs,
+                                                                                    tmp_path) -> None:
+    """What the editor says changes with the run (its corpus, the file named, ``edited``); its preview, notice
+    and title are filled on the next turn -- after a timer due by then --, and the window is painted on the
+    turn after that, once, with them (it never shows the old text beside the new run)."""
+    text = ROBOT_SAMPLE_FILE.read_text(encoding="utf-8")
+    big = _big_file(tmp_path, text)
+    w = _shown_window(qtbot)
+    qtbot.wait(100)
+    old = w.corpus.editor.toPlainText()
+    assert w.corpus.notice.isHidden() and old and not text.startswith(old[:200])
+    order: list[str] = []
+    painted: list[str] = []
+    viewport = w.corpus.editor.viewport()
+    shows = _Events(QtCore.QEvent.Type.Show)
+    w.corpus.notice.installEventFilter(shows)
+
+    class _Painted(QtCore.QObject):
+        def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+            if obj is viewport and ev.type() == QtCore.QEvent.Type.Paint:
+                painted.append(w.corpus.editor.toPlainText()[:50])
+                order.append("paint")
+            elif obj is w.corpus.notice and ev.type() == QtCore.QEvent.Type.Show:
+                order.append(f"filled, painted {len(painted)}, held {repaint_held(w)}")
+            return False
+
+    spy = _Painted()
+    viewport.installEventFilter(spy)
+    w.corpus.notice.installEventFilter(spy)
+    source = CorpusSource.from_files([str(big)])
+    w.session.load(_run(source, text))
+    QtCore.QTimer.singleShot(0, lambda: order.append(f"timer, notice shown {shows.seen == ['Show']}"))
+    assert w.corpus.source() == source and w.corpus.path == str(big) and w.corpus.editor.isReadOnly()
+    QtCore.QCoreApplication.sendPostedEvents()  # the rest of the load's turn
+    assert w.corpus.editor.toPlainText() == old and w.corpus.notice.isHidden() and painted == []
+    qtbot.waitUntil(lambda: bool(painted))
+    qtbot.wait(50)
+    assert order[:3] == ["timer, notice shown False", "filled, painted 0, held True", "paint"], order
+    assert "big.log" in w.corpus.notice.text() and text.startswith(w.corpus.editor.toPlainText()[:1000])
+    assert painted[0] == text[:50] and painted.count(text[:50]) == len(painted)
+    assert "big.log" in w.corpus.title.toolTip()
+    assert dialogs == []
+
+
+def test_whatever_the_user_does_before_the_preview_is_filled_comes_after_it(qtbot, dialogs, tmp_path) -> None:
+    """Reading the editor's text fills it at once; a text set (a key's edit, a file opened) before the preview's
+    turn is not overwritten by it; a key meanwhile reaches no old editable text (the editor is read-only)."""
+    text = ROBOT_SAMPLE_FILE.read_text(encoding="utf-8")
+    big = _big_file(tmp_path, text)
+    w = _shown_window(qtbot)
+    source = CorpusSource.from_files([str(big)])
+    w.session.load(_run(source, text))
+    assert w.corpus.editor.isReadOnly()
+    assert text.startswith(w.corpus.text()[:1000])  # read: filled (and the whole preview put in) now
+    assert not w.corpus.notice.isHidden()
+    w.session.load(_run(CorpusSource.from_text(text, name="robot"), text))  # a run on a text ...
+    w.session.load(_run(source, text))  # ... then the big file's again, and before its turn:
+    w.corpus.set_text("mine\n", name="typed")
+    qtbot.wait(50)
+    assert w.corpus.editor.toPlainText() == "mine\n" and w.corpus.notice.isHidden()
+    assert w.corpus.source() == CorpusSource.from_text("mine\n", name="typed") and not w.corpus.editor.isReadOnly()
+    assert "typed" in w.corpus.title.toolTip()
+    assert dialogs == []

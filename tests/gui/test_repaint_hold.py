@@ -144,3 +144,34 @@ def test_whatever_is_held_the_last_paint_shows_the_last_text(qtbot, actions) -> 
             assert child.painted[n:] == ([] if held else [child.text])
     qtbot.waitUntil(lambda: not repaint_held(top) and child.painted[-1:] == [child.text])
     top.close()
+
+
+def test_first_runs_on_a_turn_of_its_own_between_the_work_and_the_paint(qtbot) -> None:
+    """A pane that fills its widgets later (the corpus editor's preview of a run's file) asks for *first*: it
+    runs after the hold's turn -- a timer due by then comes before it -- and the window is painted once, a turn
+    after it, with what it set (never with the old text beside the new)."""
+    top, child = _shown(qtbot)
+    order: list[str] = []
+    due = QtCore.QTimer(top)
+    due.setSingleShot(True)
+    due.timeout.connect(lambda: order.append(f"timer, painted {child.painted}"))
+    hold_repaint(child)
+    child.set_text("work")
+    after = QtCore.QTimer(top)  # a timer started by the first work: it runs before the paint
+    after.setSingleShot(True)
+    after.timeout.connect(lambda: order.append(f"timer after it, painted {child.painted}"))
+
+    def first() -> None:
+        order.append(f"first, painted {child.painted}, held {repaint_held(top)}")
+        child.set_text("filled")
+        after.start(0)
+        _posted()  # (its own turn's posted events: no paint)
+
+    hold_repaint(child, first=first)
+    due.start(0)
+    _posted()
+    assert child.painted == [] and order == []
+    qtbot.waitUntil(lambda: bool(child.painted))
+    qtbot.wait(5 * HOLD_MS)
+    assert order == ["timer, painted []", "first, painted [], held True", "timer after it, painted []"]
+    assert child.painted == ["filled"] and not repaint_held(top)

@@ -12,13 +12,18 @@ a text that large blocks the window for seconds (figures in benchmarks/RESULTS.m
 session ~300 ms after the last key as its ``display_text`` (the token view shows them tokenized by the
 current model); a previewed file is never pushed there.  A read-only preview is put in the editor in pieces:
 its first :data:`PREVIEW_FIRST_CHARS` at once, the rest :data:`PREVIEW_APPEND_CHARS` a turn of the event loop
-(a run's load sets the editor among every other pane's reset: the whole preview at once was a stall of its own);
-:meth:`CorpusEditor.settle` puts the rest in now, and reading the editor's text does.  It does not count or train.
+(a run's load sets the editor among every other pane's reset: the whole preview at once was a stall of its own).
+When a run's corpus is shown as such a preview, what the pane *says* (:meth:`CorpusEditor.source`, the file named,
+``edited``) changes with the run, and its widgets -- the preview's first piece, the notice, the title -- are filled
+on a turn of their own before the window's paint (:func:`~..widgets.repaint_hold.hold_repaint`'s *first*: the
+window is not painted in between).  :meth:`CorpusEditor.settle` fills them and puts the rest in now, and reading
+the editor's text or setting another does.  It does not count or train.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -30,6 +35,7 @@ from ...core.io.sizes import format_bytes
 from ...core.text.inputs import Input, read_head
 from ..session import Session
 from ..widgets.elided_label import ElidedLabel, Part
+from ..widgets.repaint_hold import hold_repaint
 from ..widgets.timers import one_shot
 from ..wording import plural
 from . import text_facts
@@ -142,6 +148,8 @@ class CorpusEditor(QtWidgets.QWidget):
         self._whole: str | None = None  # a large text set here, of which the editor shows a preview
         self._shown: str | None = None  # the editor's text as last read or set (None once it changes)
         self._rest = ""  # a read-only preview's part still to be appended to the editor
+        self._fill_later = False  # a run's corpus is being shown: its preview's widgets are filled a turn later ...
+        self._fills: list[Callable[[], None]] = []  # ... by these, in order (see _fill)
         self.title = ElidedLabel("", self)  # a long file name is elided, not widening the dock (and the window)
         self.title.setProperty("muted", True)
         self.title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -210,32 +218,37 @@ class CorpusEditor(QtWidgets.QWidget):
 
     def _work_loaded(self) -> None:
         w = self.session.work
-        self.show_source(w.draft or w.source)
+        self._fill_later = True  # (a preview's widgets: a turn of their own, before the window's paint)
+        try:
+            self.show_source(w.draft or w.source)
+        finally:
+            self._fill_later = False
         self.publish_display_text()
 
     def set_text(self, text: str, name: str = "<editor>", word_counts: bool | None = None, *,
                  preview: bool = False) -> None:
         """Show *text* (editable); the table toggle follows *word_counts* or is detected.  *preview*: the
         caller makes it a read-only preview (a file's) once it is set, and says ``edited`` then."""
+        self._fill_now()
         self._typed = False
         self.path = None
         self.name = name
-        self.notice.hide()
-        self.editor.setReadOnly(False)
         self._user_toggled = word_counts is not None
         self._whole = text if len(text) > LARGE_FILE_BYTES else None
         shown = text if self._whole is None else _preview(text)
-        self._put(shown, in_pieces=preview or self._whole is not None)
+        in_pieces = preview or self._whole is not None  # (a read-only preview)
+        self.editor.setReadOnly(in_pieces)  # (at once: no key reaches the old text meanwhile)
+        self._fill(lambda: self._put(shown, in_pieces), later=in_pieces)
         self._shown = None  # (the document's copy: it may differ from *shown*, e.g. in line separators)
         self.table_toggle.setChecked(looks_like_word_counts(shown) if word_counts is None else word_counts)
         if self._whole is not None:
-            self.editor.setReadOnly(True)
-            self.notice.setText(f"This text is {_size(text_facts.facts(text).n_bytes)}: a read-only "
-                                f"preview of its first {_size(len(shown.encode('utf-8', 'surrogateescape')))} is "
-                                "shown (a text this large is not edited here). Training reads the whole text.")
-            self.notice.show()
-        self._update_title()
+            self._say(f"This text is {_size(text_facts.facts(text).n_bytes)}: a read-only "
+                      f"preview of its first {_size(len(shown.encode('utf-8', 'surrogateescape')))} is "
+                      "shown (a text this large is not edited here). Training reads the whole text.")
+        elif not preview:  # (a preview's caller says what it is, and names the file in the title)
+            self.notice.hide()
         if not preview:  # (else the caller says it once the file is named: the corpus is the file)
+            self._fill(self._update_title, later=in_pieces)
             self._changed()
 
     def publish_display_text(self) -> None:
@@ -274,25 +287,54 @@ class CorpusEditor(QtWidgets.QWidget):
             text = text[: text.rfind("\n") + 1] or text
         self.set_text(_cut_long_lines(text[:PREVIEW_BYTES]) if long_lines else text, name, preview=True)
         self.path = os.fspath(path)
-        self.editor.setReadOnly(True)
         why = ("is not valid UTF-8" if not utf8 else f"is compressed ({compressed})" if compressed
                else f"is {_size(os.path.getsize(path))}" if more
                else f"has lines longer than {LONG_LINE_CHARS:,} characters")
         cut = f" (lines cut at {LONG_LINE_CHARS:,} characters)" if long_lines else ""
-        self.notice.setText(f"{name} {why}: this is a read-only preview of its first "
-                            f"{_size(min(len(head), PREVIEW_BYTES))}{' of text' if compressed else ''}{cut}. "
-                            "Training reads the whole file.")
-        self.notice.show()
-        self._update_title()
+        self._say(f"{name} {why}: this is a read-only preview of its first "
+                  f"{_size(min(len(head), PREVIEW_BYTES))}{' of text' if compressed else ''}{cut}. "
+                  "Training reads the whole file.")
+        self._fill(self._update_title)
         self._changed()
 
     def settle(self) -> None:
-        """Put the rest of a read-only preview in the editor now (what it shows is then all of the preview)."""
+        """Fill the widgets and put the rest of a read-only preview in the editor now (what it shows is then all
+        of the preview)."""
+        self._fill_now()
         self._append_due.stop()
         while self._rest:
             self._append_more(reschedule=False)
 
     # -- internals ----------------------------------------------------------------------------------
+    def _fill(self, fill: Callable[[], None], later: bool = True) -> None:
+        """Fill widgets by calling *fill*: now, or -- *later* while a run's corpus is shown -- on the turn the
+        window holds its paint for (in order, after the fills asked for before)."""
+        if not (later and self._fill_later):
+            fill()
+            return
+        if not self._fills:
+            hold_repaint(self, first=self._filled_late)
+        self._fills.append(fill)
+
+    def _filled_late(self) -> None:
+        self._fill_now()
+        if self._append_due.isActive():  # (the rest of the preview: after the paint, not in its turn)
+            self._append_due.stop()
+            hold_repaint(self, then=self._append_due.start)
+
+    def _fill_now(self) -> None:
+        fills, self._fills = self._fills, []
+        for fill in fills:
+            fill()
+
+    def _say(self, notice: str) -> None:
+        """Show *notice* above the preview (see :meth:`_fill`)."""
+        def say() -> None:
+            self.notice.setText(notice)
+            self.notice.show()
+
+        self._fill(say)
+
     def _put(self, shown: str, in_pieces: bool) -> None:
         """Set the editor's text to *shown*: at once, or (*in_pieces*, a read-only preview) its first whole
         lines now and the rest on later turns."""
@@ -339,11 +381,9 @@ class CorpusEditor(QtWidgets.QWidget):
         name = os.path.basename(path)
         self.set_text(text[: text.rfind("\n") + 1] or text, name, word_counts=True, preview=True)
         self.path = os.fspath(path)
-        self.editor.setReadOnly(True)
-        self.notice.setText(f"{name} is a counts table ({header.describe()}): training reads its word counts, "
-                            "so the settings now use its mode, pre-tokenizer and special tokens.")
-        self.notice.show()
-        self._update_title()
+        self._say(f"{name} is a counts table ({header.describe()}): training reads its word counts, "
+                  "so the settings now use its mode, pre-tokenizer and special tokens.")
+        self._fill(self._update_title)
         self._changed()
         self.tableOpened.emit(header)
 

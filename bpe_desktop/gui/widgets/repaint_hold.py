@@ -8,10 +8,12 @@ used to fall in one turn, with no input (or any timer) read between them.  While
 and when the hold ends -- on a timer, so timers due meanwhile run first -- one is posted again.  What is painted
 is exactly what would have been, a turn later, reading the session's state as it is then (a direct ``repaint()``
 is held too -- Qt sends it as an ``UpdateRequest`` --; an expose event still paints at once).  A hold asked for
-while one runs does not extend it (nothing can put a paint off for longer than one turn).  Work to do once that
-paint is done (*then*: the next piece of a result) runs on a timer started after it -- an event queued behind
-the paint starts it --, so the timers due during the paint (input) come first.  It leaves out which work to hold
-for (the callers).
+while one runs does not extend it, unless it brings work of its own to do before that paint (*first*: a pane
+filling its widgets after the state it shows has changed): when the hold ends, that work runs on the turn after
+(a queued event starts it, so the timers due by then come first), and the paint a turn after that -- the screen
+never shows the pane's old widgets beside the others' new ones.  Work to do once that paint is done (*then*: the
+next piece of a result) runs on a timer started after it -- an event queued behind the paint starts it --, so the
+timers due during the paint (input) come first.  It leaves out which work to hold for (the callers).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .timers import one_shot
 HOLD_MS = 1
 _UPDATE_REQUEST = QtCore.QEvent.Type.UpdateRequest
 _PAINTED = QtCore.QEvent.Type(QtCore.QEvent.registerEventType())  # queued behind the paint: it is done
+_FIRST = QtCore.QEvent.Type(QtCore.QEvent.registerEventType())  # queued when the hold ends: its *first* work now
 _LOW = QtCore.Qt.EventPriority.LowEventPriority.value  # (the priority Qt posts its own UpdateRequest with)
 
 
@@ -37,25 +40,34 @@ class _Hold(QtCore.QObject):
         self.setObjectName("repaint_hold")
         self._window = window
         self._owed = False  # an UpdateRequest was swallowed: one is posted when the hold ends
+        self._held = False
         self._end = one_shot(self, HOLD_MS, self.release)
+        self._first: list[Callable[[], object]] = []  # to run on a turn of its own before the paint
         self._then: list[Callable[[], object]] = []  # to run after this hold's paint ...
         self._due: list[Callable[[], object]] = []  # ... and after the last one's (its paint is queued)
         self._call_due = one_shot(self, HOLD_MS, self._run_due)
 
     @property
     def held(self) -> bool:
-        return self._end.isActive()
+        return self._held
 
-    def hold(self, then: Callable[[], object] | None = None) -> None:
+    def hold(self, then: Callable[[], object] | None = None, first: Callable[[], object] | None = None) -> None:
         if then is not None:
             self._then.append(then)
+        if first is not None:
+            self._first.append(first)
         if not self.held:
+            self._held = True
             self._window.installEventFilter(self)
             self._end.start()
 
     def release(self) -> None:
-        """End the hold now (its timer does): the swallowed request is posted again."""
+        """End the hold (its timer does): the *first* work is queued, or the swallowed request posted again."""
         self._end.stop()
+        if self._first:
+            QtCore.QCoreApplication.postEvent(self, QtCore.QEvent(_FIRST), _LOW)
+            return
+        self._held = False
         self._window.removeEventFilter(self)
         if self._owed:
             self._owed = False
@@ -68,6 +80,12 @@ class _Hold(QtCore.QObject):
     def event(self, ev: QtCore.QEvent) -> bool:
         if ev.type() == _PAINTED:
             self._call_due.start()
+            return True
+        if ev.type() == _FIRST:
+            first, self._first = self._first, []
+            for work in first:
+                work()
+            self._end.start()  # (the paint: a turn later)
             return True
         return super().event(ev)
 
@@ -83,12 +101,13 @@ class _Hold(QtCore.QObject):
         return False
 
 
-def hold_repaint(widget: QtWidgets.QWidget, then: Callable[[], object] | None = None) -> None:
-    """Paint *widget*'s window on a later turn than this one, and call *then* on a turn after that paint (see
-    the module docstring)."""
+def hold_repaint(widget: QtWidgets.QWidget, then: Callable[[], object] | None = None,
+                 first: Callable[[], object] | None = None) -> None:
+    """Paint *widget*'s window on a later turn than this one, call *first* on a turn of its own before that
+    paint and *then* on a turn after it (see the module docstring)."""
     window = widget.window()
     hold = window.findChild(_Hold, "repaint_hold", QtCore.Qt.FindChildOption.FindDirectChildrenOnly)
-    (hold if hold is not None else _Hold(window)).hold(then)
+    (hold if hold is not None else _Hold(window)).hold(then, first)
 
 
 def repaint_held(widget: QtWidgets.QWidget) -> bool:
