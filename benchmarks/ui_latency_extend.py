@@ -17,7 +17,8 @@ probe and the report of ``ui_latency.py``):
 
 Prints one JSON object: p50/p99/max of the tick gaps over the whole flow, ticks over 16 and 33 ms, the same per
 phase (a gap counts in the phase it started in), each phase's seconds, the ``--top`` longest gaps with the phases
-they spanned, the GUI thread's CPU time in them (and the other threads' of this process, by name), the instrumented
+they spanned, the GUI thread's CPU time in them (and the other threads' of this process, by name; and how long the
+GUI thread was runnable but waited for a core, from ``/proc/thread-self/schedstat``), the instrumented
 GUI-thread calls that ran inside them (``calls``: name, milliseconds, the GUI thread's CPU milliseconds in the
 call and when it started in the gap; each pane's reaction to a run shown is one of them, :data:`PANE_SLOTS`), and
 the figures the flow showed: tokens per line of the log under cl100k and under the extension (the inspector's
@@ -61,6 +62,15 @@ import ui_latency  # noqa: E402  (the probe's summary and Xvfb)
 TIMEOUT_S = 900.0  # a ceiling for a stuck phase, not a speed limit
 
 
+def _waited() -> float:
+    """Seconds the calling thread has spent runnable but waiting for a core (the scheduler's run queue)."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def _thread_cpu() -> dict[str, float]:
     """CPU seconds so far of each of this process's threads but the main one, by name."""
     out = {}
@@ -79,10 +89,12 @@ class Recorder:
     def __init__(self) -> None:
         self.t0 = time.perf_counter()
         self.gaps: list[tuple[float, float, float, float]] = []  # (start, end, GUI-thread CPU s, process CPU s)
+        self.waits: list[float] = []  # each gap's seconds the GUI thread waited for a core
         self.threads: list[dict[str, float]] = []  # each gap's CPU s by (other) thread name
         self.phases: list[tuple[float, str]] = []
         self.calls: list[tuple[float, float, str, float]] = []  # GUI-thread calls: (start, end, name, CPU s)
         self._last = (time.perf_counter(), time.thread_time(), time.process_time())
+        self._last_wait = _waited()
         self.main = threading.main_thread()
         self.gap_profile: tuple[str, str] | None = None  # (call name, file): cProfile from that call to the next tick
         self._profiling: cProfile.Profile | None = None
@@ -96,12 +108,16 @@ class Recorder:
         now, cpu, proc = time.perf_counter(), time.thread_time(), time.process_time()
         self.gaps.append((self._last[0], now, cpu - self._last[1], proc - self._last[2]))
         self._last = (now, cpu, proc)
+        waited = _waited()
+        self.waits.append(waited - self._last_wait)
+        self._last_wait = waited
         by_thread = _thread_cpu()
         self.threads.append({k: v - self._by_thread.get(k, 0.0) for k, v in by_thread.items()})
         self._by_thread = by_thread
 
     def restart(self) -> None:
         self._last = (time.perf_counter(), time.thread_time(), time.process_time())
+        self._last_wait = _waited()
         self._by_thread = _thread_cpu()
 
     def phase(self, label: str) -> None:
@@ -179,7 +195,7 @@ def instrument(rec: Recorder) -> None:
 
 #: each pane's reaction to a run shown (Session.load's signals), timed: (module under bpe_desktop.gui, class, methods)
 PANE_SLOTS = [
-    ("panes.corpus_editor", "CorpusEditor", ("_work_loaded",)),
+    ("panes.corpus_editor", "CorpusEditor", ("_work_loaded", "_filled_late")),
     ("panes.settings", "SettingsPanel", ("set_config", "_update_banner")),
     ("panes.merge_list", "MergeTableModel", ("_reset",)),
     ("panes.merge_list", "MergeListPane", ("_update_count",)),
@@ -299,7 +315,8 @@ def run_flow(args: argparse.Namespace) -> dict[str, object]:
     if not dlg.start():
         raise RuntimeError("Extend refused to start")
     wait(lambda: dlg.done_result is not None, "the extension")
-    wait(lambda: (w.session.work.extension is not None and not w.findChildren(QtWidgets.QProgressDialog))
+    direct = QtCore.Qt.FindChildOption.FindDirectChildrenOnly  # (the window's whole tree: 1-2 ms in the gap)
+    wait(lambda: (w.session.work.extension is not None and not w.findChildren(QtWidgets.QProgressDialog, "", direct))
          or "Not shown" in dlg.status.text(), "the extension shown as a run")
     if w.session.work.extension is None:
         raise RuntimeError(f"the extension was not shown as a run: {dlg.status.text()}")
@@ -352,6 +369,7 @@ def run_flow(args: argparse.Namespace) -> dict[str, object]:
         (stalls if i in top else cpu_stalls).append({
                        "gap_ms": round((b - a) * 1000, 1), "gui_cpu_ms": round(cpu * 1000, 1),
                        "other_threads_cpu_ms": round((proc - cpu) * 1000, 1), "by_thread_ms": others,
+                       "gui_waited_for_a_core_ms": round(rec.waits[i] * 1000, 1),
                        "at_s": round(a - t_start, 2), "phases": spanned,
                        "calls": [f"{n} {ms} ms (CPU {c}) at +{at}" for n, ms, c, at in inside
                                  if "modal loop" not in n]})

@@ -33,11 +33,16 @@ def _counting(tab: TokensTab) -> list[Any]:
     return filled
 
 
-def test_the_sparkline_is_filled_a_turn_after_the_tables_and_only_for_the_newest_result(qtbot) -> None:
+def _two_results() -> tuple[Any, Any]:
+    """Two inspections of a generated log (the second of its first half), by a 3-merge tokenizer."""
     text = generate(60, seed=5)
     model, _ = train({"INFO": 9, "node": 5}, TrainConfig(mode="bytes", pretokenizer="gpt2", merges=3))
-    first = inspect_text(text, [NamedTokenizer("t", Tokenizer(model))])
-    newest = inspect_text(text[: len(text) // 2], [NamedTokenizer("u", Tokenizer(model))])
+    return (inspect_text(text, [NamedTokenizer("t", Tokenizer(model))]),
+            inspect_text(text[: len(text) // 2], [NamedTokenizer("u", Tokenizer(model))]))
+
+
+def test_the_sparkline_is_filled_a_turn_after_the_tables_and_only_for_the_newest_result(qtbot) -> None:
+    first, newest = _two_results()
     tab = TokensTab()
     qtbot.addWidget(tab)
     tab.show()
@@ -109,3 +114,27 @@ def test_a_result_is_painted_on_the_next_turn_and_the_other_tab_filled_after_tha
     assert pane.differ_tab.done is done
     firsts = list(dict.fromkeys(seen))
     assert firsts == ["tokens tab painted", "second tab filled", "a timer due then", "sparkline filled"], seen
+
+
+def test_until_its_sparkline_is_drawn_a_result_shows_a_blank_in_its_place(qtbot) -> None:
+    """Neither the last result's curves beside the new tables nor empty axes (painting the axes alone was most
+    of the first result's paint): the plot is not painted until it holds the shown result's curves."""
+    first, newest = _two_results()
+    tab = TokensTab()
+    qtbot.addWidget(tab)
+    tab.resize(700, 900)
+    tab.show()
+    qtbot.waitExposed(tab)
+    seen: list[str] = []
+    paints = _Paints(seen)
+    tab.sparkline.viewport().installEventFilter(paints)
+    for result in (first, newest):
+        tab.set_result(result)
+        assert not tab.sparkline.isVisible() and tab.summary.isVisible()
+        qtbot.wait(50)  # the tables painted, the plot still to come
+        assert paints.n == 0 and not tab.sparkline.isVisible()
+        qtbot.waitUntil(lambda: paints.n > 0)  # drawn, then painted
+        assert tab.sparkline.isVisible()
+        _x, y = tab.sparkline.curves[0].getData()
+        assert y.tolist() == result.reports[0].per_line.tolist()
+        paints.n = 0

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from bpe_desktop.gui.widgets.repaint_hold import HOLD_MS, hold_repaint, repaint_held
+from bpe_desktop.gui.widgets.repaint_hold import AFTER_FIRST_MS, HOLD_MS, hold_repaint, repaint_held
 
 
 class _Painted(QtWidgets.QWidget):
@@ -148,8 +148,8 @@ def test_whatever_is_held_the_last_paint_shows_the_last_text(qtbot, actions) -> 
 
 def test_first_runs_on_a_turn_of_its_own_between_the_work_and_the_paint(qtbot) -> None:
     """A pane that fills its widgets later (the corpus editor's preview of a run's file) asks for *first*: it
-    runs after the hold's turn -- a timer due by then comes before it -- and the window is painted once, a turn
-    after it, with what it set (never with the old text beside the new)."""
+    runs after the hold's turn -- a timer due by then comes before it -- and the window is painted once, a frame
+    after it (a timer due meanwhile runs first), with what it set (never with the old text beside the new)."""
     top, child = _shown(qtbot)
     order: list[str] = []
     due = QtCore.QTimer(top)
@@ -157,14 +157,14 @@ def test_first_runs_on_a_turn_of_its_own_between_the_work_and_the_paint(qtbot) -
     due.timeout.connect(lambda: order.append(f"timer, painted {child.painted}"))
     hold_repaint(child)
     child.set_text("work")
-    after = QtCore.QTimer(top)  # a timer started by the first work: it runs before the paint
+    after = QtCore.QTimer(top)  # a timer falling due within a frame of the first work: it runs before the paint
     after.setSingleShot(True)
     after.timeout.connect(lambda: order.append(f"timer after it, painted {child.painted}"))
 
     def first() -> None:
         order.append(f"first, painted {child.painted}, held {repaint_held(top)}")
         child.set_text("filled")
-        after.start(0)
+        after.start(AFTER_FIRST_MS // 2)
         _posted()  # (its own turn's posted events: no paint)
 
     hold_repaint(child, first=first)

@@ -10,8 +10,9 @@ a click asks for that line: ``lineRequested(int)``) and the most expensive span 
 
 A result's tables, bars and text are shown at once; its sparkline (a pyqtgraph plot, of fixed height: nothing
 moves when it comes) a moment later (:data:`SPARKLINE_AFTER_MS`), so that filling and painting it is a turn of
-its own, not added to the tables' (the window stays responsive when a big log's result arrives, issue 25).
-:meth:`TokensTab.settle` draws a pending sparkline now.
+its own, not added to the tables' (the window stays responsive when a big log's result arrives, issue 25).  Until
+then its place is blank: neither the last result's curves beside the new tables nor empty axes (painting the
+plot's axes alone is ~8 ms).  :meth:`TokensTab.settle` draws a pending sparkline now.
 """
 
 from __future__ import annotations
@@ -83,6 +84,10 @@ class TokensTab(QtWidgets.QScrollArea):
         self.categories = _table("inspectCategories")
         self.sparkline = LineSparkline()
         self.sparkline.lineClicked.connect(self.lineRequested)
+        self._spark_place = QtWidgets.QStackedWidget()  # the plot, or a blank of its size until it is drawn
+        self._spark_place.addWidget(QtWidgets.QWidget())
+        self._spark_place.addWidget(self.sparkline)
+        self._spark_place.setFixedHeight(self.sparkline.maximumHeight())
         self.spark_caption = QtWidgets.QLabel("")
         self.spark_caption.setObjectName("inspectHint")
         self.spark_caption.setWordWrap(True)
@@ -97,7 +102,7 @@ class TokensTab(QtWidgets.QScrollArea):
         lay.addWidget(self.empty)
         self._content: list[QtWidgets.QWidget] = [
             self.summary, _heading("Tokens per category"), self.bars, self.categories,
-            _heading("Tokens per line"), self.sparkline, self.spark_caption,
+            _heading("Tokens per line"), self._spark_place, self.spark_caption,
             _heading("Most expensive spans"), self.expensive]
         for w in self._content:
             lay.addWidget(w)
@@ -134,6 +139,7 @@ class TokensTab(QtWidgets.QScrollArea):
         _fit_height(s)
         self.bars.set_reports(reps)
         self._fill_categories(result)
+        self._spark_place.setCurrentIndex(0)  # (blank: no older result's curves beside these tables)
         self._sparkline_due.start()  # (a newer result restarts it: only the shown one is drawn)
         n_lines = len(reps[0].per_line) if reps else 0
         self.spark_caption.setText(
@@ -155,6 +161,7 @@ class TokensTab(QtWidgets.QScrollArea):
 
     def _draw_sparkline(self) -> None:
         self.sparkline.set_reports(self.result.reports if self.result is not None else ())
+        self._spark_place.setCurrentWidget(self.sparkline)
 
     def _fill_categories(self, result: Inspection | None) -> None:
         t = self.categories
