@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from bpe_desktop.gui.widgets.repaint_hold import AFTER_FIRST_MS, HOLD_MS, hold_repaint, repaint_held
+from bpe_desktop.gui.widgets.repaint_hold import FRAME_MS, HOLD_MS, hold_repaint, repaint_held
 
 
 class _Painted(QtWidgets.QWidget):
@@ -164,7 +164,7 @@ def test_first_runs_on_a_turn_of_its_own_between_the_work_and_the_paint(qtbot) -
     def first() -> None:
         order.append(f"first, painted {child.painted}, held {repaint_held(top)}")
         child.set_text("filled")
-        after.start(AFTER_FIRST_MS // 2)
+        after.start(FRAME_MS // 2)
         _posted()  # (its own turn's posted events: no paint)
 
     hold_repaint(child, first=first)

@@ -10,11 +10,11 @@ is exactly what would have been, a turn later, reading the session's state as it
 is held too -- Qt sends it as an ``UpdateRequest`` --; an expose event still paints at once).  A hold asked for
 while one runs does not extend it, unless it brings work of its own to do before that paint (*first*: a pane
 filling its widgets after the state it shows has changed): when the hold ends, that work runs on the turn after
-(a queued event starts it, so the timers due by then come first), and the paint :data:`AFTER_FIRST_MS` after that
+(a queued event starts it, so the timers due by then come first), and the paint :data:`FRAME_MS` after that
 -- the screen never shows the pane's old widgets beside the others' new ones.  Work to do once that paint is
-done (*then*: the next piece of a result) runs on a timer started after it -- an event queued behind the paint
-starts it --, so the timers due during the paint (input) come first.  It leaves out which work to hold for (the
-callers).
+done (*then*: the next piece of a result) runs :data:`FRAME_MS` after it -- an event queued behind the paint
+starts that timer --, so the timers due during the paint and a frame after it (input, a probe) come first.  It
+leaves out which work to hold for (the callers).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from .timers import one_shot
 
 #: a timer's interval, not a posted event: the timers already due (input, animations) run before the paint
 HOLD_MS = 1
-#: after *first* work, the paint waits this long: the timers falling due within a frame (a 10 ms probe, an
-#: animation's next step) run between the two, not after both
-AFTER_FIRST_MS = 10
+#: after *first* work the paint, and after a paint the *then* work, wait this long: the timers falling due within
+#: a frame (a 10 ms probe, an animation's next step) run between two pieces of work, not after both
+FRAME_MS = 10
 _UPDATE_REQUEST = QtCore.QEvent.Type.UpdateRequest
 _PAINTED = QtCore.QEvent.Type(QtCore.QEvent.registerEventType())  # queued behind the paint: it is done
 _FIRST = QtCore.QEvent.Type(QtCore.QEvent.registerEventType())  # queued when the hold ends: its *first* work now
@@ -49,7 +49,7 @@ class _Hold(QtCore.QObject):
         self._first: list[Callable[[], object]] = []  # to run on a turn of its own before the paint
         self._then: list[Callable[[], object]] = []  # to run after this hold's paint ...
         self._due: list[Callable[[], object]] = []  # ... and after the last one's (its paint is queued)
-        self._call_due = one_shot(self, HOLD_MS, self._run_due)
+        self._call_due = one_shot(self, FRAME_MS, self._run_due)
 
     @property
     def held(self) -> bool:
@@ -90,7 +90,7 @@ class _Hold(QtCore.QObject):
             first, self._first = self._first, []
             for work in first:
                 work()
-            self._end.start(AFTER_FIRST_MS)  # (the paint: a frame later)
+            self._end.start(FRAME_MS)  # (the paint: a frame later)
             return True
         return super().event(ev)
 
