@@ -450,7 +450,7 @@ def test_retrain_reaps_the_old_worker_off_the_gui_thread(qtbot, window, monkeypa
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness is Linux's")
 def test_the_worker_runs_below_the_window_s_priority(qtbot, window) -> None:
     """The trainer yields the CPU to the GUI thread (and the X server); the window's own priority is untouched."""
-    from bpe_desktop.gui.training.worker import NICENESS
+    from bpe_desktop.gui.worker_priority import NICENESS
 
     mine = os.getpriority(os.PRIO_PROCESS, 0)
     window.settings.merges.setValue(3)

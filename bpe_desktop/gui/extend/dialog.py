@@ -21,6 +21,7 @@ from ...core.errors import BpeError, PretokenizerNeeded
 from .. import file_actions
 from ..runs.forbid_edit import ForbidEditor
 from ..training.process import main_module_hidden
+from ..worker_priority import lower_priority
 from .job import ExtendDone, ExtendJob, run
 
 #: the tokenizers offered first (name shown, spec)
@@ -48,7 +49,8 @@ class ExtendRunner(QtCore.QObject):
 
     def start(self, job: ExtendJob) -> None:
         self.shutdown()
-        self._pool = pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"))
+        self._pool = pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"),
+                                                initializer=lower_priority)  # (below the window)
         with main_module_hidden():
             fut = pool.submit(run, job)
         self.worker_pids = list(getattr(pool, "_processes", {}) or ())

@@ -36,6 +36,7 @@ from ...core.tokenizers.rank_rule import RankRuleTokenizer
 from ...core.tokenizers.tokenizer import UNKNOWN_ID, Tokenizer, TokenSpan
 from ...core.views.labels import bytes_label, visible_text
 from ..compare.sources import KNOWN_REFERENCES, keep_unknowns
+from ..worker_priority import lower_priority
 from .strip_data import StripData
 
 #: token strips are kept for this many bytes at the head of the log (every line of a 2 MB log)
@@ -249,6 +250,12 @@ def inspect_job(job: InspectJob, progress: Any = None, cancel: Any = None) -> Do
     head = _head(job)
     strips = tuple(rec.strip(nt.name).cut(len(head)) for rec, nt in zip(recorders, named, strict=True))
     return Done(result, head, strips)
+
+
+def run_below_the_window(conn: Connection, job: InspectJob, cancel_event: Any) -> None:
+    """:func:`run` as the child process's body, at the workers' priority (:mod:`..worker_priority`)."""
+    lower_priority()
+    run(conn, job, cancel_event)
 
 
 def run(conn: Connection, job: InspectJob, cancel_event: Any) -> None:

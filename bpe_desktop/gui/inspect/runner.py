@@ -28,6 +28,7 @@ from ...core.errors import BpeError, Cancelled
 from ...core.logs.log_chunks import iter_file_chunks
 from ...core.logs.log_variants import train_variants
 from ..training.process import main_module_hidden, reap
+from ..worker_priority import lower_priority
 from . import job as job_mod
 
 
@@ -73,7 +74,8 @@ class InspectRunner(QtCore.QObject):
 
     def _work(self, ctx: Any, job: job_mod.InspectJob, cancel: Any, serial: int) -> None:
         conn, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=job_mod.run, args=(child, job, cancel), daemon=True, name="bpe-desktop-inspect")
+        proc = ctx.Process(target=job_mod.run_below_the_window, args=(child, job, cancel), daemon=True,
+                           name="bpe-desktop-inspect")
         try:
             with main_module_hidden():
                 proc.start()
@@ -157,7 +159,8 @@ class VariantRunner(QtCore.QObject):
 
     def _work(self, source: str, is_path: bool, presets: list[str], merges: int, stop: threading.Event) -> None:
         n_workers = min(self.max_workers, max(len(presets), 1))
-        ex = ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context("spawn"))
+        ex = ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context("spawn"),
+                                 initializer=lower_priority)  # (below the window)
         kind = "failed"
         payload: object = "the variants could not be trained"  # a message, or the results
         try:

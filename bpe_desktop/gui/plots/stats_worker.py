@@ -33,7 +33,7 @@ from ...core.io.csv_table import csv_chunks
 from ...core.measure.stats import ZIPF_COLUMNS, Job, SegmentationHistory, Sliced, ZipfView
 from ...core.measure.stats.replayed import ReplayedCounts
 from ...core.tokenizers.model import BPEModel
-from ..training.worker import lower_priority
+from ..worker_priority import lower_priority
 from .stats_protocol import (
     Applied,
     AskZipf,

@@ -19,6 +19,7 @@ from multiprocessing.process import BaseProcess
 from ...core.config import TrainConfig
 from ...core.counting.sources import CorpusSource
 from .. import helper_threads
+from ..worker_priority import lower_priority
 from . import worker
 from .protocol import BranchFrom
 
@@ -72,7 +73,7 @@ def reap_in_background(proc: BaseProcess, timeout: float) -> None:
 def _launch(proc: BaseProcess, child_conn: Connection) -> None:
     """Start *proc* at the worker's niceness, then drop our copy of its pipe end: its exit closes the pipe."""
     try:
-        worker.lower_priority(thread=True)  # (this helper thread only launches workers)
+        lower_priority(thread=True)  # (this helper thread only launches workers)
         with main_module_hidden():
             proc.start()
     except Exception:  # reported by the controller as a worker that died before saying anything

@@ -8,9 +8,7 @@ obeys its commands between merges.  It decides nothing about display.
 
 from __future__ import annotations
 
-import os
 import sys
-import threading
 import time
 import traceback
 from multiprocessing.connection import Connection
@@ -24,6 +22,7 @@ from ...core.stopping import StopReason
 from ...core.tokenizers.model import BPEModel
 from ...core.training.branch import start_branch
 from ...core.training.trainer import Trainer
+from ..worker_priority import lower_priority
 from . import counts_parts
 from .protocol import (
     BranchFrom,
@@ -45,33 +44,6 @@ from .protocol import (
 
 BATCH_SECONDS = 0.03
 PROGRESS_SECONDS = 0.05
-#: the worker's Unix niceness: it yields the CPU to the window's GUI thread and the X server whenever they
-#: want it (on two cores the trainer, the window and the X server compete; the Train press's repaint took
-#: longer while a worker at niceness 0 started), and loses nothing when the CPU
-#: is otherwise idle
-NICENESS = 10
-
-
-def lower_priority(niceness: int = NICENESS, *, thread: bool = False) -> None:
-    """Raise the niceness of this process (*thread*: of the calling thread only, Linux) to *niceness*; never
-    lowers it, and does nothing where priorities cannot be set.
-
-    On Linux niceness belongs to a thread and a child inherits its forking thread's, so the GUI's launch
-    helper calls this with ``thread=True`` and the worker starts at that niceness, its interpreter start-up
-    included; the worker calls it too, first thing (other systems)."""
-    if thread and not sys.platform.startswith("linux"):
-        return  # elsewhere the call would lower the whole GUI process
-    get, set_ = getattr(os, "getpriority", None), getattr(os, "setpriority", None)
-    if get is None or set_ is None:
-        return
-    who = threading.get_native_id() if thread else 0
-    try:
-        if get(os.PRIO_PROCESS, who) < niceness:
-            set_(os.PRIO_PROCESS, who, niceness)
-    except OSError:
-        pass
-
-
 class StopRequested(Exception):
     """The GUI asked to stop (or went away)."""
 
