@@ -44,6 +44,8 @@ from .protocol import (
 
 BATCH_SECONDS = 0.03
 PROGRESS_SECONDS = 0.05
+
+
 class StopRequested(Exception):
     """The GUI asked to stop (or went away)."""
 
