@@ -46,7 +46,8 @@ class _Hold(QtCore.QObject):
         self._owed = False  # an UpdateRequest was swallowed: one is posted when the hold ends
         self._held = False
         self._end = one_shot(self, HOLD_MS, self.release)
-        self._first: list[Callable[[], object]] = []  # to run on a turn of its own before the paint
+        self._first: list[Callable[[], object]] = []  # to run on a turn of its own before the paint ...
+        self._after_first = one_shot(self, FRAME_MS, self.release)  # ... which this ends the hold after
         self._then: list[Callable[[], object]] = []  # to run after this hold's paint ...
         self._due: list[Callable[[], object]] = []  # ... and after the last one's (its paint is queued)
         self._call_due = one_shot(self, FRAME_MS, self._run_due)
@@ -67,8 +68,6 @@ class _Hold(QtCore.QObject):
 
     def release(self) -> None:
         """End the hold (its timer does): the *first* work is queued, or the swallowed request posted again."""
-        self._end.stop()
-        self._end.setInterval(HOLD_MS)
         if self._first:
             QtCore.QCoreApplication.postEvent(self, QtCore.QEvent(_FIRST), _LOW)
             return
@@ -90,7 +89,7 @@ class _Hold(QtCore.QObject):
             first, self._first = self._first, []
             for work in first:
                 work()
-            self._end.start(FRAME_MS)  # (the paint: a frame later)
+            self._after_first.start()  # (the paint: a frame later)
             return True
         return super().event(ev)
 
